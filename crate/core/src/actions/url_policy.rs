@@ -1,0 +1,47 @@
+//! Which URLs the agent may open.
+
+use std::fmt;
+use url::Url;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum UrlRefusal {
+    Invalid(String),
+    RestrictedScheme(String),
+    WebStore,
+}
+
+impl fmt::Display for UrlRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UrlRefusal::Invalid(url) => write!(f, "\"{url}\" is not a valid web address; give a full URL such as https://example.com"),
+            UrlRefusal::RestrictedScheme(scheme) => write!(f, "{scheme}: pages cannot be opened by the agent; only http and https pages can"),
+            UrlRefusal::WebStore => write!(f, "the Chrome Web Store cannot be operated by extensions"),
+        }
+    }
+}
+
+/// Turns what the model wrote into an http(s) URL, adding `https://` to a bare host name.
+pub fn normalize_url(input: &str) -> Result<String, UrlRefusal> {
+    let input = input.trim();
+    let parsed = match Url::parse(input) {
+        Ok(url) => url,
+        Err(url::ParseError::RelativeUrlWithoutBase) if looks_like_host(input) => {
+            Url::parse(&format!("https://{input}")).map_err(|_| UrlRefusal::Invalid(input.to_string()))?
+        }
+        Err(_) => return Err(UrlRefusal::Invalid(input.to_string())),
+    };
+    match parsed.scheme() {
+        "http" | "https" => {}
+        scheme => return Err(UrlRefusal::RestrictedScheme(scheme.to_string())),
+    }
+    let host = parsed.host_str().unwrap_or("");
+    if host == "chromewebstore.google.com" || (host == "chrome.google.com" && parsed.path().starts_with("/webstore")) {
+        return Err(UrlRefusal::WebStore);
+    }
+    Ok(parsed.to_string())
+}
+
+fn looks_like_host(input: &str) -> bool {
+    let host = input.split(['/', '?', '#']).next().unwrap_or("");
+    !host.is_empty() && !input.contains(' ') && (host.contains('.') || host.starts_with("localhost"))
+}

@@ -1,0 +1,36 @@
+use serde::Serialize;
+
+/// What the agent reports while it works, in the order it happens.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AgentEvent {
+    TaskStarted { task: String },
+    /// The model is being asked for step `step`.
+    StepStarted { step: u32, max_steps: u32 },
+    /// A step's decision and what its actions did.
+    Step {
+        step: u32,
+        max_steps: u32,
+        evaluation: String,
+        memory: String,
+        next_goal: String,
+        actions: Vec<ActionReport>,
+    },
+    /// The task ended with an answer; `success` is the agent's own claim.
+    Result { success: bool, text: String, steps: u32 },
+    /// The task ended because something went wrong; `message` says what and what to do.
+    Error { message: String, steps: u32 },
+    /// The user stopped the task.
+    Stopped { steps: u32 },
+}
+
+/// One action of a step, as the panel shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ActionReport {
+    pub name: String,
+    /// The element acted on, described by its text, when the action had one.
+    pub target: Option<String>,
+    pub ok: bool,
+    /// What happened, in a sentence the model and the user can use.
+    pub outcome: String,
+}

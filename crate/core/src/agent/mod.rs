@@ -1,0 +1,12 @@
+//! The agent: the navigator loop, what it tells the model, how it reads the model's replies, and
+//! the events it reports to the panel.
+
+mod events;
+mod navigator;
+mod output;
+mod prompt;
+
+pub use events::{ActionReport, AgentEvent};
+pub use navigator::{run_task, TaskConfig};
+pub use output::{parse_navigator_output, AgentBrain, NavigatorOutput};
+pub use prompt::{navigator_schema, state_message, system_prompt};

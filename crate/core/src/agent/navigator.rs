@@ -1,0 +1,277 @@
+//! The navigator loop: observe the page, ask the model, run its actions, report, repeat.
+
+use super::events::{ActionReport, AgentEvent};
+use super::output::{parse_navigator_output, NavigatorOutput};
+use super::prompt::{navigator_schema, state_message, system_prompt};
+use crate::actions::{normalize_url, Action, PageOp};
+use crate::browser::{Browser, BrowserError, TabId};
+use crate::cancel::CancelToken;
+use crate::dom_map::PageMap;
+use crate::llm::{ChatMessage, ChatModel, ChatRequest};
+
+/// Consecutive unusable replies or failed steps after which the task ends.
+pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskConfig {
+    pub task: String,
+    pub tab: TabId,
+    pub max_steps: u32,
+}
+
+/// How a step ended, for the loop.
+enum StepEnd {
+    Continue { results: Vec<String>, failed: bool },
+    Finished { success: bool, text: String },
+}
+
+/// Runs one task to its end and returns the final event (also emitted).
+pub async fn run_task<B: Browser, M: ChatModel>(
+    config: &TaskConfig,
+    browser: &B,
+    model: &M,
+    cancel: &CancelToken,
+    emit: &dyn Fn(AgentEvent),
+) -> AgentEvent {
+    let end = Navigator { config, browser, model, cancel, emit, history: Vec::new() }.run().await;
+    emit(end.clone());
+    end
+}
+
+struct Navigator<'a, B, M> {
+    config: &'a TaskConfig,
+    browser: &'a B,
+    model: &'a M,
+    cancel: &'a CancelToken,
+    emit: &'a dyn Fn(AgentEvent),
+    /// The conversation without system prompt and state messages.
+    history: Vec<ChatMessage>,
+}
+
+impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
+    async fn run(&mut self) -> AgentEvent {
+        let max_steps = self.config.max_steps;
+        (self.emit)(AgentEvent::TaskStarted { task: self.config.task.clone() });
+        self.history.push(ChatMessage::user(format!("Your task: {}", self.config.task)));
+        let mut results = Vec::new();
+        let mut failures = 0;
+        for step in 1..=max_steps {
+            if self.cancel.is_cancelled() {
+                return AgentEvent::Stopped { steps: step - 1 };
+            }
+            (self.emit)(AgentEvent::StepStarted { step, max_steps });
+            match self.step(step, &results).await {
+                Ok(StepEnd::Finished { success, text }) => return AgentEvent::Result { success, text, steps: step },
+                Ok(StepEnd::Continue { results: next, failed }) => {
+                    failures = if failed { failures + 1 } else { 0 };
+                    results = next;
+                    if failures >= MAX_CONSECUTIVE_FAILURES {
+                        let last = results.last().cloned().unwrap_or_default();
+                        return AgentEvent::Error {
+                            message: format!("The task stopped after {failures} failed steps in a row. Last problem: {last}"),
+                            steps: step,
+                        };
+                    }
+                }
+                Err(StepError::Cancelled) => return AgentEvent::Stopped { steps: step },
+                Err(StepError::Fatal(message)) => return AgentEvent::Error { message, steps: step },
+            }
+        }
+        AgentEvent::Result {
+            success: false,
+            text: format!("The task was not finished within the limit of {max_steps} steps."),
+            steps: max_steps,
+        }
+    }
+
+    async fn step(&mut self, step: u32, previous_results: &[String]) -> Result<StepEnd, StepError> {
+        let max_steps = self.config.max_steps;
+        let page = self.observe().await?;
+        let state = state_message(step, max_steps, page.as_ref().map_err(Clone::clone), previous_results);
+        let reply = self.ask_model(state).await?;
+        let output = match parse_navigator_output(&reply) {
+            Ok(output) => output,
+            Err(reason) => {
+                let problem = format!("Your reply could not be used: {reason}. Reply with one JSON object in the required format.");
+                self.history.push(ChatMessage::assistant(reply));
+                self.history.push(ChatMessage::user(problem.clone()));
+                (self.emit)(AgentEvent::Step {
+                    step,
+                    max_steps,
+                    evaluation: String::new(),
+                    memory: String::new(),
+                    next_goal: String::new(),
+                    actions: vec![ActionReport {
+                        name: "reply".into(),
+                        target: None,
+                        ok: false,
+                        outcome: format!("The model's reply could not be used ({reason}). If this keeps happening, choose a model that supports structured JSON output."),
+                    }],
+                });
+                return Ok(StepEnd::Continue { results: vec![problem], failed: true });
+            }
+        };
+        self.history.push(ChatMessage::assistant(compact_output(&output)));
+        let page = page.ok();
+        let (reports, finished) = self.run_actions(&output.actions, page.as_ref()).await?;
+        let failed = reports.iter().any(|report| !report.ok);
+        let results = reports.iter().map(result_line).collect();
+        (self.emit)(AgentEvent::Step {
+            step,
+            max_steps,
+            evaluation: output.brain.evaluation_previous_goal,
+            memory: output.brain.memory,
+            next_goal: output.brain.next_goal,
+            actions: reports,
+        });
+        Ok(match finished {
+            Some((success, text)) => StepEnd::Finished { success, text },
+            None => StepEnd::Continue { results, failed },
+        })
+    }
+
+    /// The page map, or why the page cannot be read (the model may still navigate away).
+    async fn observe(&self) -> Result<Result<PageMap, String>, StepError> {
+        match self.browser.observe(self.config.tab).await {
+            Ok(raw) => Ok(Ok(PageMap::build(&raw))),
+            Err(BrowserError::TabClosed) => Err(StepError::Fatal(format!("{}. Start the task again on an open tab.", BrowserError::TabClosed))),
+            Err(err) => Ok(Err(err.to_string())),
+        }
+    }
+
+    async fn ask_model(&self, state: String) -> Result<String, StepError> {
+        let mut messages = Vec::with_capacity(self.history.len() + 2);
+        messages.push(ChatMessage::system(system_prompt()));
+        messages.extend(self.history.iter().cloned());
+        messages.push(ChatMessage::user(state));
+        let request = ChatRequest { messages, schema_name: "navigator_output".into(), schema: navigator_schema() };
+        match self.cancel.guard(self.model.complete(&request)).await {
+            None => Err(StepError::Cancelled),
+            Some(Err(err)) => Err(StepError::Fatal(err.to_string())),
+            Some(Ok(reply)) => Ok(reply.content),
+        }
+    }
+
+    /// Runs actions in order; stops at `done`, at a failure, or when the page the later actions
+    /// were chosen for has changed.
+    async fn run_actions(
+        &self,
+        actions: &[Action],
+        page: Option<&PageMap>,
+    ) -> Result<(Vec<ActionReport>, Option<(bool, String)>), StepError> {
+        let mut reports = Vec::new();
+        for (i, action) in actions.iter().enumerate() {
+            if self.cancel.is_cancelled() {
+                return Err(StepError::Cancelled);
+            }
+            if let Action::Done { text, success } = action {
+                reports.push(ActionReport { name: "done".into(), target: None, ok: true, outcome: text.clone() });
+                return Ok((reports, Some((*success, text.clone()))));
+            }
+            let report = self.run_action(action, page).await?;
+            let ok = report.ok;
+            reports.push(report);
+            let rest = &actions[i + 1..];
+            if !ok || rest.is_empty() {
+                break;
+            }
+            if let Some(reason) = self.page_changed_under(rest, page).await? {
+                let skipped: Vec<&str> = rest.iter().map(Action::name).collect();
+                reports.push(ActionReport {
+                    name: "skipped".into(),
+                    target: None,
+                    ok: true,
+                    outcome: format!("{reason}, so the remaining actions ({}) were not run; look at the new page map.", skipped.join(", ")),
+                });
+                break;
+            }
+        }
+        Ok((reports, None))
+    }
+
+    async fn run_action(&self, action: &Action, page: Option<&PageMap>) -> Result<ActionReport, StepError> {
+        let name = action.name().to_string();
+        let report = |target: Option<String>, ok: bool, outcome: String| ActionReport { name: name.clone(), target, ok, outcome };
+        match action {
+            Action::GoToUrl { url } => match normalize_url(url) {
+                Err(refusal) => Ok(report(None, false, format!("Did not open {url}: {refusal}."))),
+                Ok(url) => match self.browser.navigate(self.config.tab, &url).await {
+                    Ok(()) => Ok(report(Some(url.clone()), true, format!("Opened {url}."))),
+                    Err(BrowserError::TabClosed) => Err(StepError::Fatal(format!("{}.", BrowserError::TabClosed))),
+                    Err(err) => Ok(report(Some(url.clone()), false, format!("Could not open {url}: {err}."))),
+                },
+            },
+            Action::ClickElement { index } | Action::InputText { index, .. } => {
+                let Some(element) = page.and_then(|map| map.element(*index)) else {
+                    return Ok(report(None, false, format!("There is no element [{index}] in the current page map; use an index from the map.")));
+                };
+                let target = element.describe();
+                let op = match action {
+                    Action::InputText { text, .. } => PageOp::Type { id: *index, tag: element.tag.clone(), text: text.clone() },
+                    _ => PageOp::Click { id: *index, tag: element.tag.clone() },
+                };
+                match self.browser.perform(self.config.tab, &op).await {
+                    Ok(outcome) if outcome.ok => {
+                        let done = match (&op, outcome.value) {
+                            (PageOp::Type { text, .. }, Some(value)) if value == *text => format!("Typed \"{text}\" into {target}."),
+                            (PageOp::Type { text, .. }, Some(value)) => {
+                                format!("Typed \"{text}\" into {target}, but its value is now \"{value}\".")
+                            }
+                            (PageOp::Type { text, .. }, None) => format!("Typed \"{text}\" into {target}."),
+                            (PageOp::Click { .. }, _) => format!("Clicked {target}."),
+                        };
+                        Ok(report(Some(target), true, done))
+                    }
+                    Ok(outcome) => Ok(report(Some(target.clone()), false, format!("Could not act on {target}: {}.", outcome.message))),
+                    Err(BrowserError::TabClosed) => Err(StepError::Fatal(format!("{}.", BrowserError::TabClosed))),
+                    Err(err) => Ok(report(Some(target.clone()), false, format!("Could not act on {target}: {err}."))),
+                }
+            }
+            Action::Done { .. } => unreachable!("done is handled by run_actions"),
+        }
+    }
+
+    /// Why the remaining actions no longer apply, if the page changed under them.
+    async fn page_changed_under(&self, rest: &[Action], before: Option<&PageMap>) -> Result<Option<String>, StepError> {
+        let Some(next_index) = rest.iter().find_map(Action::index) else {
+            return Ok(None);
+        };
+        let after = match self.observe().await? {
+            Ok(map) => map,
+            Err(reason) => return Ok(Some(format!("The page can no longer be read ({reason})"))),
+        };
+        let before_url = before.map(|map| map.url.as_str()).unwrap_or("");
+        if after.url != before_url {
+            return Ok(Some(format!("The page changed to {}", after.url)));
+        }
+        let seen = before.and_then(|map| map.element(next_index)).map(|e| e.fingerprint);
+        let now = after.element(next_index).map(|e| e.fingerprint);
+        Ok((seen != now).then(|| format!("Element [{next_index}] changed or disappeared")))
+    }
+}
+
+enum StepError {
+    Cancelled,
+    /// Ends the task; the text is shown to the user.
+    Fatal(String),
+}
+
+/// The assistant turn kept in the history: the model's output, re-serialized without noise.
+fn compact_output(output: &NavigatorOutput) -> String {
+    serde_json::json!({
+        "current_state": {
+            "evaluation_previous_goal": output.brain.evaluation_previous_goal,
+            "memory": output.brain.memory,
+            "next_goal": output.brain.next_goal,
+        },
+        "action": output.actions.iter().map(Action::to_json).collect::<Vec<_>>(),
+    })
+    .to_string()
+}
+
+fn result_line(report: &ActionReport) -> String {
+    format!("{}: {}", report.name, report.outcome)
+}
+
+#[cfg(test)]
+mod tests;

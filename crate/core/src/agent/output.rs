@@ -1,0 +1,87 @@
+//! Reading the navigator's reply: tolerant of the wrappers models put around JSON, strict about
+//! what the JSON must say.
+
+use crate::actions::Action;
+use serde_json::Value;
+
+/// The navigator's thinking for one step.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AgentBrain {
+    pub evaluation_previous_goal: String,
+    pub memory: String,
+    pub next_goal: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NavigatorOutput {
+    pub brain: AgentBrain,
+    pub actions: Vec<Action>,
+}
+
+/// Parses a reply, returning a precise reason the model can act on when it cannot be used.
+pub fn parse_navigator_output(reply: &str) -> Result<NavigatorOutput, String> {
+    let json = extract_json(reply).ok_or_else(|| "the reply contains no JSON object".to_string())?;
+    let value: Value = serde_json::from_str(json).map_err(|err| format!("the reply is not valid JSON ({err})"))?;
+    let state = value.get("current_state").and_then(Value::as_object);
+    let field = |name: &str| {
+        state.and_then(|s| s.get(name)).and_then(Value::as_str).unwrap_or_default().to_string()
+    };
+    let brain = AgentBrain {
+        evaluation_previous_goal: field("evaluation_previous_goal"),
+        memory: field("memory"),
+        next_goal: field("next_goal"),
+    };
+    let actions = value
+        .get("action")
+        .and_then(Value::as_array)
+        .ok_or_else(|| "the reply has no \"action\" list".to_string())?;
+    if actions.is_empty() {
+        return Err("the \"action\" list is empty; give at least one action".into());
+    }
+    let actions = actions
+        .iter()
+        .enumerate()
+        .map(|(i, action)| Action::from_json(action).map_err(|err| format!("action {}: {err}", i + 1)))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(NavigatorOutput { brain, actions })
+}
+
+/// The outermost `{...}` of a reply, after dropping reasoning blocks and code fences.
+fn extract_json(reply: &str) -> Option<&str> {
+    let reply = match reply.rfind("</think>") {
+        Some(end) => &reply[end + "</think>".len()..],
+        None => reply,
+    };
+    let start = reply.find('{')?;
+    let end = reply.rfind('}')?;
+    (end > start).then(|| &reply[start..=end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"{"current_state":{"evaluation_previous_goal":"Start","memory":"none","next_goal":"Open cart"},"action":[{"click_element":{"index":3}}]}"#;
+
+    #[test]
+    fn reads_a_clean_reply() {
+        let output = parse_navigator_output(GOOD).unwrap();
+        assert_eq!(output.brain.next_goal, "Open cart");
+        assert_eq!(output.actions, vec![Action::ClickElement { index: 3 }]);
+    }
+
+    #[test]
+    fn reads_through_fences_prose_and_reasoning() {
+        let wrapped = format!("<think>{{not this}}</think>Sure! Here it is:\n```json\n{GOOD}\n```\nGood luck.");
+        assert_eq!(parse_navigator_output(&wrapped).unwrap().actions.len(), 1);
+    }
+
+    #[test]
+    fn says_precisely_what_is_wrong() {
+        assert_eq!(parse_navigator_output("I will click the button").unwrap_err(), "the reply contains no JSON object");
+        assert!(parse_navigator_output("{oops}").unwrap_err().starts_with("the reply is not valid JSON"));
+        assert!(parse_navigator_output(r#"{"current_state":{}}"#).unwrap_err().contains("no \"action\" list"));
+        assert!(parse_navigator_output(r#"{"action":[]}"#).unwrap_err().contains("empty"));
+        assert!(parse_navigator_output(r#"{"action":[{"done":{"text":"x"}},{"jump":{}}]}"#).unwrap_err().starts_with("action 2: unknown action"));
+    }
+}

@@ -1,0 +1,57 @@
+//! The interface between the core and the browser it drives.
+//!
+//! The extension implements it over `chrome.tabs` and `chrome.scripting` with the page-side sensor;
+//! tests implement it with fakes. Each method is one primitive; decisions stay in the core.
+
+use crate::actions::PageOp;
+use crate::dom_map::RawPage;
+use serde::Deserialize;
+use std::fmt;
+
+pub type TabId = i32;
+
+#[allow(async_fn_in_trait)] // The core runs on one thread (wasm); futures need not be Send.
+pub trait Browser {
+    /// Reads the page in the tab with the sensor.
+    async fn observe(&self, tab: TabId) -> Result<RawPage, BrowserError>;
+    /// Loads `url` in the tab and waits for it to finish loading (bounded).
+    async fn navigate(&self, tab: TabId, url: &str) -> Result<(), BrowserError>;
+    /// Performs one operation on an element, then waits for the page to settle (bounded).
+    async fn perform(&self, tab: TabId, op: &PageOp) -> Result<OpOutcome, BrowserError>;
+}
+
+/// What the sensor reports after an operation.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct OpOutcome {
+    pub ok: bool,
+    /// Why the operation failed, or a note on what happened.
+    pub message: String,
+    /// The element's value after typing.
+    pub value: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum BrowserError {
+    /// The tab was closed or never existed.
+    TabClosed,
+    /// The page cannot be scripted by extensions (chrome://, the Web Store, other extensions).
+    Restricted { url: String },
+    /// A navigation did not finish in time or failed.
+    Navigation(String),
+    /// The sensor could not run or failed.
+    Script(String),
+}
+
+impl fmt::Display for BrowserError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BrowserError::TabClosed => write!(f, "the tab the task was running in has been closed"),
+            BrowserError::Restricted { url } => {
+                write!(f, "the page {url} cannot be read or operated by extensions (browser pages and the Web Store are protected)")
+            }
+            BrowserError::Navigation(detail) => write!(f, "the page did not load: {detail}"),
+            BrowserError::Script(detail) => write!(f, "the page could not be read: {detail}"),
+        }
+    }
+}

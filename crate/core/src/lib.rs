@@ -1,0 +1,23 @@
+//! The agent's core, independent of any browser API.
+//!
+//! The extension's service worker drives it through the `agent-wasm` crate; tests drive it natively
+//! with fake browsers and models. Every decision (what the page map shows, which action runs, how
+//! the model's output is read) lives here so that it can be tested without a browser.
+//!
+//! - [`agent`]: the navigator loop and what it reports.
+//! - [`llm`]: chat-model providers over an abstract HTTP client.
+//! - [`dom_map`]: the indexed map of a page's interactive elements.
+//! - [`actions`]: what the model may ask for and how it is validated.
+//! - [`browser`]: the small interface the browser edge implements.
+//! - [`protocol`]: messages between the side panel and the service worker.
+//! - [`settings`]: the user's provider settings.
+
+pub mod actions;
+pub mod agent;
+pub mod browser;
+pub mod cancel;
+pub mod dom_map;
+pub mod llm;
+pub mod protocol;
+pub mod settings;
+pub mod text;

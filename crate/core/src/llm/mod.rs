@@ -1,0 +1,78 @@
+//! Chat models: the messages the agent sends, and the providers that carry them.
+//!
+//! Providers speak HTTP through [`HttpClient`], so that their request building and reply parsing
+//! are tested natively; the extension supplies a `fetch`-based client.
+
+mod error;
+mod openai;
+
+pub use error::LlmError;
+pub use openai::OpenAiCompatible;
+
+use serde::Serialize;
+use serde_json::Value;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChatMessage {
+    pub role: Role,
+    pub content: String,
+}
+
+impl ChatMessage {
+    pub fn system(content: impl Into<String>) -> Self {
+        Self { role: Role::System, content: content.into() }
+    }
+    pub fn user(content: impl Into<String>) -> Self {
+        Self { role: Role::User, content: content.into() }
+    }
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self { role: Role::Assistant, content: content.into() }
+    }
+}
+
+/// One request to a model: the conversation and the JSON schema its reply must follow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatRequest {
+    pub messages: Vec<ChatMessage>,
+    pub schema_name: String,
+    pub schema: Value,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatReply {
+    /// The reply's text, expected to be JSON following the request's schema.
+    pub content: String,
+    pub usage: Option<Usage>,
+}
+
+#[allow(async_fn_in_trait)]
+pub trait ChatModel {
+    async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError>;
+}
+
+/// A finished HTTP exchange, whatever its status.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpResponse {
+    pub status: u16,
+    pub body: String,
+}
+
+#[allow(async_fn_in_trait)]
+pub trait HttpClient {
+    /// POSTs a JSON body; `Err` only when no response arrived at all (refused, DNS, CORS).
+    async fn post_json(&self, url: &str, headers: &[(String, String)], body: String) -> Result<HttpResponse, String>;
+}

@@ -1,0 +1,117 @@
+//! The OpenAI chat-completions wire format, spoken by OpenAI and most self-hosted servers.
+
+use super::{ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, Usage};
+use serde_json::{json, Value};
+
+/// Longest piece of an error body quoted back to the user.
+const MAX_DETAIL_CHARS: usize = 300;
+
+pub struct OpenAiCompatible<H> {
+    base_url: String,
+    model: String,
+    api_key: String,
+    http: H,
+}
+
+impl<H: HttpClient> OpenAiCompatible<H> {
+    pub fn new(base_url: &str, model: &str, api_key: &str, http: H) -> Self {
+        Self {
+            base_url: base_url.trim().trim_end_matches('/').to_string(),
+            model: model.trim().to_string(),
+            api_key: api_key.trim().to_string(),
+            http,
+        }
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("{}/chat/completions", self.base_url)
+    }
+
+    pub fn request_body(&self, request: &ChatRequest) -> Value {
+        json!({
+            "model": self.model,
+            "messages": request.messages,
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": { "name": request.schema_name, "strict": true, "schema": request.schema }
+            }
+        })
+    }
+
+    fn headers(&self) -> Vec<(String, String)> {
+        let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
+        if !self.api_key.is_empty() {
+            headers.push(("Authorization".to_string(), format!("Bearer {}", self.api_key)));
+        }
+        headers
+    }
+
+    fn error_for(&self, status: u16, body: &str) -> LlmError {
+        let detail = error_detail(body);
+        match status {
+            401 | 403 => LlmError::Unauthorized { status, detail },
+            404 => LlmError::NotFound { model: self.model.clone(), detail },
+            429 => LlmError::RateLimited { detail },
+            _ => LlmError::Http { status, detail },
+        }
+    }
+}
+
+impl<H: HttpClient> ChatModel for OpenAiCompatible<H> {
+    async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
+        let url = self.endpoint();
+        let body = self.request_body(request).to_string();
+        let response = self
+            .http
+            .post_json(&url, &self.headers(), body)
+            .await
+            .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
+        if !(200..300).contains(&response.status) {
+            return Err(self.error_for(response.status, &response.body));
+        }
+        parse_reply(&response.body)
+    }
+}
+
+/// Reads `choices[0].message.content` and the usage from a chat-completions body.
+pub fn parse_reply(body: &str) -> Result<ChatReply, LlmError> {
+    let malformed = |detail: &str| LlmError::MalformedResponse { detail: detail.to_string() };
+    let value: Value = serde_json::from_str(body).map_err(|_| malformed("the body is not JSON"))?;
+    let message = value
+        .pointer("/choices/0/message")
+        .ok_or_else(|| malformed("it has no choices[0].message"))?;
+    let content = match message.get("content") {
+        Some(Value::String(text)) => text.clone(),
+        // Some servers return the structured reply as a tool call when they ignore response_format.
+        _ => message
+            .pointer("/tool_calls/0/function/arguments")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| match message.get("refusal").and_then(Value::as_str) {
+                Some(refusal) => malformed(&format!("the model refused: {refusal}")),
+                None => malformed("the message has no content"),
+            })?,
+    };
+    let usage = value.get("usage").map(|usage| Usage {
+        input_tokens: usage.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
+        output_tokens: usage.get("completion_tokens").and_then(Value::as_u64).unwrap_or(0),
+    });
+    Ok(ChatReply { content, usage })
+}
+
+/// The provider's own error message when the body has one (`{"error": {"message": ...}}`).
+fn error_detail(body: &str) -> String {
+    let from_json = serde_json::from_str::<Value>(body).ok().and_then(|value| {
+        let error = value.get("error")?;
+        error.get("message").and_then(Value::as_str).or_else(|| error.as_str()).map(str::to_string)
+    });
+    let detail = from_json.unwrap_or_else(|| body.trim().to_string());
+    if detail.is_empty() {
+        "no details given".to_string()
+    } else {
+        crate::text::truncate_chars(&detail, MAX_DETAIL_CHARS)
+    }
+}
+
+#[cfg(test)]
+mod tests;

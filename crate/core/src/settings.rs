@@ -1,0 +1,97 @@
+//! The user's settings as the options page stores them in `chrome.storage.local`.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+pub const DEFAULT_MAX_STEPS: u32 = 25;
+const MAX_MAX_STEPS: u32 = 200;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settings {
+    /// The chat-completions API root, e.g. `https://api.openai.com/v1`.
+    pub base_url: String,
+    pub model: String,
+    /// May be empty for local servers that need none.
+    pub api_key: String,
+    pub max_steps: u32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self { base_url: String::new(), model: String::new(), api_key: String::new(), max_steps: DEFAULT_MAX_STEPS }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SettingsError {
+    MissingBaseUrl,
+    BadBaseUrl(String),
+    MissingModel,
+    BadMaxSteps(u32),
+}
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SettingsError::MissingBaseUrl => write!(f, "No model provider is set up. Open the settings and enter the provider's base URL (for OpenAI: https://api.openai.com/v1; for Ollama: http://localhost:11434/v1), a model and, if needed, an API key."),
+            SettingsError::BadBaseUrl(url) => write!(f, "The provider base URL \"{url}\" is not an http(s) address. Enter one such as https://api.openai.com/v1 in the settings."),
+            SettingsError::MissingModel => write!(f, "No model is set. Enter a model name (such as gpt-4o-mini or llama3.1) in the settings."),
+            SettingsError::BadMaxSteps(n) => write!(f, "Max steps must be between 1 and {MAX_MAX_STEPS}, not {n}. Change it in the settings."),
+        }
+    }
+}
+
+impl Settings {
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        let base_url = self.base_url.trim();
+        if base_url.is_empty() {
+            return Err(SettingsError::MissingBaseUrl);
+        }
+        match url::Url::parse(base_url) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") => {}
+            _ => return Err(SettingsError::BadBaseUrl(base_url.to_string())),
+        }
+        if self.model.trim().is_empty() {
+            return Err(SettingsError::MissingModel);
+        }
+        if !(1..=MAX_MAX_STEPS).contains(&self.max_steps) {
+            return Err(SettingsError::BadMaxSteps(self.max_steps));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn valid() -> Settings {
+        Settings { base_url: "http://127.0.0.1:11434/v1".into(), model: "llama3.1".into(), ..Settings::default() }
+    }
+
+    #[test]
+    fn accepts_a_complete_setup_without_a_key() {
+        assert_eq!(valid().validate(), Ok(()));
+    }
+
+    #[test]
+    fn explains_each_missing_or_wrong_field() {
+        let cases = [
+            (Settings { base_url: " ".into(), ..valid() }, SettingsError::MissingBaseUrl),
+            (Settings { base_url: "ftp://x".into(), ..valid() }, SettingsError::BadBaseUrl("ftp://x".into())),
+            (Settings { model: "".into(), ..valid() }, SettingsError::MissingModel),
+            (Settings { max_steps: 0, ..valid() }, SettingsError::BadMaxSteps(0)),
+        ];
+        for (settings, expected) in cases {
+            assert_eq!(settings.validate(), Err(expected));
+        }
+    }
+
+    #[test]
+    fn reads_the_stored_form_with_defaults() {
+        let settings: Settings = serde_json::from_str(r#"{"baseUrl":"http://a/v1","model":"m"}"#).unwrap();
+        assert_eq!(settings.max_steps, DEFAULT_MAX_STEPS);
+        assert_eq!(settings.api_key, "");
+    }
+}

@@ -1,0 +1,32 @@
+//! Small text helpers shared by the page map and the providers.
+
+/// Keeps at most `max` characters, marking a cut with an ellipsis.
+pub fn truncate_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+/// Cuts at the last space before `max` characters when there is one, so words stay whole.
+pub fn truncate_words(text: &str, max: usize) -> String {
+    let Some((cut, _)) = text.char_indices().nth(max) else {
+        return text.to_string();
+    };
+    let head = &text[..cut];
+    let head = head.rfind(' ').filter(|&space| space > cut / 2).map_or(head, |space| &head[..space]);
+    format!("{head}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_on_characters_and_words() {
+        assert_eq!(truncate_chars("héllo", 3), "hél…");
+        assert_eq!(truncate_chars("abc", 3), "abc");
+        assert_eq!(truncate_words("one two three four", 12), "one two…");
+        assert_eq!(truncate_words("short", 12), "short");
+    }
+}

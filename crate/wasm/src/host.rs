@@ -1,0 +1,92 @@
+//! The browser as the core sees it, implemented by the service worker's JavaScript host
+//! (`extension/background/browser-host.js`).
+
+use agent_core::actions::PageOp;
+use agent_core::agent::AgentEvent;
+use agent_core::browser::{Browser, BrowserError, OpOutcome, TabId};
+use agent_core::dom_map::RawPage;
+use agent_core::protocol::encode_event;
+use agent_core::settings::Settings;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The JavaScript object the service worker passes to `new Core(host)`. Failing methods throw
+    /// an `Error` whose `code` is `tab_closed`, `restricted`, `navigation` or `script`.
+    pub type BrowserHost;
+
+    #[wasm_bindgen(method, catch)]
+    async fn observe(this: &BrowserHost, tab: TabId) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    async fn navigate(this: &BrowserHost, tab: TabId, url: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    async fn perform(this: &BrowserHost, tab: TabId, op: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = loadSettings)]
+    async fn load_settings(this: &BrowserHost) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = activeTab)]
+    async fn active_tab(this: &BrowserHost) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method)]
+    fn emit(this: &BrowserHost, event: JsValue);
+}
+
+pub struct HostBrowser {
+    host: BrowserHost,
+}
+
+impl HostBrowser {
+    pub fn new(host: BrowserHost) -> Self {
+        Self { host }
+    }
+
+    pub fn emit(&self, event: &AgentEvent) {
+        self.host.emit(super::to_js(&encode_event(event)));
+    }
+
+    pub async fn load_settings(&self) -> Result<Settings, String> {
+        let value = self.host.load_settings().await.map_err(|err| error_message(&err))?;
+        super::settings_from_js(value)
+    }
+
+    pub async fn active_tab(&self) -> Result<TabId, String> {
+        let value = self.host.active_tab().await.map_err(|err| error_message(&err))?;
+        value
+            .as_f64()
+            .map(|id| id as TabId)
+            .ok_or_else(|| "There is no active tab to work in. Open a web page and try again.".to_string())
+    }
+}
+
+impl Browser for HostBrowser {
+    async fn observe(&self, tab: TabId) -> Result<RawPage, BrowserError> {
+        let value = self.host.observe(tab).await.map_err(browser_error)?;
+        serde_wasm_bindgen::from_value(value).map_err(|err| BrowserError::Script(format!("the sensor sent an unexpected page record: {err}")))
+    }
+
+    async fn navigate(&self, tab: TabId, url: &str) -> Result<(), BrowserError> {
+        self.host.navigate(tab, url).await.map(drop).map_err(browser_error)
+    }
+
+    async fn perform(&self, tab: TabId, op: &PageOp) -> Result<OpOutcome, BrowserError> {
+        let value = self.host.perform(tab, super::to_js(op)).await.map_err(browser_error)?;
+        serde_wasm_bindgen::from_value(value).map_err(|err| BrowserError::Script(format!("the sensor sent an unexpected result: {err}")))
+    }
+}
+
+fn browser_error(err: JsValue) -> BrowserError {
+    let code = js_sys::Reflect::get(&err, &"code".into()).ok().and_then(|code| code.as_string());
+    let message = error_message(&err);
+    match code.as_deref() {
+        Some("tab_closed") => BrowserError::TabClosed,
+        Some("restricted") => BrowserError::Restricted { url: message },
+        Some("navigation") => BrowserError::Navigation(message),
+        _ => BrowserError::Script(message),
+    }
+}
+
+fn error_message(err: &JsValue) -> String {
+    js_sys::Reflect::get(err, &"message".into())
+        .ok()
+        .and_then(|message| message.as_string())
+        .or_else(|| err.as_string())
+        .unwrap_or_else(|| "unknown error".to_string())
+}

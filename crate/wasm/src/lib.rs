@@ -1,0 +1,112 @@
+//! The service worker's entry into the core: a thin shim that turns the extension's JavaScript
+//! host into the core's [`agent_core::browser::Browser`], `fetch` into its HTTP client, and the
+//! core's events into plain JavaScript objects for the panel port.
+
+mod fetch;
+mod host;
+
+use agent_core::agent::{run_task, AgentEvent, TaskConfig};
+use agent_core::cancel::CancelToken;
+use agent_core::llm::OpenAiCompatible;
+use agent_core::protocol::{self, PanelRequest};
+use agent_core::settings::Settings;
+use fetch::FetchClient;
+use host::{BrowserHost, HostBrowser};
+use serde::Serialize;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+/// The agent as the service worker sees it: one per worker, running at most one task at a time.
+#[wasm_bindgen]
+pub struct Core {
+    browser: Rc<HostBrowser>,
+    running: Rc<RefCell<Option<CancelToken>>>,
+}
+
+#[wasm_bindgen]
+impl Core {
+    #[wasm_bindgen(constructor)]
+    pub fn new(host: BrowserHost) -> Core {
+        Core { browser: Rc::new(HostBrowser::new(host)), running: Rc::new(RefCell::new(None)) }
+    }
+
+    /// Handles one message from a trusted panel port. Problems are reported as events.
+    #[wasm_bindgen(js_name = handlePanelMessage)]
+    pub fn handle_panel_message(&self, message: JsValue) {
+        let request = serde_wasm_bindgen::from_value::<serde_json::Value>(message)
+            .map_err(|err| format!("malformed message from the panel: {err}"))
+            .and_then(|value| PanelRequest::parse(&value));
+        match request {
+            Err(reason) => self.browser.emit(&AgentEvent::Error { message: reason, steps: 0 }),
+            Ok(PanelRequest::Stop) => {
+                if let Some(token) = self.running.borrow().as_ref() {
+                    token.cancel();
+                }
+            }
+            Ok(PanelRequest::StartTask { task, tab_id }) => self.start(task, tab_id),
+        }
+    }
+
+    /// Whether a port or message comes from our own panel page.
+    #[wasm_bindgen(js_name = isTrustedSender)]
+    pub fn is_trusted_sender(extension_id: &str, sender_id: Option<String>, sender_url: Option<String>) -> bool {
+        protocol::is_trusted_sender(extension_id, sender_id.as_deref(), sender_url.as_deref())
+    }
+
+    #[wasm_bindgen(js_name = isRunning)]
+    pub fn is_running(&self) -> bool {
+        self.running.borrow().is_some()
+    }
+}
+
+impl Core {
+    fn start(&self, task: String, tab_id: Option<i32>) {
+        if self.is_running() {
+            self.browser.emit(&AgentEvent::Error {
+                message: "A task is already running. Stop it before starting another.".into(),
+                steps: 0,
+            });
+            return;
+        }
+        let cancel = CancelToken::new();
+        *self.running.borrow_mut() = Some(cancel.clone());
+        let browser = Rc::clone(&self.browser);
+        let running = Rc::clone(&self.running);
+        wasm_bindgen_futures::spawn_local(async move {
+            if let Err(message) = run(&browser, task, tab_id, &cancel).await {
+                browser.emit(&AgentEvent::Error { message, steps: 0 });
+            }
+            running.borrow_mut().take();
+        });
+    }
+}
+
+/// Prepares and runs one task; `Err` is a problem found before the first step.
+async fn run(browser: &HostBrowser, task: String, tab_id: Option<i32>, cancel: &CancelToken) -> Result<(), String> {
+    let settings = browser.load_settings().await?;
+    settings.validate().map_err(|err| err.to_string())?;
+    let tab = match tab_id {
+        Some(tab) => tab,
+        None => browser.active_tab().await?,
+    };
+    let model = OpenAiCompatible::new(&settings.base_url, &settings.model, &settings.api_key, FetchClient);
+    let config = TaskConfig { task, tab, max_steps: settings.max_steps };
+    run_task(&config, browser, &model, cancel, &|event| browser.emit(&event)).await;
+    Ok(())
+}
+
+/// Converts to a plain JavaScript object (maps as objects, not `Map`s).
+fn to_js<T: Serialize>(value: &T) -> JsValue {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .unwrap_or_else(|err| JsValue::from_str(&format!("unserializable value: {err}")))
+}
+
+/// Reads the user's settings, treating a missing record as empty.
+fn settings_from_js(value: JsValue) -> Result<Settings, String> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(Settings::default());
+    }
+    serde_wasm_bindgen::from_value(value).map_err(|err| format!("The stored settings could not be read ({err}). Open the settings and save them again."))
+}
