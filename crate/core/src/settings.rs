@@ -42,6 +42,17 @@ impl fmt::Display for SettingsError {
     }
 }
 
+impl SettingsError {
+    /// The settings field at fault, named as stored.
+    pub fn field(&self) -> &'static str {
+        match self {
+            SettingsError::MissingBaseUrl | SettingsError::BadBaseUrl(_) => "baseUrl",
+            SettingsError::MissingModel => "model",
+            SettingsError::BadMaxSteps(_) => "maxSteps",
+        }
+    }
+}
+
 impl Settings {
     pub fn validate(&self) -> Result<(), SettingsError> {
         let base_url = self.base_url.trim();

@@ -96,6 +96,20 @@ async fn run(browser: &HostBrowser, task: String, tab_id: Option<i32>, cancel: &
     Ok(())
 }
 
+/// Checks settings before the options page saves them: `undefined` when valid, else
+/// `{ field, message }` naming the field at fault and what to enter.
+#[wasm_bindgen(js_name = validateSettings)]
+pub fn validate_settings(value: JsValue) -> JsValue {
+    let problem = match settings_from_js(value) {
+        Err(message) => Some(("baseUrl", message)),
+        Ok(settings) => settings.validate().err().map(|err| (err.field(), err.to_string())),
+    };
+    match problem {
+        None => JsValue::UNDEFINED,
+        Some((field, message)) => to_js(&serde_json::json!({ "field": field, "message": message })),
+    }
+}
+
 /// Converts to a plain JavaScript object (maps as objects, not `Map`s).
 fn to_js<T: Serialize>(value: &T) -> JsValue {
     value

@@ -21,7 +21,8 @@ pub struct TaskConfig {
 
 /// How a step ended, for the loop.
 enum StepEnd {
-    Continue { results: Vec<String>, failed: bool },
+    /// `failure` describes, for the user, what went wrong in a step that failed.
+    Continue { results: Vec<String>, failure: Option<String> },
     Finished { success: bool, text: String },
 }
 
@@ -62,13 +63,16 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
             (self.emit)(AgentEvent::StepStarted { step, max_steps });
             match self.step(step, &results).await {
                 Ok(StepEnd::Finished { success, text }) => return AgentEvent::Result { success, text, steps: step },
-                Ok(StepEnd::Continue { results: next, failed }) => {
-                    failures = if failed { failures + 1 } else { 0 };
+                Ok(StepEnd::Continue { results: next, failure }) => {
                     results = next;
+                    let Some(failure) = failure else {
+                        failures = 0;
+                        continue;
+                    };
+                    failures += 1;
                     if failures >= MAX_CONSECUTIVE_FAILURES {
-                        let last = results.last().cloned().unwrap_or_default();
                         return AgentEvent::Error {
-                            message: format!("The task stopped after {failures} failed steps in a row. Last problem: {last}"),
+                            message: format!("The task stopped after {failures} failed steps in a row. Last problem: {failure}"),
                             steps: step,
                         };
                     }
@@ -93,6 +97,7 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
             Ok(output) => output,
             Err(reason) => {
                 let problem = format!("Your reply could not be used: {reason}. Reply with one JSON object in the required format.");
+                let failure = format!("the model's reply could not be used ({reason}). If this keeps happening, choose a model that supports structured JSON output.");
                 self.history.push(ChatMessage::assistant(reply));
                 self.history.push(ChatMessage::user(problem.clone()));
                 (self.emit)(AgentEvent::Step {
@@ -105,16 +110,16 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
                         name: "reply".into(),
                         target: None,
                         ok: false,
-                        outcome: format!("The model's reply could not be used ({reason}). If this keeps happening, choose a model that supports structured JSON output."),
+                        outcome: failure.clone(),
                     }],
                 });
-                return Ok(StepEnd::Continue { results: vec![problem], failed: true });
+                return Ok(StepEnd::Continue { results: vec![problem], failure: Some(failure) });
             }
         };
         self.history.push(ChatMessage::assistant(compact_output(&output)));
         let page = page.ok();
         let (reports, finished) = self.run_actions(&output.actions, page.as_ref()).await?;
-        let failed = reports.iter().any(|report| !report.ok);
+        let failure = reports.iter().find(|report| !report.ok).map(|report| report.outcome.clone());
         let results = reports.iter().map(result_line).collect();
         (self.emit)(AgentEvent::Step {
             step,
@@ -126,7 +131,7 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
         });
         Ok(match finished {
             Some((success, text)) => StepEnd::Finished { success, text },
-            None => StepEnd::Continue { results, failed },
+            None => StepEnd::Continue { results, failure },
         })
     }
 

@@ -44,17 +44,14 @@ pub struct MapElement {
 }
 
 impl MapElement {
-    /// A short human description such as `button "Add to cart"`, for step reports.
+    /// A short human description such as `<button> "Add to cart" [5]`, for step reports. An
+    /// accessible name is preferred to the text, as it is often the more specific of the two.
     pub fn describe(&self) -> String {
-        let label = if self.text.is_empty() {
-            self.attrs
-                .iter()
-                .find(|(name, _)| matches!(name.as_str(), "aria-label" | "placeholder" | "name" | "title" | "alt"))
-                .map(|(_, value)| value.as_str())
-                .unwrap_or("")
-        } else {
-            self.text.as_str()
-        };
+        let attr = |wanted: &str| self.attrs.iter().find(|(name, _)| name == wanted).map(|(_, value)| value.as_str());
+        let label = attr("aria-label")
+            .or((!self.text.is_empty()).then_some(self.text.as_str()))
+            .or_else(|| ["placeholder", "name", "title", "alt"].into_iter().find_map(attr))
+            .unwrap_or("");
         if label.is_empty() {
             format!("<{}> [{}]", self.tag, self.index)
         } else {

@@ -149,9 +149,15 @@ fn describes_elements_for_reports() {
         node(1, None, "body", ""),
         node(2, Some(0), "button", "Add to cart"),
         with_attrs(node(3, Some(0), "input", ""), &[("aria-label", "Quantity")]),
+        with_attrs(node(4, Some(0), "button", "Add to cart"), &[("aria-label", "Add Blue mug to cart")]),
+        with_attrs(node(5, Some(0), "input", ""), &[("placeholder", "Search")]),
+        node(6, Some(0), "button", ""),
     ]));
     assert_eq!(map.element(2).unwrap().describe(), "<button> \"Add to cart\" [2]");
     assert_eq!(map.element(3).unwrap().describe(), "<input> \"Quantity\" [3]");
+    assert_eq!(map.element(4).unwrap().describe(), "<button> \"Add Blue mug to cart\" [4]");
+    assert_eq!(map.element(5).unwrap().describe(), "<input> \"Search\" [5]");
+    assert_eq!(map.element(6).unwrap().describe(), "<button> [6]");
 }
 
 #[test]

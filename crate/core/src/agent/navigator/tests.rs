@@ -182,7 +182,8 @@ fn unusable_replies_are_explained_to_the_model_and_end_the_task_when_repeated() 
     let (end, events) = run(&shop, &model, 10);
     let AgentEvent::Error { message, steps } = end else { panic!("expected an error, got {end:?}") };
     assert_eq!(steps, 3);
-    assert!(message.contains("3 failed steps") && message.contains("no \"action\" list"), "{message}");
+    assert!(message.contains("3 failed steps") && message.contains("reply could not be used (the reply has no \"action\" list)"), "{message}");
+    assert!(message.contains("supports structured JSON output"), "{message}");
     let second = &model.requests.borrow()[1].messages;
     assert!(second.iter().any(|m| m.content.contains("Your reply could not be used: the reply contains no JSON object")));
     assert!(format!("{events:?}").contains("supports structured JSON output"));

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The one entry point: set up what is missing, build the extension, test it, run it.
+#
+#   ./build.sh            install missing tools, build the unpacked extension (load the repository root)
+#   ./build.sh test       build, then every test: cargo test, wasm tests in headless Chrome, end to end
+#   ./build.sh run ...    build, then run a task headlessly (./build.sh run --help)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$ROOT"
+
+WASM_TARGET=wasm32-unknown-unknown
+CORE_OUT=extension/core
+WASM_ARTIFACT="target/$WASM_TARGET/release/agent_wasm.wasm"
+# Our own temp folder, so Chromium and chromedriver profiles do not pile up in /tmp.
+export TMPDIR="$ROOT/.tmp"
+mkdir -p "$TMPDIR"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# The wasm-bindgen version in Cargo.lock; the CLI must match it exactly.
+locked_wasm_bindgen_version() {
+  awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock
+}
+
+ensure_rust_tools() {
+  command -v cargo >/dev/null || die "cargo is missing: install Rust with rustup (https://rustup.rs) and run this again."
+  if ! rustup target list --installed | grep -qx "$WASM_TARGET"; then
+    say "Adding the $WASM_TARGET target"
+    rustup target add "$WASM_TARGET"
+  fi
+  [ -f Cargo.lock ] || cargo generate-lockfile
+  local want have
+  want="$(locked_wasm_bindgen_version)"
+  have="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)"
+  if [ "$have" != "$want" ]; then
+    say "Installing wasm-bindgen-cli $want (matches Cargo.lock; takes several minutes once)"
+    # No --locked: its lockfile pins crates some registry mirrors lack.
+    cargo install wasm-bindgen-cli --version "$want" --force
+  fi
+}
+
+ensure_npm_packages() {
+  command -v npm >/dev/null || die "npm is missing: install Node.js 20 or newer and run this again."
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    say "Installing npm packages from package-lock.json"
+    npm ci --no-audit --no-fund
+  fi
+}
+
+ensure_test_tools() {
+  if ! command -v wasm-pack >/dev/null; then
+    say "Installing wasm-pack (takes several minutes once)"
+    cargo install wasm-pack --locked
+  fi
+  ensure_chromium
+}
+
+ensure_chromium() {
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    say "Installing Chromium and chromedriver from Debian"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
+}
+
+build() {
+  ensure_rust_tools
+  ensure_npm_packages
+  say "Building the core (release)"
+  cargo build --release --target "$WASM_TARGET" -p agent-wasm
+  if [ -f "$CORE_OUT/agent_wasm_bg.wasm" ] && [ "$CORE_OUT/agent_wasm_bg.wasm" -nt "$WASM_ARTIFACT" ]; then
+    say "Core is up to date"
+    return
+  fi
+  say "Generating bindings and optimising the wasm"
+  rm -rf "$CORE_OUT"
+  wasm-bindgen --target web --no-typescript --out-dir "$CORE_OUT" "$WASM_ARTIFACT"
+  node_modules/.bin/wasm-opt -Oz --enable-reference-types --enable-bulk-memory --enable-nontrapping-float-to-int \
+    --enable-sign-ext --enable-mutable-globals \
+    "$CORE_OUT/agent_wasm_bg.wasm" -o "$CORE_OUT/agent_wasm_bg.wasm"
+  say "Built: load $ROOT as an unpacked extension (chrome://extensions, Developer mode, Load unpacked)"
+}
+
+run_tests() {
+  ensure_test_tools
+  say "Native tests (cargo test)"
+  cargo test --workspace
+  say "Wasm tests in headless Chrome (wasm-pack test)"
+  # Keep any system wasm-opt out of wasm-pack's reach; chromedriver is Debian's.
+  CHROMEDRIVER=/usr/bin/chromedriver PATH="$(echo "$PATH" | tr ':' '\n' | grep -v '^/usr/bin$' | paste -sd:):/usr/bin" \
+    wasm-pack test --headless --chrome --mode no-install crate/wasm
+  say "End-to-end tests in headless Chromium"
+  node --test --test-concurrency=1 tests/e2e/
+}
+
+case "${1:-build}" in
+  build) build ;;
+  test) build; run_tests ;;
+  run) shift; build; ensure_chromium; exec node runner/cli.mjs "$@" ;;
+  -h|--help|help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) echo "unknown command: $1 (use build, test or run)" >&2; exit 2 ;;
+esac

@@ -1,0 +1,40 @@
+// The service worker: loads the Rust core once and connects it to the panel port and the browser.
+// Everything that decides lives in the core; this file only wires contexts together.
+
+import init, { Core } from './core/agent_wasm.js';
+import { createBrowserHost } from './background/browser-host.js';
+
+const PANEL_PORT_NAME = 'agent-panel';
+
+/** Ports of the open panels (side panel, or the runner's panel tab). */
+const panels = new Set();
+/** The current task's events, replayed to a panel that connects mid-task. */
+let taskEvents = [];
+
+function broadcast(event) {
+  if (event.type === 'task_started') taskEvents = [];
+  taskEvents.push(event);
+  for (const port of panels) port.postMessage(event);
+}
+
+const core = init().then(() => new Core(createBrowserHost(broadcast)));
+
+chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch((err) => {
+  console.warn('Could not make the toolbar button open the side panel:', err);
+});
+
+chrome.runtime.onConnect.addListener((port) => {
+  const sender = port.sender ?? {};
+  if (port.name !== PANEL_PORT_NAME) return port.disconnect();
+  core.then((agent) => {
+    if (!Core.isTrustedSender(chrome.runtime.id, sender.id, sender.url)) return port.disconnect();
+    panels.add(port);
+    port.onDisconnect.addListener(() => panels.delete(port));
+    port.onMessage.addListener((message) => agent.handlePanelMessage(message));
+    const running = agent.isRunning();
+    port.postMessage({ v: 1, type: 'hello', running, events: running ? taskEvents : [] });
+  }, (err) => {
+    port.postMessage({ v: 1, type: 'error', steps: 0, message: `The agent's core failed to load (${err}). Reload the extension.` });
+    port.disconnect();
+  });
+});

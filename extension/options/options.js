@@ -1,0 +1,45 @@
+// The options page: reads and writes the provider settings in chrome.storage.local; the core
+// validates them so that the page and the agent agree on what is valid.
+
+import init, { validateSettings } from '../core/agent_wasm.js';
+import { loadSettings, saveSettings } from '../shared/settings-store.js';
+
+const core = init();
+
+const form = document.getElementById('settings');
+const status = document.getElementById('status');
+const fields = ['baseUrl', 'model', 'apiKey', 'maxSteps'];
+
+function show(message, isError) {
+  status.textContent = message;
+  status.className = isError ? 'error' : '';
+}
+
+/** Fills the form from storage; the fields stay disabled until then so no typing is overwritten. */
+async function load() {
+  const settings = (await loadSettings()) ?? {};
+  for (const name of fields) if (settings[name] !== undefined) form.elements[name].value = settings[name];
+  document.getElementById('fields').disabled = false;
+}
+
+form.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const settings = {
+    baseUrl: form.elements.baseUrl.value.trim(),
+    model: form.elements.model.value.trim(),
+    apiKey: form.elements.apiKey.value.trim(),
+    maxSteps: Number(form.elements.maxSteps.value),
+  };
+  for (const name of fields) form.elements[name].removeAttribute('aria-invalid');
+  await core;
+  const problem = validateSettings(settings);
+  if (problem) {
+    form.elements[problem.field].setAttribute('aria-invalid', 'true');
+    form.elements[problem.field].focus();
+    return show(problem.message, true);
+  }
+  await saveSettings(settings);
+  show('Saved.', false);
+});
+
+load();

@@ -1,0 +1,143 @@
+// The side panel: sends tasks to the service worker over one port and shows what the agent does.
+// Message types are defined by the core (crate/core/src/protocol.rs); this file only renders them.
+
+const PROTOCOL_VERSION = 1;
+const PORT_NAME = 'agent-panel';
+
+const log = document.getElementById('log');
+const form = document.getElementById('composer');
+const input = document.getElementById('task');
+const stopButton = document.getElementById('stop');
+const sendButton = document.getElementById('send');
+
+/** Set by the runner and tests (`panel.html?tab=ID`); otherwise the active tab of this window. */
+const fixedTabId = Number(new URLSearchParams(location.search).get('tab')) || null;
+
+let port = null;
+let running = false;
+let thinking = null;
+
+function element(tag, className, text) {
+  const el = document.createElement(tag);
+  if (className) el.className = className;
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+function append(el) {
+  log.append(el);
+  el.scrollIntoView({ block: 'end' });
+  return el;
+}
+
+function setRunning(value) {
+  running = value;
+  stopButton.hidden = !value;
+  sendButton.disabled = value;
+}
+
+function clearThinking() {
+  thinking?.remove();
+  thinking = null;
+}
+
+function renderStep(event) {
+  const box = element('section', 'message step');
+  box.setAttribute('aria-label', `Step ${event.step}`);
+  box.append(element('h2', null, `Step ${event.step} of ${event.max_steps}`));
+  if (event.evaluation) box.append(element('p', 'evaluation', event.evaluation));
+  if (event.next_goal) box.append(element('p', 'goal', event.next_goal));
+  const list = element('ul');
+  for (const action of event.actions) {
+    const item = element('li', action.ok ? 'done' : 'failed', action.outcome);
+    item.dataset.action = action.name;
+    list.append(item);
+  }
+  box.append(list);
+  return box;
+}
+
+/** Renders one event from the worker. */
+function render(event) {
+  switch (event.type) {
+    case 'task_started':
+      setRunning(true);
+      append(element('div', 'message user', event.task));
+      break;
+    case 'step_started':
+      clearThinking();
+      thinking = append(element('div', 'message thinking', `Step ${event.step} of ${event.max_steps}: thinking…`));
+      break;
+    case 'step':
+      clearThinking();
+      append(renderStep(event));
+      break;
+    case 'result': {
+      clearThinking();
+      setRunning(false);
+      const answer = append(element('div', `message answer ${event.success ? 'succeeded' : 'failed'}`, event.text));
+      answer.setAttribute('role', 'status');
+      break;
+    }
+    case 'error':
+      clearThinking();
+      setRunning(false);
+      append(element('div', 'message error', event.message)).setAttribute('role', 'alert');
+      break;
+    case 'stopped':
+      clearThinking();
+      setRunning(false);
+      append(element('div', 'message notice', `Stopped after ${event.steps} step${event.steps === 1 ? '' : 's'}.`));
+      break;
+    case 'hello':
+      // A reconnect (or a panel opened mid-task) gets the current task replayed.
+      log.replaceChildren();
+      for (const past of event.events) render(past);
+      setRunning(event.running);
+      break;
+  }
+}
+
+function connect() {
+  port = chrome.runtime.connect({ name: PORT_NAME });
+  port.onMessage.addListener((event) => {
+    if (event?.v === PROTOCOL_VERSION) render(event);
+  });
+  port.onDisconnect.addListener(() => {
+    port = null;
+  });
+}
+
+function send(message) {
+  if (!port) connect();
+  port.postMessage({ v: PROTOCOL_VERSION, ...message });
+}
+
+async function targetTabId() {
+  if (fixedTabId) return fixedTabId;
+  const [tab] = await chrome.tabs.query({ active: true, currentWindow: true });
+  return tab?.id ?? null;
+}
+
+form.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const task = input.value.trim();
+  if (!task || running) return;
+  input.value = '';
+  send({ type: 'start_task', task, tabId: await targetTabId() });
+});
+
+input.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    form.requestSubmit();
+  }
+});
+
+stopButton.addEventListener('click', () => send({ type: 'stop' }));
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape' && running) send({ type: 'stop' });
+});
+
+connect();
+input.focus();

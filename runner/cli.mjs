@@ -1,0 +1,106 @@
+// The headless runner: ./build.sh run --task "TEXT" [--url URL] --base-url URL --model NAME
+//   [--api-key-env VAR] [--max-steps N] [--json] [--headed]
+// Exit status: 0 when the task succeeded, 1 when it failed, 2 on a usage error.
+
+import { parseArgs } from 'node:util';
+import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask } from './launch.mjs';
+
+const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] --base-url URL --model NAME
+                   [--api-key-env VAR] [--max-steps N] [--json] [--headed]
+
+  --task TEXT         what the agent should do
+  --url URL           page to start on (default: about:blank)
+  --base-url URL      OpenAI-compatible API root, e.g. https://api.openai.com/v1
+  --model NAME        model name, e.g. gpt-4o-mini
+  --api-key-env VAR   environment variable holding the API key (never pass keys on the command line)
+  --max-steps N       step limit (default 25)
+  --json              print one JSON object per event
+  --headed            show the browser window`;
+
+function usageError(message) {
+  process.stderr.write(`error: ${message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+function parse(argv) {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        task: { type: 'string' },
+        url: { type: 'string', default: 'about:blank' },
+        'base-url': { type: 'string' },
+        model: { type: 'string' },
+        'api-key-env': { type: 'string' },
+        'max-steps': { type: 'string', default: '25' },
+        json: { type: 'boolean', default: false },
+        headed: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (err) {
+    usageError(err.message);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  if (!values.task?.trim()) usageError('--task is required');
+  if (!values['base-url']) usageError('--base-url is required');
+  if (!values.model) usageError('--model is required');
+  const maxSteps = Number(values['max-steps']);
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) usageError('--max-steps must be a positive whole number');
+  let apiKey = '';
+  if (values['api-key-env']) {
+    apiKey = process.env[values['api-key-env']];
+    if (apiKey === undefined) usageError(`the environment variable ${values['api-key-env']} is not set`);
+  }
+  return { ...values, maxSteps, apiKey };
+}
+
+/** One readable line per event. */
+function describe(event) {
+  switch (event.type) {
+    case 'task_started': return `Task: ${event.task}`;
+    case 'step_started': return `Step ${event.step}/${event.max_steps}: thinking…`;
+    case 'step': {
+      const lines = [`Step ${event.step}/${event.max_steps}: ${event.next_goal || '(no goal given)'}`];
+      if (event.evaluation) lines.push(`  evaluation: ${event.evaluation}`);
+      for (const a of event.actions) lines.push(`  ${a.ok ? '✓' : '✗'} ${a.name}: ${a.outcome}`);
+      return lines.join('\n');
+    }
+    case 'result': return `${event.success ? 'Answer' : 'Not done'}: ${event.text}`;
+    case 'error': return `Error: ${event.message}`;
+    case 'stopped': return `Stopped after ${event.steps} steps.`;
+    default: return null;
+  }
+}
+
+const options = parse(process.argv.slice(2));
+const agent = await launchAgentBrowser({ headless: !options.headed });
+let exitCode = 1;
+try {
+  await applySettings(agent, {
+    baseUrl: options['base-url'],
+    model: options.model,
+    apiKey: options.apiKey,
+    maxSteps: options.maxSteps,
+  });
+  const { tabId } = await openTarget(agent, options.url);
+  const panel = await openPanel(agent, tabId);
+  const end = await runTask(panel, {
+    task: options.task,
+    tabId,
+    onEvent(event) {
+      const line = options.json ? JSON.stringify(event) : describe(event);
+      if (line) process.stdout.write(`${line}\n`);
+    },
+  });
+  exitCode = end.type === 'result' && end.success ? 0 : 1;
+} catch (err) {
+  process.stderr.write(`error: ${err.message}\n`);
+} finally {
+  await agent.close();
+}
+process.exit(exitCode);

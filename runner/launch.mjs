@@ -1,0 +1,104 @@
+// Launching Chromium with the built extension and driving the agent through the panel's port
+// protocol. Shared by the headless runner (runner/cli.mjs) and the end-to-end tests.
+
+import { chromium } from 'playwright-core';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const EXTENSION_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+export const PANEL_PATH = 'extension/panel/panel.html';
+
+/** Starts Chromium with the extension loaded; returns handles and a `close()`. */
+export async function launchAgentBrowser({ headless = true } = {}) {
+  const profile = await mkdtemp(join(tmpdir(), 'agent-profile-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless,
+    args: [
+      `--disable-extensions-except=${EXTENSION_DIR}`,
+      `--load-extension=${EXTENSION_DIR}`,
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
+  const extensionId = new URL(worker.url()).host;
+  return {
+    context,
+    worker,
+    extensionId,
+    extensionUrl: (path) => `chrome-extension://${extensionId}/${path}`,
+    async close() {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Stores settings through the same module the options page uses. */
+export async function applySettings(agent, settings) {
+  const page = await agent.context.newPage();
+  try {
+    await page.goto(agent.extensionUrl('extension/options/options.html'));
+    await page.evaluate(async (s) => {
+      const store = await import('/extension/shared/settings-store.js');
+      await store.saveSettings(s);
+    }, settings);
+  } finally {
+    await page.close();
+  }
+}
+
+/** Opens `url` in a tab and returns the page and its tab id. */
+export async function openTarget(agent, url) {
+  const page = agent.context.pages().find((p) => p.url() === 'about:blank') ?? (await agent.context.newPage());
+  await page.goto(url);
+  const tabId = await agent.worker.evaluate(async (href) => {
+    const tabs = await chrome.tabs.query({});
+    return tabs.find((tab) => tab.url === href)?.id;
+  }, page.url());
+  if (!tabId) throw new Error(`could not find the tab showing ${url}`);
+  return { page, tabId };
+}
+
+/** Opens the side panel page as a tab, bound to the target tab. */
+export async function openPanel(agent, tabId) {
+  const panel = await agent.context.newPage();
+  await panel.goto(agent.extensionUrl(`${PANEL_PATH}?tab=${tabId}`));
+  return panel;
+}
+
+const FINAL_EVENTS = new Set(['result', 'error', 'stopped']);
+
+/**
+ * Runs a task through the port protocol from the panel page, calling `onEvent` for each event;
+ * resolves with the final event (result, error or stopped).
+ */
+export async function runTask(panel, { task, tabId, onEvent = () => {} }) {
+  let finish;
+  const finished = new Promise((resolve) => { finish = resolve; });
+  const bridge = `__agentEvent${Math.random().toString(36).slice(2)}`;
+  await panel.exposeFunction(bridge, (event) => {
+    onEvent(event);
+    if (FINAL_EVENTS.has(event.type)) finish(event);
+  });
+  await panel.evaluate(({ bridge, task, tabId }) => {
+    const port = chrome.runtime.connect({ name: 'agent-panel' });
+    let started = false;
+    port.onMessage.addListener((event) => {
+      if (event.type === 'task_started') started = true;
+      // Events of an earlier task replayed on connect are not this task's.
+      if (started || event.type === 'error') window[bridge](event);
+    });
+    port.postMessage({ v: 1, type: 'start_task', task, tabId });
+  }, { bridge, task, tabId });
+  return finished;
+}

@@ -1,0 +1,207 @@
+// The whole extension in headless Chromium: the side panel drives the agent on a strict-CSP shop.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchAgentBrowser, applySettings, openTarget, openPanel } from '../../runner/launch.mjs';
+import { startLlmServer } from '../support/llm-server.mjs';
+import { startSiteServer } from '../support/site-server.mjs';
+import { SHOP_TASK, shopScript, closedPort } from '../support/fixtures.mjs';
+
+const TIMEOUT = 30_000;
+let agent;
+let site;
+
+before(async () => {
+  site = await startSiteServer();
+  agent = await launchAgentBrowser();
+});
+
+after(async () => {
+  await agent?.close();
+  await site?.close();
+});
+
+async function useModel(baseUrl) {
+  await applySettings(agent, { baseUrl, model: 'scripted-model', apiKey: 'sk-test-key', maxSteps: 10 });
+}
+
+async function sendTask(panel, task) {
+  await panel.fill('#task', task);
+  await panel.press('#task', 'Enter');
+}
+
+/** Opens the shop's home page and a panel bound to its tab. */
+async function openShop() {
+  const target = await openTarget(agent, `${site.origin}/shop/`);
+  const panel = await openPanel(agent, target.tabId);
+  return { ...target, panel };
+}
+
+test('the panel runs the shop task on a strict-CSP page: the cart really changes and the total is shown', async () => {
+  const llm = await startLlmServer(shopScript(site.origin));
+  try {
+    await useModel(llm.baseUrl);
+    const { page, panel } = await openShop();
+    await sendTask(panel, SHOP_TASK);
+
+    const answer = panel.locator('.answer');
+    await answer.waitFor({ timeout: TIMEOUT });
+    assert.equal(await answer.textContent(), 'The cart total is $14.50');
+    assert.match(await answer.getAttribute('class'), /succeeded/);
+
+    // The page itself changed: one blue mug in the cart.
+    assert.equal(await page.locator('#cart-count').textContent(), 'Cart: 1 item');
+    assert.equal(await page.locator('#cart-items').textContent(), 'Blue mug');
+    assert.equal(await page.locator('#filter').inputValue(), 'blue');
+
+    // The page's CSP really forbids wasm: the core could not have run in the page.
+    const wasmInPage = await page.evaluate(() =>
+      WebAssembly.compile(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])).then(() => 'compiled', (e) => e.message));
+    assert.match(wasmInPage, /Content Security Policy|wasm-unsafe-eval/);
+
+    // Each step is shown with its goal and what its action did, naming the element.
+    const steps = panel.locator('.step');
+    assert.equal(await steps.count(), 4);
+    assert.match(await steps.nth(0).textContent(), /Open the mugs page.*Opened http:\/\/127\.0\.0\.1:\d+\/shop\/mugs\.html/s);
+    assert.match(await steps.nth(1).textContent(), /Typed "blue" into <input> "Filter mugs" \[\d+\]/);
+    assert.match(await steps.nth(2).textContent(), /Clicked <button> "Add Blue mug to cart" \[\d+\]/);
+    assert.equal(await panel.locator('.user').textContent(), SHOP_TASK);
+    assert.equal(await panel.locator('#stop').isHidden(), true);
+
+    // What the model was sent: one system message, structured output, the key, the page map.
+    assert.equal(llm.requests.length, 4);
+    for (const request of llm.requests) {
+      assert.equal(request.model, 'scripted-model');
+      assert.equal(request.response_format.type, 'json_schema');
+      assert.equal(request.messages.filter((m) => m.role === 'system').length, 1);
+    }
+    assert.equal(llm.headers[0].authorization, 'Bearer sk-test-key');
+    const lastState = llm.requests[3].messages.at(-1).content;
+    assert.match(lastState, /Cart total: \$14\.50/);
+    assert.match(lastState, /click_element: Clicked <button> "Add Blue mug to cart"/);
+    // Hidden content never reaches the model, and filtered-out products are gone.
+    assert.doesNotMatch(lastState, /Secret hidden offer|Red mug/);
+  } finally {
+    await llm.close();
+  }
+});
+
+test('an unreachable provider ends the task with a clear message', async () => {
+  await useModel(`http://127.0.0.1:${await closedPort()}/v1`);
+  const { panel } = await openShop();
+  await sendTask(panel, SHOP_TASK);
+  const error = panel.locator('.error');
+  await error.waitFor({ timeout: TIMEOUT });
+  assert.match(await error.textContent(), /Could not reach the model provider at http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions.*Check the base URL/);
+});
+
+test('a rejected API key ends the task with a clear message, and the next task still runs', async () => {
+  const refusing = await startLlmServer([{ status: 401, body: { error: { message: 'Incorrect API key provided' } } }]);
+  const working = await startLlmServer(shopScript(site.origin));
+  try {
+    await useModel(refusing.baseUrl);
+    const { panel } = await openShop();
+    await sendTask(panel, SHOP_TASK);
+    const error = panel.locator('.error');
+    await error.waitFor({ timeout: TIMEOUT });
+    assert.match(await error.textContent(), /refused the API key \(HTTP 401: Incorrect API key provided\)\. Open the settings/);
+
+    await useModel(working.baseUrl);
+    await sendTask(panel, SHOP_TASK);
+    await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
+    assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $14.50');
+  } finally {
+    await refusing.close();
+    await working.close();
+  }
+});
+
+test('replies that are not valid JSON end the task with a clear message', async () => {
+  const llm = await startLlmServer([{ raw: 'Sure, I will click it.' }, { raw: '{"action": [' }, { raw: 'no' }]);
+  try {
+    await useModel(llm.baseUrl);
+    const { panel } = await openShop();
+    await sendTask(panel, SHOP_TASK);
+    const error = panel.locator('.error');
+    await error.waitFor({ timeout: TIMEOUT });
+    assert.match(await error.textContent(), /stopped after 3 failed steps in a row.*reply could not be used.*structured JSON output/);
+    assert.equal(await panel.locator('.step li.failed').count(), 3);
+    // The model was told what was wrong before the next try.
+    assert.match(llm.requests[1].messages.at(-2).content, /Your reply could not be used: the reply contains no JSON object/);
+  } finally {
+    await llm.close();
+  }
+});
+
+test('stop cancels a task while the model is thinking, and aborts the request', async () => {
+  const llm = await startLlmServer([{ hang: true }]);
+  try {
+    await useModel(llm.baseUrl);
+    const { panel } = await openShop();
+    await sendTask(panel, SHOP_TASK);
+    await panel.locator('.thinking').waitFor({ timeout: TIMEOUT });
+    await panel.locator('#stop').click();
+    await panel.locator('.notice').waitFor({ timeout: TIMEOUT });
+    assert.match(await panel.locator('.notice').textContent(), /Stopped after 1 step/);
+    await waitUntil(() => llm.stats.aborted === 1);
+  } finally {
+    await llm.close();
+  }
+});
+
+test('missing settings are explained in the panel', async () => {
+  await applySettings(agent, { baseUrl: '', model: '', apiKey: '', maxSteps: 10 });
+  const { panel } = await openShop();
+  await sendTask(panel, SHOP_TASK);
+  await panel.locator('.error').waitFor({ timeout: TIMEOUT });
+  assert.match(await panel.locator('.error').textContent(), /No model provider is set up\. Open the settings/);
+});
+
+test('only our panel page may drive the agent', async () => {
+  const llm = await startLlmServer(shopScript(site.origin));
+  try {
+    await useModel(llm.baseUrl);
+    const options = await agent.context.newPage();
+    await options.goto(agent.extensionUrl('extension/options/options.html'));
+    const outcome = await options.evaluate(() => new Promise((resolve) => {
+      const port = chrome.runtime.connect({ name: 'agent-panel' });
+      port.onDisconnect.addListener(() => resolve('disconnected'));
+      port.onMessage.addListener((m) => resolve(`message ${m.type}`));
+      port.postMessage({ v: 1, type: 'start_task', task: 'do something' });
+    }));
+    assert.equal(outcome, 'disconnected');
+    assert.equal(llm.requests.length, 0);
+  } finally {
+    await llm.close();
+  }
+});
+
+test('the options page validates with the core and saves to chrome.storage.local', async () => {
+  const options = await agent.context.newPage();
+  await options.goto(agent.extensionUrl('extension/options/options.html'));
+  await options.fill('#baseUrl', 'ftp://example.com');
+  await options.fill('#model', 'gpt-4o-mini');
+  await options.click('button[type=submit]');
+  await options.locator('#status.error').waitFor();
+  assert.match(await options.locator('#status').textContent(), /not an http\(s\) address/);
+  assert.equal(await options.locator('#baseUrl').getAttribute('aria-invalid'), 'true');
+
+  await options.fill('#baseUrl', 'http://localhost:11434/v1');
+  await options.fill('#apiKey', 'sk-local');
+  await options.fill('#maxSteps', '12');
+  await options.click('button[type=submit]');
+  await waitUntil(async () => (await options.locator('#status').textContent()) === 'Saved.');
+  const stored = await agent.worker.evaluate(() => chrome.storage.local.get('settings'));
+  assert.deepEqual(stored.settings, { baseUrl: 'http://localhost:11434/v1', model: 'gpt-4o-mini', apiKey: 'sk-local', maxSteps: 12 });
+
+  await options.reload();
+  await waitUntil(async () => (await options.locator('#model').inputValue()) === 'gpt-4o-mini');
+});
+
+async function waitUntil(condition, timeout = 5000) {
+  const end = Date.now() + timeout;
+  while (!(await condition())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

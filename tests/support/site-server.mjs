@@ -1,0 +1,38 @@
+// Serves the test sites in tests/sites on loopback, every page under a strict CSP
+// (script-src 'self', no 'wasm-unsafe-eval'), as many real sites do.
+
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SITES = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'sites');
+const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css' };
+export const STRICT_CSP = "script-src 'self'; object-src 'none'";
+
+export async function startSiteServer() {
+  const server = createServer(async (req, res) => {
+    const path = new URL(req.url, 'http://x').pathname;
+    const file = normalize(join(SITES, path.endsWith('/') ? `${path}index.html` : path));
+    if (!file.startsWith(SITES)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-security-policy': STRICT_CSP });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  return {
+    origin,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
