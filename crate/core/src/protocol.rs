@@ -40,7 +40,9 @@ impl PanelRequest {
         let request: PanelRequest =
             serde_json::from_value(body).map_err(|err| format!("malformed message from the panel: {err}"))?;
         match &request {
-            PanelRequest::StartTask { task, .. } if task.trim().is_empty() => Err("the task is empty; type what the agent should do".into()),
+            PanelRequest::StartTask { task, .. } if task.trim().is_empty() => {
+                Err("the task is empty; type what the agent should do".into())
+            }
             _ => Ok(request),
         }
     }
@@ -56,9 +58,8 @@ pub fn encode_event(event: &AgentEvent) -> Value {
 /// Only our own panel page, inside our own extension, may connect.
 pub fn is_trusted_sender(extension_id: &str, sender_id: Option<&str>, sender_url: Option<&str>) -> bool {
     let origin = format!("chrome-extension://{extension_id}/");
-    let page = sender_url
-        .and_then(|url| url.strip_prefix(&origin))
-        .map(|rest| rest.split(['?', '#']).next().unwrap_or(""));
+    let page =
+        sender_url.and_then(|url| url.strip_prefix(&origin)).map(|rest| rest.split(['?', '#']).next().unwrap_or(""));
     sender_id == Some(extension_id) && page.is_some_and(|page| PANEL_PAGES.contains(&page))
 }
 
@@ -81,7 +82,9 @@ mod tests {
         assert!(PanelRequest::parse(&json!({"v": 2, "type": "stop"})).unwrap_err().contains("version 2"));
         assert!(PanelRequest::parse(&json!({"type": "stop"})).unwrap_err().contains("version missing"));
         assert!(PanelRequest::parse(&json!({"v": 1, "type": "eval", "code": "x"})).unwrap_err().contains("malformed"));
-        assert!(PanelRequest::parse(&json!({"v": 1, "type": "start_task", "task": "  "})).unwrap_err().contains("empty"));
+        assert!(PanelRequest::parse(&json!({"v": 1, "type": "start_task", "task": "  "}))
+            .unwrap_err()
+            .contains("empty"));
     }
 
     #[test]

@@ -59,7 +59,8 @@ impl HostBrowser {
 impl Browser for HostBrowser {
     async fn observe(&self, tab: TabId) -> Result<RawPage, BrowserError> {
         let value = self.host.observe(tab).await.map_err(browser_error)?;
-        serde_wasm_bindgen::from_value(value).map_err(|err| BrowserError::Script(format!("the sensor sent an unexpected page record: {err}")))
+        serde_wasm_bindgen::from_value(value)
+            .map_err(|err| BrowserError::Script(format!("the sensor sent an unexpected page record: {err}")))
     }
 
     async fn navigate(&self, tab: TabId, url: &str) -> Result<(), BrowserError> {
@@ -68,7 +69,8 @@ impl Browser for HostBrowser {
 
     async fn perform(&self, tab: TabId, op: &PageOp) -> Result<OpOutcome, BrowserError> {
         let value = self.host.perform(tab, super::to_js(op)).await.map_err(browser_error)?;
-        serde_wasm_bindgen::from_value(value).map_err(|err| BrowserError::Script(format!("the sensor sent an unexpected result: {err}")))
+        serde_wasm_bindgen::from_value(value)
+            .map_err(|err| BrowserError::Script(format!("the sensor sent an unexpected result: {err}")))
     }
 }
 

@@ -122,5 +122,6 @@ fn settings_from_js(value: JsValue) -> Result<Settings, String> {
     if value.is_undefined() || value.is_null() {
         return Ok(Settings::default());
     }
-    serde_wasm_bindgen::from_value(value).map_err(|err| format!("The stored settings could not be read ({err}). Open the settings and save them again."))
+    serde_wasm_bindgen::from_value(value)
+        .map_err(|err| format!("The stored settings could not be read ({err}). Open the settings and save them again."))
 }

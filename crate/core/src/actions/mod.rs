@@ -55,17 +55,16 @@ impl Action {
         match name.as_str() {
             "go_to_url" => Ok(Action::GoToUrl { url: string_param(params, name, "url")? }),
             "click_element" => Ok(Action::ClickElement { index: index_param(params, name)? }),
-            "input_text" => Ok(Action::InputText { index: index_param(params, name)?, text: string_param(params, name, "text")? }),
+            "input_text" => {
+                Ok(Action::InputText { index: index_param(params, name)?, text: string_param(params, name, "text")? })
+            }
             "done" => Ok(Action::Done {
                 text: string_param(params, name, "text")?,
                 success: params.get("success").map_or(Ok(true), |v| {
                     v.as_bool().ok_or_else(|| format!("done.success must be true or false, got {v}"))
                 })?,
             }),
-            other => Err(format!(
-                "unknown action \"{other}\"; the available actions are {}",
-                ACTION_NAMES.join(", ")
-            )),
+            other => Err(format!("unknown action \"{other}\"; the available actions are {}", ACTION_NAMES.join(", "))),
         }
     }
 }

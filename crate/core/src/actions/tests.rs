@@ -3,7 +3,10 @@ use serde_json::json;
 
 #[test]
 fn reads_each_action() {
-    assert_eq!(Action::from_json(&json!({"go_to_url": {"url": "https://a.test"}})), Ok(Action::GoToUrl { url: "https://a.test".into() }));
+    assert_eq!(
+        Action::from_json(&json!({"go_to_url": {"url": "https://a.test"}})),
+        Ok(Action::GoToUrl { url: "https://a.test".into() })
+    );
     assert_eq!(Action::from_json(&json!({"click_element": {"index": 7}})), Ok(Action::ClickElement { index: 7 }));
     assert_eq!(Action::from_json(&json!({"click_element": {"index": "[7]"}})), Ok(Action::ClickElement { index: 7 }));
     assert_eq!(

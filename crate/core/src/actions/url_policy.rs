@@ -13,8 +13,12 @@ pub enum UrlRefusal {
 impl fmt::Display for UrlRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            UrlRefusal::Invalid(url) => write!(f, "\"{url}\" is not a valid web address; give a full URL such as https://example.com"),
-            UrlRefusal::RestrictedScheme(scheme) => write!(f, "{scheme}: pages cannot be opened by the agent; only http and https pages can"),
+            UrlRefusal::Invalid(url) => {
+                write!(f, "\"{url}\" is not a valid web address; give a full URL such as https://example.com")
+            }
+            UrlRefusal::RestrictedScheme(scheme) => {
+                write!(f, "{scheme}: pages cannot be opened by the agent; only http and https pages can")
+            }
             UrlRefusal::WebStore => write!(f, "the Chrome Web Store cannot be operated by extensions"),
         }
     }

@@ -4,9 +4,14 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
-    TaskStarted { task: String },
+    TaskStarted {
+        task: String,
+    },
     /// The model is being asked for step `step`.
-    StepStarted { step: u32, max_steps: u32 },
+    StepStarted {
+        step: u32,
+        max_steps: u32,
+    },
     /// A step's decision and what its actions did.
     Step {
         step: u32,
@@ -17,11 +22,20 @@ pub enum AgentEvent {
         actions: Vec<ActionReport>,
     },
     /// The task ended with an answer; `success` is the agent's own claim.
-    Result { success: bool, text: String, steps: u32 },
+    Result {
+        success: bool,
+        text: String,
+        steps: u32,
+    },
     /// The task ended because something went wrong; `message` says what and what to do.
-    Error { message: String, steps: u32 },
+    Error {
+        message: String,
+        steps: u32,
+    },
     /// The user stopped the task.
-    Stopped { steps: u32 },
+    Stopped {
+        steps: u32,
+    },
 }
 
 /// One action of a step, as the panel shows it.

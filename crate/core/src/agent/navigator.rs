@@ -22,8 +22,14 @@ pub struct TaskConfig {
 /// How a step ended, for the loop.
 enum StepEnd {
     /// `failure` describes, for the user, what went wrong in a step that failed.
-    Continue { results: Vec<String>, failure: Option<String> },
-    Finished { success: bool, text: String },
+    Continue {
+        results: Vec<String>,
+        failure: Option<String>,
+    },
+    Finished {
+        success: bool,
+        text: String,
+    },
 }
 
 /// Runs one task to its end and returns the final event (also emitted).
@@ -72,7 +78,9 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
                     failures += 1;
                     if failures >= MAX_CONSECUTIVE_FAILURES {
                         return AgentEvent::Error {
-                            message: format!("The task stopped after {failures} failed steps in a row. Last problem: {failure}"),
+                            message: format!(
+                                "The task stopped after {failures} failed steps in a row. Last problem: {failure}"
+                            ),
                             steps: step,
                         };
                     }
@@ -96,7 +104,9 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
         let output = match parse_navigator_output(&reply) {
             Ok(output) => output,
             Err(reason) => {
-                let problem = format!("Your reply could not be used: {reason}. Reply with one JSON object in the required format.");
+                let problem = format!(
+                    "Your reply could not be used: {reason}. Reply with one JSON object in the required format."
+                );
                 let failure = format!("the model's reply could not be used ({reason}). If this keeps happening, choose a model that supports structured JSON output.");
                 self.history.push(ChatMessage::assistant(reply));
                 self.history.push(ChatMessage::user(problem.clone()));
@@ -139,7 +149,9 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
     async fn observe(&self) -> Result<Result<PageMap, String>, StepError> {
         match self.browser.observe(self.config.tab).await {
             Ok(raw) => Ok(Ok(PageMap::build(&raw))),
-            Err(BrowserError::TabClosed) => Err(StepError::Fatal(format!("{}. Start the task again on an open tab.", BrowserError::TabClosed))),
+            Err(BrowserError::TabClosed) => {
+                Err(StepError::Fatal(format!("{}. Start the task again on an open tab.", BrowserError::TabClosed)))
+            }
             Err(err) => Ok(Err(err.to_string())),
         }
     }
@@ -186,7 +198,10 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
                     name: "skipped".into(),
                     target: None,
                     ok: true,
-                    outcome: format!("{reason}, so the remaining actions ({}) were not run; look at the new page map.", skipped.join(", ")),
+                    outcome: format!(
+                        "{reason}, so the remaining actions ({}) were not run; look at the new page map.",
+                        skipped.join(", ")
+                    ),
                 });
                 break;
             }
@@ -196,7 +211,12 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
 
     async fn run_action(&self, action: &Action, page: Option<&PageMap>) -> Result<ActionReport, StepError> {
         let name = action.name().to_string();
-        let report = |target: Option<String>, ok: bool, outcome: String| ActionReport { name: name.clone(), target, ok, outcome };
+        let report = |target: Option<String>, ok: bool, outcome: String| ActionReport {
+            name: name.clone(),
+            target,
+            ok,
+            outcome,
+        };
         match action {
             Action::GoToUrl { url } => match normalize_url(url) {
                 Err(refusal) => Ok(report(None, false, format!("Did not open {url}: {refusal}."))),
@@ -208,17 +228,25 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
             },
             Action::ClickElement { index } | Action::InputText { index, .. } => {
                 let Some(element) = page.and_then(|map| map.element(*index)) else {
-                    return Ok(report(None, false, format!("There is no element [{index}] in the current page map; use an index from the map.")));
+                    return Ok(report(
+                        None,
+                        false,
+                        format!("There is no element [{index}] in the current page map; use an index from the map."),
+                    ));
                 };
                 let target = element.describe();
                 let op = match action {
-                    Action::InputText { text, .. } => PageOp::Type { id: *index, tag: element.tag.clone(), text: text.clone() },
+                    Action::InputText { text, .. } => {
+                        PageOp::Type { id: *index, tag: element.tag.clone(), text: text.clone() }
+                    }
                     _ => PageOp::Click { id: *index, tag: element.tag.clone() },
                 };
                 match self.browser.perform(self.config.tab, &op).await {
                     Ok(outcome) if outcome.ok => {
                         let done = match (&op, outcome.value) {
-                            (PageOp::Type { text, .. }, Some(value)) if value == *text => format!("Typed \"{text}\" into {target}."),
+                            (PageOp::Type { text, .. }, Some(value)) if value == *text => {
+                                format!("Typed \"{text}\" into {target}.")
+                            }
                             (PageOp::Type { text, .. }, Some(value)) => {
                                 format!("Typed \"{text}\" into {target}, but its value is now \"{value}\".")
                             }
@@ -227,7 +255,11 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
                         };
                         Ok(report(Some(target), true, done))
                     }
-                    Ok(outcome) => Ok(report(Some(target.clone()), false, format!("Could not act on {target}: {}.", outcome.message))),
+                    Ok(outcome) => Ok(report(
+                        Some(target.clone()),
+                        false,
+                        format!("Could not act on {target}: {}.", outcome.message),
+                    )),
                     Err(BrowserError::TabClosed) => Err(StepError::Fatal(format!("{}.", BrowserError::TabClosed))),
                     Err(err) => Ok(report(Some(target.clone()), false, format!("Could not act on {target}: {err}."))),
                 }

@@ -23,18 +23,14 @@ pub fn parse_navigator_output(reply: &str) -> Result<NavigatorOutput, String> {
     let json = extract_json(reply).ok_or_else(|| "the reply contains no JSON object".to_string())?;
     let value: Value = serde_json::from_str(json).map_err(|err| format!("the reply is not valid JSON ({err})"))?;
     let state = value.get("current_state").and_then(Value::as_object);
-    let field = |name: &str| {
-        state.and_then(|s| s.get(name)).and_then(Value::as_str).unwrap_or_default().to_string()
-    };
+    let field = |name: &str| state.and_then(|s| s.get(name)).and_then(Value::as_str).unwrap_or_default().to_string();
     let brain = AgentBrain {
         evaluation_previous_goal: field("evaluation_previous_goal"),
         memory: field("memory"),
         next_goal: field("next_goal"),
     };
-    let actions = value
-        .get("action")
-        .and_then(Value::as_array)
-        .ok_or_else(|| "the reply has no \"action\" list".to_string())?;
+    let actions =
+        value.get("action").and_then(Value::as_array).ok_or_else(|| "the reply has no \"action\" list".to_string())?;
     if actions.is_empty() {
         return Err("the \"action\" list is empty; give at least one action".into());
     }
@@ -82,6 +78,8 @@ mod tests {
         assert!(parse_navigator_output("{oops}").unwrap_err().starts_with("the reply is not valid JSON"));
         assert!(parse_navigator_output(r#"{"current_state":{}}"#).unwrap_err().contains("no \"action\" list"));
         assert!(parse_navigator_output(r#"{"action":[]}"#).unwrap_err().contains("empty"));
-        assert!(parse_navigator_output(r#"{"action":[{"done":{"text":"x"}},{"jump":{}}]}"#).unwrap_err().starts_with("action 2: unknown action"));
+        assert!(parse_navigator_output(r#"{"action":[{"done":{"text":"x"}},{"jump":{}}]}"#)
+            .unwrap_err()
+            .starts_with("action 2: unknown action"));
     }
 }

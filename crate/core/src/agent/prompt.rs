@@ -67,7 +67,9 @@ pub fn state_message(step: u32, max_steps: u32, page: Result<&PageMap, String>, 
             text.push_str(if body.is_empty() { "(the page shows no text or interactive elements)\n" } else { &body });
             text.push_str("</page_content>\n");
         }
-        Err(reason) => text.push_str(&format!("The current page cannot be read: {reason}. Use go_to_url to open a web page.\n")),
+        Err(reason) => {
+            text.push_str(&format!("The current page cannot be read: {reason}. Use go_to_url to open a web page.\n"))
+        }
     }
     text
 }

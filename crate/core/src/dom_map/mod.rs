@@ -14,14 +14,26 @@ use crate::text::{truncate_chars, truncate_words};
 use std::collections::HashMap;
 
 /// Tags a person can operate without any script help.
-const NATIVE_INTERACTIVE: &[&str] = &[
-    "a", "button", "input", "select", "textarea", "summary", "details", "option",
-];
+const NATIVE_INTERACTIVE: &[&str] = &["a", "button", "input", "select", "textarea", "summary", "details", "option"];
 
 /// ARIA roles that promise an interactive widget.
 const INTERACTIVE_ROLES: &[&str] = &[
-    "button", "link", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox", "menuitemradio",
-    "option", "switch", "combobox", "textbox", "searchbox", "slider", "spinbutton", "treeitem",
+    "button",
+    "link",
+    "checkbox",
+    "radio",
+    "tab",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "option",
+    "switch",
+    "combobox",
+    "textbox",
+    "searchbox",
+    "slider",
+    "spinbutton",
+    "treeitem",
     "gridcell",
 ];
 
@@ -193,7 +205,8 @@ fn display_attrs(node: &RawNode, page_url: &str) -> Vec<(String, String)> {
             if value.is_empty() {
                 return None;
             }
-            let value = if name == "href" { short_href(value, page_url) } else { truncate_words(value, MAX_TEXT_CHARS) };
+            let value =
+                if name == "href" { short_href(value, page_url) } else { truncate_words(value, MAX_TEXT_CHARS) };
             Some((name.to_string(), value))
         })
         .collect();

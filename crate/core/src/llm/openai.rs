@@ -77,20 +77,18 @@ impl<H: HttpClient> ChatModel for OpenAiCompatible<H> {
 pub fn parse_reply(body: &str) -> Result<ChatReply, LlmError> {
     let malformed = |detail: &str| LlmError::MalformedResponse { detail: detail.to_string() };
     let value: Value = serde_json::from_str(body).map_err(|_| malformed("the body is not JSON"))?;
-    let message = value
-        .pointer("/choices/0/message")
-        .ok_or_else(|| malformed("it has no choices[0].message"))?;
+    let message = value.pointer("/choices/0/message").ok_or_else(|| malformed("it has no choices[0].message"))?;
     let content = match message.get("content") {
         Some(Value::String(text)) => text.clone(),
         // Some servers return the structured reply as a tool call when they ignore response_format.
-        _ => message
-            .pointer("/tool_calls/0/function/arguments")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .ok_or_else(|| match message.get("refusal").and_then(Value::as_str) {
-                Some(refusal) => malformed(&format!("the model refused: {refusal}")),
-                None => malformed("the message has no content"),
-            })?,
+        _ => {
+            message.pointer("/tool_calls/0/function/arguments").and_then(Value::as_str).map(str::to_string).ok_or_else(
+                || match message.get("refusal").and_then(Value::as_str) {
+                    Some(refusal) => malformed(&format!("the model refused: {refusal}")),
+                    None => malformed("the message has no content"),
+                },
+            )?
+        }
     };
     let usage = value.get("usage").map(|usage| Usage {
         input_tokens: usage.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0),

@@ -25,7 +25,15 @@ impl FakeShop {
 }
 
 fn raw(id: u32, parent: Option<u32>, tag: &str, text: &str) -> RawNode {
-    RawNode { id, parent, tag: tag.into(), text: text.into(), rect: [0.0, 0.0, 50.0, 10.0], visible: true, ..RawNode::default() }
+    RawNode {
+        id,
+        parent,
+        tag: tag.into(),
+        text: text.into(),
+        rect: [0.0, 0.0, 50.0, 10.0],
+        visible: true,
+        ..RawNode::default()
+    }
 }
 
 impl Browser for FakeShop {
@@ -60,7 +68,11 @@ impl Browser for FakeShop {
             PageOp::Type { id: 3, text, .. } => *self.note.borrow_mut() = text.clone(),
             _ => return Ok(OpOutcome { ok: false, message: "not clickable".into(), value: None }),
         }
-        Ok(OpOutcome { ok: true, message: String::new(), value: matches!(op, PageOp::Type { .. }).then(|| self.note.borrow().clone()) })
+        Ok(OpOutcome {
+            ok: true,
+            message: String::new(),
+            value: matches!(op, PageOp::Type { .. }).then(|| self.note.borrow().clone()),
+        })
     }
 }
 
@@ -85,7 +97,9 @@ impl ChatModel for ScriptedModel {
 }
 
 fn reply(actions: &str) -> Result<String, LlmError> {
-    Ok(format!(r#"{{"current_state":{{"evaluation_previous_goal":"ok","memory":"m","next_goal":"g"}},"action":{actions}}}"#))
+    Ok(format!(
+        r#"{{"current_state":{{"evaluation_previous_goal":"ok","memory":"m","next_goal":"g"}},"action":{actions}}}"#
+    ))
 }
 
 fn config(max_steps: u32) -> TaskConfig {
@@ -109,7 +123,8 @@ fn completes_a_task_and_reports_each_step() {
     let (end, events) = run(&shop, &model, 10);
     assert_eq!(end, AgentEvent::Result { success: true, text: "The total is $12.00".into(), steps: 2 });
     assert_eq!(shop.cart.get(), 1);
-    let Some(AgentEvent::Step { actions, .. }) = events.iter().find(|e| matches!(e, AgentEvent::Step { step: 1, .. })) else {
+    let Some(AgentEvent::Step { actions, .. }) = events.iter().find(|e| matches!(e, AgentEvent::Step { step: 1, .. }))
+    else {
         panic!("no step 1 event in {events:?}");
     };
     assert_eq!(actions[0].target.as_deref(), Some("<button> \"Add blue mug\" [2]"));
@@ -182,10 +197,16 @@ fn unusable_replies_are_explained_to_the_model_and_end_the_task_when_repeated() 
     let (end, events) = run(&shop, &model, 10);
     let AgentEvent::Error { message, steps } = end else { panic!("expected an error, got {end:?}") };
     assert_eq!(steps, 3);
-    assert!(message.contains("3 failed steps") && message.contains("reply could not be used (the reply has no \"action\" list)"), "{message}");
+    assert!(
+        message.contains("3 failed steps")
+            && message.contains("reply could not be used (the reply has no \"action\" list)"),
+        "{message}"
+    );
     assert!(message.contains("supports structured JSON output"), "{message}");
     let second = &model.requests.borrow()[1].messages;
-    assert!(second.iter().any(|m| m.content.contains("Your reply could not be used: the reply contains no JSON object")));
+    assert!(second
+        .iter()
+        .any(|m| m.content.contains("Your reply could not be used: the reply contains no JSON object")));
     assert!(format!("{events:?}").contains("supports structured JSON output"));
 }
 
@@ -201,9 +222,19 @@ fn a_provider_error_ends_the_task_with_its_message() {
 #[test]
 fn the_last_step_asks_for_done_and_the_limit_ends_the_task() {
     let shop = FakeShop::new();
-    let model = ScriptedModel::new(vec![reply(r#"[{"click_element":{"index":2}}]"#), reply(r#"[{"click_element":{"index":2}}]"#)]);
+    let model = ScriptedModel::new(vec![
+        reply(r#"[{"click_element":{"index":2}}]"#),
+        reply(r#"[{"click_element":{"index":2}}]"#),
+    ]);
     let (end, _) = run(&shop, &model, 2);
-    assert_eq!(end, AgentEvent::Result { success: false, text: "The task was not finished within the limit of 2 steps.".into(), steps: 2 });
+    assert_eq!(
+        end,
+        AgentEvent::Result {
+            success: false,
+            text: "The task was not finished within the limit of 2 steps.".into(),
+            steps: 2
+        }
+    );
     assert!(model.requests.borrow()[1].messages.last().unwrap().content.contains("This is the last step"));
 }
 

@@ -6,7 +6,13 @@ use std::cell::RefCell;
 /// Answers every request with one canned response and records what was sent.
 struct CannedHttp {
     response: Result<HttpResponse, String>,
-    sent: RefCell<Vec<(String, Vec<(String, String)>, String)>>,
+    sent: RefCell<Vec<SentRequest>>,
+}
+
+struct SentRequest {
+    url: String,
+    headers: Vec<(String, String)>,
+    body: String,
 }
 
 impl CannedHttp {
@@ -17,7 +23,7 @@ impl CannedHttp {
 
 impl HttpClient for &CannedHttp {
     async fn post_json(&self, url: &str, headers: &[(String, String)], body: String) -> Result<HttpResponse, String> {
-        self.sent.borrow_mut().push((url.to_string(), headers.to_vec(), body));
+        self.sent.borrow_mut().push(SentRequest { url: url.to_string(), headers: headers.to_vec(), body });
         self.response.clone()
     }
 }
@@ -40,7 +46,7 @@ fn sends_the_chat_completions_request_with_a_json_schema() {
     let model = OpenAiCompatible::new("http://127.0.0.1:9/v1/", "gpt-test", "sk-1", &http);
     block_on(model.complete(&request())).unwrap();
     let sent = http.sent.borrow();
-    let (url, headers, body) = &sent[0];
+    let SentRequest { url, headers, body } = &sent[0];
     assert_eq!(url, "http://127.0.0.1:9/v1/chat/completions");
     assert!(headers.contains(&("Authorization".into(), "Bearer sk-1".into())));
     let body: Value = serde_json::from_str(body).unwrap();
@@ -55,12 +61,15 @@ fn sends_the_chat_completions_request_with_a_json_schema() {
 fn omits_the_authorization_header_without_a_key() {
     let http = CannedHttp::new(ok(r#"{"choices":[{"message":{"content":"{}"}}]}"#));
     block_on(OpenAiCompatible::new("http://localhost:11434/v1", "llama", " ", &http).complete(&request())).unwrap();
-    assert!(http.sent.borrow()[0].1.iter().all(|(name, _)| name != "Authorization"));
+    assert!(http.sent.borrow()[0].headers.iter().all(|(name, _)| name != "Authorization"));
 }
 
 #[test]
 fn reads_content_and_usage() {
-    let reply = parse_reply(r#"{"choices":[{"message":{"content":"{\"a\":1}"}}],"usage":{"prompt_tokens":12,"completion_tokens":3}}"#).unwrap();
+    let reply = parse_reply(
+        r#"{"choices":[{"message":{"content":"{\"a\":1}"}}],"usage":{"prompt_tokens":12,"completion_tokens":3}}"#,
+    )
+    .unwrap();
     assert_eq!(reply.content, "{\"a\":1}");
     assert_eq!(reply.usage, Some(Usage { input_tokens: 12, output_tokens: 3 }));
 }
@@ -81,7 +90,8 @@ fn maps_statuses_to_errors_the_user_can_act_on() {
     ];
     for (status, body, expected) in cases {
         let http = CannedHttp::new(Ok(HttpResponse { status, body: body.into() }));
-        let err = block_on(OpenAiCompatible::new("http://x.test/v1", "m", "k", &http).complete(&request())).unwrap_err();
+        let err =
+            block_on(OpenAiCompatible::new("http://x.test/v1", "m", "k", &http).complete(&request())).unwrap_err();
         assert!(err.to_string().contains(expected), "{status}: {err}");
     }
 }
@@ -89,7 +99,8 @@ fn maps_statuses_to_errors_the_user_can_act_on() {
 #[test]
 fn reports_an_unreachable_server_with_its_address() {
     let http = CannedHttp::new(Err("Failed to fetch".into()));
-    let err = block_on(OpenAiCompatible::new("http://127.0.0.1:1/v1", "m", "", &http).complete(&request())).unwrap_err();
+    let err =
+        block_on(OpenAiCompatible::new("http://127.0.0.1:1/v1", "m", "", &http).complete(&request())).unwrap_err();
     assert!(matches!(err, LlmError::Unreachable { .. }));
     assert!(err.to_string().contains("http://127.0.0.1:1/v1/chat/completions"), "{err}");
 }

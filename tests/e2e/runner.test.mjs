@@ -1,0 +1,77 @@
+// The headless runner, exactly as users call it: ./build.sh run ...
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startLlmServer } from '../support/llm-server.mjs';
+import { startSiteServer } from '../support/site-server.mjs';
+import { SHOP_TASK, shopScript } from '../support/fixtures.mjs';
+
+const BUILD_SH = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'build.sh');
+let site;
+
+before(async () => {
+  site = await startSiteServer();
+});
+
+after(async () => {
+  await site?.close();
+});
+
+function runner(args, env = {}) {
+  return new Promise((resolvePromise) => {
+    const child = spawn(BUILD_SH, ['run', ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
+
+test('the runner completes the shop task, printing one JSON event per line', async () => {
+  const llm = await startLlmServer(shopScript(site.origin));
+  try {
+    const { code, stdout, stderr } = await runner(
+      ['--task', SHOP_TASK, '--url', `${site.origin}/shop/`, '--base-url', llm.baseUrl, '--model', 'scripted',
+        '--api-key-env', 'RUNNER_TEST_KEY', '--max-steps', '6', '--json'],
+      { RUNNER_TEST_KEY: 'sk-from-env' },
+    );
+    assert.equal(code, 0, stderr);
+    const events = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    assert.deepEqual(events.map((e) => e.type), [
+      'task_started', 'step_started', 'step', 'step_started', 'step', 'step_started', 'step', 'step_started', 'step', 'result',
+    ]);
+    assert.deepEqual(events.at(-1), { v: 1, type: 'result', success: true, text: 'The cart total is $14.50', steps: 4 });
+    assert.equal(events[1].max_steps, 6);
+    assert.equal(llm.headers[0].authorization, 'Bearer sk-from-env');
+    assert.doesNotMatch(stdout, /sk-from-env/);
+  } finally {
+    await llm.close();
+  }
+});
+
+test('the runner prints readable steps and exits 1 when the provider refuses the key', async () => {
+  const llm = await startLlmServer([{ status: 401, body: { error: { message: 'Incorrect API key provided' } } }]);
+  try {
+    const { code, stdout } = await runner(['--task', SHOP_TASK, '--url', `${site.origin}/shop/`, '--base-url', llm.baseUrl, '--model', 'scripted']);
+    assert.equal(code, 1);
+    assert.match(stdout, /^Task: add the blue mug/m);
+    assert.match(stdout, /^Error: The model provider refused the API key \(HTTP 401/m);
+  } finally {
+    await llm.close();
+  }
+});
+
+test('the runner exits 2 on a usage error, saying what is missing', async () => {
+  const missingTask = await runner(['--base-url', 'http://127.0.0.1:1/v1', '--model', 'm']);
+  assert.equal(missingTask.code, 2);
+  assert.match(missingTask.stderr, /--task is required/);
+  const unknownFlag = await runner(['--task', 'x', '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--bogus']);
+  assert.equal(unknownFlag.code, 2);
+  const missingKey = await runner(['--task', 'x', '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--api-key-env', 'SURELY_UNSET_VAR_42']);
+  assert.equal(missingKey.code, 2);
+  assert.match(missingKey.stderr, /SURELY_UNSET_VAR_42 is not set/);
+});
