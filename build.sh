@@ -86,6 +86,9 @@ build() {
 
 run_tests() {
   ensure_test_tools
+  say "Format and lints"
+  cargo fmt --all -- --check
+  cargo clippy --workspace --all-targets --quiet -- -D warnings
   say "Native tests (cargo test)"
   cargo test --workspace
   say "Wasm tests in headless Chrome (wasm-pack test)"
