@@ -90,9 +90,14 @@ function render(event) {
       append(element('div', 'message notice', `Stopped after ${event.steps} step${event.steps === 1 ? '' : 's'}.`));
       break;
     case 'hello':
-      // A reconnect (or a panel opened mid-task) gets the current task replayed.
-      log.replaceChildren();
-      for (const past of event.events) render(past);
+      // Sent on every connect. A panel opened mid-task catches up; a panel that was following a
+      // task the worker no longer has (the worker was stopped by the browser) says so.
+      if (log.childElementCount === 0) {
+        for (const past of event.events) render(past);
+      } else if (running && !event.running) {
+        clearThinking();
+        append(element('div', 'message error', 'The task was interrupted because the extension\'s background worker was restarted by the browser. Send the task again to continue.')).setAttribute('role', 'alert');
+      }
       setRunning(event.running);
       break;
   }
@@ -104,7 +109,10 @@ function connect() {
     if (event?.v === PROTOCOL_VERSION) render(event);
   });
   port.onDisconnect.addListener(() => {
+    // The worker went away (stopped by the browser, or the extension reloaded): reconnect, which
+    // restarts it, and learn from its hello whether our task survived.
     port = null;
+    setTimeout(connect, 100);
   });
 }
 

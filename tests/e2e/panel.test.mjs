@@ -205,3 +205,31 @@ async function waitUntil(condition, timeout = 5000) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+test('a service worker stopped by the browser mid-task is reported, and the next task runs', async () => {
+  const hanging = await startLlmServer([{ hang: true }]);
+  const working = await startLlmServer(shopScript(site.origin));
+  try {
+    await useModel(hanging.baseUrl);
+    const { panel } = await openShop();
+    await sendTask(panel, SHOP_TASK);
+    await panel.locator('.thinking').waitFor({ timeout: TIMEOUT });
+
+    const cdp = await agent.context.newCDPSession(panel);
+    await cdp.send('ServiceWorker.enable');
+    await cdp.send('ServiceWorker.stopAllWorkers');
+
+    const error = panel.locator('.error');
+    await error.waitFor({ timeout: TIMEOUT });
+    assert.match(await error.textContent(), /interrupted because the extension's background worker was restarted/);
+    assert.equal(await panel.locator('#stop').isHidden(), true);
+
+    await useModel(working.baseUrl);
+    await sendTask(panel, SHOP_TASK);
+    await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
+    assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $14.50');
+  } finally {
+    await hanging.close();
+    await working.close();
+  }
+});
