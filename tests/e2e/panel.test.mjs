@@ -30,6 +30,14 @@ async function sendTask(panel, task) {
   await panel.press('#task', 'Enter');
 }
 
+/** Runs the shop task in `panel` against `llm` (a server with the shop script) and checks the answer. */
+async function assertShopTaskSucceeds(panel, llm) {
+  await useModel(llm.baseUrl);
+  await sendTask(panel, SHOP_TASK);
+  await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
+  assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $14.50');
+}
+
 /** Opens the shop's home page and a panel bound to its tab. */
 async function openShop() {
   const target = await openTarget(agent, `${site.origin}/shop/`);
@@ -106,10 +114,7 @@ test('a rejected API key ends the task with a clear message, and the next task s
     await error.waitFor({ timeout: TIMEOUT });
     assert.match(await error.textContent(), /refused the API key \(HTTP 401: Incorrect API key provided\)\. Open the settings/);
 
-    await useModel(working.baseUrl);
-    await sendTask(panel, SHOP_TASK);
-    await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
-    assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $14.50');
+    await assertShopTaskSucceeds(panel, working);
   } finally {
     await refusing.close();
     await working.close();
@@ -224,10 +229,7 @@ test('a service worker stopped by the browser mid-task is reported, and the next
     assert.match(await error.textContent(), /interrupted because the extension's background worker was restarted/);
     assert.equal(await panel.locator('#stop').isHidden(), true);
 
-    await useModel(working.baseUrl);
-    await sendTask(panel, SHOP_TASK);
-    await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
-    assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $14.50');
+    await assertShopTaskSucceeds(panel, working);
   } finally {
     await hanging.close();
     await working.close();

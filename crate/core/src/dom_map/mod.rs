@@ -256,4 +256,4 @@ fn fingerprint(node: &RawNode, text: &str) -> u64 {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -1,7 +1,8 @@
 use super::*;
 use std::collections::BTreeMap;
 
-fn node(id: u32, parent: Option<u32>, tag: &str, text: &str) -> RawNode {
+/// A visible element with a size; other fields default. Shared with the agent's tests.
+pub(crate) fn node(id: u32, parent: Option<u32>, tag: &str, text: &str) -> RawNode {
     RawNode {
         id,
         parent,

@@ -1,6 +1,7 @@
 use super::*;
 use crate::browser::OpOutcome;
-use crate::dom_map::{RawNode, RawPage, Viewport};
+use crate::dom_map::tests::node;
+use crate::dom_map::{RawPage, Viewport};
 use crate::llm::{ChatReply, LlmError};
 use futures::executor::block_on;
 use std::cell::{Cell, RefCell};
@@ -24,34 +25,22 @@ impl FakeShop {
     }
 }
 
-fn raw(id: u32, parent: Option<u32>, tag: &str, text: &str) -> RawNode {
-    RawNode {
-        id,
-        parent,
-        tag: tag.into(),
-        text: text.into(),
-        rect: [0.0, 0.0, 50.0, 10.0],
-        visible: true,
-        ..RawNode::default()
-    }
-}
-
 impl Browser for FakeShop {
     async fn observe(&self, _tab: TabId) -> Result<RawPage, BrowserError> {
         if self.closed.get() {
             return Err(BrowserError::TabClosed);
         }
-        let mut note = raw(3, Some(0), "textarea", "");
+        let mut note = node(3, Some(0), "textarea", "");
         note.value = Some(self.note.borrow().clone());
         Ok(RawPage {
             url: self.url.borrow().clone(),
             title: "Shop".into(),
             viewport: Viewport::default(),
             nodes: vec![
-                raw(1, None, "body", ""),
-                raw(2, Some(0), "button", "Add blue mug"),
+                node(1, None, "body", ""),
+                node(2, Some(0), "button", "Add blue mug"),
                 note,
-                raw(4, Some(0), "p", &format!("Cart total: ${}.00", self.cart.get() * 12)),
+                node(4, Some(0), "p", &format!("Cart total: ${}.00", self.cart.get() * 12)),
             ],
         })
     }
