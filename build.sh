@@ -4,6 +4,7 @@
 #   ./build.sh            install missing tools, build the unpacked extension (load the repository root)
 #   ./build.sh test       build, then every test: cargo test, wasm tests in headless Chrome, end to end
 #   ./build.sh run ...    build, then run a task headlessly (./build.sh run --help)
+#   ./build.sh bench      build, then benchmark the page map on ../shared/corpus (bench/results/)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -102,6 +103,7 @@ case "${1:-build}" in
   build) build ;;
   test) build; run_tests ;;
   run) shift; build; ensure_chromium; exec node runner/cli.mjs "$@" ;;
-  -h|--help|help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' ;;
-  *) echo "unknown command: $1 (use build, test or run)" >&2; exit 2 ;;
+  bench) shift; build; ensure_chromium; exec node bench/page-map.mjs "$@" ;;
+  -h|--help|help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) echo "unknown command: $1 (use build, test, run or bench)" >&2; exit 2 ;;
 esac

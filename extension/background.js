@@ -18,6 +18,9 @@ function broadcast(event) {
 }
 
 const core = init().then(() => new Core(createBrowserHost(broadcast)));
+// Reachable from the worker's own console and from the runner, benchmark and tests (which
+// evaluate in this worker); pages and other extensions cannot reach a worker's globals.
+core.then((agent) => { globalThis.agentCore = agent; });
 
 chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch((err) => {
   console.warn('Could not make the toolbar button open the side panel:', err);

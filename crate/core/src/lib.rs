@@ -21,3 +21,4 @@ pub mod llm;
 pub mod protocol;
 pub mod settings;
 pub mod text;
+pub mod tokens;

@@ -6,10 +6,13 @@ mod fetch;
 mod host;
 
 use agent_core::agent::{run_task, AgentEvent, TaskConfig};
+use agent_core::browser::Browser;
 use agent_core::cancel::CancelToken;
+use agent_core::dom_map::{serialize, PageMap};
 use agent_core::llm::OpenAiCompatible;
 use agent_core::protocol::{self, PanelRequest};
 use agent_core::settings::Settings;
+use agent_core::tokens::estimate_tokens;
 use fetch::FetchClient;
 use host::{BrowserHost, HostBrowser};
 use serde::Serialize;
@@ -52,6 +55,25 @@ impl Core {
     #[wasm_bindgen(js_name = isTrustedSender)]
     pub fn is_trusted_sender(extension_id: &str, sender_id: Option<String>, sender_url: Option<String>) -> bool {
         protocol::is_trusted_sender(extension_id, sender_id.as_deref(), sender_url.as_deref())
+    }
+
+    /// The page map of a tab as the navigator would see it, with its size: for the runner, the
+    /// benchmark, the tests and anyone debugging what the agent sees.
+    /// Resolves to `{ elements, indexed, tokens, text }`.
+    #[wasm_bindgen(js_name = describePage)]
+    pub fn describe_page(&self, tab: i32) -> js_sys::Promise {
+        let browser = Rc::clone(&self.browser);
+        wasm_bindgen_futures::future_to_promise(async move {
+            let raw = browser.observe(tab).await.map_err(|err| JsValue::from_str(&err.to_string()))?;
+            let map = PageMap::build(&raw);
+            let text = serialize(&map);
+            Ok(to_js(&serde_json::json!({
+                "elements": raw.nodes.len(),
+                "indexed": map.elements().count(),
+                "tokens": estimate_tokens(&text),
+                "text": text,
+            })))
+        })
     }
 
     #[wasm_bindgen(js_name = isRunning)]
