@@ -4,6 +4,8 @@
 import { loadSettings } from '../shared/settings-store.js';
 
 const SENSOR_FILE = 'extension/page/sensor.js';
+/** A frame that takes longer to answer is left out of the page map (the top frame: an error). */
+const FRAME_TIMEOUT_MS = 3000;
 /** Upper bound for a page load after go_to_url or a click that navigates. */
 const LOAD_TIMEOUT_MS = 15000;
 /** The page counts as settled after this long without DOM changes... */
@@ -23,22 +25,42 @@ async function getTab(tabId) {
   }
 }
 
-/** Runs `func(...args)` in the tab's top frame, with the sensor installed first. */
-async function inPage(tabId, func, args = []) {
-  const tab = await getTab(tabId);
+function withTimeout(promise, ms, message) {
+  let timer;
+  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(hostError('script', message)), ms); });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Runs `func(...args)` in one frame of the tab, with the sensor installed first. */
+async function inFrame(tabId, frameId, func, args = []) {
+  const target = { tabId, frameIds: [frameId] };
   try {
-    await chrome.scripting.executeScript({ target: { tabId }, files: [SENSOR_FILE] });
-    const [frame] = await chrome.scripting.executeScript({ target: { tabId }, func, args });
+    await chrome.scripting.executeScript({ target, files: [SENSOR_FILE] });
+    const [frame] = await chrome.scripting.executeScript({ target, func, args });
     if (frame?.error) throw new Error(String(frame.error.message ?? frame.error));
     return frame?.result;
   } catch (err) {
     const message = String(err?.message ?? err);
-    if (/Cannot access|cannot be scripted|extensions gallery|chrome:\/\//i.test(message)) {
-      throw hostError('restricted', tab.url || tab.pendingUrl || 'this page');
-    }
     if (/No tab with id/i.test(message)) throw hostError('tab_closed', message);
+    if (/Cannot access|cannot be scripted|extensions gallery|chrome:\/\//i.test(message)) {
+      const tab = await getTab(tabId);
+      throw hostError('restricted', frameId === 0 ? (tab.url || tab.pendingUrl || 'this page') : message);
+    }
     throw hostError('script', message);
   }
+}
+
+/** Collects a frame and, in parallel, the frames it shows; a child frame's failure is recorded. */
+async function collectFrames(tabId, frameId, out) {
+  const answer = await withTimeout(
+    inFrame(tabId, frameId, () => globalThis.agentSensor.collect()),
+    FRAME_TIMEOUT_MS,
+    `the frame did not answer within ${FRAME_TIMEOUT_MS / 1000} s`,
+  );
+  out.push({ frameId, json: answer.json });
+  await Promise.all(answer.frames.map((child) => collectFrames(tabId, child, out).catch((err) => {
+    out.push({ frameId: child, error: err.message });
+  })));
 }
 
 /** Resolves when the tab finishes loading; rejects on timeout or when the tab closes. */
@@ -72,7 +94,7 @@ function waitForLoad(tabId, alreadyLoading) {
 async function settle(tabId) {
   let outcome;
   try {
-    outcome = await inPage(tabId, (quiet, max) => globalThis.agentSensor.settle(quiet, max), [QUIET_MS, SETTLE_TIMEOUT_MS]);
+    outcome = await inFrame(tabId, 0, (quiet, max) => globalThis.agentSensor.settle(quiet, max), [QUIET_MS, SETTLE_TIMEOUT_MS]);
   } catch (err) {
     if (err.code === 'tab_closed') throw err;
     outcome = 'navigating'; // The document went away while we waited.
@@ -91,8 +113,11 @@ export function createBrowserHost(emit) {
       return tab?.id;
     },
 
-    observe(tabId) {
-      return inPage(tabId, () => globalThis.agentSensor.collect());
+    async observe(tabId) {
+      await getTab(tabId);
+      const frames = [];
+      await collectFrames(tabId, 0, frames);
+      return frames;
     },
 
     async navigate(tabId, url) {
@@ -105,7 +130,7 @@ export function createBrowserHost(emit) {
     async perform(tabId, op) {
       let outcome;
       try {
-        outcome = await inPage(tabId, (o) => globalThis.agentSensor.perform(o), [op]);
+        outcome = await inFrame(tabId, op.frame, (o) => globalThis.agentSensor.perform(o), [op]);
       } catch (err) {
         // The operation unloaded the document before it could answer: it did act.
         if (err.code !== 'script' || !/removed|unloaded|navigat/i.test(err.message)) throw err;

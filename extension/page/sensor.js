@@ -1,16 +1,28 @@
-// The page-side sensor and actuator, injected into pages by the service worker (isolated world).
-// It is deliberately mechanical: one cheap pass that records facts about every element, and
-// primitive operations on elements by id. Every judgement happens in the Rust core.
-// Nothing here is reachable from the page's own scripts (content-script globals are isolated).
+// The page-side sensor and actuator, injected by the service worker into every frame (isolated
+// world, invisible to the page's scripts). It is deliberately mechanical: one cheap pass that
+// records facts about the elements worth recording, and primitive operations on elements by id.
+// Every judgement (what is interactive, visible, in scope; what the model reads) is made in Rust.
 
 (() => {
   if (globalThis.agentSensor) return;
 
-  /** Attributes the core may use; read only when present. */
+  /** Identifies this document: ids are only meaningful within it. */
+  const DOC = crypto.randomUUID();
   const ATTRS = ['type', 'name', 'role', 'placeholder', 'aria-label', 'title', 'alt', 'href', 'disabled',
-    'aria-disabled', 'aria-hidden', 'hidden', 'tabindex', 'onclick'];
-  const SKIPPED = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'META', 'LINK', 'HEAD']);
+    'aria-disabled', 'aria-hidden', 'hidden', 'tabindex', 'onclick', 'aria-expanded', 'aria-checked',
+    'aria-selected', 'aria-pressed', 'aria-haspopup', 'aria-valuenow', 'for', 'contenteditable'];
+  /** Recorded even without text or attributes, as the core may offer them. */
+  const ALWAYS = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'DETAILS', 'OPTION', 'LABEL',
+    'IFRAME', 'FRAME', 'IMG', 'VIDEO', 'AUDIO', 'CANVAS']);
+  const SKIPPED = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'META', 'LINK', 'HEAD', 'BASE', 'TITLE']);
+  const SVG_NS = 'http://www.w3.org/2000/svg';
   const MAX_OWN_TEXT = 300;
+  const MAX_OPTIONS = 40;
+  /** Bounds for hostile pages: what is left out is reported, never silently dropped. */
+  const MAX_NODES = 40000;
+  const MAX_COLLECT_MS = 2000;
+  const LISTENERS_QUERY = '__agent_listeners_query__';
+  const LISTENER_REPLY = '__agent_listener__';
 
   // Ids stay with an element for as long as it lives, so indices are stable across steps.
   const idOf = new WeakMap();
@@ -29,76 +41,183 @@
 
   function ownText(el) {
     let text = '';
-    for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === Node.TEXT_NODE) text += n.data;
+    for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 3) text += n.data;
+    if (!text) return '';
     text = text.replace(/\s+/g, ' ').trim();
     return text.length > MAX_OWN_TEXT ? text.slice(0, MAX_OWN_TEXT) : text;
   }
 
-  function record(el, parent) {
-    const rect = el.getBoundingClientRect();
-    const node = {
-      id: elementId(el),
-      parent,
-      tag: el.tagName.toLowerCase(),
-      rect: [Math.round(rect.x), Math.round(rect.y), Math.round(rect.width), Math.round(rect.height)],
-      visible: el.checkVisibility({ opacityProperty: true, visibilityProperty: true }),
+  /** Elements that page scripts gave click-like listeners (see listeners.js, main world). */
+  function listenerElements() {
+    const found = new Set();
+    const record = (e) => {
+      found.add(e.composedPath()[0]);
+      e.stopImmediatePropagation();
     };
-    const attrs = {};
-    let anyAttr = false;
-    for (const name of ATTRS) {
-      const value = el.getAttribute(name);
-      if (value !== null) { attrs[name] = value; anyAttr = true; }
-    }
-    if (anyAttr) node.attrs = attrs;
-    const text = ownText(el);
-    if (text) node.text = text;
-    if (typeof el.onclick === 'function') node.listener = true;
-    if (el.isContentEditable && !el.parentElement?.isContentEditable) node.editable = true;
-    if (el.inert) node.inert = true;
-    if ('value' in el && typeof el.value === 'string' && /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName)) node.value = el.value;
-    if (el.tagName === 'INPUT' && /^(checkbox|radio)$/i.test(el.type)) node.checked = el.checked;
-    return node;
+    document.addEventListener(LISTENER_REPLY, record, true);
+    document.dispatchEvent(new CustomEvent(LISTENERS_QUERY));
+    document.removeEventListener(LISTENER_REPLY, record, true);
+    return found;
   }
 
-  /** One pass over the document in order; `parent` is the parent's position in `nodes`. */
+  /** `chrome.dom` reaches closed roots too; outside an extension (wasm tests) only open ones. */
+  const extensionDom = globalThis.chrome?.dom;
+  function shadowRootOf(el) {
+    if (el.shadowRoot) return el.shadowRoot;
+    if (!extensionDom) return null;
+    try {
+      return extensionDom.openOrClosedShadowRoot(el) ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** True when the topmost element at a point of `el` is `el` itself or related to it. */
+  function reachable(el, rect) {
+    const root = el.getRootNode();
+    const hitRoot = typeof root.elementFromPoint === 'function' ? root : document;
+    const left = Math.max(rect.left, 0);
+    const right = Math.min(rect.right, innerWidth);
+    const top = Math.max(rect.top, 0);
+    const bottom = Math.min(rect.bottom, innerHeight);
+    const points = [[(left + right) / 2, (top + bottom) / 2], [left + 2, top + 2], [right - 2, bottom - 2]];
+    for (const [x, y] of points) {
+      const hit = hitRoot.elementFromPoint(x, y);
+      if (!hit || hit === el || el.contains(hit) || hit.contains(el)) return true;
+      if (hit instanceof HTMLLabelElement && hit.control === el) return true;
+    }
+    return false;
+  }
+
+  function readAttrs(el) {
+    let attrs = null;
+    for (const name of ATTRS) {
+      const value = el.getAttribute(name);
+      if (value !== null) (attrs ??= {})[name] = value;
+    }
+    if (el.id && (el.tagName === 'INPUT' || el.tagName === 'SELECT' || el.tagName === 'TEXTAREA')) (attrs ??= {}).id = el.id;
+    return attrs;
+  }
+
   function collect() {
+    const started = performance.now();
     const nodes = [];
-    const position = new Map();
+    const listeners = listenerElements();
+    const cursorOf = new Map();
+    let truncated = '';
+
+    const cursor = (el) => {
+      let value = cursorOf.get(el);
+      if (value === undefined) {
+        value = getComputedStyle(el).cursor;
+        cursorOf.set(el, value);
+      }
+      return value;
+    };
+
+    const record = (el, parent, attrs, text) => {
+      const rect = el.getBoundingClientRect();
+      const node = {
+        id: elementId(el),
+        parent,
+        tag: el.localName,
+        rect: [Math.round(rect.x), Math.round(rect.y), Math.round(rect.width), Math.round(rect.height)],
+        visible: el.checkVisibility({ opacityProperty: true, visibilityProperty: true }),
+      };
+      if (attrs) node.attrs = attrs;
+      if (text) node.text = text;
+      if (typeof el.onclick === 'function' || listeners.has(el)) node.listener = true;
+      if (el.isContentEditable && !el.parentElement?.isContentEditable) node.editable = true;
+      if (el.inert) node.inert = true;
+      const tag = el.tagName;
+      if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') node.value = el.value;
+      if (tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) node.checked = el.checked;
+      if (tag === 'SELECT') {
+        node.options = Array.from(el.options).slice(0, MAX_OPTIONS).map((o) => o.text.trim());
+        node.value = el.selectedOptions[0]?.text.trim() ?? '';
+      }
+      if (tag === 'IFRAME' || tag === 'FRAME') {
+        try {
+          node.frame = chrome.runtime.getFrameId(el);
+        } catch { /* not loaded yet */ }
+        node.frameOrigin = [Math.round(rect.x + el.clientLeft), Math.round(rect.y + el.clientTop)];
+      }
+      if (node.visible && rect.bottom > 0 && rect.right > 0 && rect.top < innerHeight && rect.left < innerWidth
+          && rect.width > 0 && rect.height > 0 && !reachable(el, rect)) {
+        node.covered = true;
+      }
+      return node;
+    };
+
+    const walk = (container, parent, parentCursor) => {
+      for (let el = container.firstElementChild; el; el = el.nextElementSibling) {
+        if (SKIPPED.has(el.tagName)) continue;
+        if (nodes.length >= MAX_NODES) {
+          truncated ||= `only the first ${MAX_NODES} elements were read`;
+          return;
+        }
+        if ((nodes.length & 511) === 0 && performance.now() - started > MAX_COLLECT_MS) {
+          truncated ||= `reading stopped after ${MAX_COLLECT_MS} ms`;
+          return;
+        }
+        const attrs = readAttrs(el);
+        const text = ownText(el);
+        const elCursor = cursor(el);
+        const pointer = elCursor === 'pointer' && parentCursor !== 'pointer';
+        const shadow = shadowRootOf(el);
+        let position = parent;
+        if (text || attrs || pointer || shadow || el.inert || ALWAYS.has(el.tagName) || el.isContentEditable || listeners.has(el)
+            || typeof el.onclick === 'function') {
+          const node = record(el, parent, attrs, text);
+          if (pointer) node.pointer = true;
+          position = nodes.length;
+          nodes.push(node);
+        }
+        if (el.namespaceURI === SVG_NS) continue; // Icons: their inner shapes say nothing.
+        if (shadow) walk(shadow, position, elCursor);
+        walk(el, position, elCursor);
+      }
+    };
+
     const root = document.body ?? document.documentElement;
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT, {
-      acceptNode: (el) => (SKIPPED.has(el.tagName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
-    });
-    for (let el = root; el; el = walker.nextNode()) {
-      const parent = position.get(el.parentElement) ?? null;
-      position.set(el, nodes.length);
-      nodes.push(record(el, parent));
+    if (root) {
+      nodes.push(record(root, null, readAttrs(root), ownText(root)));
+      walk(root, 0, cursor(root));
     }
     if (byId.size > 2 * nodes.length + 1000) {
       for (const [id, ref] of byId) if (!ref.deref()?.isConnected) byId.delete(id);
     }
-    return {
+    const frames = [];
+    for (const node of nodes) if (node.frame !== undefined && node.frame >= 0) frames.push(node.frame);
+    // JSON text crosses to the worker and into Rust far faster than a large object would.
+    const json = JSON.stringify({
+      doc: DOC,
       url: location.href,
       title: document.title,
       viewport: {
         width: innerWidth,
         height: innerHeight,
+        scrollX: Math.round(scrollX),
         scrollY: Math.round(scrollY),
+        pageWidth: document.documentElement.scrollWidth,
         pageHeight: document.documentElement.scrollHeight,
       },
       nodes,
-    };
+      truncated,
+    });
+    return { json, frames };
   }
 
   function describe(el) {
     const text = (el.innerText || el.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim().slice(0, 40);
-    return `<${el.tagName.toLowerCase()}>${text ? ` "${text}"` : ''}`;
+    return `<${el.localName}>${text ? ` "${text}"` : ''}`;
   }
 
   function target(op) {
+    if (op.doc !== DOC) return { error: 'the page was reloaded or replaced since it was read' };
     const el = byId.get(op.id)?.deref();
-    if (!el || !el.isConnected) return { error: `element [${op.id}] is no longer on the page` };
-    const tag = el.tagName.toLowerCase();
-    if (tag !== op.tag) return { error: `element [${op.id}] is now a <${tag}>, not the <${op.tag}> that was seen` };
+    if (!el || !el.isConnected) return { error: 'the element is no longer on the page' };
+    if (el.localName !== op.tag) return { error: `the element is now a <${el.localName}>, not the <${op.tag}> that was seen` };
     return { el };
   }
 
@@ -110,7 +229,8 @@
 
   /** The element that would receive a click at the point, if it is not `el` or part of it. */
   function coveringElement(el, x, y) {
-    const hit = document.elementFromPoint(x, y);
+    const root = el.getRootNode();
+    const hit = (typeof root.elementFromPoint === 'function' ? root : document).elementFromPoint(x, y);
     if (!hit || hit === el || el.contains(hit) || hit.contains(el)) return null;
     if (hit instanceof HTMLLabelElement && hit.control === el) return null;
     return hit;
@@ -138,8 +258,7 @@
     pointAt(el);
     el.focus({ preventScroll: true });
     if (el.isContentEditable) {
-      const selection = getSelection();
-      selection.selectAllChildren(el);
+      getSelection().selectAllChildren(el);
       if (!document.execCommand('insertText', false, text)) el.textContent = text;
       return { ok: true, message: '', value: el.innerText };
     }

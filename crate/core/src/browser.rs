@@ -4,7 +4,7 @@
 //! tests implement it with fakes. Each method is one primitive; decisions stay in the core.
 
 use crate::actions::PageOp;
-use crate::dom_map::RawPage;
+use crate::dom_map::RawFrame;
 use serde::Deserialize;
 use std::fmt;
 
@@ -12,8 +12,9 @@ pub type TabId = i32;
 
 #[allow(async_fn_in_trait)] // The core runs on one thread (wasm); futures need not be Send.
 pub trait Browser {
-    /// Reads the page in the tab with the sensor.
-    async fn observe(&self, tab: TabId) -> Result<RawPage, BrowserError>;
+    /// Reads every frame of the page in the tab with the sensor. A frame that cannot be read is
+    /// reported in its `RawFrame`; `Err` means the tab itself cannot be read.
+    async fn observe(&self, tab: TabId) -> Result<Vec<RawFrame>, BrowserError>;
     /// Loads `url` in the tab and waits for it to finish loading (bounded).
     async fn navigate(&self, tab: TabId, url: &str) -> Result<(), BrowserError>;
     /// Performs one operation on an element, then waits for the page to settle (bounded).

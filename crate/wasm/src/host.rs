@@ -4,9 +4,10 @@
 use agent_core::actions::PageOp;
 use agent_core::agent::AgentEvent;
 use agent_core::browser::{Browser, BrowserError, OpOutcome, TabId};
-use agent_core::dom_map::RawPage;
+use agent_core::dom_map::{RawFrame, RawPage};
 use agent_core::protocol::encode_event;
 use agent_core::settings::Settings;
+use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -57,10 +58,11 @@ impl HostBrowser {
 }
 
 impl Browser for HostBrowser {
-    async fn observe(&self, tab: TabId) -> Result<RawPage, BrowserError> {
+    async fn observe(&self, tab: TabId) -> Result<Vec<RawFrame>, BrowserError> {
         let value = self.host.observe(tab).await.map_err(browser_error)?;
-        serde_wasm_bindgen::from_value(value)
-            .map_err(|err| BrowserError::Script(format!("the sensor sent an unexpected page record: {err}")))
+        let answers: Vec<FrameAnswer> = serde_wasm_bindgen::from_value(value)
+            .map_err(|err| BrowserError::Script(format!("the sensor's answers were malformed: {err}")))?;
+        Ok(answers.into_iter().map(FrameAnswer::into_frame).collect())
     }
 
     async fn navigate(&self, tab: TabId, url: &str) -> Result<(), BrowserError> {
@@ -91,4 +93,25 @@ fn error_message(err: &JsValue) -> String {
         .and_then(|message| message.as_string())
         .or_else(|| err.as_string())
         .unwrap_or_else(|| "unknown error".to_string())
+}
+
+/// What the host returns per frame: the sensor's record as JSON text (parsed here, which is much
+/// faster than walking a JavaScript object), or why the frame could not be read.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FrameAnswer {
+    frame_id: i32,
+    json: Option<String>,
+    error: Option<String>,
+}
+
+impl FrameAnswer {
+    fn into_frame(self) -> RawFrame {
+        let page = match (self.json, self.error) {
+            (Some(json), _) => serde_json::from_str::<RawPage>(&json)
+                .map_err(|err| format!("the sensor's record could not be read ({err})")),
+            (None, error) => Err(error.unwrap_or_else(|| "the frame did not answer".into())),
+        };
+        RawFrame { frame_id: self.frame_id, page }
+    }
 }

@@ -8,7 +8,7 @@ mod host;
 use agent_core::agent::{run_task, AgentEvent, TaskConfig};
 use agent_core::browser::Browser;
 use agent_core::cancel::CancelToken;
-use agent_core::dom_map::{serialize, PageMap};
+use agent_core::dom_map::{serialize, ElementRegistry, MapOptions, PageMap};
 use agent_core::llm::OpenAiCompatible;
 use agent_core::protocol::{self, PanelRequest};
 use agent_core::settings::Settings;
@@ -64,11 +64,13 @@ impl Core {
     pub fn describe_page(&self, tab: i32) -> js_sys::Promise {
         let browser = Rc::clone(&self.browser);
         wasm_bindgen_futures::future_to_promise(async move {
-            let raw = browser.observe(tab).await.map_err(|err| JsValue::from_str(&err.to_string()))?;
-            let map = PageMap::build(&raw);
-            let text = serialize(&map);
+            let frames = browser.observe(tab).await.map_err(|err| JsValue::from_str(&err.to_string()))?;
+            let map = PageMap::build(&frames, &mut ElementRegistry::new()).map_err(|err| JsValue::from_str(&err))?;
+            let text = serialize(&map, &MapOptions::default());
+            let elements: usize =
+                frames.iter().filter_map(|frame| frame.page.as_ref().ok()).map(|page| page.nodes.len()).sum();
             Ok(to_js(&serde_json::json!({
-                "elements": raw.nodes.len(),
+                "elements": elements,
                 "indexed": map.elements().count(),
                 "tokens": estimate_tokens(&text),
                 "text": text,
@@ -113,7 +115,7 @@ async fn run(browser: &HostBrowser, task: String, tab_id: Option<i32>, cancel: &
         None => browser.active_tab().await?,
     };
     let model = OpenAiCompatible::new(&settings.base_url, &settings.model, &settings.api_key, FetchClient);
-    let config = TaskConfig { task, tab, max_steps: settings.max_steps };
+    let config = TaskConfig { task, tab, max_steps: settings.max_steps, map: MapOptions::default() };
     run_task(&config, browser, &model, cancel, &|event| browser.emit(&event)).await;
     Ok(())
 }

@@ -4,7 +4,7 @@
 
 use agent_core::actions::PageOp;
 use agent_core::browser::OpOutcome;
-use agent_core::dom_map::{serialize, PageMap, RawPage};
+use agent_core::dom_map::{serialize, ElementRegistry, MapElement, MapOptions, PageMap, RawFrame, RawPage};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -47,20 +47,40 @@ fn sensor_call(method: &str, args: &[JsValue]) -> JsValue {
     function.apply(&sensor, &js_sys::Array::from_iter(args)).unwrap()
 }
 
+/// Collects with the sensor, keeping indices stable across calls within a test.
+fn collect_with(registry: &mut ElementRegistry) -> PageMap {
+    let answer = sensor_call("collect", &[]);
+    let json = js_sys::Reflect::get(&answer, &"json".into()).unwrap().as_string().unwrap();
+    let raw: RawPage = serde_json::from_str(&json).expect("the sensor's record matches RawPage");
+    PageMap::build(&[RawFrame { frame_id: 0, page: Ok(raw) }], registry).unwrap()
+}
+
 fn collect() -> PageMap {
-    let raw: RawPage =
-        serde_wasm_bindgen::from_value(sensor_call("collect", &[])).expect("the sensor's record matches RawPage");
-    PageMap::build(&raw)
+    collect_with(&mut ElementRegistry::new())
+}
+
+fn text_of(map: &PageMap) -> String {
+    serialize(map, &MapOptions::default())
+}
+
+fn click(element: &MapElement) -> OpOutcome {
+    perform(&PageOp::Click { target: element.target.clone(), tag: element.tag.clone() })
+}
+
+fn type_into(element: &MapElement, text: &str) -> OpOutcome {
+    perform(&PageOp::Type { target: element.target.clone(), tag: element.tag.clone(), text: text.into() })
 }
 
 fn perform(op: &PageOp) -> OpOutcome {
-    let op = serde_wasm_bindgen::to_value(op).unwrap();
-    let op = js_sys::JSON::parse(&js_sys::JSON::stringify(&op).unwrap().as_string().unwrap()).unwrap();
+    // As the worker sends it: a plain object (`json_compatible`, as `to_js` in the shim).
+    let op = op.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap();
     serde_wasm_bindgen::from_value(sensor_call("perform", &[op])).unwrap()
 }
 
-fn index_of(map: &PageMap, text: &str) -> u32 {
-    map.elements().find(|e| e.text.contains(text) || e.attrs.iter().any(|(_, v)| v.contains(text))).unwrap().index
+fn find<'a>(map: &'a PageMap, text: &str) -> &'a MapElement {
+    map.elements()
+        .find(|e| e.text.contains(text) || e.attrs.iter().any(|(_, v)| v.contains(text)))
+        .unwrap_or_else(|| panic!("no element with {text:?} in\n{}", text_of(map)))
 }
 
 #[wasm_bindgen_test]
@@ -78,7 +98,7 @@ fn maps_what_a_person_can_use_and_leaves_out_what_they_cannot_see() {
         <div inert><button>Inert</button></div>
         <div hidden><button>Hidden attribute</button></div>"#,
     );
-    let text = serialize(&collect());
+    let text = text_of(&collect());
     for expected in [
         "Checkout",
         "<a href=/cart>Cart (2) />",
@@ -99,11 +119,13 @@ fn maps_what_a_person_can_use_and_leaves_out_what_they_cannot_see() {
 #[wasm_bindgen_test]
 fn indices_stay_stable_when_the_page_changes_above_an_element() {
     page(r#"<div id="top"></div><button>Keep me</button>"#);
-    let before = index_of(&collect(), "Keep me");
+    let mut registry = ElementRegistry::new();
+    let before = find(&collect_with(&mut registry), "Keep me").index;
     document().get_element_by_id("top").unwrap().set_inner_html("<button>New</button><a href='/x'>Also new</a>");
-    let after = collect();
-    assert_eq!(index_of(&after, "Keep me"), before);
-    assert_ne!(index_of(&after, "New"), before);
+    let after = collect_with(&mut registry);
+    assert_eq!(find(&after, "Keep me").index, before);
+    assert!(find(&after, "New").is_new && !find(&after, "Keep me").is_new);
+    assert!(text_of(&after).contains(&format!("*[{}]<button>New />", find(&after, "New").index)));
 }
 
 #[wasm_bindgen_test]
@@ -121,19 +143,14 @@ fn clicks_with_the_full_event_sequence() {
         button.add_event_listener_with_callback(event, listener.as_ref().unchecked_ref()).unwrap();
         listener.forget();
     }
-    let index = index_of(&collect(), "Go");
-    let outcome = perform(&PageOp::Click { id: index, tag: "button".into() });
+    let outcome = click(find(&collect(), "Go"));
     assert!(outcome.ok, "{outcome:?}");
     assert_eq!(log.text_content().unwrap(), "pointerdown mousedown pointerup mouseup click ");
 }
 
 #[wasm_bindgen_test]
-fn refuses_to_click_a_covered_element_and_names_the_cover() {
-    page(
-        r#"<button id="under" style="position:fixed;top:10px;left:10px;width:100px;height:40px">Buy</button>
-        <div style="position:fixed;top:0;left:0;width:300px;height:300px;background:#fff">Cookie banner</div>"#,
-    );
-    // The map built before the banner covered it still offers [Buy]; the click must not go through.
+fn covered_elements_are_not_offered_and_clicks_on_them_are_refused() {
+    page(r#"<button id="under" style="position:fixed;top:10px;left:10px;width:100px;height:40px">Buy</button>"#);
     let doc = document();
     let under = doc.get_element_by_id("under").unwrap();
     let clicked = std::rc::Rc::new(std::cell::Cell::new(false));
@@ -141,9 +158,19 @@ fn refuses_to_click_a_covered_element_and_names_the_cover() {
     let listener = Closure::<dyn Fn()>::new(move || flag.set(true));
     under.add_event_listener_with_callback("click", listener.as_ref().unchecked_ref()).unwrap();
     listener.forget();
-    let map = collect();
-    let index = map.elements().find(|e| e.tag == "button").map(|e| e.index).unwrap();
-    let outcome = perform(&PageOp::Click { id: index, tag: "button".into() });
+    let before = collect();
+    let buy = find(&before, "Buy");
+
+    // A banner now covers the button: the map no longer offers it...
+    let banner = doc.create_element("div").unwrap();
+    banner.set_attribute("style", "position:fixed;top:0;left:0;width:300px;height:300px;background:#fff").unwrap();
+    banner.set_text_content(Some("Cookie banner"));
+    fixture().append_child(&banner).unwrap();
+    let after = collect();
+    assert!(after.elements().all(|e| e.tag != "button"), "{}", text_of(&after));
+
+    // ...and a click from the earlier map is refused, naming what is in the way.
+    let outcome = click(buy);
     assert!(!outcome.ok);
     assert!(outcome.message.contains("covered by <div> \"Cookie banner\""), "{}", outcome.message);
     assert!(!clicked.get());
@@ -171,8 +198,8 @@ fn typing_sticks_in_inputs_that_track_their_value_like_react() {
         })()"#,
     )
     .unwrap();
-    let index = collect().elements().find(|e| e.tag == "input").unwrap().index;
-    let outcome = perform(&PageOp::Type { id: index, tag: "input".into(), text: "blue mug".into() });
+    let map = collect();
+    let outcome = type_into(map.elements().find(|e| e.tag == "input").unwrap(), "blue mug");
     assert!(outcome.ok, "{outcome:?}");
     assert_eq!(outcome.value.as_deref(), Some("blue mug"));
     assert_eq!(doc.get_element_by_id("echo").unwrap().text_content().unwrap(), "seen:blue mug");
@@ -181,11 +208,15 @@ fn typing_sticks_in_inputs_that_track_their_value_like_react() {
 #[wasm_bindgen_test]
 fn refuses_an_element_that_is_gone_or_replaced() {
     page(r#"<button id="b">Old</button>"#);
-    let index = index_of(&collect(), "Old");
+    let map = collect();
+    let old = find(&map, "Old");
     fixture().set_inner_html(r#"<button id="b">New</button>"#);
-    let outcome = perform(&PageOp::Click { id: index, tag: "button".into() });
+    let outcome = click(old);
     assert!(!outcome.ok);
-    assert!(outcome.message.contains(&format!("element [{index}] is no longer on the page")), "{}", outcome.message);
+    assert_eq!(outcome.message, "the element is no longer on the page");
+    let mut from_another_document = old.clone();
+    from_another_document.target.doc = "an-earlier-document".into();
+    assert_eq!(click(&from_another_document).message, "the page was reloaded or replaced since it was read");
 }
 
 #[wasm_bindgen_test]
@@ -193,7 +224,7 @@ fn types_into_contenteditable_editors() {
     page(r#"<div contenteditable="true" aria-label="Message">draft</div>"#);
     let map = collect();
     let editor = map.elements().find(|e| e.tag == "div").expect("the editor is in the map");
-    let outcome = perform(&PageOp::Type { id: editor.index, tag: "div".into(), text: "Hello there".into() });
+    let outcome = type_into(editor, "Hello there");
     assert!(outcome.ok, "{outcome:?}");
     assert_eq!(outcome.value.as_deref(), Some("Hello there"));
 }

@@ -5,6 +5,7 @@ mod url_policy;
 
 pub use url_policy::{normalize_url, UrlRefusal};
 
+use crate::dom_map::ElementRef;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -119,9 +120,18 @@ pub fn actions_schema() -> Value {
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum PageOp {
     /// Scroll into view, hit-test, and click with the full pointer and mouse event sequence.
-    Click { id: u32, tag: String },
+    Click {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+    },
     /// Focus, replace the value the way frameworks notice, and report the final value.
-    Type { id: u32, tag: String, text: String },
+    Type {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+        text: String,
+    },
 }
 
 #[cfg(test)]

@@ -55,6 +55,10 @@ fn normalizes_urls_and_refuses_restricted_ones() {
 
 #[test]
 fn page_ops_serialize_for_the_sensor() {
-    let op = PageOp::Type { id: 4, tag: "input".into(), text: "hi".into() };
-    assert_eq!(serde_json::to_value(op).unwrap(), json!({"op": "type", "id": 4, "tag": "input", "text": "hi"}));
+    let target = crate::dom_map::ElementRef { frame_id: 3, doc: "d".into(), id: 4 };
+    let op = PageOp::Type { target, tag: "input".into(), text: "hi".into() };
+    assert_eq!(
+        serde_json::to_value(op).unwrap(),
+        json!({"op": "type", "frame": 3, "doc": "d", "id": 4, "tag": "input", "text": "hi"})
+    );
 }

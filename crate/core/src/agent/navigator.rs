@@ -6,8 +6,9 @@ use super::prompt::{navigator_schema, state_message, system_prompt};
 use crate::actions::{normalize_url, Action, PageOp};
 use crate::browser::{Browser, BrowserError, TabId};
 use crate::cancel::CancelToken;
-use crate::dom_map::PageMap;
+use crate::dom_map::{ElementRegistry, MapOptions, PageMap};
 use crate::llm::{ChatMessage, ChatModel, ChatRequest};
+use std::cell::RefCell;
 
 /// Consecutive unusable replies or failed steps after which the task ends.
 pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
@@ -17,6 +18,7 @@ pub struct TaskConfig {
     pub task: String,
     pub tab: TabId,
     pub max_steps: u32,
+    pub map: MapOptions,
 }
 
 /// How a step ended, for the loop.
@@ -40,7 +42,9 @@ pub async fn run_task<B: Browser, M: ChatModel>(
     cancel: &CancelToken,
     emit: &dyn Fn(AgentEvent),
 ) -> AgentEvent {
-    let end = Navigator { config, browser, model, cancel, emit, history: Vec::new() }.run().await;
+    let end = Navigator { config, browser, model, cancel, emit, history: Vec::new(), registry: RefCell::default() }
+        .run()
+        .await;
     emit(end.clone());
     end
 }
@@ -53,6 +57,8 @@ struct Navigator<'a, B, M> {
     emit: &'a dyn Fn(AgentEvent),
     /// The conversation without system prompt and state messages.
     history: Vec<ChatMessage>,
+    /// Keeps element indices stable from step to step.
+    registry: RefCell<ElementRegistry>,
 }
 
 impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
@@ -98,8 +104,9 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
 
     async fn step(&mut self, step: u32, previous_results: &[String]) -> Result<StepEnd, StepError> {
         let max_steps = self.config.max_steps;
-        let page = self.observe().await?;
-        let state = state_message(step, max_steps, page.as_ref().map_err(Clone::clone), previous_results);
+        let page = self.observe(Look::Step).await?;
+        let state =
+            state_message(step, max_steps, page.as_ref().map_err(Clone::clone), previous_results, &self.config.map);
         let reply = self.ask_model(state).await?;
         let output = match parse_navigator_output(&reply) {
             Ok(output) => output,
@@ -146,14 +153,23 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
     }
 
     /// The page map, or why the page cannot be read (the model may still navigate away).
-    async fn observe(&self) -> Result<Result<PageMap, String>, StepError> {
-        match self.browser.observe(self.config.tab).await {
-            Ok(raw) => Ok(Ok(PageMap::build(&raw))),
+    async fn observe(&self, look: Look) -> Result<Result<PageMap, String>, StepError> {
+        let frames = match self.browser.observe(self.config.tab).await {
+            Ok(frames) => frames,
             Err(BrowserError::TabClosed) => {
-                Err(StepError::Fatal(format!("{}. Start the task again on an open tab.", BrowserError::TabClosed)))
+                return Err(StepError::Fatal(format!(
+                    "{}. Start the task again on an open tab.",
+                    BrowserError::TabClosed
+                )))
             }
-            Err(err) => Ok(Err(err.to_string())),
-        }
+            Err(err) => return Ok(Err(err.to_string())),
+        };
+        let mut registry = self.registry.borrow_mut();
+        Ok(match look {
+            Look::Step => PageMap::build(&frames, &mut registry),
+            // A look between actions must not change what the next step marks as new.
+            Look::Peek => PageMap::build(&frames, &mut registry.clone()),
+        })
     }
 
     async fn ask_model(&self, state: String) -> Result<String, StepError> {
@@ -237,9 +253,9 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
                 let target = element.describe();
                 let op = match action {
                     Action::InputText { text, .. } => {
-                        PageOp::Type { id: *index, tag: element.tag.clone(), text: text.clone() }
+                        PageOp::Type { target: element.target.clone(), tag: element.tag.clone(), text: text.clone() }
                     }
-                    _ => PageOp::Click { id: *index, tag: element.tag.clone() },
+                    _ => PageOp::Click { target: element.target.clone(), tag: element.tag.clone() },
                 };
                 match self.browser.perform(self.config.tab, &op).await {
                     Ok(outcome) if outcome.ok => {
@@ -273,7 +289,7 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
         let Some(next_index) = rest.iter().find_map(Action::index) else {
             return Ok(None);
         };
-        let after = match self.observe().await? {
+        let after = match self.observe(Look::Peek).await? {
             Ok(map) => map,
             Err(reason) => return Ok(Some(format!("The page can no longer be read ({reason})"))),
         };
@@ -285,6 +301,13 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
         let now = after.element(next_index).map(|e| e.fingerprint);
         Ok((seen != now).then(|| format!("Element [{next_index}] changed or disappeared")))
     }
+}
+
+/// Whether a look at the page starts a step (and so defines what the next step calls new).
+#[derive(Clone, Copy)]
+enum Look {
+    Step,
+    Peek,
 }
 
 enum StepError {

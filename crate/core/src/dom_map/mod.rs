@@ -1,17 +1,24 @@
 //! The page map: which elements of a page a person could use, indexed, and how the model reads them.
 //!
-//! The page-side sensor (`extension/page/sensor.js`) sends [`RawPage`]: one mechanical record per
-//! element, in document order. Everything that needs judgement happens here: which elements are
-//! interactive and visible, what text belongs to each, and the compact text the model reads.
+//! The page-side sensor (`extension/page/sensor.js`) sends one [`RawPage`] per frame: mechanical
+//! records of the elements worth recording, in document order. Everything that needs judgement
+//! happens here: frames are stitched into one page, elements are judged interactive, visible and
+//! reachable, text is attached to the element it labels, indices are kept stable across steps,
+//! and [`serialize`] writes the compact text the model reads.
 
 mod raw;
+mod registry;
 mod serialize;
+mod stitch;
 
-pub use raw::{RawNode, RawPage, Viewport};
-pub use serialize::serialize;
+pub use raw::{RawFrame, RawNode, RawPage, Viewport};
+pub use registry::ElementRegistry;
+pub use serialize::{serialize, MapOptions};
 
 use crate::text::{truncate_chars, truncate_words};
-use std::collections::HashMap;
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+use stitch::{stitch, PlacedNode};
 
 /// Tags a person can operate without any script help.
 const NATIVE_INTERACTIVE: &[&str] = &["a", "button", "input", "select", "textarea", "summary", "details", "option"];
@@ -37,14 +44,30 @@ const INTERACTIVE_ROLES: &[&str] = &[
     "gridcell",
 ];
 
+/// Form controls a label can name.
+const LABELABLE: &[&str] = &["input", "select", "textarea", "button"];
+
 /// Longest text kept for one element or one text line; longer text is cut at a word boundary.
 const MAX_TEXT_CHARS: usize = 100;
+/// Most options of a select listed for the model.
+const MAX_OPTIONS_SHOWN: usize = 20;
+
+/// Where an element lives, so that an operation reaches exactly it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ElementRef {
+    #[serde(rename = "frame")]
+    pub frame_id: i32,
+    pub doc: String,
+    /// The sensor's id within the document.
+    pub id: u32,
+}
 
 /// One interactive element as the model sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MapElement {
-    /// The sensor's id for the element; stable for as long as the element lives in the document.
+    /// Stable for as long as the element lives in its document; never reused within a task.
     pub index: u32,
+    pub target: ElementRef,
     pub tag: String,
     /// Allow-listed attributes in display order.
     pub attrs: Vec<(String, String)>,
@@ -53,6 +76,8 @@ pub struct MapElement {
     /// Identifies the element's kind and content, so that an action can refuse to act on an
     /// element that has been replaced by another one.
     pub fingerprint: u64,
+    /// Appeared since the previous step's map.
+    pub is_new: bool,
 }
 
 impl MapElement {
@@ -62,7 +87,7 @@ impl MapElement {
         let attr = |wanted: &str| self.attrs.iter().find(|(name, _)| name == wanted).map(|(_, value)| value.as_str());
         let label = attr("aria-label")
             .or((!self.text.is_empty()).then_some(self.text.as_str()))
-            .or_else(|| ["placeholder", "name", "title", "alt"].into_iter().find_map(attr))
+            .or_else(|| ["label", "placeholder", "name", "title", "alt"].into_iter().find_map(attr))
             .unwrap_or("");
         if label.is_empty() {
             format!("<{}> [{}]", self.tag, self.index)
@@ -72,11 +97,21 @@ impl MapElement {
     }
 }
 
-/// A line of the map: an interactive element, or visible text between elements.
 #[derive(Debug, Clone, PartialEq)]
-pub enum MapLine {
+pub enum LineKind {
     Element(MapElement),
+    /// Visible text between elements.
     Text(String),
+}
+
+/// A line of the map, with where it is on the page (top-page viewport coordinates).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapLine {
+    pub kind: LineKind,
+    /// Number of interactive elements it is nested in.
+    pub depth: usize,
+    pub top: f64,
+    pub bottom: f64,
 }
 
 /// The indexed map of one page.
@@ -86,75 +121,108 @@ pub struct PageMap {
     pub title: String,
     pub viewport: Viewport,
     pub lines: Vec<MapLine>,
+    /// What could not be included (frames that did not answer, truncation), for the model.
+    pub notes: Vec<String>,
+}
+
+/// Facts about each stitched node, derived in passes over the list.
+struct Judgement {
+    shown: Vec<bool>,
+    interactive: Vec<bool>,
+    /// The nearest interactive ancestor.
+    owner: Vec<Option<usize>>,
 }
 
 impl PageMap {
-    /// Builds the map from the sensor's raw records.
-    pub fn build(raw: &RawPage) -> PageMap {
-        let nodes = &raw.nodes;
-        let shown: Vec<bool> = nodes.iter().map(is_shown).collect();
-        // Hiding and inertness pass to descendants; a zero size does not (children may overflow).
-        let mut hidden_by_ancestor = vec![false; nodes.len()];
-        let mut inert = vec![false; nodes.len()];
-        for (i, node) in nodes.iter().enumerate() {
-            inert[i] = node.inert;
-            if let Some(p) = parent_of(node, i) {
-                hidden_by_ancestor[i] = hidden_by_ancestor[p] || hides_subtree(&nodes[p]);
-                inert[i] |= inert[p];
+    /// Builds the map of a page from its frames' records, keeping indices stable through `registry`.
+    /// Fails only when the top frame itself could not be read.
+    pub fn build(frames: &[RawFrame], registry: &mut ElementRegistry) -> Result<PageMap, String> {
+        let stitched = stitch(frames)?;
+        let nodes = &stitched.nodes;
+        let labels = LabelLinks::find(nodes);
+        let judged = judge(nodes, &labels);
+        let label_of_control = labels.naming(&judged.interactive);
+        let naming_labels: HashSet<usize> = label_of_control.values().copied().collect();
+
+        let mut texts: HashMap<usize, Vec<&str>> = HashMap::new();
+        let mut label_texts: HashMap<usize, Vec<&str>> = HashMap::new();
+        let mut lines = Vec::new();
+        let mut element_lines: Vec<(usize, usize)> = Vec::new();
+        let mut depth = vec![0usize; nodes.len()];
+        for (i, placed) in nodes.iter().enumerate() {
+            if !judged.shown[i] {
+                continue;
             }
-        }
-        let interactive: Vec<bool> =
-            (0..nodes.len()).map(|i| shown[i] && !inert[i] && is_interactive(&nodes[i])).collect();
-        // Each node's text goes to its nearest interactive ancestor, else stands on its own line.
-        let mut owner: Vec<Option<usize>> = vec![None; nodes.len()];
-        for (i, node) in nodes.iter().enumerate() {
-            if let Some(p) = parent_of(node, i) {
-                owner[i] = if interactive[p] { Some(p) } else { owner[p] };
+            let node = placed.node;
+            let [_, y, _, h] = placed.rect;
+            if judged.interactive[i] {
+                depth[i] = judged.owner[i].map_or(0, |o| depth[o] + 1);
+                element_lines.push((i, lines.len()));
+                lines.push(MapLine { kind: LineKind::Text(String::new()), depth: depth[i], top: y, bottom: y + h });
+                if !node.text.is_empty() {
+                    texts.entry(i).or_default().push(&node.text);
+                }
+                continue;
+            }
+            if node.text.is_empty() {
+                continue;
+            }
+            let in_select_option =
+                node.tag == "option" && judged.owner[i].is_some_and(|o| nodes[o].node.tag == "select");
+            let naming_label = Some(i)
+                .filter(|l| naming_labels.contains(l))
+                .or_else(|| labels.label_ancestor[i].filter(|l| naming_labels.contains(l)));
+            match (judged.owner[i], naming_label) {
+                _ if in_select_option => {}
+                (Some(owner), _) => texts.entry(owner).or_default().push(&node.text),
+                (None, Some(label)) => label_texts.entry(label).or_default().push(&node.text),
+                (None, None) => lines.push(MapLine {
+                    kind: LineKind::Text(truncate_words(&node.text, MAX_TEXT_CHARS)),
+                    depth: 0,
+                    top: y,
+                    bottom: y + h,
+                }),
             }
         }
 
-        let mut element_text: HashMap<usize, Vec<&str>> = HashMap::new();
-        let mut lines = Vec::new();
-        let mut element_line: HashMap<usize, usize> = HashMap::new();
-        for (i, node) in nodes.iter().enumerate() {
-            if hidden_by_ancestor[i] || !shown[i] {
-                continue;
-            }
-            if interactive[i] {
-                element_line.insert(i, lines.len());
-                lines.push(MapLine::Element(MapElement {
-                    index: node.id,
-                    tag: node.tag.clone(),
-                    attrs: Vec::new(),
-                    text: String::new(),
-                    fingerprint: 0,
-                }));
-                if !node.text.is_empty() {
-                    element_text.entry(i).or_default().push(&node.text);
-                }
-            } else if !node.text.is_empty() {
-                match owner[i] {
-                    Some(o) => element_text.entry(o).or_default().push(&node.text),
-                    None => lines.push(MapLine::Text(truncate_words(&node.text, MAX_TEXT_CHARS))),
-                }
-            }
+        for (i, line) in element_lines {
+            let placed = &nodes[i];
+            let text = truncate_words(&texts.get(&i).map(|parts| parts.join(" ")).unwrap_or_default(), MAX_TEXT_CHARS);
+            let label = label_of_control.get(&i).and_then(|l| label_texts.get(l)).map(|parts| parts.join(" "));
+            let index = registry.index_of(placed.doc, placed.node.id);
+            registry.mark_shown(index);
+            lines[line].kind = LineKind::Element(MapElement {
+                index,
+                target: ElementRef { frame_id: placed.frame_id, doc: placed.doc.to_string(), id: placed.node.id },
+                tag: placed.node.tag.clone(),
+                attrs: display_attrs(placed.node, label.as_deref(), &stitched.top.url),
+                fingerprint: fingerprint(placed.node, &text),
+                text,
+                is_new: registry.is_new(index),
+            });
         }
-        for (i, line) in element_line {
-            if let MapLine::Element(element) = &mut lines[line] {
-                let text = element_text.get(&i).map(|parts| parts.join(" ")).unwrap_or_default();
-                element.text = truncate_words(&text, MAX_TEXT_CHARS);
-                element.attrs = display_attrs(&nodes[i], &raw.url);
-                element.fingerprint = fingerprint(&nodes[i], &element.text);
-            }
-        }
-        PageMap { url: raw.url.clone(), title: raw.title.clone(), viewport: raw.viewport.clone(), lines }
+        registry.finish_map(&nodes.iter().map(|placed| placed.doc).collect::<HashSet<_>>());
+
+        Ok(PageMap {
+            url: stitched.top.url.clone(),
+            title: stitched.top.title.clone(),
+            viewport: stitched.top.viewport.clone(),
+            lines,
+            notes: dedup(stitched.notes),
+        })
+    }
+
+    /// The map of a single-frame page with fresh indices, for tools and tests.
+    pub fn from_page(page: &RawPage) -> PageMap {
+        let frames = [RawFrame { frame_id: 0, page: Ok(page.clone()) }];
+        PageMap::build(&frames, &mut ElementRegistry::new()).expect("the top frame is present")
     }
 
     /// The interactive elements, in document order.
     pub fn elements(&self) -> impl Iterator<Item = &MapElement> {
-        self.lines.iter().filter_map(|line| match line {
-            MapLine::Element(element) => Some(element),
-            MapLine::Text(_) => None,
+        self.lines.iter().filter_map(|line| match &line.kind {
+            LineKind::Element(element) => Some(element),
+            LineKind::Text(_) => None,
         })
     }
 
@@ -163,14 +231,67 @@ impl PageMap {
     }
 }
 
-/// The parent's position, trusting only parents that come earlier in document order.
-fn parent_of(node: &RawNode, position: usize) -> Option<usize> {
-    node.parent.map(|p| p as usize).filter(|&p| p < position)
+fn dedup(mut notes: Vec<String>) -> Vec<String> {
+    let mut seen = HashSet::new();
+    notes.retain(|note| seen.insert(note.clone()));
+    notes
 }
 
-/// Rendered, with a size, and not hidden by style or by the page's own markup.
-fn is_shown(node: &RawNode) -> bool {
-    node.rect[2] > 0.0 && node.rect[3] > 0.0 && !hides_subtree(node)
+/// Decides, for every node, whether it is shown and whether it is offered as interactive.
+fn judge(nodes: &[PlacedNode], labels: &LabelLinks) -> Judgement {
+    let n = nodes.len();
+    let mut hidden_above = vec![false; n];
+    let mut inert = vec![false; n];
+    let mut shown = vec![false; n];
+    let mut strong = vec![false; n];
+    for (i, placed) in nodes.iter().enumerate() {
+        let node = placed.node;
+        // Hiding and inertness pass to descendants; a zero size does not (children may overflow).
+        if let Some(p) = placed.parent {
+            hidden_above[i] = hidden_above[p] || hides_subtree(nodes[p].node);
+            inert[i] = inert[p];
+        }
+        inert[i] |= node.inert;
+        shown[i] = !hidden_above[i] && has_size(placed) && !hides_subtree(node);
+        strong[i] = shown[i] && !inert[i] && !node.covered && is_enabled(node) && is_natively_interactive(node);
+    }
+    // A label stands in for a control that is hidden behind it (styled file inputs, checkboxes).
+    for (&label, &control) in &labels.control_of_label {
+        let node = nodes[label].node;
+        strong[label] |= !shown[control] && shown[label] && !inert[label] && !node.covered;
+    }
+    // Script-driven candidates (listeners, pointer cursors) count only as the innermost clickable
+    // thing: not inside a real control and not around one (a container delegating clicks).
+    let mut around_strong = vec![false; n];
+    for i in (0..n).rev() {
+        if let Some(p) = nodes[i].parent {
+            around_strong[p] |= strong[i] || around_strong[i];
+        }
+    }
+    let mut owner: Vec<Option<usize>> = vec![None; n];
+    let mut interactive = vec![false; n];
+    for (i, placed) in nodes.iter().enumerate() {
+        if let Some(p) = placed.parent {
+            owner[i] = if interactive[p] { Some(p) } else { owner[p] };
+        }
+        let node = placed.node;
+        let weak = (node.listener || node.pointer) && !matches!(node.tag.as_str(), "body" | "html");
+        // A select lists its options itself; they are chosen through it.
+        let option_of_select = node.tag == "option" && owner[i].is_some_and(|o| nodes[o].node.tag == "select");
+        interactive[i] = (strong[i] && !option_of_select)
+            || (weak
+                && shown[i]
+                && !inert[i]
+                && !node.covered
+                && is_enabled(node)
+                && !around_strong[i]
+                && owner[i].is_none());
+    }
+    Judgement { shown, interactive, owner }
+}
+
+fn has_size(placed: &PlacedNode) -> bool {
+    placed.rect[2] > 0.0 && placed.rect[3] > 0.0
 }
 
 /// Hidden by style, by the `hidden` attribute or from assistive technology: so is all inside it.
@@ -178,38 +299,99 @@ fn hides_subtree(node: &RawNode) -> bool {
     !node.visible || node.attr("hidden").is_some() || node.attr("aria-hidden") == Some("true")
 }
 
-fn is_interactive(node: &RawNode) -> bool {
-    if node.attr("disabled").is_some() || node.attr("aria-disabled") == Some("true") {
-        return false;
-    }
-    if node.tag == "input" && node.attr("type") == Some("hidden") {
-        return false;
-    }
-    if node.tag == "a" && node.attr("href").is_none() && node.attr("role").is_none() && !node.listener {
-        return false;
+fn is_enabled(node: &RawNode) -> bool {
+    node.attr("disabled").is_none() && node.attr("aria-disabled") != Some("true")
+}
+
+fn is_natively_interactive(node: &RawNode) -> bool {
+    match node.tag.as_str() {
+        "input" if node.attr("type") == Some("hidden") => return false,
+        "a" if node.attr("href").is_none() && node.attr("role").is_none() => return false,
+        _ => {}
     }
     NATIVE_INTERACTIVE.contains(&node.tag.as_str())
         || node.attr("role").is_some_and(|role| INTERACTIVE_ROLES.contains(&role))
         || node.editable
-        || node.listener
         || node.attr("tabindex").and_then(|t| t.trim().parse::<i32>().ok()).is_some_and(|t| t >= 0)
 }
 
-/// Attributes that help a model decide, in a fixed order; the current value replaces the markup's.
-fn display_attrs(node: &RawNode, page_url: &str) -> Vec<(String, String)> {
-    const SHOWN: &[&str] = &["role", "type", "name", "placeholder", "aria-label", "title", "alt", "href"];
-    let mut attrs: Vec<(String, String)> = SHOWN
-        .iter()
-        .filter_map(|&name| {
-            let value = node.attr(name)?.trim();
-            if value.is_empty() {
-                return None;
+/// Labels and the controls they name: `<label for=id>` or the first control inside the label.
+struct LabelLinks {
+    control_of_label: HashMap<usize, usize>,
+    /// The nearest label ancestor of each node.
+    label_ancestor: Vec<Option<usize>>,
+}
+
+impl LabelLinks {
+    fn find(nodes: &[PlacedNode]) -> LabelLinks {
+        let mut label_ancestor: Vec<Option<usize>> = vec![None; nodes.len()];
+        let mut by_id: HashMap<(&str, &str), usize> = HashMap::new();
+        let mut first_control: HashMap<usize, usize> = HashMap::new();
+        for (i, placed) in nodes.iter().enumerate() {
+            if let Some(p) = placed.parent {
+                label_ancestor[i] = if nodes[p].node.tag == "label" { Some(p) } else { label_ancestor[p] };
             }
-            let value =
-                if name == "href" { short_href(value, page_url) } else { truncate_words(value, MAX_TEXT_CHARS) };
-            Some((name.to_string(), value))
-        })
-        .collect();
+            if LABELABLE.contains(&placed.node.tag.as_str()) {
+                if let Some(id) = placed.node.attr("id") {
+                    by_id.entry((placed.doc, id)).or_insert(i);
+                }
+                if let Some(label) = label_ancestor[i] {
+                    first_control.entry(label).or_insert(i);
+                }
+            }
+        }
+        let control_of_label = nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, placed)| placed.node.tag == "label")
+            .filter_map(|(label, placed)| {
+                let by_for = placed.node.attr("for").and_then(|id| by_id.get(&(placed.doc, id)).copied());
+                Some((label, by_for.or_else(|| first_control.get(&label).copied())?))
+            })
+            .collect();
+        LabelLinks { control_of_label, label_ancestor }
+    }
+
+    /// Labels whose text becomes the name of an offered control (and is not shown on its own).
+    fn naming(&self, interactive: &[bool]) -> HashMap<usize, usize> {
+        self.control_of_label
+            .iter()
+            .filter(|(&label, &control)| interactive[control] && !interactive[label])
+            .map(|(&label, &control)| (control, label))
+            .collect()
+    }
+}
+
+/// Attributes that help a model decide, in a fixed order; live state replaces the markup's.
+fn display_attrs(node: &RawNode, label: Option<&str>, page_url: &str) -> Vec<(String, String)> {
+    const SHOWN: &[(&str, &str)] = &[
+        ("role", "role"),
+        ("type", "type"),
+        ("name", "name"),
+        ("placeholder", "placeholder"),
+        ("aria-label", "aria-label"),
+        ("title", "title"),
+        ("alt", "alt"),
+        ("aria-expanded", "expanded"),
+        ("aria-checked", "checked"),
+        ("aria-selected", "selected"),
+        ("aria-pressed", "pressed"),
+        ("aria-haspopup", "haspopup"),
+        ("aria-valuenow", "value"),
+        ("href", "href"),
+    ];
+    let mut attrs: Vec<(String, String)> = Vec::new();
+    if let Some(label) = label.map(str::trim).filter(|l| !l.is_empty()) {
+        attrs.push(("label".into(), truncate_words(label, MAX_TEXT_CHARS)));
+    }
+    for &(source, shown) in SHOWN {
+        let Some(value) = node.attr(source).map(str::trim).filter(|v| !v.is_empty()) else { continue };
+        if source == "type" && node.tag == "button" && value == "button" {
+            continue; // Says nothing a model can use.
+        }
+        let value = if source == "href" { short_href(value, page_url) } else { truncate_words(value, MAX_TEXT_CHARS) };
+        attrs.push((shown.to_string(), value));
+    }
     let is_password = node.attr("type") == Some("password");
     if let Some(value) = node.value.as_deref().filter(|v| !v.is_empty() && !is_password) {
         attrs.push(("value".into(), truncate_words(value, MAX_TEXT_CHARS)));
@@ -217,18 +399,32 @@ fn display_attrs(node: &RawNode, page_url: &str) -> Vec<(String, String)> {
     if node.checked == Some(true) {
         attrs.push(("checked".into(), "true".into()));
     }
+    if let Some(options) = node.options.as_ref().filter(|o| !o.is_empty()) {
+        let mut listed: Vec<&str> = options.iter().take(MAX_OPTIONS_SHOWN).map(String::as_str).collect();
+        let more = options.len().saturating_sub(MAX_OPTIONS_SHOWN);
+        let extra = format!("+{more} more");
+        if more > 0 {
+            listed.push(&extra);
+        }
+        attrs.push(("options".into(), listed.join("|")));
+    }
     attrs
 }
 
 /// A link relative to the page when it stays on the same origin, else the full URL, capped.
 fn short_href(href: &str, page_url: &str) -> String {
     const MAX_HREF_CHARS: usize = 120;
-    let shown = match (url::Url::parse(page_url), url::Url::parse(page_url).and_then(|base| base.join(href))) {
+    let base = url::Url::parse(page_url);
+    let shown = match (&base, base.as_ref().map_err(|_| ()).and_then(|b| b.join(href).map_err(|_| ()))) {
         (Ok(base), Ok(target)) if target.origin() == base.origin() => {
             let mut path = target.path().to_string();
             if let Some(query) = target.query() {
                 path.push('?');
                 path.push_str(query);
+            }
+            if let Some(fragment) = target.fragment() {
+                path.push('#');
+                path.push_str(fragment);
             }
             path
         }

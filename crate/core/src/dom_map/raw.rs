@@ -1,51 +1,76 @@
-//! The sensor's raw records, exactly as `extension/page/sensor.js` sends them.
+//! The sensor's raw records, exactly as `extension/page/sensor.js` sends them (one per frame).
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
-/// One page as the sensor saw it.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+/// One frame's record, or why it could not be read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawFrame {
+    /// Chrome's frame id: 0 for the top frame.
+    pub frame_id: i32,
+    pub page: Result<RawPage, String>,
+}
+
+/// One document as the sensor saw it.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct RawPage {
+    /// Identifies the document; element ids are only meaningful within it.
+    pub doc: String,
     pub url: String,
     pub title: String,
     pub viewport: Viewport,
     pub nodes: Vec<RawNode>,
+    /// Why the sensor stopped early, if it did.
+    pub truncated: String,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
 pub struct Viewport {
     pub width: f64,
     pub height: f64,
-    #[serde(rename = "scrollY")]
+    pub scroll_x: f64,
     pub scroll_y: f64,
-    #[serde(rename = "pageHeight")]
+    pub page_width: f64,
     pub page_height: f64,
 }
 
-/// One element, in document order.
+/// One element worth recording, in document order (shadow roots after their host's own children
+/// would be, light children after that).
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(default)]
+#[serde(default, rename_all = "camelCase")]
 pub struct RawNode {
     /// Stable per element for as long as it stays in the document.
     pub id: u32,
-    /// Position of the parent element in the node list (`None` for the root).
+    /// Position of the nearest recorded ancestor in the node list (`None` for the root).
     pub parent: Option<u32>,
     pub tag: String,
     /// The attributes the sensor reads (a fixed list), when present.
     pub attrs: BTreeMap<String, String>,
     /// The element's own text nodes, whitespace collapsed.
     pub text: String,
-    /// x, y, width, height in CSS pixels relative to the viewport.
+    /// x, y, width, height in CSS pixels relative to the frame's viewport.
     pub rect: [f64; 4],
-    /// Rendered, per `checkVisibility` with opacity and visibility checks.
+    /// Rendered, per `checkVisibility` with opacity and visibility checks (ancestors included).
     pub visible: bool,
-    /// Has an inline click handler or an `onclick` property.
+    /// Has an inline handler, an `onclick` property or a click-like listener from page scripts.
     pub listener: bool,
+    /// `cursor: pointer`, unlike its parent.
+    pub pointer: bool,
+    /// The root of a contenteditable region.
     pub editable: bool,
     pub inert: bool,
-    /// The live value of a form control.
+    /// In the viewport, but another element is on top of it at every point tested.
+    pub covered: bool,
+    /// The live value of a form control (for a select, the selected option's text).
     pub value: Option<String>,
     pub checked: Option<bool>,
+    /// A select's option texts.
+    pub options: Option<Vec<String>>,
+    /// For an iframe: the frame id of its document, and where its content starts.
+    pub frame: Option<i32>,
+    pub frame_origin: Option<[f64; 2]>,
 }
 
 impl RawNode {

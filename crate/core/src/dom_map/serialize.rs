@@ -1,47 +1,145 @@
-//! The page map as the model reads it: one line per element, `[index]<tag attr=value>text</tag>`,
-//! with the visible text between elements as plain lines.
+//! The page map as the model reads it: one line per element, `[index]<tag attr=value>text />`
+//! (`*[index]` when new since the previous step), visible text between elements as plain lines,
+//! nesting as indentation. Only what is in the viewport plus a margin is listed; what lies above
+//! and below is summarised with the scroll position.
 
-use super::{MapLine, PageMap};
+use super::{LineKind, MapElement, MapLine, PageMap};
+use crate::text::truncate_words;
+use std::fmt::Write;
 
-/// Stops the map from growing without bound on huge pages; what is left out is counted.
+/// Stops the map from growing without bound on huge viewports; what is left out is counted.
 const MAX_MAP_CHARS: usize = 40_000;
+/// How many elements a summary of the off-screen parts names.
+const SUMMARY_NAMES: usize = 5;
+const SUMMARY_NAME_CHARS: usize = 30;
 
-pub fn serialize(map: &PageMap) -> String {
-    let mut out = String::new();
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapOptions {
+    /// How far beyond the viewport, in viewport heights, elements are still listed.
+    pub margin_pages: f64,
+}
+
+impl Default for MapOptions {
+    fn default() -> Self {
+        Self { margin_pages: 0.5 }
+    }
+}
+
+enum Place {
+    Above,
+    InScope,
+    Below,
+}
+
+fn place(line: &MapLine, viewport_height: f64, margin: f64) -> Place {
+    if line.bottom < -margin {
+        Place::Above
+    } else if line.top > viewport_height + margin {
+        Place::Below
+    } else {
+        Place::InScope
+    }
+}
+
+pub fn serialize(map: &PageMap, options: &MapOptions) -> String {
+    let height = if map.viewport.height > 0.0 { map.viewport.height } else { f64::INFINITY };
+    let margin = if height.is_finite() { options.margin_pages * height } else { 0.0 };
+    let mut above: Vec<&MapElement> = Vec::new();
+    let mut below: Vec<&MapElement> = Vec::new();
+    let mut body = String::new();
     let mut omitted = 0usize;
     for line in &map.lines {
-        let rendered = match line {
-            MapLine::Element(element) => {
-                let mut line = format!("[{}]<{}", element.index, element.tag);
-                for (name, value) in &element.attrs {
-                    line.push(' ');
-                    line.push_str(name);
-                    line.push('=');
-                    line.push_str(&quote(value));
+        let target = match place(line, height, margin) {
+            Place::Above => &mut above,
+            Place::Below => &mut below,
+            Place::InScope => {
+                let rendered = render(line);
+                if body.len() + rendered.len() > MAX_MAP_CHARS {
+                    omitted += 1;
+                } else {
+                    body.push_str(&rendered);
+                    body.push('\n');
                 }
-                line.push('>');
-                line.push_str(&element.text);
-                line.push_str(" />");
-                line
+                continue;
             }
-            MapLine::Text(text) => text.clone(),
         };
-        if out.len() + rendered.len() > MAX_MAP_CHARS {
-            omitted += 1;
-            continue;
+        if let LineKind::Element(element) = &line.kind {
+            target.push(element);
         }
-        out.push_str(&rendered);
-        out.push('\n');
     }
+
+    let mut out = String::new();
+    let pages = |px: f64| if height.is_finite() { px.max(0.0) / height } else { 0.0 };
+    let pages_above = pages(map.viewport.scroll_y);
+    let pages_below = pages(map.viewport.page_height - map.viewport.scroll_y - height);
+    if pages_above >= 0.05 || !above.is_empty() {
+        let _ = writeln!(
+            out,
+            "... {pages_above:.1} pages above{}",
+            summary(&above, above.len().saturating_sub(SUMMARY_NAMES), "above")
+        );
+    } else {
+        out.push_str("[Start of page]\n");
+    }
+    out.push_str(&body);
     if omitted > 0 {
-        out.push_str(&format!("... {omitted} more lines not shown (page too long)\n"));
+        let _ = writeln!(out, "... {omitted} more lines in view not shown (the page is too long to list)");
+    }
+    if pages_below >= 0.05 || !below.is_empty() {
+        let _ = writeln!(out, "... {pages_below:.1} pages below{}", summary(&below, 0, "below"));
+    } else {
+        out.push_str("[End of page]\n");
+    }
+    for note in &map.notes {
+        let _ = writeln!(out, "Note: {note}");
+    }
+    out
+}
+
+/// `; 14 more interactive elements below: 'Next page', 'Load more', ...` naming the nearest ones.
+fn summary(elements: &[&MapElement], start: usize, direction: &str) -> String {
+    if elements.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = elements
+        .iter()
+        .skip(start)
+        .take(SUMMARY_NAMES)
+        .map(|element| format!("'{}'", truncate_words(&element_name(element), SUMMARY_NAME_CHARS)))
+        .collect();
+    let more = if elements.len() > names.len() { ", ..." } else { "" };
+    format!("; {} interactive elements {direction}: {}{more}", elements.len(), names.join(", "))
+}
+
+fn element_name(element: &MapElement) -> String {
+    let described = element.describe();
+    // `<tag> "name" [n]` -> name, or the tag when nameless.
+    described.split('"').nth(1).map_or_else(|| element.tag.clone(), str::to_string)
+}
+
+fn render(line: &MapLine) -> String {
+    let mut out = "\t".repeat(line.depth);
+    match &line.kind {
+        LineKind::Text(text) => out.push_str(text),
+        LineKind::Element(element) => {
+            if element.is_new {
+                out.push('*');
+            }
+            let _ = write!(out, "[{}]<{}", element.index, element.tag);
+            for (name, value) in &element.attrs {
+                let _ = write!(out, " {name}={}", quote(value));
+            }
+            out.push('>');
+            out.push_str(&element.text);
+            out.push_str(" />");
+        }
     }
     out
 }
 
 /// Bare when the value is one word, quoted otherwise, so the line stays unambiguous.
 fn quote(value: &str) -> String {
-    if !value.is_empty() && !value.contains([' ', '"', '>', '<']) {
+    if !value.is_empty() && !value.contains([' ', '"', '>', '<', '\t']) {
         value.to_string()
     } else {
         format!("\"{}\"", value.replace('"', "'"))

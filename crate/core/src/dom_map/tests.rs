@@ -8,7 +8,7 @@ pub(crate) fn node(id: u32, parent: Option<u32>, tag: &str, text: &str) -> RawNo
         parent,
         tag: tag.into(),
         text: text.into(),
-        rect: [0.0, 0.0, 100.0, 20.0],
+        rect: [0.0, 10.0 * id as f64, 100.0, 10.0],
         visible: true,
         ..RawNode::default()
     }
@@ -19,24 +19,52 @@ fn with_attrs(mut node: RawNode, attrs: &[(&str, &str)]) -> RawNode {
     node
 }
 
-fn page(nodes: Vec<RawNode>) -> RawPage {
-    RawPage { url: "http://shop.test/mugs".into(), title: "Mugs".into(), viewport: Viewport::default(), nodes }
+fn at(mut node: RawNode, y: f64) -> RawNode {
+    node.rect[1] = y;
+    node
+}
+
+pub(crate) fn page(nodes: Vec<RawNode>) -> RawPage {
+    RawPage {
+        doc: "doc-1".into(),
+        url: "http://shop.test/mugs".into(),
+        title: "Mugs".into(),
+        viewport: Viewport { width: 800.0, height: 600.0, page_height: 600.0, ..Viewport::default() },
+        nodes,
+        truncated: String::new(),
+    }
+}
+
+fn text_of(nodes: Vec<RawNode>) -> String {
+    serialize(&PageMap::from_page(&page(nodes)), &MapOptions::default())
+}
+
+/// The lines between the start and end markers.
+fn body_of(nodes: Vec<RawNode>) -> String {
+    let text = text_of(nodes);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.first(), Some(&"[Start of page]"), "{text}");
+    assert_eq!(lines.last(), Some(&"[End of page]"), "{text}");
+    lines[1..lines.len() - 1].join("\n")
+}
+
+fn indices(map: &PageMap) -> Vec<u32> {
+    map.elements().map(|e| e.index).collect()
 }
 
 #[test]
 fn serializes_interactive_elements_with_text_and_attributes() {
-    let map = PageMap::build(&page(vec![
-        node(1, None, "body", ""),
-        node(2, Some(0), "h1", "Mugs"),
-        with_attrs(node(3, Some(0), "a", "Cart"), &[("href", "http://shop.test/cart?x=1")]),
-        with_attrs(node(4, Some(0), "input", ""), &[("type", "search"), ("placeholder", "Find a mug")]),
-        node(5, Some(0), "button", ""),
-        node(6, Some(4), "span", "Add"),
-        node(7, Some(4), "b", "blue mug"),
-    ]));
     assert_eq!(
-        serialize(&map),
-        "Mugs\n[3]<a href=/cart?x=1>Cart />\n[4]<input type=search placeholder=\"Find a mug\"> />\n[5]<button>Add blue mug />\n"
+        body_of(vec![
+            node(1, None, "body", ""),
+            node(2, Some(0), "h1", "Mugs"),
+            with_attrs(node(3, Some(0), "a", "Cart"), &[("href", "http://shop.test/cart?x=1")]),
+            with_attrs(node(4, Some(0), "input", ""), &[("type", "search"), ("placeholder", "Find a mug")]),
+            with_attrs(node(5, Some(0), "button", ""), &[("type", "button")]),
+            node(6, Some(4), "span", "Add"),
+            node(7, Some(4), "b", "blue mug"),
+        ]),
+        "Mugs\n[1]<a href=/cart?x=1>Cart />\n[2]<input type=search placeholder=\"Find a mug\"> />\n[3]<button>Add blue mug />"
     );
 }
 
@@ -46,27 +74,23 @@ fn never_offers_hidden_disabled_or_non_interactive_elements() {
     hidden.visible = false;
     let mut zero = node(4, Some(0), "button", "Zero");
     zero.rect = [0.0, 0.0, 0.0, 0.0];
-    let mut inside_hidden = node(9, Some(1), "button", "Inside hidden");
-    inside_hidden.visible = true;
-    let map = PageMap::build(&page(vec![
+    let mut hidden_div = node(2, Some(0), "div", "");
+    hidden_div.visible = false;
+    let map = PageMap::from_page(&page(vec![
         node(1, None, "body", ""),
-        {
-            let mut n = node(2, Some(0), "div", "");
-            n.visible = false;
-            n
-        },
+        hidden_div,
         hidden,
         zero,
         with_attrs(node(5, Some(0), "button", "Off"), &[("disabled", "")]),
         with_attrs(node(6, Some(0), "div", "Aria hidden"), &[("role", "button"), ("aria-hidden", "true")]),
         node(7, Some(0), "div", "Plain text"),
         with_attrs(node(8, Some(0), "a", "No href"), &[]),
-        inside_hidden,
+        node(9, Some(1), "button", "Inside hidden"),
     ]));
-    let indices: Vec<u32> = map.elements().map(|e| e.index).collect();
-    assert!(indices.is_empty(), "unexpected elements {indices:?}");
+    assert!(indices(&map).is_empty(), "unexpected elements {:?}", indices(&map));
     // A disabled control is never offered, but its label stays readable.
-    assert_eq!(serialize(&map), "Off\nPlain text\nNo href\n");
+    let text = serialize(&map, &MapOptions::default());
+    assert_eq!(text, "[Start of page]\nOff\nPlain text\nNo href\n[End of page]\n");
 }
 
 #[test]
@@ -75,16 +99,16 @@ fn zero_size_wrappers_do_not_hide_their_children_but_inert_ones_disable_them() {
     wrapper.rect = [0.0, 0.0, 0.0, 0.0];
     let mut dialog_backdrop = node(4, Some(0), "div", "");
     dialog_backdrop.inert = true;
-    let map = PageMap::build(&page(vec![
-        node(1, None, "body", ""),
-        wrapper,
-        node(3, Some(1), "button", "Visible child"),
-        dialog_backdrop,
-        node(5, Some(3), "button", "Behind the dialog"),
-    ]));
-    let indices: Vec<u32> = map.elements().map(|e| e.index).collect();
-    assert_eq!(indices, vec![3]);
-    assert_eq!(serialize(&map), "[3]<button>Visible child />\nBehind the dialog\n");
+    assert_eq!(
+        body_of(vec![
+            node(1, None, "body", ""),
+            wrapper,
+            node(3, Some(1), "button", "Visible child"),
+            dialog_backdrop,
+            node(5, Some(3), "button", "Behind the dialog"),
+        ]),
+        "[1]<button>Visible child />\nBehind the dialog"
+    );
 }
 
 #[test]
@@ -93,7 +117,7 @@ fn recognises_roles_editables_listeners_and_tabindex() {
     editable.editable = true;
     let mut clicky = node(4, Some(0), "div", "Clicky");
     clicky.listener = true;
-    let map = PageMap::build(&page(vec![
+    let map = PageMap::from_page(&page(vec![
         node(1, None, "body", ""),
         with_attrs(node(2, Some(0), "div", "Tab one"), &[("role", "tab")]),
         editable,
@@ -101,52 +125,243 @@ fn recognises_roles_editables_listeners_and_tabindex() {
         with_attrs(node(5, Some(0), "span", "Focusable"), &[("tabindex", "0")]),
         with_attrs(node(6, Some(0), "span", "Not focusable"), &[("tabindex", "-1")]),
     ]));
-    let indices: Vec<u32> = map.elements().map(|e| e.index).collect();
-    assert_eq!(indices, vec![2, 3, 4, 5]);
+    let offered: Vec<&str> = map.elements().map(|e| e.text.as_str()).collect();
+    assert_eq!(offered, vec!["Tab one", "Edit me", "Clicky", "Focusable"]);
 }
 
 #[test]
-fn shows_live_values_but_never_passwords() {
+fn pointer_and_listener_elements_count_only_as_the_innermost_clickable_thing() {
+    let pointer = |id, parent, text: &str| {
+        let mut n = node(id, parent, "div", text);
+        n.pointer = true;
+        n
+    };
+    let mut delegating = node(5, Some(0), "ul", "");
+    delegating.listener = true;
+    let mut pointer_in_button = node(9, Some(7), "span", "icon");
+    pointer_in_button.pointer = true;
+    assert_eq!(
+        body_of(vec![
+            node(1, None, "body", ""),
+            pointer(2, Some(0), "Card title"), // a clickable card: offered
+            pointer(3, Some(0), ""),           // a card around a link: the link is offered instead
+            with_attrs(node(4, Some(2), "a", "Read more"), &[("href", "/more")]),
+            delegating, // a list delegating clicks for its links: the links are offered
+            with_attrs(node(6, Some(4), "a", "First"), &[("href", "/1")]),
+            node(7, Some(0), "button", "Save"),
+            node(8, Some(6), "span", ""),
+            pointer_in_button,
+        ]),
+        "[1]<div>Card title />\n[2]<a href=/more>Read more />\n[3]<a href=/1>First />\n[4]<button>Save icon />"
+    );
+}
+
+#[test]
+fn covered_elements_are_not_offered() {
+    let mut under_modal = node(2, Some(0), "button", "Buy now");
+    under_modal.covered = true;
+    let map = PageMap::from_page(&page(vec![
+        node(1, None, "body", ""),
+        under_modal,
+        node(3, Some(0), "button", "Accept cookies"),
+    ]));
+    let offered: Vec<&str> = map.elements().map(|e| e.text.as_str()).collect();
+    assert_eq!(offered, vec!["Accept cookies"]);
+}
+
+#[test]
+fn labels_name_their_controls_and_stand_in_for_hidden_ones() {
+    let mut file_input = with_attrs(node(8, Some(6), "input", ""), &[("type", "file"), ("id", "upload")]);
+    file_input.visible = false;
+    assert_eq!(
+        body_of(vec![
+            node(1, None, "body", ""),
+            node(2, Some(0), "label", "Remember me"),
+            with_attrs(node(3, Some(1), "input", ""), &[("type", "checkbox")]),
+            with_attrs(node(4, Some(0), "label", "Email address"), &[("for", "email")]),
+            with_attrs(node(5, Some(0), "input", ""), &[("type", "email"), ("id", "email")]),
+            with_attrs(node(6, Some(0), "label", "Upload a photo"), &[("for", "upload")]),
+            node(7, Some(0), "p", "Max 5 MB"),
+            file_input,
+        ]),
+        "[1]<input label=\"Remember me\" type=checkbox> />\n[2]<input label=\"Email address\" type=email> />\n[3]<label>Upload a photo />\nMax 5 MB"
+    );
+}
+
+#[test]
+fn selects_list_their_options_and_the_chosen_one() {
+    let mut select = with_attrs(node(2, Some(0), "select", ""), &[("name", "size")]);
+    select.options = Some(vec!["Small".into(), "Large".into()]);
+    select.value = Some("Large".into());
+    let mut option = node(3, Some(1), "option", "Small");
+    option.rect = [0.0, 0.0, 0.0, 0.0];
+    assert_eq!(
+        body_of(vec![node(1, None, "body", ""), select, option, node(4, Some(1), "option", "Large")]),
+        "[1]<select name=size value=Large options=Small|Large> />"
+    );
+}
+
+#[test]
+fn shows_live_values_and_states_but_never_passwords() {
     let mut email = with_attrs(node(2, Some(0), "input", ""), &[("type", "email")]);
     email.value = Some("me@example.com".into());
     let mut password = with_attrs(node(3, Some(0), "input", ""), &[("type", "password")]);
     password.value = Some("hunter2".into());
     let mut check = with_attrs(node(4, Some(0), "input", ""), &[("type", "checkbox")]);
     check.checked = Some(true);
-    let map = PageMap::build(&page(vec![node(1, None, "body", ""), email, password, check]));
-    let text = serialize(&map);
-    assert!(text.contains("[2]<input type=email value=me@example.com>"), "{text}");
-    assert!(!text.contains("hunter2"), "{text}");
-    assert!(text.contains("[4]<input type=checkbox checked=true>"), "{text}");
+    let menu = with_attrs(node(5, Some(0), "button", "Menu"), &[("aria-expanded", "false"), ("aria-haspopup", "menu")]);
+    let text = body_of(vec![node(1, None, "body", ""), email, password, check, menu]);
+    assert_eq!(
+        text,
+        "[1]<input type=email value=me@example.com> />\n[2]<input type=password> />\n[3]<input type=checkbox checked=true> />\n[4]<button expanded=false haspopup=menu>Menu />"
+    );
 }
 
 #[test]
 fn keeps_foreign_links_whole_and_cuts_long_text_at_words() {
     let long = "word ".repeat(60);
-    let map = PageMap::build(&page(vec![
+    let text = body_of(vec![
         node(1, None, "body", ""),
         with_attrs(node(2, Some(0), "a", "Docs"), &[("href", "https://docs.example.org/guide/start?lang=en")]),
-        node(3, Some(0), "p", long.trim()),
-    ]));
-    let text = serialize(&map);
-    assert!(text.contains("href=https://docs.example.org/guide/start?lang=en>"), "{text}");
-    let paragraph = text.lines().nth(1).unwrap();
-    assert!(paragraph.ends_with("word…") && paragraph.chars().count() <= MAX_TEXT_CHARS + 1, "{paragraph}");
+        with_attrs(node(3, Some(0), "a", "Top"), &[("href", "#top")]),
+        node(4, Some(0), "p", long.trim()),
+    ]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "[1]<a href=https://docs.example.org/guide/start?lang=en>Docs />");
+    assert_eq!(lines[1], "[2]<a href=/mugs#top>Top />");
+    assert!(lines[2].ends_with("word…") && lines[2].chars().count() <= MAX_TEXT_CHARS + 1, "{}", lines[2]);
+}
+
+#[test]
+fn nested_interactive_elements_are_indented() {
+    assert_eq!(
+        body_of(vec![
+            node(1, None, "body", ""),
+            node(2, Some(0), "details", ""),
+            node(3, Some(1), "summary", "Shipping"),
+            with_attrs(node(4, Some(1), "a", "Rates"), &[("href", "/rates")]),
+        ]),
+        "[1]<details> />\n\t[2]<summary>Shipping />\n\t[3]<a href=/rates>Rates />"
+    );
+}
+
+#[test]
+fn indices_are_stable_across_steps_and_new_elements_are_marked() {
+    let mut registry = ElementRegistry::new();
+    let frames = |nodes: Vec<RawNode>| vec![RawFrame { frame_id: 0, page: Ok(page(nodes)) }];
+    let first = PageMap::build(
+        &frames(vec![
+            node(1, None, "body", ""),
+            node(10, Some(0), "button", "Keep"),
+            node(11, Some(0), "button", "Go"),
+        ]),
+        &mut registry,
+    )
+    .unwrap();
+    assert_eq!(indices(&first), vec![1, 2]);
+    assert!(first.elements().all(|e| !e.is_new));
+
+    // Something appears above; the old elements keep their indices, the newcomer is marked.
+    let second = PageMap::build(
+        &frames(vec![
+            node(1, None, "body", ""),
+            node(12, Some(0), "button", "Banner"),
+            node(10, Some(0), "button", "Keep"),
+            node(11, Some(0), "button", "Go"),
+        ]),
+        &mut registry,
+    )
+    .unwrap();
+    assert_eq!(indices(&second), vec![3, 1, 2]);
+    let text = serialize(&second, &MapOptions::default());
+    assert!(text.contains("*[3]<button>Banner />\n[1]<button>Keep />"), "{text}");
+}
+
+#[test]
+fn lists_the_viewport_and_summarises_what_lies_above_and_below() {
+    let mut nodes = vec![node(1, None, "body", "")];
+    for i in 0..30u32 {
+        // One button every 100 px; the viewport (600 px) is scrolled to 1200.
+        nodes.push(at(node(2 + i, Some(0), "button", &format!("Item {i}")), f64::from(i) * 100.0 - 1200.0));
+    }
+    let mut raw = page(nodes);
+    raw.viewport.scroll_y = 1200.0;
+    raw.viewport.page_height = 3000.0;
+    let text = serialize(&PageMap::from_page(&raw), &MapOptions { margin_pages: 0.0 });
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "... 2.0 pages above; 12 interactive elements above: 'Item 7', 'Item 8', 'Item 9', 'Item 10', 'Item 11', ..."
+    );
+    assert_eq!(lines[1], "[13]<button>Item 12 />");
+    assert_eq!(lines[7], "[19]<button>Item 18 />");
+    assert_eq!(
+        lines[8],
+        "... 2.0 pages below; 11 interactive elements below: 'Item 19', 'Item 20', 'Item 21', 'Item 22', 'Item 23', ..."
+    );
+    // A margin brings more into the listing.
+    let wider = serialize(&PageMap::from_page(&raw), &MapOptions { margin_pages: 0.5 });
+    assert!(wider.contains("[10]<button>Item 9 />") && wider.contains("[22]<button>Item 21 />"), "{wider}");
+}
+
+#[test]
+fn frames_are_stitched_after_their_iframe_with_page_coordinates() {
+    let mut iframe = node(3, Some(0), "iframe", "");
+    iframe.frame = Some(7);
+    iframe.frame_origin = Some([0.0, 5000.0]); // far below the viewport
+    let mut visible_iframe = node(4, Some(0), "iframe", "");
+    visible_iframe.frame = Some(8);
+    visible_iframe.frame_origin = Some([10.0, 100.0]);
+    let mut child = page(vec![node(1, None, "body", ""), node(2, Some(0), "button", "Pay")]);
+    child.doc = "doc-frame".into();
+    let mut shown_child = page(vec![node(1, None, "body", ""), node(2, Some(0), "button", "Play video")]);
+    shown_child.doc = "doc-video".into();
+    let frames = vec![
+        RawFrame {
+            frame_id: 0,
+            page: Ok(page(vec![node(1, None, "body", ""), node(2, Some(0), "button", "Top"), iframe, visible_iframe])),
+        },
+        RawFrame { frame_id: 7, page: Ok(child) },
+        RawFrame { frame_id: 8, page: Ok(shown_child) },
+        RawFrame { frame_id: 9, page: Err("the frame did not answer in time".into()) },
+    ];
+    let map = PageMap::build(&frames, &mut ElementRegistry::new()).unwrap();
+    let pay = map.elements().find(|e| e.text == "Pay").unwrap();
+    assert_eq!(pay.target, ElementRef { frame_id: 7, doc: "doc-frame".into(), id: 2 });
+    let text = serialize(&map, &MapOptions::default());
+    assert!(text.contains("[1]<button>Top />\n[3]<button>Play video />"), "{text}");
+    assert!(text.contains("1 interactive elements below: 'Pay'"), "{text}");
+    assert!(text.contains("Note: a frame could not be read (the frame did not answer in time)"), "{text}");
+}
+
+#[test]
+fn a_top_frame_that_cannot_be_read_is_an_error() {
+    let frames = vec![RawFrame { frame_id: 0, page: Err("Cannot access contents of the page".into()) }];
+    assert_eq!(PageMap::build(&frames, &mut ElementRegistry::new()).unwrap_err(), "Cannot access contents of the page");
+}
+
+#[test]
+fn says_when_the_sensor_stopped_early() {
+    let mut raw = page(vec![node(1, None, "body", ""), node(2, Some(0), "button", "One")]);
+    raw.truncated = "only the first 40000 elements were read".into();
+    let text = serialize(&PageMap::from_page(&raw), &MapOptions::default());
+    assert!(text.ends_with("Note: the page is very large: only the first 40000 elements were read\n"), "{text}");
 }
 
 #[test]
 fn fingerprint_changes_when_the_element_changes() {
-    let build = |text: &str| PageMap::build(&page(vec![node(1, None, "body", ""), node(2, Some(0), "button", text)]));
-    let a = build("Buy").element(2).unwrap().fingerprint;
-    let b = build("Buy").element(2).unwrap().fingerprint;
-    let c = build("Delete").element(2).unwrap().fingerprint;
+    let build =
+        |text: &str| PageMap::from_page(&page(vec![node(1, None, "body", ""), node(2, Some(0), "button", text)]));
+    let a = build("Buy").elements().next().unwrap().fingerprint;
+    let b = build("Buy").elements().next().unwrap().fingerprint;
+    let c = build("Delete").elements().next().unwrap().fingerprint;
     assert_eq!(a, b);
     assert_ne!(a, c);
 }
 
 #[test]
 fn describes_elements_for_reports() {
-    let map = PageMap::build(&page(vec![
+    let map = PageMap::from_page(&page(vec![
         node(1, None, "body", ""),
         node(2, Some(0), "button", "Add to cart"),
         with_attrs(node(3, Some(0), "input", ""), &[("aria-label", "Quantity")]),
@@ -154,20 +369,33 @@ fn describes_elements_for_reports() {
         with_attrs(node(5, Some(0), "input", ""), &[("placeholder", "Search")]),
         node(6, Some(0), "button", ""),
     ]));
-    assert_eq!(map.element(2).unwrap().describe(), "<button> \"Add to cart\" [2]");
-    assert_eq!(map.element(3).unwrap().describe(), "<input> \"Quantity\" [3]");
-    assert_eq!(map.element(4).unwrap().describe(), "<button> \"Add Blue mug to cart\" [4]");
-    assert_eq!(map.element(5).unwrap().describe(), "<input> \"Search\" [5]");
-    assert_eq!(map.element(6).unwrap().describe(), "<button> [6]");
+    let described: Vec<String> = map.elements().map(MapElement::describe).collect();
+    assert_eq!(
+        described,
+        vec![
+            "<button> \"Add to cart\" [1]",
+            "<input> \"Quantity\" [2]",
+            "<button> \"Add Blue mug to cart\" [3]",
+            "<input> \"Search\" [4]",
+            "<button> [5]"
+        ]
+    );
 }
 
 #[test]
 fn parses_the_sensor_wire_format() {
     let raw: RawPage = serde_json::from_str(
-        r#"{"url":"http://a.test/","title":"A","viewport":{"width":800,"height":600,"scrollY":0,"pageHeight":1200},
-            "nodes":[{"id":1,"parent":null,"tag":"body","rect":[0,0,800,1200],"visible":true},
-                     {"id":2,"parent":0,"tag":"button","text":"Go","rect":[1,2,30,10],"visible":true,"attrs":{"type":"submit"}}]}"#,
+        r#"{"doc":"x","url":"http://a.test/","title":"A","viewport":{"width":800,"height":600,"scrollX":0,"scrollY":0,"pageWidth":800,"pageHeight":600},
+            "nodes":[{"id":1,"parent":null,"tag":"body","rect":[0,0,800,600],"visible":true},
+                     {"id":2,"parent":0,"tag":"button","text":"Go","rect":[1,2,30,10],"visible":true,"attrs":{"type":"submit"}},
+                     {"id":3,"parent":0,"tag":"iframe","rect":[0,50,300,200],"visible":true,"frame":4,"frameOrigin":[1,51]}],
+            "truncated":""}"#,
     )
     .unwrap();
-    assert_eq!(serialize(&PageMap::build(&raw)), "[2]<button type=submit>Go />\n");
+    assert_eq!(raw.nodes[2].frame, Some(4));
+    assert_eq!(raw.nodes[2].frame_origin, Some([1.0, 51.0]));
+    assert_eq!(
+        serialize(&PageMap::from_page(&raw), &MapOptions::default()),
+        "[Start of page]\n[1]<button type=submit>Go />\n[End of page]\n"
+    );
 }

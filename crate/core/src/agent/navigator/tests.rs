@@ -1,7 +1,7 @@
 use super::*;
 use crate::browser::OpOutcome;
-use crate::dom_map::tests::node;
-use crate::dom_map::{RawPage, Viewport};
+use crate::dom_map::tests::{node, page};
+use crate::dom_map::RawFrame;
 use crate::llm::{ChatReply, LlmError};
 use futures::executor::block_on;
 use std::cell::{Cell, RefCell};
@@ -26,23 +26,20 @@ impl FakeShop {
 }
 
 impl Browser for FakeShop {
-    async fn observe(&self, _tab: TabId) -> Result<RawPage, BrowserError> {
+    async fn observe(&self, _tab: TabId) -> Result<Vec<RawFrame>, BrowserError> {
         if self.closed.get() {
             return Err(BrowserError::TabClosed);
         }
         let mut note = node(3, Some(0), "textarea", "");
         note.value = Some(self.note.borrow().clone());
-        Ok(RawPage {
-            url: self.url.borrow().clone(),
-            title: "Shop".into(),
-            viewport: Viewport::default(),
-            nodes: vec![
-                node(1, None, "body", ""),
-                node(2, Some(0), "button", "Add blue mug"),
-                note,
-                node(4, Some(0), "p", &format!("Cart total: ${}.00", self.cart.get() * 12)),
-            ],
-        })
+        let mut raw = page(vec![
+            node(1, None, "body", ""),
+            node(2, Some(0), "button", "Add blue mug"),
+            note,
+            node(4, Some(0), "p", &format!("Cart total: ${}.00", self.cart.get() * 12)),
+        ]);
+        raw.url = self.url.borrow().clone();
+        Ok(vec![RawFrame { frame_id: 0, page: Ok(raw) }])
     }
 
     async fn navigate(&self, _tab: TabId, url: &str) -> Result<(), BrowserError> {
@@ -53,8 +50,8 @@ impl Browser for FakeShop {
     async fn perform(&self, _tab: TabId, op: &PageOp) -> Result<OpOutcome, BrowserError> {
         self.ops.borrow_mut().push(op.clone());
         match op {
-            PageOp::Click { id: 2, .. } => self.cart.set(self.cart.get() + 1),
-            PageOp::Type { id: 3, text, .. } => *self.note.borrow_mut() = text.clone(),
+            PageOp::Click { target, .. } if target.id == 2 => self.cart.set(self.cart.get() + 1),
+            PageOp::Type { target, text, .. } if target.id == 3 => *self.note.borrow_mut() = text.clone(),
             _ => return Ok(OpOutcome { ok: false, message: "not clickable".into(), value: None }),
         }
         Ok(OpOutcome {
@@ -92,7 +89,7 @@ fn reply(actions: &str) -> Result<String, LlmError> {
 }
 
 fn config(max_steps: u32) -> TaskConfig {
-    TaskConfig { task: "add the blue mug and tell me the total".into(), tab: 1, max_steps }
+    TaskConfig { task: "add the blue mug and tell me the total".into(), tab: 1, max_steps, map: MapOptions::default() }
 }
 
 fn run(shop: &FakeShop, model: &ScriptedModel, max_steps: u32) -> (AgentEvent, Vec<AgentEvent>) {
@@ -106,7 +103,7 @@ fn run(shop: &FakeShop, model: &ScriptedModel, max_steps: u32) -> (AgentEvent, V
 fn completes_a_task_and_reports_each_step() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":2}}]"#),
+        reply(r#"[{"click_element":{"index":1}}]"#),
         reply(r#"[{"done":{"text":"The total is $12.00","success":true}}]"#),
     ]);
     let (end, events) = run(&shop, &model, 10);
@@ -116,8 +113,8 @@ fn completes_a_task_and_reports_each_step() {
     else {
         panic!("no step 1 event in {events:?}");
     };
-    assert_eq!(actions[0].target.as_deref(), Some("<button> \"Add blue mug\" [2]"));
-    assert_eq!(actions[0].outcome, "Clicked <button> \"Add blue mug\" [2].");
+    assert_eq!(actions[0].target.as_deref(), Some("<button> \"Add blue mug\" [1]"));
+    assert_eq!(actions[0].outcome, "Clicked <button> \"Add blue mug\" [1].");
 
     // The second request saw the updated page and the first step's result, and only one system message.
     let requests = model.requests.borrow();
@@ -135,12 +132,12 @@ fn completes_a_task_and_reports_each_step() {
 fn types_and_reports_the_final_value() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"input_text":{"index":3,"text":"gift wrap"}}]"#),
+        reply(r#"[{"input_text":{"index":2,"text":"gift wrap"}}]"#),
         reply(r#"[{"done":{"text":"ok","success":true}}]"#),
     ]);
     let (_, events) = run(&shop, &model, 5);
     assert_eq!(*shop.note.borrow(), "gift wrap");
-    assert!(format!("{events:?}").contains("Typed \\\"gift wrap\\\" into <textarea> [3]."));
+    assert!(format!("{events:?}").contains("Typed \\\"gift wrap\\\" into <textarea> [2]."));
 }
 
 #[test]
@@ -161,7 +158,7 @@ fn a_bad_index_fails_the_action_and_the_model_hears_why() {
 fn stops_remaining_actions_when_the_page_changes_under_them() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":2}},{"click_element":{"index":2}}]"#),
+        reply(r#"[{"click_element":{"index":1}},{"click_element":{"index":1}}]"#),
         reply(r#"[{"done":{"text":"ok","success":true}}]"#),
     ]);
     run(&shop, &model, 5);
@@ -170,7 +167,7 @@ fn stops_remaining_actions_when_the_page_changes_under_them() {
 
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"go_to_url":{"url":"http://shop.test/other"}},{"click_element":{"index":2}}]"#),
+        reply(r#"[{"go_to_url":{"url":"http://shop.test/other"}},{"click_element":{"index":1}}]"#),
         reply(r#"[{"done":{"text":"ok","success":true}}]"#),
     ]);
     run(&shop, &model, 5);
@@ -212,8 +209,8 @@ fn a_provider_error_ends_the_task_with_its_message() {
 fn the_last_step_asks_for_done_and_the_limit_ends_the_task() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":2}}]"#),
-        reply(r#"[{"click_element":{"index":2}}]"#),
+        reply(r#"[{"click_element":{"index":1}}]"#),
+        reply(r#"[{"click_element":{"index":1}}]"#),
     ]);
     let (end, _) = run(&shop, &model, 2);
     assert_eq!(
