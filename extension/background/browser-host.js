@@ -44,23 +44,50 @@ async function inFrame(tabId, frameId, func, args = []) {
     if (/No tab with id/i.test(message)) throw hostError('tab_closed', message);
     if (/Cannot access|cannot be scripted|extensions gallery|chrome:\/\//i.test(message)) {
       const tab = await getTab(tabId);
-      throw hostError('restricted', frameId === 0 ? (tab.url || tab.pendingUrl || 'this page') : message);
+      throw hostError('restricted', frameId === 0 ? (tab.url || tab.pendingUrl || '') : message);
     }
     throw hostError('script', message);
   }
 }
 
-/** Collects a frame and, in parallel, the frames it shows; a child frame's failure is recorded. */
-async function collectFrames(tabId, frameId, out) {
-  const answer = await withTimeout(
+/**
+ * The frames of the tab, each having told its child frames who their parent is (see the
+ * sensor's announce). A frame that hangs would hold up the whole call: then only the top frame.
+ */
+async function announcedFrames(tabId) {
+  const target = { tabId, allFrames: true };
+  try {
+    const announced = await withTimeout(
+      chrome.scripting.executeScript({ target, files: [SENSOR_FILE] })
+        .then(() => chrome.scripting.executeScript({ target, func: () => globalThis.agentSensor.announce() })),
+      FRAME_TIMEOUT_MS,
+      'a frame did not answer',
+    );
+    return { frameIds: announced.map((frame) => frame.frameId), note: null };
+  } catch (err) {
+    return { frameIds: [0], note: `frames were left out: ${err.message}` };
+  }
+}
+
+/** Each frame's record as JSON text, or why it could not be read; the top frame must answer. */
+async function collectFrames(tabId) {
+  const { frameIds, note } = await announcedFrames(tabId);
+  const collect = (frameId) => withTimeout(
     inFrame(tabId, frameId, () => globalThis.agentSensor.collect()),
     FRAME_TIMEOUT_MS,
     `the frame did not answer within ${FRAME_TIMEOUT_MS / 1000} s`,
   );
-  out.push({ frameId, json: answer.json });
-  await Promise.all(answer.frames.map((child) => collectFrames(tabId, child, out).catch((err) => {
-    out.push({ frameId: child, error: err.message });
-  })));
+  const frames = await Promise.all(frameIds.map(async (frameId) => {
+    try {
+      return { frameId, json: await collect(frameId) };
+    } catch (err) {
+      if (frameId === 0) throw err;
+      return { frameId, error: err.message };
+    }
+  }));
+  if (!frameIds.includes(0)) frames.push({ frameId: 0, json: await collect(0) });
+  if (note) frames.push({ frameId: -1, error: note });
+  return frames;
 }
 
 /** Resolves when the tab finishes loading; rejects on timeout or when the tab closes. */
@@ -115,9 +142,7 @@ export function createBrowserHost(emit) {
 
     async observe(tabId) {
       await getTab(tabId);
-      const frames = [];
-      await collectFrames(tabId, 0, frames);
-      return frames;
+      return collectFrames(tabId);
     },
 
     async navigate(tabId, url) {
@@ -125,6 +150,20 @@ export function createBrowserHost(emit) {
       const loaded = waitForLoad(tabId, true);
       await chrome.tabs.update(tabId, { url });
       await loaded;
+    },
+
+    /** Numbered boxes, drawn by each frame's sensor for its own elements; [] clears them all. */
+    async highlight(tabId, marks) {
+      if (marks.length === 0) {
+        await chrome.scripting.executeScript({
+          target: { tabId, allFrames: true },
+          func: () => globalThis.agentSensor?.clearHighlights(),
+        });
+        return;
+      }
+      const byFrame = Map.groupBy(marks, (mark) => mark.frame);
+      await Promise.all([...byFrame].map(([frameId, items]) =>
+        inFrame(tabId, frameId, (list) => globalThis.agentSensor.highlight(list), [items])));
     },
 
     async perform(tabId, op) {

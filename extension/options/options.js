@@ -9,6 +9,7 @@ const core = init();
 const form = document.getElementById('settings');
 const status = document.getElementById('status');
 const fields = ['baseUrl', 'model', 'apiKey', 'maxSteps'];
+const checkboxes = ['highlights'];
 
 function show(message, isError) {
   status.textContent = message;
@@ -19,6 +20,7 @@ function show(message, isError) {
 async function load() {
   const settings = (await loadSettings()) ?? {};
   for (const name of fields) if (settings[name] !== undefined) form.elements[name].value = settings[name];
+  for (const name of checkboxes) if (settings[name] !== undefined) form.elements[name].checked = settings[name];
   document.getElementById('fields').disabled = false;
 }
 
@@ -29,6 +31,7 @@ form.addEventListener('submit', async (e) => {
     model: form.elements.model.value.trim(),
     apiKey: form.elements.apiKey.value.trim(),
     maxSteps: Number(form.elements.maxSteps.value),
+    highlights: form.elements.highlights.checked,
   };
   for (const name of fields) form.elements[name].removeAttribute('aria-invalid');
   await core;

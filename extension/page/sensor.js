@@ -6,8 +6,9 @@
 (() => {
   if (globalThis.agentSensor) return;
 
-  /** Identifies this document: ids are only meaningful within it. */
-  const DOC = crypto.randomUUID();
+  /** Identifies this document: ids are only meaningful within it. (`crypto.randomUUID` exists
+   * only in secure contexts, and plain http pages are not.) */
+  const DOC = Array.from(crypto.getRandomValues(new Uint32Array(4)), (n) => n.toString(36)).join('');
   const ATTRS = ['type', 'name', 'role', 'placeholder', 'aria-label', 'title', 'alt', 'href', 'disabled',
     'aria-disabled', 'aria-hidden', 'hidden', 'tabindex', 'onclick', 'aria-expanded', 'aria-checked',
     'aria-selected', 'aria-pressed', 'aria-haspopup', 'aria-valuenow', 'for', 'contenteditable'];
@@ -21,6 +22,10 @@
   /** Bounds for hostile pages: what is left out is reported, never silently dropped. */
   const MAX_NODES = 40000;
   const MAX_COLLECT_MS = 2000;
+  /** Hit tests cost more on crowded pages; past this many the rest are assumed reachable. */
+  const MAX_HIT_TESTS = 400;
+  const CANDIDATE_TAGS = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'DETAILS', 'LABEL']);
+  const FRAME_TOKEN = '__agent_frame_token__';
   const LISTENERS_QUERY = '__agent_listeners_query__';
   const LISTENER_REPLY = '__agent_listener__';
 
@@ -37,6 +42,24 @@
       byId.set(id, new WeakRef(el));
     }
     return id;
+  }
+
+  // Frames are stitched to the iframe that shows them by a token the parent's sensor posts to
+  // each child window: "<parent doc>:<iframe id>". (Chrome's content scripts cannot ask for an
+  // iframe's frame id.)
+  let hostToken = '';
+  addEventListener('message', (event) => {
+    const token = event.data?.[FRAME_TOKEN];
+    if (typeof token === 'string' && event.source === parent && parent !== window) {
+      hostToken = token;
+      event.stopImmediatePropagation();
+    }
+  }, true);
+
+  function announce() {
+    for (const frame of document.querySelectorAll('iframe, frame')) {
+      frame.contentWindow?.postMessage({ [FRAME_TOKEN]: `${DOC}:${elementId(frame)}` }, '*');
+    }
   }
 
   function ownText(el) {
@@ -115,7 +138,12 @@
       return value;
     };
 
-    const record = (el, parent, attrs, text) => {
+    let hitTests = 0;
+    /** Could the core offer it as interactive? Only those are worth a hit test. */
+    const isCandidate = (el, attrs, node) => CANDIDATE_TAGS.has(el.tagName) || node.listener || node.pointer
+      || node.editable || (attrs && ('role' in attrs || 'tabindex' in attrs || 'onclick' in attrs));
+
+    const record = (el, parent, attrs, text, pointer) => {
       const rect = el.getBoundingClientRect();
       const node = {
         id: elementId(el),
@@ -126,6 +154,7 @@
       };
       if (attrs) node.attrs = attrs;
       if (text) node.text = text;
+      if (pointer) node.pointer = true;
       if (typeof el.onclick === 'function' || listeners.has(el)) node.listener = true;
       if (el.isContentEditable && !el.parentElement?.isContentEditable) node.editable = true;
       if (el.inert) node.inert = true;
@@ -137,61 +166,62 @@
         node.value = el.selectedOptions[0]?.text.trim() ?? '';
       }
       if (tag === 'IFRAME' || tag === 'FRAME') {
-        try {
-          node.frame = chrome.runtime.getFrameId(el);
-        } catch { /* not loaded yet */ }
         node.frameOrigin = [Math.round(rect.x + el.clientLeft), Math.round(rect.y + el.clientTop)];
       }
       if (node.visible && rect.bottom > 0 && rect.right > 0 && rect.top < innerHeight && rect.left < innerWidth
-          && rect.width > 0 && rect.height > 0 && !reachable(el, rect)) {
-        node.covered = true;
+          && rect.width > 0 && rect.height > 0 && hitTests < MAX_HIT_TESTS && isCandidate(el, attrs, node)) {
+        hitTests += 1;
+        if (!reachable(el, rect)) node.covered = true;
       }
       return node;
     };
 
-    const walk = (container, parent, parentCursor) => {
-      for (let el = container.firstElementChild; el; el = el.nextElementSibling) {
-        if (SKIPPED.has(el.tagName)) continue;
-        if (nodes.length >= MAX_NODES) {
-          truncated ||= `only the first ${MAX_NODES} elements were read`;
-          return;
-        }
-        if ((nodes.length & 511) === 0 && performance.now() - started > MAX_COLLECT_MS) {
-          truncated ||= `reading stopped after ${MAX_COLLECT_MS} ms`;
-          return;
-        }
-        const attrs = readAttrs(el);
-        const text = ownText(el);
-        const elCursor = cursor(el);
-        const pointer = elCursor === 'pointer' && parentCursor !== 'pointer';
-        const shadow = shadowRootOf(el);
-        let position = parent;
-        if (text || attrs || pointer || shadow || el.inert || ALWAYS.has(el.tagName) || el.isContentEditable || listeners.has(el)
-            || typeof el.onclick === 'function') {
-          const node = record(el, parent, attrs, text);
-          if (pointer) node.pointer = true;
-          position = nodes.length;
-          nodes.push(node);
-        }
-        if (el.namespaceURI === SVG_NS) continue; // Icons: their inner shapes say nothing.
-        if (shadow) walk(shadow, position, elCursor);
-        walk(el, position, elCursor);
-      }
-    };
-
     const root = document.body ?? document.documentElement;
-    if (root) {
-      nodes.push(record(root, null, readAttrs(root), ownText(root)));
-      walk(root, 0, cursor(root));
+    if (!root) return JSON.stringify({ doc: DOC, host: hostToken, url: location.href, title: document.title, nodes });
+    nodes.push(record(root, null, readAttrs(root), ownText(root), false));
+    // Depth-first in document order with an explicit stack: pages nest deeper than JS recursion goes.
+    // A shadow root's content comes before the host's light children.
+    const stack = [{ next: root.firstElementChild, parent: 0, cursor: cursor(root) }];
+    let visited = 0;
+    while (stack.length) {
+      const level = stack[stack.length - 1];
+      const el = level.next;
+      if (!el) {
+        stack.pop();
+        continue;
+      }
+      level.next = el.nextElementSibling;
+      if (SKIPPED.has(el.tagName) || el === overlay?.host) continue;
+      if (nodes.length >= MAX_NODES) {
+        truncated = `only the first ${MAX_NODES} elements were read`;
+        break;
+      }
+      if ((++visited & 63) === 0 && performance.now() - started > MAX_COLLECT_MS) {
+        truncated = `reading stopped after ${MAX_COLLECT_MS} ms`;
+        break;
+      }
+      const attrs = readAttrs(el);
+      const text = ownText(el);
+      const elCursor = cursor(el);
+      const pointer = elCursor === 'pointer' && level.cursor !== 'pointer';
+      const shadow = shadowRootOf(el);
+      let position = level.parent;
+      if (text || attrs || pointer || shadow || el.inert || ALWAYS.has(el.tagName) || el.isContentEditable
+          || listeners.has(el) || typeof el.onclick === 'function') {
+        position = nodes.length;
+        nodes.push(record(el, level.parent, attrs, text, pointer));
+      }
+      if (el.namespaceURI === SVG_NS) continue; // Icons: their inner shapes say nothing.
+      if (el.firstElementChild) stack.push({ next: el.firstElementChild, parent: position, cursor: elCursor });
+      if (shadow?.firstElementChild) stack.push({ next: shadow.firstElementChild, parent: position, cursor: elCursor });
     }
     if (byId.size > 2 * nodes.length + 1000) {
       for (const [id, ref] of byId) if (!ref.deref()?.isConnected) byId.delete(id);
     }
-    const frames = [];
-    for (const node of nodes) if (node.frame !== undefined && node.frame >= 0) frames.push(node.frame);
     // JSON text crosses to the worker and into Rust far faster than a large object would.
-    const json = JSON.stringify({
+    return JSON.stringify({
       doc: DOC,
+      host: hostToken,
       url: location.href,
       title: document.title,
       viewport: {
@@ -205,7 +235,6 @@
       nodes,
       truncated,
     });
-    return { json, frames };
   }
 
   function describe(el) {
@@ -283,6 +312,66 @@
     }
   }
 
+  // Highlights: numbered boxes over the indexed elements, for the user (and for screenshots). They
+  // live in a closed shadow root, so the page's CSS cannot restyle them and its scripts cannot
+  // reach them; they ignore the pointer and follow scrolling and resizing until cleared.
+  const PALETTE = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#008080', '#9a6324', '#800000'];
+  let overlay = null;
+
+  function highlight(items) {
+    clearHighlights();
+    const host = document.createElement('agent-highlights');
+    host.style.cssText = 'all:initial;position:fixed;inset:0;pointer-events:none;z-index:2147483647;contain:strict';
+    const root = host.attachShadow({ mode: 'closed' });
+    const boxes = [];
+    for (const { id, index } of items) {
+      const el = byId.get(id)?.deref();
+      if (!el?.isConnected) continue;
+      const color = PALETTE[index % PALETTE.length];
+      const box = document.createElement('div');
+      box.style.cssText = `position:fixed;box-sizing:border-box;border:2px solid ${color};border-radius:2px`;
+      const label = document.createElement('span');
+      label.textContent = String(index);
+      label.style.cssText = `position:absolute;top:-2px;right:-2px;background:${color};color:#fff;font:bold 11px/14px sans-serif;padding:0 3px;border-radius:2px`;
+      box.append(label);
+      root.append(box);
+      boxes.push({ el, box });
+    }
+    const place = () => {
+      for (const { el, box } of boxes) {
+        const r = el.getBoundingClientRect();
+        box.style.left = `${r.left}px`;
+        box.style.top = `${r.top}px`;
+        box.style.width = `${r.width}px`;
+        box.style.height = `${r.height}px`;
+      }
+    };
+    const state = { host, boxes, frame: 0, onMove: null };
+    state.onMove = () => {
+      state.frame ||= requestAnimationFrame(() => {
+        state.frame = 0;
+        place();
+      });
+    };
+    addEventListener('scroll', state.onMove, { capture: true, passive: true });
+    addEventListener('resize', state.onMove, { passive: true });
+    place();
+    document.documentElement.append(host);
+    overlay = state;
+    return boxes.length;
+  }
+
+  function clearHighlights() {
+    if (!overlay) return 0;
+    const { host, boxes, frame, onMove } = overlay;
+    removeEventListener('scroll', onMove, { capture: true });
+    removeEventListener('resize', onMove);
+    cancelAnimationFrame(frame);
+    host.remove();
+    overlay = null;
+    return boxes.length;
+  }
+
   /** Resolves 'quiet' after `quietMs` without DOM changes (at most `maxMs`), or 'navigating'. */
   function settle(quietMs, maxMs) {
     return new Promise((resolve) => {
@@ -306,5 +395,5 @@
     });
   }
 
-  globalThis.agentSensor = { collect, perform, settle };
+  globalThis.agentSensor = { announce, collect, perform, settle, highlight, clearHighlights };
 })();

@@ -4,8 +4,8 @@
 //! tests implement it with fakes. Each method is one primitive; decisions stay in the core.
 
 use crate::actions::PageOp;
-use crate::dom_map::RawFrame;
-use serde::Deserialize;
+use crate::dom_map::{ElementRef, RawFrame};
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 pub type TabId = i32;
@@ -19,6 +19,16 @@ pub trait Browser {
     async fn navigate(&self, tab: TabId, url: &str) -> Result<(), BrowserError>;
     /// Performs one operation on an element, then waits for the page to settle (bounded).
     async fn perform(&self, tab: TabId, op: &PageOp) -> Result<OpOutcome, BrowserError>;
+    /// Draws numbered boxes over these elements, replacing earlier ones; an empty list clears them.
+    async fn highlight(&self, tab: TabId, marks: &[Highlight]) -> Result<(), BrowserError>;
+}
+
+/// A numbered box over an element.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Highlight {
+    #[serde(flatten)]
+    pub target: ElementRef,
+    pub index: u32,
 }
 
 /// What the sensor reports after an operation.
@@ -49,7 +59,8 @@ impl fmt::Display for BrowserError {
         match self {
             BrowserError::TabClosed => write!(f, "the tab the task was running in has been closed"),
             BrowserError::Restricted { url } => {
-                write!(f, "the page {url} cannot be read or operated by extensions (browser pages and the Web Store are protected)")
+                let page = if url.is_empty() { "this page".to_string() } else { format!("the page {url}") };
+                write!(f, "{page} cannot be read or operated by extensions (browser pages such as chrome:// and the Web Store are protected)")
             }
             BrowserError::Navigation(detail) => write!(f, "the page did not load: {detail}"),
             BrowserError::Script(detail) => write!(f, "the page could not be read: {detail}"),

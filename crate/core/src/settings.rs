@@ -15,11 +15,19 @@ pub struct Settings {
     /// May be empty for local servers that need none.
     pub api_key: String,
     pub max_steps: u32,
+    /// Draw numbered boxes over the elements the agent sees.
+    pub highlights: bool,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { base_url: String::new(), model: String::new(), api_key: String::new(), max_steps: DEFAULT_MAX_STEPS }
+        Self {
+            base_url: String::new(),
+            model: String::new(),
+            api_key: String::new(),
+            max_steps: DEFAULT_MAX_STEPS,
+            highlights: true,
+        }
     }
 }
 

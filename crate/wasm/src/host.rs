@@ -3,7 +3,7 @@
 
 use agent_core::actions::PageOp;
 use agent_core::agent::AgentEvent;
-use agent_core::browser::{Browser, BrowserError, OpOutcome, TabId};
+use agent_core::browser::{Browser, BrowserError, Highlight, OpOutcome, TabId};
 use agent_core::dom_map::{RawFrame, RawPage};
 use agent_core::protocol::encode_event;
 use agent_core::settings::Settings;
@@ -22,6 +22,8 @@ extern "C" {
     async fn navigate(this: &BrowserHost, tab: TabId, url: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch)]
     async fn perform(this: &BrowserHost, tab: TabId, op: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    async fn highlight(this: &BrowserHost, tab: TabId, marks: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = loadSettings)]
     async fn load_settings(this: &BrowserHost) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = activeTab)]
@@ -67,6 +69,10 @@ impl Browser for HostBrowser {
 
     async fn navigate(&self, tab: TabId, url: &str) -> Result<(), BrowserError> {
         self.host.navigate(tab, url).await.map(drop).map_err(browser_error)
+    }
+
+    async fn highlight(&self, tab: TabId, marks: &[Highlight]) -> Result<(), BrowserError> {
+        self.host.highlight(tab, super::to_js(&marks)).await.map(drop).map_err(browser_error)
     }
 
     async fn perform(&self, tab: TabId, op: &PageOp) -> Result<OpOutcome, BrowserError> {

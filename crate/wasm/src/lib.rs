@@ -115,7 +115,13 @@ async fn run(browser: &HostBrowser, task: String, tab_id: Option<i32>, cancel: &
         None => browser.active_tab().await?,
     };
     let model = OpenAiCompatible::new(&settings.base_url, &settings.model, &settings.api_key, FetchClient);
-    let config = TaskConfig { task, tab, max_steps: settings.max_steps, map: MapOptions::default() };
+    let config = TaskConfig {
+        task,
+        tab,
+        max_steps: settings.max_steps,
+        map: MapOptions::default(),
+        highlights: settings.highlights,
+    };
     run_task(&config, browser, &model, cancel, &|event| browser.emit(&event)).await;
     Ok(())
 }

@@ -49,8 +49,7 @@ fn sensor_call(method: &str, args: &[JsValue]) -> JsValue {
 
 /// Collects with the sensor, keeping indices stable across calls within a test.
 fn collect_with(registry: &mut ElementRegistry) -> PageMap {
-    let answer = sensor_call("collect", &[]);
-    let json = js_sys::Reflect::get(&answer, &"json".into()).unwrap().as_string().unwrap();
+    let json = sensor_call("collect", &[]).as_string().expect("the sensor answers with JSON text");
     let raw: RawPage = serde_json::from_str(&json).expect("the sensor's record matches RawPage");
     PageMap::build(&[RawFrame { frame_id: 0, page: Ok(raw) }], registry).unwrap()
 }

@@ -4,9 +4,9 @@ use super::events::{ActionReport, AgentEvent};
 use super::output::{parse_navigator_output, NavigatorOutput};
 use super::prompt::{navigator_schema, state_message, system_prompt};
 use crate::actions::{normalize_url, Action, PageOp};
-use crate::browser::{Browser, BrowserError, TabId};
+use crate::browser::{Browser, BrowserError, Highlight, TabId};
 use crate::cancel::CancelToken;
-use crate::dom_map::{ElementRegistry, MapOptions, PageMap};
+use crate::dom_map::{elements_in_scope, ElementRegistry, MapOptions, PageMap};
 use crate::llm::{ChatMessage, ChatModel, ChatRequest};
 use std::cell::RefCell;
 
@@ -19,6 +19,8 @@ pub struct TaskConfig {
     pub tab: TabId,
     pub max_steps: u32,
     pub map: MapOptions,
+    /// Draw numbered boxes over the elements the model sees each step.
+    pub highlights: bool,
 }
 
 /// How a step ended, for the loop.
@@ -45,6 +47,10 @@ pub async fn run_task<B: Browser, M: ChatModel>(
     let end = Navigator { config, browser, model, cancel, emit, history: Vec::new(), registry: RefCell::default() }
         .run()
         .await;
+    if config.highlights {
+        // Cosmetic: a page that cannot be drawn on (closed, navigated away) needs no clearing.
+        let _ = browser.highlight(config.tab, &[]).await;
+    }
     emit(end.clone());
     end
 }
@@ -105,6 +111,12 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
     async fn step(&mut self, step: u32, previous_results: &[String]) -> Result<StepEnd, StepError> {
         let max_steps = self.config.max_steps;
         let page = self.observe(Look::Step).await?;
+        if let (true, Ok(map)) = (self.config.highlights, &page) {
+            let marks: Vec<Highlight> = elements_in_scope(map, &self.config.map)
+                .map(|element| Highlight { target: element.target.clone(), index: element.index })
+                .collect();
+            let _ = self.browser.highlight(self.config.tab, &marks).await; // Cosmetic; never fails a step.
+        }
         let state =
             state_message(step, max_steps, page.as_ref().map_err(Clone::clone), previous_results, &self.config.map);
         let reply = self.ask_model(state).await?;

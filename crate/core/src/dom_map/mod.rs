@@ -13,7 +13,7 @@ mod stitch;
 
 pub use raw::{RawFrame, RawNode, RawPage, Viewport};
 pub use registry::ElementRegistry;
-pub use serialize::{serialize, MapOptions};
+pub use serialize::{elements_in_scope, serialize, MapOptions};
 
 use crate::text::{truncate_chars, truncate_words};
 use serde::Serialize;
@@ -195,7 +195,7 @@ impl PageMap {
                 index,
                 target: ElementRef { frame_id: placed.frame_id, doc: placed.doc.to_string(), id: placed.node.id },
                 tag: placed.node.tag.clone(),
-                attrs: display_attrs(placed.node, label.as_deref(), &stitched.top.url),
+                attrs: display_attrs(placed.node, label.as_deref(), placed.url, &stitched.top.url),
                 fingerprint: fingerprint(placed.node, &text),
                 text,
                 is_new: registry.is_new(index),
@@ -294,9 +294,10 @@ fn has_size(placed: &PlacedNode) -> bool {
     placed.rect[2] > 0.0 && placed.rect[3] > 0.0
 }
 
-/// Hidden by style, by the `hidden` attribute or from assistive technology: so is all inside it.
+/// Hidden by style, by the `hidden` attribute, from assistive technology, or under another
+/// element (a modal, a banner): so is all inside it.
 fn hides_subtree(node: &RawNode) -> bool {
-    !node.visible || node.attr("hidden").is_some() || node.attr("aria-hidden") == Some("true")
+    !node.visible || node.covered || node.attr("hidden").is_some() || node.attr("aria-hidden") == Some("true")
 }
 
 fn is_enabled(node: &RawNode) -> bool {
@@ -363,7 +364,7 @@ impl LabelLinks {
 }
 
 /// Attributes that help a model decide, in a fixed order; live state replaces the markup's.
-fn display_attrs(node: &RawNode, label: Option<&str>, page_url: &str) -> Vec<(String, String)> {
+fn display_attrs(node: &RawNode, label: Option<&str>, document_url: &str, top_url: &str) -> Vec<(String, String)> {
     const SHOWN: &[(&str, &str)] = &[
         ("role", "role"),
         ("type", "type"),
@@ -389,11 +390,16 @@ fn display_attrs(node: &RawNode, label: Option<&str>, page_url: &str) -> Vec<(St
         if source == "type" && node.tag == "button" && value == "button" {
             continue; // Says nothing a model can use.
         }
-        let value = if source == "href" { short_href(value, page_url) } else { truncate_words(value, MAX_TEXT_CHARS) };
+        let value = if source == "href" {
+            short_href(value, document_url, top_url)
+        } else {
+            truncate_words(value, MAX_TEXT_CHARS)
+        };
         attrs.push((shown.to_string(), value));
     }
-    let is_password = node.attr("type") == Some("password");
-    if let Some(value) = node.value.as_deref().filter(|v| !v.is_empty() && !is_password) {
+    // A password is never shown; a checkbox's or radio's value is markup, not state.
+    let value_hidden = matches!(node.attr("type"), Some("password" | "checkbox" | "radio"));
+    if let Some(value) = node.value.as_deref().filter(|v| !v.is_empty() && !value_hidden) {
         attrs.push(("value".into(), truncate_words(value, MAX_TEXT_CHARS)));
     }
     if node.checked == Some(true) {
@@ -411,12 +417,14 @@ fn display_attrs(node: &RawNode, label: Option<&str>, page_url: &str) -> Vec<(St
     attrs
 }
 
-/// A link relative to the page when it stays on the same origin, else the full URL, capped.
-fn short_href(href: &str, page_url: &str) -> String {
+/// A link resolved against its document, shown as a path when it stays on the top page's origin
+/// and as the full URL otherwise, capped.
+fn short_href(href: &str, document_url: &str, top_url: &str) -> String {
     const MAX_HREF_CHARS: usize = 120;
-    let base = url::Url::parse(page_url);
-    let shown = match (&base, base.as_ref().map_err(|_| ()).and_then(|b| b.join(href).map_err(|_| ()))) {
-        (Ok(base), Ok(target)) if target.origin() == base.origin() => {
+    let target = url::Url::parse(document_url).and_then(|base| base.join(href));
+    let top = url::Url::parse(top_url);
+    let shown = match (&top, target) {
+        (Ok(top), Ok(target)) if target.origin() == top.origin() => {
             let mut path = target.path().to_string();
             if let Some(query) = target.query() {
                 path.push('?');

@@ -17,6 +17,8 @@ pub struct RawFrame {
 pub struct RawPage {
     /// Identifies the document; element ids are only meaningful within it.
     pub doc: String,
+    /// For a frame's document: `"<parent doc>:<iframe id>"`, naming the iframe that shows it.
+    pub host: String,
     pub url: String,
     pub title: String,
     pub viewport: Viewport,
@@ -68,8 +70,7 @@ pub struct RawNode {
     pub checked: Option<bool>,
     /// A select's option texts.
     pub options: Option<Vec<String>>,
-    /// For an iframe: the frame id of its document, and where its content starts.
-    pub frame: Option<i32>,
+    /// For an iframe: where its content starts in the frame's viewport.
     pub frame_origin: Option<[f64; 2]>,
 }
 

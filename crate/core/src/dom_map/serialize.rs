@@ -25,6 +25,24 @@ impl Default for MapOptions {
     }
 }
 
+/// The elements [`serialize`] lists in full (those in the viewport plus the margin).
+pub fn elements_in_scope<'a>(map: &'a PageMap, options: &MapOptions) -> impl Iterator<Item = &'a MapElement> {
+    let (height, margin) = scope(map, options);
+    map.lines.iter().filter_map(move |line| match (&line.kind, place(line, height, margin)) {
+        (LineKind::Element(element), Place::InScope) => Some(element),
+        _ => None,
+    })
+}
+
+/// The viewport height and the margin around it, in pixels; an unknown height lists everything.
+fn scope(map: &PageMap, options: &MapOptions) -> (f64, f64) {
+    if map.viewport.height > 0.0 {
+        (map.viewport.height, options.margin_pages * map.viewport.height)
+    } else {
+        (f64::INFINITY, 0.0)
+    }
+}
+
 enum Place {
     Above,
     InScope,
@@ -42,8 +60,7 @@ fn place(line: &MapLine, viewport_height: f64, margin: f64) -> Place {
 }
 
 pub fn serialize(map: &PageMap, options: &MapOptions) -> String {
-    let height = if map.viewport.height > 0.0 { map.viewport.height } else { f64::INFINITY };
-    let margin = if height.is_finite() { options.margin_pages * height } else { 0.0 };
+    let (height, margin) = scope(map, options);
     let mut above: Vec<&MapElement> = Vec::new();
     let mut below: Vec<&MapElement> = Vec::new();
     let mut body = String::new();

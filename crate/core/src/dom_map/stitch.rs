@@ -1,5 +1,6 @@
 //! Frames stitched into one node list: each frame's nodes follow the iframe element that shows
-//! them, as its descendants, with coordinates moved into the top page's viewport.
+//! them (named by the frame's `host` token), as its descendants, with coordinates moved into the
+//! top page's viewport.
 
 use super::raw::{RawFrame, RawNode, RawPage};
 use std::collections::HashMap;
@@ -13,6 +14,8 @@ pub struct PlacedNode<'a> {
     pub node: &'a RawNode,
     pub frame_id: i32,
     pub doc: &'a str,
+    /// The URL of the node's document (a frame's own, for links relative to it).
+    pub url: &'a str,
     /// Position of the parent in the stitched list.
     pub parent: Option<usize>,
     /// The node's rect in the top page's viewport.
@@ -27,18 +30,25 @@ pub struct Stitched<'a> {
 }
 
 pub fn stitch(frames: &[RawFrame]) -> Result<Stitched<'_>, String> {
-    let by_id: HashMap<i32, &RawFrame> = frames.iter().map(|frame| (frame.frame_id, frame)).collect();
-    let top = match by_id.get(&0).map(|frame| &frame.page) {
+    let top = match frames.iter().find(|frame| frame.frame_id == 0).map(|frame| &frame.page) {
         Some(Ok(page)) => page,
         Some(Err(reason)) => return Err(reason.clone()),
         None => return Err("the page's top frame did not answer".into()),
     };
+    let by_host: HashMap<&str, &RawFrame> = frames
+        .iter()
+        .filter_map(|frame| Some((frame.page.as_ref().ok()?.host.as_str(), frame)))
+        .filter(|(host, _)| !host.is_empty())
+        .collect();
     let mut stitched = Stitched { top, nodes: Vec::new(), notes: Vec::new() };
     let mut placed_frames = vec![0];
-    place(&mut stitched, &by_id, &mut placed_frames, 0, top, None, [0.0, 0.0], 0);
+    place(&mut stitched, &by_host, &mut placed_frames, 0, top, None, [0.0, 0.0], 0);
     for frame in frames {
-        if let (Err(reason), false) = (&frame.page, placed_frames.contains(&frame.frame_id)) {
-            stitched.notes.push(format!("a frame could not be read ({reason})"));
+        if let Err(reason) = &frame.page {
+            stitched.notes.push(match frame.frame_id {
+                id if id < 0 => reason.clone(),
+                _ => format!("a frame could not be read ({reason})"),
+            });
         }
     }
     Ok(stitched)
@@ -47,7 +57,7 @@ pub fn stitch(frames: &[RawFrame]) -> Result<Stitched<'_>, String> {
 #[allow(clippy::too_many_arguments)] // One recursive walk; bundling these would only rename them.
 fn place<'a>(
     out: &mut Stitched<'a>,
-    frames: &HashMap<i32, &'a RawFrame>,
+    frames: &HashMap<&str, &'a RawFrame>,
     placed_frames: &mut Vec<i32>,
     frame_id: i32,
     page: &'a RawPage,
@@ -71,12 +81,16 @@ fn place<'a>(
             node,
             frame_id,
             doc: &page.doc,
+            url: &page.url,
             parent,
             rect: [x + offset[0], y + offset[1], w, h],
         });
-        let Some(child_id) = node.frame else { continue };
-        let Some(child) = frames.get(&child_id) else { continue };
+        if !matches!(node.tag.as_str(), "iframe" | "frame") {
+            continue;
+        }
+        let Some(child) = frames.get(format!("{}:{}", page.doc, node.id).as_str()) else { continue };
         let Ok(child_page) = &child.page else { continue };
+        let child_id = child.frame_id;
         if depth >= MAX_FRAME_DEPTH || placed_frames.contains(&child_id) {
             out.notes.push("deeply nested frames were left out".into());
             continue;

@@ -27,6 +27,7 @@ fn at(mut node: RawNode, y: f64) -> RawNode {
 pub(crate) fn page(nodes: Vec<RawNode>) -> RawPage {
     RawPage {
         doc: "doc-1".into(),
+        host: String::new(),
         url: "http://shop.test/mugs".into(),
         title: "Mugs".into(),
         viewport: Viewport { width: 800.0, height: 600.0, page_height: 600.0, ..Viewport::default() },
@@ -157,16 +158,13 @@ fn pointer_and_listener_elements_count_only_as_the_innermost_clickable_thing() {
 }
 
 #[test]
-fn covered_elements_are_not_offered() {
+fn covered_elements_are_left_out() {
     let mut under_modal = node(2, Some(0), "button", "Buy now");
     under_modal.covered = true;
-    let map = PageMap::from_page(&page(vec![
-        node(1, None, "body", ""),
-        under_modal,
-        node(3, Some(0), "button", "Accept cookies"),
-    ]));
-    let offered: Vec<&str> = map.elements().map(|e| e.text.as_str()).collect();
-    assert_eq!(offered, vec!["Accept cookies"]);
+    assert_eq!(
+        body_of(vec![node(1, None, "body", ""), under_modal, node(3, Some(0), "button", "Accept cookies")]),
+        "[1]<button>Accept cookies />"
+    );
 }
 
 #[test]
@@ -307,15 +305,15 @@ fn lists_the_viewport_and_summarises_what_lies_above_and_below() {
 #[test]
 fn frames_are_stitched_after_their_iframe_with_page_coordinates() {
     let mut iframe = node(3, Some(0), "iframe", "");
-    iframe.frame = Some(7);
     iframe.frame_origin = Some([0.0, 5000.0]); // far below the viewport
     let mut visible_iframe = node(4, Some(0), "iframe", "");
-    visible_iframe.frame = Some(8);
     visible_iframe.frame_origin = Some([10.0, 100.0]);
     let mut child = page(vec![node(1, None, "body", ""), node(2, Some(0), "button", "Pay")]);
     child.doc = "doc-frame".into();
+    child.host = "doc-1:3".into();
     let mut shown_child = page(vec![node(1, None, "body", ""), node(2, Some(0), "button", "Play video")]);
     shown_child.doc = "doc-video".into();
+    shown_child.host = "doc-1:4".into();
     let frames = vec![
         RawFrame {
             frame_id: 0,
@@ -324,6 +322,7 @@ fn frames_are_stitched_after_their_iframe_with_page_coordinates() {
         RawFrame { frame_id: 7, page: Ok(child) },
         RawFrame { frame_id: 8, page: Ok(shown_child) },
         RawFrame { frame_id: 9, page: Err("the frame did not answer in time".into()) },
+        RawFrame { frame_id: -1, page: Err("frames were left out: a frame did not answer".into()) },
     ];
     let map = PageMap::build(&frames, &mut ElementRegistry::new()).unwrap();
     let pay = map.elements().find(|e| e.text == "Pay").unwrap();
@@ -332,6 +331,7 @@ fn frames_are_stitched_after_their_iframe_with_page_coordinates() {
     assert!(text.contains("[1]<button>Top />\n[3]<button>Play video />"), "{text}");
     assert!(text.contains("1 interactive elements below: 'Pay'"), "{text}");
     assert!(text.contains("Note: a frame could not be read (the frame did not answer in time)"), "{text}");
+    assert!(text.contains("Note: frames were left out: a frame did not answer"), "{text}");
 }
 
 #[test]
@@ -388,11 +388,10 @@ fn parses_the_sensor_wire_format() {
         r#"{"doc":"x","url":"http://a.test/","title":"A","viewport":{"width":800,"height":600,"scrollX":0,"scrollY":0,"pageWidth":800,"pageHeight":600},
             "nodes":[{"id":1,"parent":null,"tag":"body","rect":[0,0,800,600],"visible":true},
                      {"id":2,"parent":0,"tag":"button","text":"Go","rect":[1,2,30,10],"visible":true,"attrs":{"type":"submit"}},
-                     {"id":3,"parent":0,"tag":"iframe","rect":[0,50,300,200],"visible":true,"frame":4,"frameOrigin":[1,51]}],
+                     {"id":3,"parent":0,"tag":"iframe","rect":[0,50,300,200],"visible":true,"frameOrigin":[1,51]}],
             "truncated":""}"#,
     )
     .unwrap();
-    assert_eq!(raw.nodes[2].frame, Some(4));
     assert_eq!(raw.nodes[2].frame_origin, Some([1.0, 51.0]));
     assert_eq!(
         serialize(&PageMap::from_page(&raw), &MapOptions::default()),

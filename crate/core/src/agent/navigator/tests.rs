@@ -1,5 +1,5 @@
 use super::*;
-use crate::browser::OpOutcome;
+use crate::browser::{Highlight, OpOutcome};
 use crate::dom_map::tests::{node, page};
 use crate::dom_map::RawFrame;
 use crate::llm::{ChatReply, LlmError};
@@ -15,6 +15,8 @@ struct FakeShop {
     url: RefCell<String>,
     ops: RefCell<Vec<PageOp>>,
     closed: Cell<bool>,
+    /// The indices highlighted, per call.
+    highlights: RefCell<Vec<Vec<u32>>>,
 }
 
 impl FakeShop {
@@ -44,6 +46,11 @@ impl Browser for FakeShop {
 
     async fn navigate(&self, _tab: TabId, url: &str) -> Result<(), BrowserError> {
         *self.url.borrow_mut() = url.to_string();
+        Ok(())
+    }
+
+    async fn highlight(&self, _tab: TabId, marks: &[Highlight]) -> Result<(), BrowserError> {
+        self.highlights.borrow_mut().push(marks.iter().map(|mark| mark.index).collect());
         Ok(())
     }
 
@@ -89,7 +96,13 @@ fn reply(actions: &str) -> Result<String, LlmError> {
 }
 
 fn config(max_steps: u32) -> TaskConfig {
-    TaskConfig { task: "add the blue mug and tell me the total".into(), tab: 1, max_steps, map: MapOptions::default() }
+    TaskConfig {
+        task: "add the blue mug and tell me the total".into(),
+        tab: 1,
+        max_steps,
+        map: MapOptions::default(),
+        highlights: true,
+    }
 }
 
 fn run(shop: &FakeShop, model: &ScriptedModel, max_steps: u32) -> (AgentEvent, Vec<AgentEvent>) {
@@ -109,6 +122,8 @@ fn completes_a_task_and_reports_each_step() {
     let (end, events) = run(&shop, &model, 10);
     assert_eq!(end, AgentEvent::Result { success: true, text: "The total is $12.00".into(), steps: 2 });
     assert_eq!(shop.cart.get(), 1);
+    // Each step highlighted what the model saw; the end cleared the boxes.
+    assert_eq!(*shop.highlights.borrow(), vec![vec![1, 2], vec![1, 2], vec![]]);
     let Some(AgentEvent::Step { actions, .. }) = events.iter().find(|e| matches!(e, AgentEvent::Step { step: 1, .. }))
     else {
         panic!("no step 1 event in {events:?}");

@@ -1,0 +1,131 @@
+// The page map of real pages in headless Chromium, exactly as the navigator would read it:
+// fixture pages under a strict CSP, with a cross-origin frame served from a second origin.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchAgentBrowser, openTarget } from '../../runner/launch.mjs';
+import { startSiteServer } from '../support/site-server.mjs';
+
+let agent;
+let site;
+let otherSite;
+let target;
+
+before(async () => {
+  site = await startSiteServer();
+  otherSite = await startSiteServer();
+  agent = await launchAgentBrowser();
+  target = await openTarget(agent, `${site.origin}/map/controls.html`);
+});
+
+after(async () => {
+  await agent?.close();
+  await site?.close();
+  await otherSite?.close();
+});
+
+/** The map of `path` as the navigator reads it: `{ text, elements, indexed, tokens }`. */
+async function mapOf(url) {
+  await target.page.goto(url, { waitUntil: 'load' });
+  return agent.worker.evaluate(async (tabId) => {
+    while (!globalThis.agentCore) await new Promise((resolve) => setTimeout(resolve, 20));
+    return globalThis.agentCore.describePage(tabId);
+  }, target.tabId);
+}
+
+test('controls: what a person can use, with labels, values, states and script listeners, nothing hidden', async () => {
+  const { text } = await mapOf(`${site.origin}/map/controls.html`);
+  assert.equal(text, [
+    '[Start of page]',
+    'Account',
+    '[1]<a href=/map/other.html?ref=nav>Other page />',
+    '[2]<input label="Remember me" type=checkbox checked=true> />',
+    '[3]<input label="Email address" type=email value=me@example.com> />',
+    '[4]<input type=password aria-label=Password> />',
+    '[5]<select name=size value=Large options=Small|Large> />',
+    'Disabled action',
+    '[6]<div role=button>Custom button />',
+    '[7]<div>Open menu />',
+    '[8]<div>Card title />',
+    '[9]<a href=/map/read.html>Read more />',
+    '[10]<label>Upload a photo />',
+    'Inert button',
+    '[11]<div aria-label=Notes>Draft />',
+    '[12]<details> />',
+    '\t[13]<summary>Shipping />',
+    '[End of page]',
+    '',
+  ].join('\n'));
+  // Nothing hidden: not a password, not hidden or transparent text, not a closed <details>' content.
+  assert.doesNotMatch(text, /hunter2|Hidden text|Transparent button|Rates/);
+});
+
+test('shadow DOM: open and closed roots and slotted content are mapped', async () => {
+  const { text } = await mapOf(`${site.origin}/map/shadow.html`);
+  assert.equal(text, [
+    '[Start of page]',
+    'Components',
+    '[1]<button>Open shadow button />',
+    'Slotted label',
+    '[2]<input placeholder="Closed shadow input"> />',
+    '[End of page]',
+    '',
+  ].join('\n'));
+});
+
+test('an element covered by a modal is not offered; the modal is', async () => {
+  const { text } = await mapOf(`${site.origin}/map/modal.html`);
+  assert.equal(text, '[Start of page]\nWe use cookies.\n[1]<button>Accept cookies />\n[End of page]\n');
+});
+
+test('frames: same-origin and cross-origin frames, nested, stitched in place', async () => {
+  const other = otherSite.origin.replace('127.0.0.1', 'localhost');
+  const { text } = await mapOf(`${site.origin}/map/frames.html?other=${encodeURIComponent(other)}`);
+  assert.equal(text, [
+    '[Start of page]',
+    '[1]<button>Top button />',
+    '[2]<a href=/map/inner-link.html>Same-origin frame link />',
+    '[3]<button>Cross-origin frame button />',
+    `[4]<a href=${other}/map/inner-link.html>Same-origin frame link />`,
+    '[End of page]',
+    '',
+  ].join('\n'));
+});
+
+test('a long page lists the viewport and summarises the rest with the scroll position', async () => {
+  const { text } = await mapOf(`${site.origin}/map/long.html`);
+  const lines = text.split('\n');
+  assert.equal(lines[0], '[Start of page]');
+  assert.equal(lines[1], 'Long list');
+  assert.equal(lines[2], '[1]<button>Item 1 />');
+  assert.match(lines.at(-2), /^\.\.\. \d+\.\d pages below; \d+ interactive elements below: 'Item \d+', 'Item \d+', 'Item \d+', 'Item \d+', 'Item \d+', \.\.\.$/);
+  const listed = lines.filter((line) => line.startsWith('['));
+  assert.ok(listed.length > 5 && listed.length < 30, `${listed.length} elements listed`);
+
+  await target.page.evaluate(() => window.scrollTo(0, 2000));
+  const scrolled = await agent.worker.evaluate((tabId) => globalThis.agentCore.describePage(tabId), target.tabId);
+  assert.match(scrolled.text.split('\n')[0], /^\.\.\. \d+\.\d pages above; \d+ interactive elements above: .*'Item \d+', \.\.\.$|^\.\.\. \d+\.\d pages above; \d+ interactive elements above: /);
+});
+
+test('a page with 65,000 elements and deep nesting comes back, saying what was left out', async () => {
+  const result = await mapOf(`${site.origin}/map/huge.html`);
+  assert.match(result.text, /\[\d+\]<button>Deep button \/>/);
+  assert.match(result.text, /Note: the page is very large: only the first 40000 elements were read\n$/);
+  assert.equal(result.elements, 40000);
+});
+
+test('restricted pages are refused with a clear reason', async () => {
+  const error = await agent.worker.evaluate(async () => {
+    const tab = await chrome.tabs.create({ url: 'chrome://version', active: false });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    try {
+      await globalThis.agentCore.describePage(tab.id);
+      return 'no error';
+    } catch (err) {
+      return String(err);
+    } finally {
+      await chrome.tabs.remove(tab.id);
+    }
+  });
+  assert.match(error, /this page cannot be read or operated by extensions \(browser pages such as chrome:\/\/ and the Web Store are protected\)/);
+});
