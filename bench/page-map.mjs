@@ -59,6 +59,8 @@ const agent = await launchAgentBrowser();
 await agent.context.route((url) => !url.href.startsWith(origin), (route) => route.abort());
 
 const results = [];
+const header = `${'page'.padEnd(48)} ${'elements'.padStart(8)} ${'indexed'.padStart(7)} ${'tokens'.padStart(7)} ${'median'.padStart(8)} ${'min'.padStart(8)} ${'max'.padStart(8)}`;
+process.stdout.write(`${header}\n${'-'.repeat(header.length)}\n`);
 try {
   const { page: tab, tabId } = await openTarget(agent, `${origin}/synthetic/rows-200.html`);
   await agent.worker.evaluate(() => new Promise((done) => {
@@ -88,7 +90,7 @@ try {
       ms_max: round(Math.max(...measured.times)),
     };
     results.push(row);
-    process.stdout.write(`${page.padEnd(48)} ${String(row.elements).padStart(7)} ${String(row.indexed).padStart(6)} ${String(row.tokens).padStart(7)} ${String(row.ms_median).padStart(8)} ${String(row.ms_min).padStart(8)} ${String(row.ms_max).padStart(8)}\n`);
+    process.stdout.write(`${page.padEnd(48)} ${String(row.elements).padStart(8)} ${String(row.indexed).padStart(7)} ${String(row.tokens).padStart(7)} ${String(row.ms_median).padStart(8)} ${String(row.ms_min).padStart(8)} ${String(row.ms_max).padStart(8)}\n`);
   }
 } finally {
   await agent.close();

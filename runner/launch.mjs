@@ -57,15 +57,14 @@ export async function applySettings(agent, settings) {
   }
 }
 
-/** Opens `url` in a tab and returns the page and its tab id. */
+/** Opens `url` in a new tab and returns its Playwright page and its tab id. */
 export async function openTarget(agent, url) {
-  const page = agent.context.pages().find((p) => p.url() === 'about:blank') ?? (await agent.context.newPage());
-  await page.goto(url);
-  const tabId = await agent.worker.evaluate(async (href) => {
-    const tabs = await chrome.tabs.query({});
-    return tabs.find((tab) => tab.url === href)?.id;
-  }, page.url());
-  if (!tabId) throw new Error(`could not find the tab showing ${url}`);
+  // Created by the extension, so the tab id is known for certain (several tabs may share a URL).
+  const [page, tabId] = await Promise.all([
+    agent.context.waitForEvent('page'),
+    agent.worker.evaluate(async (href) => (await chrome.tabs.create({ url: href, active: true })).id, url),
+  ]);
+  await page.waitForLoadState('load');
   return { page, tabId };
 }
 

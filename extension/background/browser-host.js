@@ -4,6 +4,8 @@
 import { loadSettings } from '../shared/settings-store.js';
 
 const SENSOR_FILE = 'extension/page/sensor.js';
+// Every injection uses injectImmediately: waiting for document_idle would stall on frames that
+// never finish loading (blocked ads, broken embeds), and the sensor needs no idle document.
 /** A frame that takes longer to answer is left out of the page map (the top frame: an error). */
 const FRAME_TIMEOUT_MS = 3000;
 /** Upper bound for a page load after go_to_url or a click that navigates. */
@@ -35,8 +37,8 @@ function withTimeout(promise, ms, message) {
 async function inFrame(tabId, frameId, func, args = []) {
   const target = { tabId, frameIds: [frameId] };
   try {
-    await chrome.scripting.executeScript({ target, files: [SENSOR_FILE] });
-    const [frame] = await chrome.scripting.executeScript({ target, func, args });
+    await chrome.scripting.executeScript({ target, files: [SENSOR_FILE], injectImmediately: true });
+    const [frame] = await chrome.scripting.executeScript({ target, func, args, injectImmediately: true });
     if (frame?.error) throw new Error(String(frame.error.message ?? frame.error));
     return frame?.result;
   } catch (err) {
@@ -58,8 +60,10 @@ async function announcedFrames(tabId) {
   const target = { tabId, allFrames: true };
   try {
     const announced = await withTimeout(
-      chrome.scripting.executeScript({ target, files: [SENSOR_FILE] })
-        .then(() => chrome.scripting.executeScript({ target, func: () => globalThis.agentSensor.announce() })),
+      chrome.scripting.executeScript({ target, files: [SENSOR_FILE], injectImmediately: true })
+        .then(() => chrome.scripting.executeScript({
+          target, func: () => globalThis.agentSensor.announce(), injectImmediately: true,
+        })),
       FRAME_TIMEOUT_MS,
       'a frame did not answer',
     );
@@ -158,6 +162,7 @@ export function createBrowserHost(emit) {
         await chrome.scripting.executeScript({
           target: { tabId, allFrames: true },
           func: () => globalThis.agentSensor?.clearHighlights(),
+          injectImmediately: true,
         });
         return;
       }

@@ -138,17 +138,21 @@ test('replies that are not valid JSON end the task with a clear message', async 
   }
 });
 
-test('stop cancels a task while the model is thinking, and aborts the request', async () => {
+test('stop cancels a task while the model is thinking, aborts the request and clears the highlights', async () => {
   const llm = await startLlmServer([{ hang: true }]);
   try {
     await useModel(llm.baseUrl);
-    const { panel } = await openShop();
+    const { page, panel } = await openShop();
     await sendTask(panel, SHOP_TASK);
     await panel.locator('.thinking').waitFor({ timeout: TIMEOUT });
+    // While the model thinks, the page shows numbered boxes over what it was shown.
+    const overlays = () => page.evaluate(() => document.querySelectorAll('agent-highlights').length);
+    await waitUntil(async () => (await overlays()) === 1);
     await panel.locator('#stop').click();
     await panel.locator('.notice').waitFor({ timeout: TIMEOUT });
     assert.match(await panel.locator('.notice').textContent(), /Stopped after 1 step/);
     await waitUntil(() => llm.stats.aborted === 1);
+    await waitUntil(async () => (await overlays()) === 0);
   } finally {
     await llm.close();
   }

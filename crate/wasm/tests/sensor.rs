@@ -237,3 +237,42 @@ fn events_cross_the_boundary_as_plain_objects_with_the_protocol_version() {
     assert_eq!(js_sys::Reflect::get(&js, &"v".into()).unwrap().as_f64(), Some(1.0));
     assert_eq!(js_sys::Reflect::get(&js, &"type".into()).unwrap().as_string().as_deref(), Some("result"));
 }
+
+/// How many highlight overlays are in the page (the boxes live in a closed shadow root).
+fn highlight_overlays() -> u32 {
+    js_sys::eval("document.querySelectorAll('agent-highlights').length").unwrap().as_f64().unwrap() as u32
+}
+
+#[wasm_bindgen_test]
+fn highlights_are_drawn_counted_and_cleared_without_leaking_listeners() {
+    page(r#"<button>One</button><a href="/two">Two</a>"#);
+    // Count the sensor's window listeners through the window's own methods.
+    js_sys::eval(
+        r#"(() => {
+            window.__listeners = 0;
+            const add = window.addEventListener, remove = window.removeEventListener;
+            window.addEventListener = function (...a) { window.__listeners++; return add.apply(this, a); };
+            window.removeEventListener = function (...a) { window.__listeners--; return remove.apply(this, a); };
+        })()"#,
+    )
+    .unwrap();
+    let map = collect();
+    let items = js_sys::Array::new();
+    for element in map.elements() {
+        let item = js_sys::Object::new();
+        js_sys::Reflect::set(&item, &"id".into(), &element.target.id.into()).unwrap();
+        js_sys::Reflect::set(&item, &"index".into(), &element.index.into()).unwrap();
+        items.push(&item);
+    }
+    assert_eq!(sensor_call("highlight", &[items.clone().into()]).as_f64(), Some(2.0));
+    assert_eq!(highlight_overlays(), 1);
+    // Drawing again replaces the boxes rather than stacking them.
+    assert_eq!(sensor_call("highlight", &[items.into()]).as_f64(), Some(2.0));
+    assert_eq!(highlight_overlays(), 1);
+    // The overlay is never part of the map.
+    assert_eq!(collect().elements().count(), 2);
+    assert_eq!(sensor_call("clearHighlights", &[]).as_f64(), Some(2.0));
+    assert_eq!(highlight_overlays(), 0);
+    let listeners = js_sys::Reflect::get(&js_sys::global(), &"__listeners".into()).unwrap().as_f64();
+    assert_eq!(listeners, Some(0.0), "scroll and resize listeners must be removed with the boxes");
+}

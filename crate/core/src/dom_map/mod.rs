@@ -110,8 +110,8 @@ pub struct MapLine {
     pub kind: LineKind,
     /// Number of interactive elements it is nested in.
     pub depth: usize,
-    pub top: f64,
-    pub bottom: f64,
+    /// x, y, width, height.
+    pub rect: [f64; 4],
 }
 
 /// The indexed map of one page.
@@ -154,11 +154,10 @@ impl PageMap {
                 continue;
             }
             let node = placed.node;
-            let [_, y, _, h] = placed.rect;
             if judged.interactive[i] {
                 depth[i] = judged.owner[i].map_or(0, |o| depth[o] + 1);
                 element_lines.push((i, lines.len()));
-                lines.push(MapLine { kind: LineKind::Text(String::new()), depth: depth[i], top: y, bottom: y + h });
+                lines.push(MapLine { kind: LineKind::Text(String::new()), depth: depth[i], rect: placed.rect });
                 if !node.text.is_empty() {
                     texts.entry(i).or_default().push(&node.text);
                 }
@@ -179,8 +178,7 @@ impl PageMap {
                 (None, None) => lines.push(MapLine {
                     kind: LineKind::Text(truncate_words(&node.text, MAX_TEXT_CHARS)),
                     depth: 0,
-                    top: y,
-                    bottom: y + h,
+                    rect: placed.rect,
                 }),
             }
         }

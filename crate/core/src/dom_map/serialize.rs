@@ -28,7 +28,8 @@ impl Default for MapOptions {
 /// The elements [`serialize`] lists in full (those in the viewport plus the margin).
 pub fn elements_in_scope<'a>(map: &'a PageMap, options: &MapOptions) -> impl Iterator<Item = &'a MapElement> {
     let (height, margin) = scope(map, options);
-    map.lines.iter().filter_map(move |line| match (&line.kind, place(line, height, margin)) {
+    let width = map.viewport.width;
+    map.lines.iter().filter_map(move |line| match (&line.kind, place(line, width, height, margin)) {
         (LineKind::Element(element), Place::InScope) => Some(element),
         _ => None,
     })
@@ -47,12 +48,17 @@ enum Place {
     Above,
     InScope,
     Below,
+    /// Beside the viewport (off-canvas menus, carousel slides): not reachable by scrolling down.
+    Aside,
 }
 
-fn place(line: &MapLine, viewport_height: f64, margin: f64) -> Place {
-    if line.bottom < -margin {
+fn place(line: &MapLine, viewport_width: f64, viewport_height: f64, margin: f64) -> Place {
+    let [x, y, w, h] = line.rect;
+    if viewport_width > 0.0 && (x + w <= 0.0 || x >= viewport_width) {
+        Place::Aside
+    } else if y + h < -margin {
         Place::Above
-    } else if line.top > viewport_height + margin {
+    } else if y > viewport_height + margin {
         Place::Below
     } else {
         Place::InScope
@@ -66,7 +72,8 @@ pub fn serialize(map: &PageMap, options: &MapOptions) -> String {
     let mut body = String::new();
     let mut omitted = 0usize;
     for line in &map.lines {
-        let target = match place(line, height, margin) {
+        let target = match place(line, map.viewport.width, height, margin) {
+            Place::Aside => continue,
             Place::Above => &mut above,
             Place::Below => &mut below,
             Place::InScope => {

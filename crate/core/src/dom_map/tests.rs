@@ -303,6 +303,19 @@ fn lists_the_viewport_and_summarises_what_lies_above_and_below() {
 }
 
 #[test]
+fn elements_beside_the_viewport_are_not_listed() {
+    let mut off_canvas = node(2, Some(0), "a", "Menu entry");
+    off_canvas.attrs.insert("href".into(), "/menu".into());
+    off_canvas.rect[0] = -300.0;
+    let mut next_slide = node(3, Some(0), "button", "Next slide's button");
+    next_slide.rect[0] = 900.0;
+    assert_eq!(
+        body_of(vec![node(1, None, "body", ""), off_canvas, next_slide, node(4, Some(0), "button", "Here")]),
+        "[3]<button>Here />"
+    );
+}
+
+#[test]
 fn frames_are_stitched_after_their_iframe_with_page_coordinates() {
     let mut iframe = node(3, Some(0), "iframe", "");
     iframe.frame_origin = Some([0.0, 5000.0]); // far below the viewport
