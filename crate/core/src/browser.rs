@@ -17,10 +17,39 @@ pub trait Browser {
     async fn observe(&self, tab: TabId) -> Result<Vec<RawFrame>, BrowserError>;
     /// Loads `url` in the tab and waits for it to finish loading (bounded).
     async fn navigate(&self, tab: TabId, url: &str) -> Result<(), BrowserError>;
-    /// Performs one operation on an element, then waits for the page to settle (bounded).
+    /// Goes back, forward or reloads, and waits for the page (bounded).
+    async fn history(&self, tab: TabId, step: HistoryStep) -> Result<(), BrowserError>;
+    /// Performs one operation in one frame, then, if it may change the page, waits for the page to
+    /// settle (bounded): navigation finished, or the DOM quiet.
     async fn perform(&self, tab: TabId, op: &PageOp) -> Result<OpOutcome, BrowserError>;
     /// Draws numbered boxes over these elements, replacing earlier ones; an empty list clears them.
     async fn highlight(&self, tab: TabId, marks: &[Highlight]) -> Result<(), BrowserError>;
+    /// The tabs of the tab's window, in order.
+    async fn tabs(&self, tab: TabId) -> Result<Vec<TabInfo>, BrowserError>;
+    /// Opens `url` in a new tab of the tab's window, makes it active, and waits for it to load.
+    async fn open_tab(&self, tab: TabId, url: &str) -> Result<TabId, BrowserError>;
+    /// Makes the tab the active one of its window.
+    async fn switch_tab(&self, tab: TabId) -> Result<(), BrowserError>;
+    async fn close_tab(&self, tab: TabId) -> Result<(), BrowserError>;
+    /// Waits, for the `wait` action.
+    async fn sleep(&self, milliseconds: u32);
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HistoryStep {
+    Back,
+    Forward,
+    Reload,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct TabInfo {
+    pub id: TabId,
+    #[serde(default)]
+    pub url: String,
+    #[serde(default)]
+    pub title: String,
 }
 
 /// A numbered box over an element.
@@ -33,13 +62,42 @@ pub struct Highlight {
 
 /// What the sensor reports after an operation.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(default)]
+#[serde(default, rename_all = "camelCase")]
 pub struct OpOutcome {
     pub ok: bool,
     /// Why the operation failed, or a note on what happened.
     pub message: String,
-    /// The element's value after typing.
+    /// The element's value after typing or choosing.
     pub value: Option<String>,
+    /// A tab the operation opened (a link with target=_blank), found by the host.
+    pub opened_tab: Option<TabId>,
+    /// A native select's option texts.
+    pub options: Option<Vec<String>>,
+    /// Where a scroll left its scroller.
+    pub scroll: Option<ScrollState>,
+    /// What a text search found.
+    pub found: Option<FoundText>,
+    /// The frame's content for extraction, as the sensor's JSON text.
+    pub content: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ScrollState {
+    pub before: f64,
+    pub after: f64,
+    /// The largest scroll offset.
+    pub max: f64,
+    /// The scroller's visible height.
+    pub viewport: f64,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct FoundText {
+    pub count: u32,
+    /// Text around the first few occurrences.
+    pub snippets: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -60,7 +118,10 @@ impl fmt::Display for BrowserError {
             BrowserError::TabClosed => write!(f, "the tab the task was running in has been closed"),
             BrowserError::Restricted { url } => {
                 let page = if url.is_empty() { "this page".to_string() } else { format!("the page {url}") };
-                write!(f, "{page} cannot be read or operated by extensions (browser pages such as chrome:// and the Web Store are protected)")
+                write!(
+                    f,
+                    "{page} cannot be read or operated by extensions (browser pages such as chrome:// and the Web Store are protected)"
+                )
             }
             BrowserError::Navigation(detail) => write!(f, "the page did not load: {detail}"),
             BrowserError::Script(detail) => write!(f, "the page could not be read: {detail}"),

@@ -16,6 +16,7 @@ pub mod actions;
 pub mod agent;
 pub mod browser;
 pub mod cancel;
+pub mod content;
 pub mod dom_map;
 pub mod llm;
 pub mod protocol;

@@ -1,20 +1,72 @@
-//! The actions the navigator may ask for, how they are read from the model's output, and the
-//! primitive page operations they become.
+//! The actions the navigator may ask for: their names and parameters (the model's interface),
+//! how they are read from the model's output, and the primitive page operations they become.
 
+mod catalog;
+mod keys;
+mod page_op;
 mod url_policy;
 
-pub use url_policy::{normalize_url, UrlRefusal};
+pub use catalog::{actions_prompt, actions_schema};
+pub use keys::{parse_keys, KeyPress};
+pub use page_op::PageOp;
+pub use url_policy::{normalize_url, search_url, SearchEngine, UrlRefusal};
 
-use crate::dom_map::ElementRef;
-use serde::Serialize;
 use serde_json::{json, Map, Value};
+
+/// Longest wait the model may ask for.
+pub const MAX_WAIT_SECONDS: f64 = 10.0;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScrollDirection {
+    Up,
+    Down,
+    Top,
+    Bottom,
+}
+
+impl ScrollDirection {
+    fn parse(value: &str) -> Option<Self> {
+        match value.to_ascii_lowercase().as_str() {
+            "up" => Some(Self::Up),
+            "down" => Some(Self::Down),
+            "top" => Some(Self::Top),
+            "bottom" => Some(Self::Bottom),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Up => "up",
+            Self::Down => "down",
+            Self::Top => "top",
+            Self::Bottom => "bottom",
+        }
+    }
+}
 
 /// One action as the model asked for it, already validated.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     GoToUrl { url: String },
+    Search { query: String },
+    GoBack,
+    GoForward,
+    Reload,
+    Wait { seconds: f64 },
     ClickElement { index: u32 },
-    InputText { index: u32, text: String },
+    InputText { index: u32, text: String, clear: bool },
+    SendKeys { keys: String },
+    Hover { index: u32 },
+    SelectOption { index: u32, text: String },
+    GetDropdownOptions { index: u32 },
+    Scroll { direction: ScrollDirection, pages: f64, index: Option<u32> },
+    ScrollToText { text: String },
+    FindText { text: String },
+    OpenTab { url: String },
+    SwitchTab { tab_id: i32 },
+    CloseTab { tab_id: i32 },
+    Extract { query: String },
     Done { text: String, success: bool },
 }
 
@@ -22,8 +74,24 @@ impl Action {
     pub fn name(&self) -> &'static str {
         match self {
             Action::GoToUrl { .. } => "go_to_url",
+            Action::Search { .. } => "search",
+            Action::GoBack => "go_back",
+            Action::GoForward => "go_forward",
+            Action::Reload => "reload",
+            Action::Wait { .. } => "wait",
             Action::ClickElement { .. } => "click_element",
             Action::InputText { .. } => "input_text",
+            Action::SendKeys { .. } => "send_keys",
+            Action::Hover { .. } => "hover",
+            Action::SelectOption { .. } => "select_option",
+            Action::GetDropdownOptions { .. } => "get_dropdown_options",
+            Action::Scroll { .. } => "scroll",
+            Action::ScrollToText { .. } => "scroll_to_text",
+            Action::FindText { .. } => "find_text",
+            Action::OpenTab { .. } => "open_tab",
+            Action::SwitchTab { .. } => "switch_tab",
+            Action::CloseTab { .. } => "close_tab",
+            Action::Extract { .. } => "extract",
             Action::Done { .. } => "done",
         }
     }
@@ -31,19 +99,52 @@ impl Action {
     /// The element the action targets, if any.
     pub fn index(&self) -> Option<u32> {
         match self {
-            Action::ClickElement { index } | Action::InputText { index, .. } => Some(*index),
-            Action::GoToUrl { .. } | Action::Done { .. } => None,
+            Action::ClickElement { index }
+            | Action::InputText { index, .. }
+            | Action::Hover { index }
+            | Action::SelectOption { index, .. }
+            | Action::GetDropdownOptions { index } => Some(*index),
+            Action::Scroll { index, .. } => *index,
+            _ => None,
         }
+    }
+
+    /// Whether the action leaves the current page (later indexed actions no longer apply).
+    pub fn leaves_page(&self) -> bool {
+        matches!(
+            self,
+            Action::GoToUrl { .. }
+                | Action::Search { .. }
+                | Action::GoBack
+                | Action::GoForward
+                | Action::Reload
+                | Action::OpenTab { .. }
+                | Action::SwitchTab { .. }
+                | Action::CloseTab { .. }
+        )
     }
 
     /// The `{"action_name": {params}}` form the model writes.
     pub fn to_json(&self) -> Value {
-        match self {
-            Action::GoToUrl { url } => json!({"go_to_url": {"url": url}}),
-            Action::ClickElement { index } => json!({"click_element": {"index": index}}),
-            Action::InputText { index, text } => json!({"input_text": {"index": index, "text": text}}),
-            Action::Done { text, success } => json!({"done": {"text": text, "success": success}}),
-        }
+        let params = match self {
+            Action::GoToUrl { url } | Action::OpenTab { url } => json!({ "url": url }),
+            Action::Search { query } | Action::Extract { query } => json!({ "query": query }),
+            Action::GoBack | Action::GoForward | Action::Reload => json!({}),
+            Action::Wait { seconds } => json!({ "seconds": seconds }),
+            Action::ClickElement { index } | Action::Hover { index } | Action::GetDropdownOptions { index } => {
+                json!({ "index": index })
+            }
+            Action::InputText { index, text, clear } => json!({ "index": index, "text": text, "clear": clear }),
+            Action::SendKeys { keys } => json!({ "keys": keys }),
+            Action::SelectOption { index, text } => json!({ "index": index, "text": text }),
+            Action::Scroll { direction, pages, index } => {
+                json!({ "direction": direction.as_str(), "pages": pages, "index": index })
+            }
+            Action::ScrollToText { text } | Action::FindText { text } => json!({ "text": text }),
+            Action::SwitchTab { tab_id } | Action::CloseTab { tab_id } => json!({ "tab_id": tab_id }),
+            Action::Done { text, success } => json!({ "text": text, "success": success }),
+        };
+        json!({ self.name(): params })
     }
 
     /// Reads one `{"action_name": {params}}` object from the model.
@@ -52,86 +153,129 @@ impl Action {
             format!("each action must be an object with exactly one key naming the action, got {value}")
         })?;
         let (name, params) = object.iter().next().expect("one entry");
-        let params = params.as_object().ok_or_else(|| format!("the parameters of {name} must be an object"))?;
-        match name.as_str() {
-            "go_to_url" => Ok(Action::GoToUrl { url: string_param(params, name, "url")? }),
-            "click_element" => Ok(Action::ClickElement { index: index_param(params, name)? }),
-            "input_text" => {
-                Ok(Action::InputText { index: index_param(params, name)?, text: string_param(params, name, "text")? })
+        let empty = Map::new();
+        let params = match params {
+            Value::Object(params) => params,
+            Value::Null => &empty,
+            _ => return Err(format!("the parameters of {name} must be an object")),
+        };
+        let p = Params { action: name, params };
+        Ok(match name.as_str() {
+            "go_to_url" => Action::GoToUrl { url: p.string("url")? },
+            "search" => Action::Search { query: p.string("query")? },
+            "go_back" => Action::GoBack,
+            "go_forward" => Action::GoForward,
+            "reload" => Action::Reload,
+            "wait" => Action::Wait { seconds: p.number("seconds")?.unwrap_or(2.0).clamp(0.0, MAX_WAIT_SECONDS) },
+            "click_element" => Action::ClickElement { index: p.index("index")? },
+            "input_text" => Action::InputText {
+                index: p.index("index")?,
+                text: p.string("text")?,
+                clear: p.boolean("clear")?.unwrap_or(true),
+            },
+            "send_keys" => Action::SendKeys { keys: p.string("keys")? },
+            "hover" => Action::Hover { index: p.index("index")? },
+            "select_option" => Action::SelectOption { index: p.index("index")?, text: p.string("text")? },
+            "get_dropdown_options" => Action::GetDropdownOptions { index: p.index("index")? },
+            "scroll" => Action::Scroll {
+                direction: match p.optional_string("direction")? {
+                    None => ScrollDirection::Down,
+                    Some(d) => ScrollDirection::parse(&d)
+                        .ok_or_else(|| format!("scroll.direction must be up, down, top or bottom, got \"{d}\""))?,
+                },
+                pages: p.number("pages")?.unwrap_or(1.0).clamp(0.1, 10.0),
+                index: p.optional_index("index")?,
+            },
+            "scroll_to_text" => Action::ScrollToText { text: p.string("text")? },
+            "find_text" => Action::FindText { text: p.string("text")? },
+            "open_tab" => Action::OpenTab { url: p.string("url")? },
+            "switch_tab" => Action::SwitchTab { tab_id: p.tab_id()? },
+            "close_tab" => Action::CloseTab { tab_id: p.tab_id()? },
+            "extract" => Action::Extract { query: p.string("query")? },
+            "done" => Action::Done { text: p.string("text")?, success: p.boolean("success")?.unwrap_or(true) },
+            other => {
+                return Err(format!(
+                    "unknown action \"{other}\"; the available actions are {}",
+                    catalog::ACTION_NAMES.join(", ")
+                ))
             }
-            "done" => Ok(Action::Done {
-                text: string_param(params, name, "text")?,
-                success: params.get("success").map_or(Ok(true), |v| {
-                    v.as_bool().ok_or_else(|| format!("done.success must be true or false, got {v}"))
-                })?,
-            }),
-            other => Err(format!("unknown action \"{other}\"; the available actions are {}", ACTION_NAMES.join(", "))),
-        }
+        })
     }
 }
 
-const ACTION_NAMES: &[&str] = &["go_to_url", "click_element", "input_text", "done"];
-
-fn string_param(params: &Map<String, Value>, action: &str, key: &str) -> Result<String, String> {
-    params
-        .get(key)
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| format!("{action} needs a string parameter \"{key}\""))
+/// Typed access to an action's parameters, with errors that say exactly what is wrong.
+struct Params<'a> {
+    action: &'a str,
+    params: &'a Map<String, Value>,
 }
 
-fn index_param(params: &Map<String, Value>, action: &str) -> Result<u32, String> {
-    let value = params.get("index").ok_or_else(|| format!("{action} needs an \"index\" parameter"))?;
-    value
-        .as_u64()
-        .or_else(|| value.as_str().and_then(|s| s.trim().trim_matches(['[', ']']).parse().ok()))
-        .and_then(|n| u32::try_from(n).ok())
-        .ok_or_else(|| format!("{action}.index must be the number of an element in the page map, got {value}"))
-}
+impl Params<'_> {
+    /// The parameter, treating `null` as absent (strict schemas send every key).
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.params.get(key).filter(|v| !v.is_null())
+    }
 
-/// The JSON schema of the actions, for structured output.
-pub fn actions_schema() -> Value {
-    let action = |name: &str, properties: Value, required: &[&str]| {
-        json!({
-            "type": "object",
-            "properties": { name: {
-                "type": "object",
-                "properties": properties,
-                "required": required,
-                "additionalProperties": false
-            }},
-            "required": [name],
-            "additionalProperties": false
-        })
-    };
-    json!({
-        "type": "array",
-        "items": { "anyOf": [
-            action("go_to_url", json!({"url": {"type": "string"}}), &["url"]),
-            action("click_element", json!({"index": {"type": "integer"}}), &["index"]),
-            action("input_text", json!({"index": {"type": "integer"}, "text": {"type": "string"}}), &["index", "text"]),
-            action("done", json!({"text": {"type": "string"}, "success": {"type": "boolean"}}), &["text", "success"]),
-        ]}
-    })
-}
+    fn string(&self, key: &str) -> Result<String, String> {
+        self.optional_string(key)?.ok_or_else(|| format!("{} needs a string parameter \"{key}\"", self.action))
+    }
 
-/// A primitive operation the page-side sensor performs on one element.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
-pub enum PageOp {
-    /// Scroll into view, hit-test, and click with the full pointer and mouse event sequence.
-    Click {
-        #[serde(flatten)]
-        target: ElementRef,
-        tag: String,
-    },
-    /// Focus, replace the value the way frameworks notice, and report the final value.
-    Type {
-        #[serde(flatten)]
-        target: ElementRef,
-        tag: String,
-        text: String,
-    },
+    fn optional_string(&self, key: &str) -> Result<Option<String>, String> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(Value::Number(n)) => Ok(Some(n.to_string())),
+            Some(other) => Err(format!("{}.{key} must be a string, got {other}", self.action)),
+        }
+    }
+
+    fn number(&self, key: &str) -> Result<Option<f64>, String> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(value) => value
+                .as_f64()
+                .or_else(|| value.as_str().and_then(|s| s.trim().parse().ok()))
+                .filter(|n: &f64| n.is_finite())
+                .map(Some)
+                .ok_or_else(|| format!("{}.{key} must be a number, got {value}", self.action)),
+        }
+    }
+
+    fn boolean(&self, key: &str) -> Result<Option<bool>, String> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(value) => value
+                .as_bool()
+                .map(Some)
+                .ok_or_else(|| format!("{}.{key} must be true or false, got {value}", self.action)),
+        }
+    }
+
+    fn index(&self, key: &str) -> Result<u32, String> {
+        self.optional_index(key)?.ok_or_else(|| format!("{} needs an \"{key}\" parameter", self.action))
+    }
+
+    fn optional_index(&self, key: &str) -> Result<Option<u32>, String> {
+        let Some(value) = self.get(key) else { return Ok(None) };
+        value
+            .as_u64()
+            .or_else(|| {
+                value.as_str().and_then(|s| s.trim().trim_start_matches('*').trim_matches(['[', ']']).parse().ok())
+            })
+            .and_then(|n| u32::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| {
+                format!("{}.{key} must be the number of an element in the page map, got {value}", self.action)
+            })
+    }
+
+    fn tab_id(&self) -> Result<i32, String> {
+        let value = self.get("tab_id").ok_or_else(|| format!("{} needs a \"tab_id\" parameter", self.action))?;
+        value
+            .as_i64()
+            .or_else(|| value.as_str().and_then(|s| s.trim().parse().ok()))
+            .and_then(|n| i32::try_from(n).ok())
+            .ok_or_else(|| format!("{}.tab_id must be the id of an open tab, got {value}", self.action))
+    }
 }
 
 #[cfg(test)]

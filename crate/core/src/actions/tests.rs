@@ -3,28 +3,62 @@ use serde_json::json;
 
 #[test]
 fn reads_each_action() {
-    assert_eq!(
-        Action::from_json(&json!({"go_to_url": {"url": "https://a.test"}})),
-        Ok(Action::GoToUrl { url: "https://a.test".into() })
-    );
-    assert_eq!(Action::from_json(&json!({"click_element": {"index": 7}})), Ok(Action::ClickElement { index: 7 }));
-    assert_eq!(Action::from_json(&json!({"click_element": {"index": "[7]"}})), Ok(Action::ClickElement { index: 7 }));
-    assert_eq!(
-        Action::from_json(&json!({"input_text": {"index": 3, "text": "mug"}})),
-        Ok(Action::InputText { index: 3, text: "mug".into() })
-    );
-    assert_eq!(
-        Action::from_json(&json!({"done": {"text": "ok"}})),
-        Ok(Action::Done { text: "ok".into(), success: true })
-    );
+    let cases = [
+        (json!({"go_to_url": {"url": "https://a.test"}}), Action::GoToUrl { url: "https://a.test".into() }),
+        (json!({"search": {"query": "blue mug"}}), Action::Search { query: "blue mug".into() }),
+        (json!({"go_back": {}}), Action::GoBack),
+        (json!({"go_forward": null}), Action::GoForward),
+        (json!({"reload": {}}), Action::Reload),
+        (json!({"wait": {"seconds": 60}}), Action::Wait { seconds: MAX_WAIT_SECONDS }),
+        (json!({"wait": {"seconds": null}}), Action::Wait { seconds: 2.0 }),
+        (json!({"click_element": {"index": 7}}), Action::ClickElement { index: 7 }),
+        (json!({"click_element": {"index": "*[7]"}}), Action::ClickElement { index: 7 }),
+        (
+            json!({"input_text": {"index": 3, "text": "mug"}}),
+            Action::InputText { index: 3, text: "mug".into(), clear: true },
+        ),
+        (
+            json!({"input_text": {"index": 3, "text": "s", "clear": false}}),
+            Action::InputText { index: 3, text: "s".into(), clear: false },
+        ),
+        (json!({"send_keys": {"keys": "Control+A"}}), Action::SendKeys { keys: "Control+A".into() }),
+        (json!({"hover": {"index": 2}}), Action::Hover { index: 2 }),
+        (
+            json!({"select_option": {"index": 2, "text": "Blue"}}),
+            Action::SelectOption { index: 2, text: "Blue".into() },
+        ),
+        (json!({"get_dropdown_options": {"index": 2}}), Action::GetDropdownOptions { index: 2 }),
+        (
+            json!({"scroll": {"direction": "down", "pages": null, "index": null}}),
+            Action::Scroll { direction: ScrollDirection::Down, pages: 1.0, index: None },
+        ),
+        (
+            json!({"scroll": {"direction": "Bottom", "pages": 2, "index": 9}}),
+            Action::Scroll { direction: ScrollDirection::Bottom, pages: 2.0, index: Some(9) },
+        ),
+        (json!({"scroll_to_text": {"text": "Reviews"}}), Action::ScrollToText { text: "Reviews".into() }),
+        (json!({"find_text": {"text": "Price"}}), Action::FindText { text: "Price".into() }),
+        (json!({"open_tab": {"url": "https://b.test"}}), Action::OpenTab { url: "https://b.test".into() }),
+        (json!({"switch_tab": {"tab_id": 12}}), Action::SwitchTab { tab_id: 12 }),
+        (json!({"close_tab": {"tab_id": "12"}}), Action::CloseTab { tab_id: 12 }),
+        (json!({"extract": {"query": "the price"}}), Action::Extract { query: "the price".into() }),
+        (json!({"done": {"text": "ok"}}), Action::Done { text: "ok".into(), success: true }),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(Action::from_json(&input), Ok(expected), "{input}");
+    }
 }
 
 #[test]
 fn writes_actions_back_in_the_form_it_reads() {
     for action in [
         Action::GoToUrl { url: "https://a.test/".into() },
+        Action::GoBack,
+        Action::Wait { seconds: 3.0 },
         Action::ClickElement { index: 2 },
-        Action::InputText { index: 3, text: "x".into() },
+        Action::InputText { index: 3, text: "x".into(), clear: false },
+        Action::Scroll { direction: ScrollDirection::Up, pages: 0.5, index: Some(4) },
+        Action::SwitchTab { tab_id: 8 },
         Action::Done { text: "ok".into(), success: false },
     ] {
         assert_eq!(Action::from_json(&action.to_json()), Ok(action));
@@ -41,6 +75,10 @@ fn explains_what_is_wrong_with_a_bad_action() {
     assert!(err.contains("exactly one key"), "{err}");
     let err = Action::from_json(&json!({"input_text": {"index": 1}})).unwrap_err();
     assert!(err.contains("\"text\""), "{err}");
+    let err = Action::from_json(&json!({"scroll": {"direction": "sideways"}})).unwrap_err();
+    assert!(err.contains("up, down, top or bottom"), "{err}");
+    let err = Action::from_json(&json!({"switch_tab": {"tab_id": "first"}})).unwrap_err();
+    assert!(err.contains("switch_tab.tab_id"), "{err}");
 }
 
 #[test]
@@ -54,11 +92,24 @@ fn normalizes_urls_and_refuses_restricted_ones() {
 }
 
 #[test]
+fn builds_search_urls_with_the_query_encoded() {
+    assert_eq!(search_url(SearchEngine::DuckDuckGo, "blue mug & tea"), "https://duckduckgo.com/?q=blue+mug+%26+tea");
+    assert_eq!(search_url(SearchEngine::Google, "a/b?c"), "https://www.google.com/search?q=a%2Fb%3Fc");
+    assert_eq!(search_url(SearchEngine::Bing, "x"), "https://www.bing.com/search?q=x");
+}
+
+#[test]
 fn page_ops_serialize_for_the_sensor() {
     let target = crate::dom_map::ElementRef { frame_id: 3, doc: "d".into(), id: 4 };
-    let op = PageOp::Type { target, tag: "input".into(), text: "hi".into() };
+    let op = PageOp::Type { target, tag: "input".into(), text: "hi".into(), clear: true };
+    assert_eq!(op.frame(), 3);
     assert_eq!(
         serde_json::to_value(op).unwrap(),
-        json!({"op": "type", "frame": 3, "doc": "d", "id": 4, "tag": "input", "text": "hi"})
+        json!({"op": "type", "frame": 3, "doc": "d", "id": 4, "tag": "input", "text": "hi", "clear": true})
+    );
+    let keys = PageOp::Keys { frame: 0, keys: parse_keys("Enter").unwrap() };
+    assert_eq!(
+        serde_json::to_value(keys).unwrap(),
+        json!({"op": "keys", "frame": 0, "keys": [{"key": "Enter", "code": "Enter", "ctrl": false, "shift": false, "alt": false, "meta": false}]})
     );
 }

@@ -1,4 +1,4 @@
-//! Which URLs the agent may open.
+//! Which URLs the agent may open, and the search engines it can use.
 
 use std::fmt;
 use url::Url;
@@ -48,4 +48,23 @@ pub fn normalize_url(input: &str) -> Result<String, UrlRefusal> {
 fn looks_like_host(input: &str) -> bool {
     let host = input.split(['/', '?', '#']).next().unwrap_or("");
     !host.is_empty() && !input.contains(' ') && (host.contains('.') || host.starts_with("localhost"))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchEngine {
+    #[default]
+    DuckDuckGo,
+    Google,
+    Bing,
+}
+
+/// The results page of `query` on `engine`, the query URL-encoded.
+pub fn search_url(engine: SearchEngine, query: &str) -> String {
+    let encoded: String = url::form_urlencoded::byte_serialize(query.trim().as_bytes()).collect();
+    match engine {
+        SearchEngine::DuckDuckGo => format!("https://duckduckgo.com/?q={encoded}"),
+        SearchEngine::Google => format!("https://www.google.com/search?q={encoded}"),
+        SearchEngine::Bing => format!("https://www.bing.com/search?q={encoded}"),
+    }
 }

@@ -2,6 +2,9 @@
 //! the events it reports to the panel.
 
 mod events;
+mod execute;
+#[cfg(test)]
+mod fakes;
 mod navigator;
 mod output;
 mod prompt;

@@ -3,12 +3,12 @@
 use super::events::{ActionReport, AgentEvent};
 use super::output::{parse_navigator_output, NavigatorOutput};
 use super::prompt::{navigator_schema, state_message, system_prompt};
-use crate::actions::{normalize_url, Action, PageOp};
+use crate::actions::{Action, SearchEngine};
 use crate::browser::{Browser, BrowserError, Highlight, TabId};
 use crate::cancel::CancelToken;
 use crate::dom_map::{elements_in_scope, ElementRegistry, MapOptions, PageMap};
 use crate::llm::{ChatMessage, ChatModel, ChatRequest};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 /// Consecutive unusable replies or failed steps after which the task ends.
 pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
@@ -21,6 +21,7 @@ pub struct TaskConfig {
     pub map: MapOptions,
     /// Draw numbered boxes over the elements the model sees each step.
     pub highlights: bool,
+    pub search_engine: SearchEngine,
 }
 
 /// How a step ended, for the loop.
@@ -44,27 +45,40 @@ pub async fn run_task<B: Browser, M: ChatModel>(
     cancel: &CancelToken,
     emit: &dyn Fn(AgentEvent),
 ) -> AgentEvent {
-    let end = Navigator { config, browser, model, cancel, emit, history: Vec::new(), registry: RefCell::default() }
-        .run()
-        .await;
+    let mut navigator = Navigator {
+        config,
+        browser,
+        model,
+        cancel,
+        emit,
+        history: Vec::new(),
+        registry: RefCell::default(),
+        tab: Cell::new(config.tab),
+        focus_frame: Cell::new(0),
+    };
+    let end = navigator.run().await;
     if config.highlights {
         // Cosmetic: a page that cannot be drawn on (closed, navigated away) needs no clearing.
-        let _ = browser.highlight(config.tab, &[]).await;
+        let _ = browser.highlight(navigator.tab.get(), &[]).await;
     }
     emit(end.clone());
     end
 }
 
-struct Navigator<'a, B, M> {
-    config: &'a TaskConfig,
-    browser: &'a B,
-    model: &'a M,
-    cancel: &'a CancelToken,
+pub(super) struct Navigator<'a, B, M> {
+    pub(super) config: &'a TaskConfig,
+    pub(super) browser: &'a B,
+    pub(super) model: &'a M,
+    pub(super) cancel: &'a CancelToken,
     emit: &'a dyn Fn(AgentEvent),
     /// The conversation without system prompt and state messages.
     history: Vec<ChatMessage>,
     /// Keeps element indices stable from step to step.
     registry: RefCell<ElementRegistry>,
+    /// The tab the agent works in; actions may switch it.
+    pub(super) tab: Cell<TabId>,
+    /// The frame of the element last acted on, where keys go.
+    pub(super) focus_frame: Cell<i32>,
 }
 
 impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
@@ -115,10 +129,17 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
             let marks: Vec<Highlight> = elements_in_scope(map, &self.config.map)
                 .map(|element| Highlight { target: element.target.clone(), index: element.index })
                 .collect();
-            let _ = self.browser.highlight(self.config.tab, &marks).await; // Cosmetic; never fails a step.
+            let _ = self.browser.highlight(self.tab.get(), &marks).await; // Cosmetic; never fails a step.
         }
-        let state =
-            state_message(step, max_steps, page.as_ref().map_err(Clone::clone), previous_results, &self.config.map);
+        let tabs = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
+        let state = state_message(
+            step,
+            max_steps,
+            page.as_ref().map_err(Clone::clone),
+            previous_results,
+            (&tabs, self.tab.get()),
+            &self.config.map,
+        );
         let reply = self.ask_model(state).await?;
         let output = match parse_navigator_output(&reply) {
             Ok(output) => output,
@@ -165,8 +186,8 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
     }
 
     /// The page map, or why the page cannot be read (the model may still navigate away).
-    async fn observe(&self, look: Look) -> Result<Result<PageMap, String>, StepError> {
-        let frames = match self.browser.observe(self.config.tab).await {
+    pub(super) async fn observe(&self, look: Look) -> Result<Result<PageMap, String>, StepError> {
+        let frames = match self.browser.observe(self.tab.get()).await {
             Ok(frames) => frames,
             Err(BrowserError::TabClosed) => {
                 return Err(StepError::Fatal(format!(
@@ -196,133 +217,16 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
             Some(Ok(reply)) => Ok(reply.content),
         }
     }
-
-    /// Runs actions in order; stops at `done`, at a failure, or when the page the later actions
-    /// were chosen for has changed.
-    async fn run_actions(
-        &self,
-        actions: &[Action],
-        page: Option<&PageMap>,
-    ) -> Result<(Vec<ActionReport>, Option<(bool, String)>), StepError> {
-        let mut reports = Vec::new();
-        for (i, action) in actions.iter().enumerate() {
-            if self.cancel.is_cancelled() {
-                return Err(StepError::Cancelled);
-            }
-            if let Action::Done { text, success } = action {
-                reports.push(ActionReport { name: "done".into(), target: None, ok: true, outcome: text.clone() });
-                return Ok((reports, Some((*success, text.clone()))));
-            }
-            let report = self.run_action(action, page).await?;
-            let ok = report.ok;
-            reports.push(report);
-            let rest = &actions[i + 1..];
-            if !ok || rest.is_empty() {
-                break;
-            }
-            if let Some(reason) = self.page_changed_under(rest, page).await? {
-                let skipped: Vec<&str> = rest.iter().map(Action::name).collect();
-                reports.push(ActionReport {
-                    name: "skipped".into(),
-                    target: None,
-                    ok: true,
-                    outcome: format!(
-                        "{reason}, so the remaining actions ({}) were not run; look at the new page map.",
-                        skipped.join(", ")
-                    ),
-                });
-                break;
-            }
-        }
-        Ok((reports, None))
-    }
-
-    async fn run_action(&self, action: &Action, page: Option<&PageMap>) -> Result<ActionReport, StepError> {
-        let name = action.name().to_string();
-        let report = |target: Option<String>, ok: bool, outcome: String| ActionReport {
-            name: name.clone(),
-            target,
-            ok,
-            outcome,
-        };
-        match action {
-            Action::GoToUrl { url } => match normalize_url(url) {
-                Err(refusal) => Ok(report(None, false, format!("Did not open {url}: {refusal}."))),
-                Ok(url) => match self.browser.navigate(self.config.tab, &url).await {
-                    Ok(()) => Ok(report(Some(url.clone()), true, format!("Opened {url}."))),
-                    Err(BrowserError::TabClosed) => Err(StepError::Fatal(format!("{}.", BrowserError::TabClosed))),
-                    Err(err) => Ok(report(Some(url.clone()), false, format!("Could not open {url}: {err}."))),
-                },
-            },
-            Action::ClickElement { index } | Action::InputText { index, .. } => {
-                let Some(element) = page.and_then(|map| map.element(*index)) else {
-                    return Ok(report(
-                        None,
-                        false,
-                        format!("There is no element [{index}] in the current page map; use an index from the map."),
-                    ));
-                };
-                let target = element.describe();
-                let op = match action {
-                    Action::InputText { text, .. } => {
-                        PageOp::Type { target: element.target.clone(), tag: element.tag.clone(), text: text.clone() }
-                    }
-                    _ => PageOp::Click { target: element.target.clone(), tag: element.tag.clone() },
-                };
-                match self.browser.perform(self.config.tab, &op).await {
-                    Ok(outcome) if outcome.ok => {
-                        let done = match (&op, outcome.value) {
-                            (PageOp::Type { text, .. }, Some(value)) if value == *text => {
-                                format!("Typed \"{text}\" into {target}.")
-                            }
-                            (PageOp::Type { text, .. }, Some(value)) => {
-                                format!("Typed \"{text}\" into {target}, but its value is now \"{value}\".")
-                            }
-                            (PageOp::Type { text, .. }, None) => format!("Typed \"{text}\" into {target}."),
-                            (PageOp::Click { .. }, _) => format!("Clicked {target}."),
-                        };
-                        Ok(report(Some(target), true, done))
-                    }
-                    Ok(outcome) => Ok(report(
-                        Some(target.clone()),
-                        false,
-                        format!("Could not act on {target}: {}.", outcome.message),
-                    )),
-                    Err(BrowserError::TabClosed) => Err(StepError::Fatal(format!("{}.", BrowserError::TabClosed))),
-                    Err(err) => Ok(report(Some(target.clone()), false, format!("Could not act on {target}: {err}."))),
-                }
-            }
-            Action::Done { .. } => unreachable!("done is handled by run_actions"),
-        }
-    }
-
-    /// Why the remaining actions no longer apply, if the page changed under them.
-    async fn page_changed_under(&self, rest: &[Action], before: Option<&PageMap>) -> Result<Option<String>, StepError> {
-        let Some(next_index) = rest.iter().find_map(Action::index) else {
-            return Ok(None);
-        };
-        let after = match self.observe(Look::Peek).await? {
-            Ok(map) => map,
-            Err(reason) => return Ok(Some(format!("The page can no longer be read ({reason})"))),
-        };
-        let before_url = before.map(|map| map.url.as_str()).unwrap_or("");
-        if after.url != before_url {
-            return Ok(Some(format!("The page changed to {}", after.url)));
-        }
-        let seen = before.and_then(|map| map.element(next_index)).map(|e| e.fingerprint);
-        let now = after.element(next_index).map(|e| e.fingerprint);
-        Ok((seen != now).then(|| format!("Element [{next_index}] changed or disappeared")))
-    }
 }
 
 /// Whether a look at the page starts a step (and so defines what the next step calls new).
 #[derive(Clone, Copy)]
-enum Look {
+pub(super) enum Look {
     Step,
     Peek,
 }
 
-enum StepError {
+pub(super) enum StepError {
     Cancelled,
     /// Ends the task; the text is shown to the user.
     Fatal(String),

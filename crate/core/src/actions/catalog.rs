@@ -1,0 +1,187 @@
+//! The action catalog: one table from which the prompt's action list and the structured-output
+//! schema are both written, so that they cannot disagree.
+
+use serde_json::{json, Map, Value};
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Text,
+    Integer,
+    Number,
+    Boolean,
+    Direction,
+}
+
+/// A parameter: name, kind, required, how the prompt shows it.
+type Param = (&'static str, Kind, bool, &'static str);
+
+struct Spec {
+    name: &'static str,
+    params: &'static [Param],
+    help: &'static str,
+}
+
+const INDEX: Param = ("index", Kind::Integer, true, "N");
+
+const CATALOG: &[Spec] = &[
+    Spec { name: "go_to_url", params: &[("url", Kind::Text, true, "\"https://...\"")], help: "open a URL in the current tab" },
+    Spec { name: "search", params: &[("query", Kind::Text, true, "\"...\"")], help: "search the web in the current tab" },
+    Spec { name: "go_back", params: &[], help: "go back in the tab's history" },
+    Spec { name: "go_forward", params: &[], help: "go forward in the tab's history" },
+    Spec { name: "reload", params: &[], help: "reload the page" },
+    Spec { name: "wait", params: &[("seconds", Kind::Number, false, "2")], help: "wait for the page (at most 10 s)" },
+    Spec { name: "click_element", params: &[INDEX], help: "click the element [N]" },
+    Spec {
+        name: "input_text",
+        params: &[INDEX, ("text", Kind::Text, true, "\"...\""), ("clear", Kind::Boolean, false, "true")],
+        help: "type into the field [N], replacing its text (clear: false appends)",
+    },
+    Spec {
+        name: "send_keys",
+        params: &[("keys", Kind::Text, true, "\"Enter\"")],
+        help: "press keys in the focused element: Enter, Tab, Escape, ArrowDown, Backspace, or shortcuts such as Control+A; several separated by spaces",
+    },
+    Spec { name: "hover", params: &[INDEX], help: "move the pointer over the element [N]" },
+    Spec {
+        name: "select_option",
+        params: &[INDEX, ("text", Kind::Text, true, "\"...\"")],
+        help: "choose the option with this text in the dropdown [N] (native or custom)",
+    },
+    Spec { name: "get_dropdown_options", params: &[INDEX], help: "list the options of the dropdown [N]" },
+    Spec {
+        name: "scroll",
+        params: &[
+            ("direction", Kind::Direction, true, "\"down\""),
+            ("pages", Kind::Number, false, "1"),
+            ("index", Kind::Integer, false, "null"),
+        ],
+        help: "scroll the page, or the scrollable element [index], up or down by pages, or to the top or bottom",
+    },
+    Spec { name: "scroll_to_text", params: &[("text", Kind::Text, true, "\"...\"")], help: "scroll to where this text appears" },
+    Spec {
+        name: "find_text",
+        params: &[("text", Kind::Text, true, "\"...\"")],
+        help: "find this text on the page: how often it appears, with context, scrolling to the first",
+    },
+    Spec { name: "open_tab", params: &[("url", Kind::Text, true, "\"https://...\"")], help: "open a URL in a new tab and switch to it" },
+    Spec { name: "switch_tab", params: &[("tab_id", Kind::Integer, true, "ID")], help: "switch to an open tab" },
+    Spec { name: "close_tab", params: &[("tab_id", Kind::Integer, true, "ID")], help: "close a tab" },
+    Spec {
+        name: "extract",
+        params: &[("query", Kind::Text, true, "\"what to find\"")],
+        help: "read the whole page's main content (not only the visible part) and answer the query from it",
+    },
+    Spec {
+        name: "done",
+        params: &[("text", Kind::Text, true, "\"the answer for the user\""), ("success", Kind::Boolean, true, "true")],
+        help: "finish; success false when the task could not be completed",
+    },
+];
+
+pub(crate) const ACTION_NAMES: &[&str] = &[
+    "go_to_url",
+    "search",
+    "go_back",
+    "go_forward",
+    "reload",
+    "wait",
+    "click_element",
+    "input_text",
+    "send_keys",
+    "hover",
+    "select_option",
+    "get_dropdown_options",
+    "scroll",
+    "scroll_to_text",
+    "find_text",
+    "open_tab",
+    "switch_tab",
+    "close_tab",
+    "extract",
+    "done",
+];
+
+/// The action list for the system prompt, one line per action.
+pub fn actions_prompt() -> String {
+    CATALOG
+        .iter()
+        .map(|spec| {
+            let params: Vec<String> =
+                spec.params.iter().map(|(name, _, _, example)| format!("\"{name}\": {example}")).collect();
+            format!("- {{\"{}\": {{{}}}}}: {}.", spec.name, params.join(", "), spec.help)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The JSON schema of the action list, for strict structured output: every parameter is listed as
+/// required, optional ones accept `null`.
+pub fn actions_schema() -> Value {
+    let variants: Vec<Value> = CATALOG
+        .iter()
+        .map(|spec| {
+            let mut properties = Map::new();
+            for &(name, kind, required, _) in spec.params {
+                let mut schema = match kind {
+                    Kind::Text => json!({"type": "string"}),
+                    Kind::Integer => json!({"type": "integer"}),
+                    Kind::Number => json!({"type": "number"}),
+                    Kind::Boolean => json!({"type": "boolean"}),
+                    Kind::Direction => json!({"type": "string", "enum": ["up", "down", "top", "bottom"]}),
+                };
+                if !required {
+                    let kind = schema["type"].clone();
+                    schema["type"] = json!([kind, "null"]);
+                }
+                properties.insert(name.to_string(), schema);
+            }
+            let names: Vec<&str> = spec.params.iter().map(|(name, ..)| *name).collect();
+            json!({
+                "type": "object",
+                "properties": { spec.name: {
+                    "type": "object",
+                    "properties": properties,
+                    "required": names,
+                    "additionalProperties": false
+                }},
+                "required": [spec.name],
+                "additionalProperties": false
+            })
+        })
+        .collect();
+    json!({ "type": "array", "items": { "anyOf": variants } })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalog_names_every_action_once() {
+        let names: Vec<&str> = CATALOG.iter().map(|spec| spec.name).collect();
+        assert_eq!(names, ACTION_NAMES);
+    }
+
+    #[test]
+    fn the_prompt_shows_each_action_with_its_parameters() {
+        let prompt = actions_prompt();
+        assert!(prompt.contains("- {\"click_element\": {\"index\": N}}: click the element [N]."), "{prompt}");
+        assert!(prompt.contains("- {\"go_back\": {}}: go back in the tab's history."), "{prompt}");
+        assert_eq!(prompt.lines().count(), CATALOG.len());
+    }
+
+    #[test]
+    fn optional_parameters_are_nullable_and_all_are_required_for_strict_mode() {
+        let schema = actions_schema();
+        let scroll = schema["items"]["anyOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["properties"]["scroll"].is_object())
+            .unwrap();
+        let params = &scroll["properties"]["scroll"];
+        assert_eq!(params["required"], json!(["direction", "pages", "index"]));
+        assert_eq!(params["properties"]["index"]["type"], json!(["integer", "null"]));
+        assert_eq!(params["properties"]["direction"]["enum"], json!(["up", "down", "top", "bottom"]));
+    }
+}

@@ -1,0 +1,83 @@
+//! The primitive operations the page-side sensor performs, each in one frame: on one element, or
+//! on the frame as a whole.
+
+use super::KeyPress;
+use crate::dom_map::ElementRef;
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum PageOp {
+    /// Scroll into view, hit-test, and click with the full pointer and mouse event sequence.
+    Click {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+    },
+    /// Focus, set the value the way frameworks notice (replacing or appending), report the value.
+    Type {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+        text: String,
+        clear: bool,
+    },
+    /// Pointer enter and move events over the element.
+    Hover {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+    },
+    /// Choose an option of a native select by its text.
+    Select {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+        text: String,
+    },
+    /// The option texts of a native select.
+    Options {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+    },
+    /// Scroll the element's scroll container (`direction`: up, down, top, bottom).
+    ScrollElement {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+        direction: &'static str,
+        pages: f64,
+    },
+    /// Scroll the frame's main scroller.
+    ScrollPage { frame: i32, direction: &'static str, pages: f64 },
+    /// Key events to the frame's focused element, with the default actions pages rely on.
+    Keys { frame: i32, keys: Vec<KeyPress> },
+    /// Find text: how many times it appears, with context; scroll to the first when `reveal`.
+    Find { frame: i32, text: String, reveal: bool },
+    /// The frame's text with its structure and links, for extraction.
+    Content { frame: i32 },
+}
+
+impl PageOp {
+    /// The frame the operation runs in.
+    pub fn frame(&self) -> i32 {
+        match self {
+            PageOp::Click { target, .. }
+            | PageOp::Type { target, .. }
+            | PageOp::Hover { target, .. }
+            | PageOp::Select { target, .. }
+            | PageOp::Options { target, .. }
+            | PageOp::ScrollElement { target, .. } => target.frame_id,
+            PageOp::ScrollPage { frame, .. }
+            | PageOp::Keys { frame, .. }
+            | PageOp::Find { frame, .. }
+            | PageOp::Content { frame } => *frame,
+        }
+    }
+
+    /// Whether the page may change in response, so the host waits for it to settle.
+    pub fn may_change_page(&self) -> bool {
+        !matches!(self, PageOp::Options { .. } | PageOp::Content { .. } | PageOp::Find { reveal: false, .. })
+    }
+}

@@ -1,0 +1,653 @@
+//! Running the navigator's actions: each element action is checked against the element the model
+//! saw, each outcome is reported in a sentence the model can use, and a step's actions stop early
+//! when the page changes under them.
+
+use super::events::ActionReport;
+use super::navigator::{Look, Navigator, StepError};
+use super::prompt::{extraction_request, EXTRACTION_REPLY_HINT};
+use crate::actions::{normalize_url, parse_keys, search_url, Action, PageOp, ScrollDirection};
+use crate::browser::{Browser, BrowserError, HistoryStep, OpOutcome, ScrollState};
+use crate::content::{chunks, to_markdown, RawContent};
+use crate::dom_map::{MapElement, PageMap};
+use crate::llm::ChatModel;
+use crate::text::truncate_words;
+
+/// Roles of the entries of a custom dropdown (listbox, menu, tree, grid).
+const OPTION_ROLES: &[&str] = &["option", "menuitem", "menuitemradio", "menuitemcheckbox", "treeitem", "gridcell"];
+/// Extraction reads at most this many chunks of this size.
+const EXTRACT_CHUNK_TOKENS: usize = 6000;
+const EXTRACT_MAX_CHUNKS: usize = 4;
+/// Longest extraction answer kept in the results.
+const EXTRACT_MAX_CHARS: usize = 3000;
+
+/// The outcome of one action: what the step reports, and whether the page the remaining actions
+/// were chosen for is gone.
+struct Done {
+    report: ActionReport,
+    page_left: bool,
+}
+
+type Outcome = Result<Done, StepError>;
+
+impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
+    /// Runs actions in order; stops at `done`, at a failure, or when the page the later actions
+    /// were chosen for has changed. Returns the reports and, for `done`, its success and text.
+    pub(super) async fn run_actions(
+        &self,
+        actions: &[Action],
+        seen: Option<&PageMap>,
+    ) -> Result<(Vec<ActionReport>, Option<(bool, String)>), StepError> {
+        let mut reports = Vec::new();
+        // A fresh look taken right after the previous action, reused to check the next one.
+        let mut latest: Option<PageMap> = None;
+        for (i, action) in actions.iter().enumerate() {
+            if self.cancel.is_cancelled() {
+                return Err(StepError::Cancelled);
+            }
+            if let Action::Done { text, success } = action {
+                reports.push(ActionReport { name: "done".into(), target: None, ok: true, outcome: text.clone() });
+                return Ok((reports, Some((*success, text.clone()))));
+            }
+            let done = self.run_action(action, seen, latest.take()).await?;
+            let ok = done.report.ok;
+            reports.push(done.report);
+            let rest = &actions[i + 1..];
+            if !ok || rest.is_empty() {
+                break;
+            }
+            let reason = if done.page_left {
+                Some("The page changed".to_string())
+            } else {
+                let (reason, look) = self.page_changed_under(rest, seen).await?;
+                latest = look;
+                reason
+            };
+            if let Some(reason) = reason {
+                let skipped: Vec<&str> = rest.iter().map(Action::name).collect();
+                reports.push(ActionReport {
+                    name: "skipped".into(),
+                    target: None,
+                    ok: true,
+                    outcome: format!(
+                        "{reason}, so the remaining actions ({}) were not run; look at the new page map.",
+                        skipped.join(", ")
+                    ),
+                });
+                break;
+            }
+        }
+        Ok((reports, None))
+    }
+
+    /// Why the remaining actions no longer apply, if the page changed under them, with the look
+    /// taken to find out.
+    async fn page_changed_under(
+        &self,
+        rest: &[Action],
+        seen: Option<&PageMap>,
+    ) -> Result<(Option<String>, Option<PageMap>), StepError> {
+        let Some(next_index) = rest.iter().find_map(Action::index) else {
+            return Ok((None, None));
+        };
+        let now = match self.observe(Look::Peek).await? {
+            Ok(map) => map,
+            Err(reason) => return Ok((Some(format!("The page can no longer be read ({reason})")), None)),
+        };
+        if seen.is_none_or(|map| map.url != now.url) {
+            return Ok((Some(format!("The page changed to {}", now.url)), Some(now)));
+        }
+        let before = seen.and_then(|map| map.element(next_index)).map(|e| e.fingerprint);
+        let after = now.element(next_index).map(|e| e.fingerprint);
+        let reason = (before != after).then(|| format!("Element [{next_index}] changed or disappeared"));
+        Ok((reason, Some(now)))
+    }
+
+    async fn run_action(&self, action: &Action, seen: Option<&PageMap>, latest: Option<PageMap>) -> Outcome {
+        let name = action.name();
+        match action {
+            Action::GoToUrl { url } => self.open(name, url).await,
+            Action::Search { query } => self.open(name, &search_url(self.config.search_engine, query)).await,
+            Action::GoBack => self.history(name, HistoryStep::Back, "Went back").await,
+            Action::GoForward => self.history(name, HistoryStep::Forward, "Went forward").await,
+            Action::Reload => self.history(name, HistoryStep::Reload, "Reloaded the page").await,
+            Action::Wait { seconds } => {
+                let waited = self.cancel.guard(self.browser.sleep((seconds * 1000.0) as u32)).await;
+                waited.ok_or(StepError::Cancelled)?;
+                Ok(report(name, None, true, format!("Waited {seconds} s.")))
+            }
+            Action::SendKeys { keys } => {
+                let keys_parsed = match parse_keys(keys) {
+                    Ok(keys) => keys,
+                    Err(problem) => return Ok(report(name, None, false, format!("{problem}."))),
+                };
+                let op = PageOp::Keys { frame: self.focus_frame.get(), keys: keys_parsed };
+                let outcome = self.perform(&op).await?;
+                self.after_op(name, None, outcome, format!("Pressed {keys}."), "Could not press the keys").await
+            }
+            Action::Scroll { direction, pages, index: None } => {
+                let op = PageOp::ScrollPage { frame: 0, direction: direction.as_str(), pages: *pages };
+                let outcome = self.perform(&op).await?;
+                let text = scroll_sentence(*direction, *pages, "the page", outcome.scroll.as_ref());
+                self.after_op(name, None, outcome, text, "Could not scroll").await
+            }
+            Action::ScrollToText { text } | Action::FindText { text } => self.find(action, text).await,
+            Action::OpenTab { url } => self.open_tab(name, url).await,
+            Action::SwitchTab { tab_id } => self.switch_tab(name, *tab_id).await,
+            Action::CloseTab { tab_id } => self.close_tab(name, *tab_id).await,
+            Action::Extract { query } => self.extract(query).await,
+            Action::ClickElement { index }
+            | Action::InputText { index, .. }
+            | Action::Hover { index }
+            | Action::SelectOption { index, .. }
+            | Action::GetDropdownOptions { index }
+            | Action::Scroll { index: Some(index), .. } => {
+                let element = match self.verified_element(*index, seen, latest).await? {
+                    Ok(element) => element,
+                    Err(problem) => return Ok(report(name, None, false, problem)),
+                };
+                self.focus_frame.set(element.target.frame_id);
+                self.element_action(action, &element).await
+            }
+            Action::Done { .. } => unreachable!("done ends the step before it runs"),
+        }
+    }
+
+    /// The element at `index` as it is now, if it is still the one the model saw.
+    async fn verified_element(
+        &self,
+        index: u32,
+        seen: Option<&PageMap>,
+        latest: Option<PageMap>,
+    ) -> Result<Result<MapElement, String>, StepError> {
+        let Some(was) = seen.and_then(|map| map.element(index)) else {
+            return Ok(Err(format!(
+                "There is no element [{index}] in the page map; use an index from the current map."
+            )));
+        };
+        let now = match latest {
+            Some(map) => map,
+            None => match self.observe(Look::Peek).await? {
+                Ok(map) => map,
+                Err(reason) => return Ok(Err(format!("The page can no longer be read ({reason})."))),
+            },
+        };
+        Ok(match now.element(index) {
+            None => Err(format!(
+                "Element [{index}] ({}) is no longer on the page: it was removed or replaced. Look at the new page map.",
+                was.describe()
+            )),
+            Some(element) if element.fingerprint != was.fingerprint => Err(format!(
+                "Element [{index}] changed since the page was read: it was {}, it is now {}. Check the new page map before acting on it.",
+                was.describe(),
+                element.describe()
+            )),
+            Some(element) => Ok(element.clone()),
+        })
+    }
+
+    async fn element_action(&self, action: &Action, element: &MapElement) -> Outcome {
+        let name = action.name();
+        let target = element.describe();
+        let at = element.target.clone();
+        let tag = element.tag.clone();
+        match action {
+            Action::ClickElement { .. } => {
+                let outcome = self.perform(&PageOp::Click { target: at, tag }).await?;
+                self.after_op(
+                    name,
+                    Some(&target),
+                    outcome,
+                    format!("Clicked {target}."),
+                    &format!("Could not click {target}"),
+                )
+                .await
+            }
+            Action::Hover { .. } => {
+                let outcome = self.perform(&PageOp::Hover { target: at, tag }).await?;
+                self.after_op(
+                    name,
+                    Some(&target),
+                    outcome,
+                    format!("Moved the pointer over {target}."),
+                    &format!("Could not hover over {target}"),
+                )
+                .await
+            }
+            Action::InputText { text, clear, .. } => {
+                let op = PageOp::Type { target: at, tag, text: text.clone(), clear: *clear };
+                let outcome = self.perform(&op).await?;
+                let typed = typed_sentence(text, &target, outcome.value.as_deref());
+                self.after_op(name, Some(&target), outcome, typed, &format!("Could not type into {target}")).await
+            }
+            Action::Scroll { direction, pages, .. } => {
+                let op = PageOp::ScrollElement { target: at, tag, direction: direction.as_str(), pages: *pages };
+                let outcome = self.perform(&op).await?;
+                let text = scroll_sentence(
+                    *direction,
+                    *pages,
+                    &format!("the scroll area of {target}"),
+                    outcome.scroll.as_ref(),
+                );
+                self.after_op(name, Some(&target), outcome, text, &format!("Could not scroll {target}")).await
+            }
+            Action::SelectOption { text, .. } if element.tag == "select" => {
+                let outcome = self.perform(&PageOp::Select { target: at, tag, text: text.clone() }).await?;
+                let chosen = outcome.value.clone().unwrap_or_default();
+                self.after_op(
+                    name,
+                    Some(&target),
+                    outcome,
+                    format!("Selected \"{chosen}\" in {target}."),
+                    &format!("Could not select \"{text}\" in {target}"),
+                )
+                .await
+            }
+            Action::GetDropdownOptions { .. } if element.tag == "select" => {
+                let outcome = self.perform(&PageOp::Options { target: at, tag }).await?;
+                let options = outcome.options.clone().unwrap_or_default();
+                let listed = format!(
+                    "The options of {target} are: {}. Use select_option with one of these texts.",
+                    quote_list(&options)
+                );
+                self.after_op(name, Some(&target), outcome, listed, &format!("Could not read the options of {target}"))
+                    .await
+            }
+            Action::SelectOption { text, .. } => self.select_custom(element, text).await,
+            Action::GetDropdownOptions { .. } => self.list_custom_options(element).await,
+            _ => unreachable!("only element actions reach here"),
+        }
+    }
+
+    /// Opens a custom dropdown and returns the visible options, as the map now shows them.
+    async fn open_dropdown(&self, element: &MapElement) -> Result<Result<Vec<MapElement>, String>, StepError> {
+        let target = element.describe();
+        let op = PageOp::Click { target: element.target.clone(), tag: element.tag.clone() };
+        let outcome = self.perform(&op).await?;
+        if !outcome.ok {
+            return Ok(Err(format!("Could not open {target}: {}.", outcome.message)));
+        }
+        let now = match self.observe(Look::Peek).await? {
+            Ok(map) => map,
+            Err(reason) => return Ok(Err(format!("After opening {target} the page could not be read ({reason})."))),
+        };
+        let options: Vec<MapElement> = now
+            .elements()
+            .filter(|e| e.index != element.index)
+            .filter(|e| {
+                e.tag == "option" || e.attrs.iter().any(|(k, v)| k == "role" && OPTION_ROLES.contains(&v.as_str()))
+            })
+            .cloned()
+            .collect();
+        if options.is_empty() {
+            return Ok(Err(format!("Clicked {target}, but no list of options appeared.")));
+        }
+        Ok(Ok(options))
+    }
+
+    async fn list_custom_options(&self, element: &MapElement) -> Outcome {
+        let name = "get_dropdown_options";
+        let target = element.describe();
+        Ok(match self.open_dropdown(element).await? {
+            Err(problem) => report(name, Some(&target), false, problem),
+            Ok(options) => {
+                let listed: Vec<String> =
+                    options.iter().map(|o| format!("[{}] {}", o.index, option_label(o))).collect();
+                report(
+                    name,
+                    Some(&target),
+                    true,
+                    format!(
+                        "{target} is open; its options are: {}. Use select_option or click one.",
+                        listed.join(", ")
+                    ),
+                )
+            }
+        })
+    }
+
+    /// A custom dropdown: open it, click the option whose text matches, check that it took.
+    async fn select_custom(&self, element: &MapElement, wanted: &str) -> Outcome {
+        let name = "select_option";
+        let target = element.describe();
+        let options = match self.open_dropdown(element).await? {
+            Err(problem) => return Ok(report(name, Some(&target), false, problem)),
+            Ok(options) => options,
+        };
+        let Some(option) = best_match(&options, wanted) else {
+            let labels: Vec<String> = options.iter().map(option_label).collect();
+            return Ok(report(
+                name,
+                Some(&target),
+                false,
+                format!("{target} has no option \"{wanted}\"; its options are: {}.", quote_list(&labels)),
+            ));
+        };
+        let label = option_label(option);
+        let op = PageOp::Click { target: option.target.clone(), tag: option.tag.clone() };
+        let outcome = self.perform(&op).await?;
+        if !outcome.ok {
+            return Ok(report(
+                name,
+                Some(&target),
+                false,
+                format!("Could not choose \"{label}\": {}.", outcome.message),
+            ));
+        }
+        // Verify: the control now shows the choice, or the option says it is selected.
+        let shows = match self.observe(Look::Peek).await? {
+            Ok(now) => {
+                let control_shows = now.element(element.index).is_some_and(|e| {
+                    contains_ci(&e.text, &label) || e.attrs.iter().any(|(k, v)| k == "value" && contains_ci(v, &label))
+                });
+                let option_selected = now
+                    .element(option.index)
+                    .is_some_and(|o| o.attrs.iter().any(|(k, v)| (k == "selected" || k == "checked") && v == "true"));
+                control_shows || option_selected
+            }
+            Err(_) => false,
+        };
+        Ok(if shows {
+            report(name, Some(&target), true, format!("Selected \"{label}\" in {target}."))
+        } else {
+            report(
+                name,
+                Some(&target),
+                false,
+                format!(
+                    "Clicked the option \"{label}\", but {target} does not show it as chosen; look at the page map."
+                ),
+            )
+        })
+    }
+
+    async fn find(&self, action: &Action, text: &str) -> Outcome {
+        let name = action.name();
+        let op = PageOp::Find { frame: 0, text: text.to_string(), reveal: true };
+        let outcome = self.perform(&op).await?;
+        let found = outcome.found.clone().unwrap_or_default();
+        if !outcome.ok {
+            return Ok(report(name, None, false, format!("Could not search the page: {}.", outcome.message)));
+        }
+        Ok(match (found.count, action) {
+            (0, _) => report(name, None, false, format!("\"{text}\" does not appear on the page.")),
+            (count, Action::ScrollToText { .. }) => {
+                report(name, None, true, format!("Scrolled to \"{text}\" ({count} on the page)."))
+            }
+            (count, _) => {
+                let snippets: Vec<String> = found.snippets.iter().map(|s| format!("\"…{s}…\"")).collect();
+                report(
+                    name,
+                    None,
+                    true,
+                    format!(
+                        "\"{text}\" appears {count} times; scrolled to the first. Context: {}.",
+                        snippets.join("; ")
+                    ),
+                )
+            }
+        })
+    }
+
+    async fn extract(&self, query: &str) -> Outcome {
+        let name = "extract";
+        let outcome = self.perform(&PageOp::Content { frame: 0 }).await?;
+        let content: RawContent = match outcome.content.as_deref().map(serde_json::from_str) {
+            Some(Ok(content)) => content,
+            _ => {
+                return Ok(report(
+                    name,
+                    None,
+                    false,
+                    format!("Could not read the page's content: {}.", outcome.message),
+                ))
+            }
+        };
+        let markdown = to_markdown(&content);
+        let pieces = chunks(&markdown, EXTRACT_CHUNK_TOKENS);
+        let mut answers = Vec::new();
+        for piece in pieces.iter().take(EXTRACT_MAX_CHUNKS) {
+            let request = extraction_request(query, piece);
+            let reply = match self.cancel.guard(self.model.complete(&request)).await {
+                None => return Err(StepError::Cancelled),
+                Some(Err(err)) => return Err(StepError::Fatal(err.to_string())),
+                Some(Ok(reply)) => reply.content,
+            };
+            match parse_extraction(&reply) {
+                Some((true, answer)) => answers.push(answer),
+                Some((false, _)) => {}
+                None => {
+                    return Ok(report(
+                        name,
+                        None,
+                        false,
+                        format!("The extraction reply could not be read; {EXTRACTION_REPLY_HINT}"),
+                    ))
+                }
+            }
+        }
+        let skipped = pieces.len().saturating_sub(EXTRACT_MAX_CHUNKS);
+        let tail = if skipped > 0 {
+            format!(" (the last {skipped} parts of this very long page were not read)")
+        } else {
+            String::new()
+        };
+        Ok(if answers.is_empty() {
+            report(name, None, true, format!("The page does not say anything about \"{query}\"{tail}."))
+        } else {
+            let answer = truncate_words(&answers.join("\n"), EXTRACT_MAX_CHARS);
+            report(name, None, true, format!("Extracted for \"{query}\"{tail}: {answer}"))
+        })
+    }
+
+    async fn open(&self, name: &str, url: &str) -> Outcome {
+        let url = match normalize_url(url) {
+            Ok(url) => url,
+            Err(refusal) => return Ok(report(name, None, false, format!("Did not open {url}: {refusal}."))),
+        };
+        Ok(match self.browser.navigate(self.tab.get(), &url).await {
+            Ok(()) => left_page(report(name, Some(&url), true, format!("Opened {url}."))),
+            Err(BrowserError::TabClosed) => return Err(tab_closed()),
+            Err(err) => report(name, Some(&url), false, format!("Could not open {url}: {err}.")),
+        })
+    }
+
+    async fn history(&self, name: &str, step: HistoryStep, done: &str) -> Outcome {
+        Ok(match self.browser.history(self.tab.get(), step).await {
+            Ok(()) => left_page(report(name, None, true, format!("{done}."))),
+            Err(BrowserError::TabClosed) => return Err(tab_closed()),
+            Err(err) => report(name, None, false, format!("Could not do that: {err}.")),
+        })
+    }
+
+    async fn open_tab(&self, name: &str, url: &str) -> Outcome {
+        let url = match normalize_url(url) {
+            Ok(url) => url,
+            Err(refusal) => return Ok(report(name, None, false, format!("Did not open {url}: {refusal}."))),
+        };
+        Ok(match self.browser.open_tab(self.tab.get(), &url).await {
+            Ok(id) => {
+                self.tab.set(id);
+                self.focus_frame.set(0);
+                left_page(report(
+                    name,
+                    Some(&url),
+                    true,
+                    format!("Opened {url} in a new tab (id {id}); it is now the current tab."),
+                ))
+            }
+            Err(err) => report(name, Some(&url), false, format!("Could not open a tab for {url}: {err}.")),
+        })
+    }
+
+    async fn switch_tab(&self, name: &str, tab_id: i32) -> Outcome {
+        let tabs = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
+        if !tabs.iter().any(|tab| tab.id == tab_id) {
+            let ids: Vec<String> = tabs.iter().map(|tab| tab.id.to_string()).collect();
+            return Ok(report(
+                name,
+                None,
+                false,
+                format!("There is no tab {tab_id}; the open tabs are {}.", ids.join(", ")),
+            ));
+        }
+        Ok(match self.browser.switch_tab(tab_id).await {
+            Ok(()) => {
+                self.tab.set(tab_id);
+                self.focus_frame.set(0);
+                left_page(report(name, None, true, format!("Switched to tab {tab_id}.")))
+            }
+            Err(err) => report(name, None, false, format!("Could not switch to tab {tab_id}: {err}.")),
+        })
+    }
+
+    async fn close_tab(&self, name: &str, tab_id: i32) -> Outcome {
+        let tabs = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
+        if !tabs.iter().any(|tab| tab.id == tab_id) {
+            return Ok(report(name, None, false, format!("There is no tab {tab_id} to close.")));
+        }
+        let Some(next) = tabs.iter().find(|tab| tab.id != tab_id) else {
+            return Ok(report(name, None, false, "That is the only tab; open another before closing it.".into()));
+        };
+        if let Err(err) = self.browser.close_tab(tab_id).await {
+            return Ok(report(name, None, false, format!("Could not close tab {tab_id}: {err}.")));
+        }
+        if tab_id != self.tab.get() {
+            return Ok(report(name, None, true, format!("Closed tab {tab_id}.")));
+        }
+        self.tab.set(next.id);
+        self.focus_frame.set(0);
+        let _ = self.browser.switch_tab(next.id).await;
+        Ok(left_page(report(
+            name,
+            None,
+            true,
+            format!("Closed tab {tab_id}; the current tab is now {} ({}).", next.id, next.url),
+        )))
+    }
+
+    /// Performs an operation in the current tab; a closed tab ends the task.
+    async fn perform(&self, op: &PageOp) -> Result<OpOutcome, StepError> {
+        match self.browser.perform(self.tab.get(), op).await {
+            Ok(outcome) => Ok(outcome),
+            Err(BrowserError::TabClosed) => Err(tab_closed()),
+            Err(err) => Ok(OpOutcome { ok: false, message: err.to_string(), ..OpOutcome::default() }),
+        }
+    }
+
+    /// Reports an operation's outcome; follows a tab the operation opened.
+    async fn after_op(
+        &self,
+        name: &str,
+        target: Option<&str>,
+        outcome: OpOutcome,
+        success: String,
+        failure: &str,
+    ) -> Outcome {
+        if !outcome.ok {
+            return Ok(report(name, target, false, format!("{failure}: {}.", outcome.message)));
+        }
+        let Some(opened) = outcome.opened_tab else {
+            return Ok(report(name, target, true, success));
+        };
+        self.tab.set(opened);
+        self.focus_frame.set(0);
+        let url = self
+            .browser
+            .tabs(opened)
+            .await
+            .ok()
+            .and_then(|tabs| tabs.into_iter().find(|t| t.id == opened))
+            .map(|t| t.url);
+        let text = format!(
+            "{success} It opened a new tab (id {opened}, {}), which is now the current tab.",
+            url.unwrap_or_default()
+        );
+        Ok(left_page(report(name, target, true, text)))
+    }
+}
+
+fn report(name: &str, target: Option<&str>, ok: bool, outcome: String) -> Done {
+    Done {
+        report: ActionReport { name: name.to_string(), target: target.map(str::to_string), ok, outcome },
+        page_left: false,
+    }
+}
+
+fn left_page(mut done: Done) -> Done {
+    done.page_left = true;
+    done
+}
+
+fn tab_closed() -> StepError {
+    StepError::Fatal(format!("{}. Start the task again on an open tab.", BrowserError::TabClosed))
+}
+
+fn typed_sentence(text: &str, target: &str, value: Option<&str>) -> String {
+    match value {
+        Some(value) if value == text => format!("Typed \"{text}\" into {target}."),
+        Some("") => format!("Typed \"{text}\" into {target}, but the field is empty now: it rejected the value (date fields need YYYY-MM-DD, number fields digits)."),
+        Some(value) => format!("Typed \"{text}\" into {target}; its value is now \"{value}\"."),
+        None => format!("Typed \"{text}\" into {target}."),
+    }
+}
+
+fn scroll_sentence(direction: ScrollDirection, pages: f64, what: &str, state: Option<&ScrollState>) -> String {
+    let Some(state) = state else { return format!("Scrolled {what} {}.", direction.as_str()) };
+    let edge = if matches!(direction, ScrollDirection::Up | ScrollDirection::Top) { "top" } else { "bottom" };
+    if (state.after - state.before).abs() < 1.0 {
+        return capitalize(&format!("{what} is already at the {edge}; nothing moved."));
+    }
+    let position = if state.max > 0.0 { (state.after / state.max * 100.0).round() } else { 100.0 };
+    let moved = match direction {
+        ScrollDirection::Top | ScrollDirection::Bottom => format!("to the {edge}"),
+        _ => format!(
+            "{} by {pages} page{}",
+            direction.as_str(),
+            if (pages - 1.0).abs() < f64::EPSILON { "" } else { "s" }
+        ),
+    };
+    format!("Scrolled {what} {moved}; now {position}% of the way down.")
+}
+
+fn capitalize(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
+}
+
+fn option_label(option: &MapElement) -> String {
+    if option.text.is_empty() {
+        option.attrs.iter().find(|(k, _)| k == "aria-label").map(|(_, v)| v.clone()).unwrap_or_default()
+    } else {
+        option.text.clone()
+    }
+}
+
+fn contains_ci(haystack: &str, needle: &str) -> bool {
+    !needle.is_empty() && haystack.to_lowercase().contains(&needle.to_lowercase())
+}
+
+/// The option whose label matches best: exactly, then as a prefix, then anywhere (ignoring case).
+fn best_match<'a>(options: &'a [MapElement], wanted: &str) -> Option<&'a MapElement> {
+    let wanted = wanted.trim().to_lowercase();
+    let label = |o: &MapElement| option_label(o).trim().to_lowercase();
+    options
+        .iter()
+        .find(|o| label(o) == wanted)
+        .or_else(|| options.iter().find(|o| label(o).starts_with(&wanted)))
+        .or_else(|| options.iter().find(|o| label(o).contains(&wanted)))
+}
+
+fn quote_list(items: &[String]) -> String {
+    items.iter().map(|item| format!("\"{item}\"")).collect::<Vec<_>>().join(", ")
+}
+
+/// Reads `{"found": bool, "answer": "..."}`, tolerating the wrappers models put around JSON.
+fn parse_extraction(reply: &str) -> Option<(bool, String)> {
+    let start = reply.find('{')?;
+    let end = reply.rfind('}')?;
+    let value: serde_json::Value = serde_json::from_str(reply.get(start..=end)?).ok()?;
+    Some((value.get("found")?.as_bool()?, value.get("answer")?.as_str().unwrap_or_default().to_string()))
+}
+
+#[cfg(test)]
+mod tests;

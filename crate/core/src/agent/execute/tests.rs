@@ -1,0 +1,179 @@
+use crate::agent::fakes::{outcomes, reply, run, FakeShop, ScriptedModel};
+use crate::agent::AgentEvent;
+use crate::llm::LlmError;
+
+fn done() -> Result<String, LlmError> {
+    reply(r#"[{"done":{"text":"ok","success":true}}]"#)
+}
+
+/// Runs one step of `actions` then `done`, returning the outcome sentences and the model.
+fn one_step(shop: &FakeShop, actions: &str) -> (Vec<String>, ScriptedModel) {
+    let model = ScriptedModel::new(vec![reply(actions), done()]);
+    let (_, events) = run(shop, &model, 5);
+    (outcomes(&events), model)
+}
+
+#[test]
+fn refuses_an_element_replaced_by_an_identical_looking_one() {
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![reply(r#"[{"click_element":{"index":1}}]"#), done()]);
+    let (_, events) = run_with_replacement(&shop, &model);
+    let said = outcomes(&events);
+    assert!(
+        said[0].starts_with(
+            "Element [1] (<button> \"Add blue mug\" [1]) is no longer on the page: it was removed or replaced."
+        ),
+        "{said:?}"
+    );
+    assert_eq!(shop.cart.get(), 0, "the new button must not be clicked in its place");
+}
+
+/// Runs the task, replacing the add button (as a re-render would) while the model thinks.
+fn run_with_replacement(shop: &FakeShop, model: &ScriptedModel) -> (AgentEvent, Vec<AgentEvent>) {
+    struct ReplaceOnReply<'a> {
+        inner: &'a ScriptedModel,
+        shop: &'a FakeShop,
+    }
+    impl crate::llm::ChatModel for ReplaceOnReply<'_> {
+        async fn complete(&self, request: &crate::llm::ChatRequest) -> Result<crate::llm::ChatReply, LlmError> {
+            self.shop.button_generation.set(self.shop.button_generation.get() + 1);
+            self.inner.complete(request).await
+        }
+    }
+    let wrapped = ReplaceOnReply { inner: model, shop };
+    let events = std::cell::RefCell::new(Vec::new());
+    let emit = |event: AgentEvent| events.borrow_mut().push(event);
+    let end = futures::executor::block_on(crate::agent::run_task(
+        &crate::agent::fakes::config(5),
+        shop,
+        &wrapped,
+        &crate::cancel::CancelToken::new(),
+        &emit,
+    ));
+    (end, events.into_inner())
+}
+
+#[test]
+fn chooses_in_a_custom_dropdown_and_checks_that_it_took() {
+    let shop = FakeShop::new();
+    let (said, _) = one_step(&shop, r#"[{"select_option":{"index":3,"text":"blue"}}]"#);
+    assert_eq!(said[0], "Selected \"Blue\" in <div> \"Color: Choose\" [3].");
+    assert_eq!(*shop.color.borrow(), "Blue");
+}
+
+#[test]
+fn a_missing_custom_option_is_reported_with_the_choices() {
+    let shop = FakeShop::new();
+    let (said, _) = one_step(&shop, r#"[{"select_option":{"index":3,"text":"Green"}}]"#);
+    assert_eq!(said[0], "<div> \"Color: Choose\" [3] has no option \"Green\"; its options are: \"Red\", \"Blue\".");
+}
+
+#[test]
+fn lists_a_custom_dropdown_s_options_with_their_indices() {
+    let shop = FakeShop::new();
+    let (said, _) = one_step(&shop, r#"[{"get_dropdown_options":{"index":3}}]"#);
+    assert_eq!(
+        said[0],
+        "<div> \"Color: Choose\" [3] is open; its options are: [5] Red, [6] Blue. Use select_option or click one."
+    );
+}
+
+#[test]
+fn follows_a_tab_opened_by_a_click_and_lists_the_tabs() {
+    let shop = FakeShop::new();
+    let (said, model) = one_step(&shop, r#"[{"click_element":{"index":4}},{"click_element":{"index":1}}]"#);
+    assert_eq!(
+        said[0],
+        "Clicked <a> \"Reviews\" [4]. It opened a new tab (id 2, http://shop.test/reviews), which is now the current tab."
+    );
+    assert!(said[1].starts_with("The page changed, so the remaining actions (click_element) were not run"));
+    assert_eq!(shop.cart.get(), 0);
+    let state = model.state(1);
+    assert!(
+        state.contains(
+            "Open tabs:\n- tab 1: Shop (http://shop.test/)\n- tab 2 (current): Reviews (http://shop.test/reviews)\n"
+        ),
+        "{state}"
+    );
+}
+
+#[test]
+fn typing_can_append_and_reports_the_final_value() {
+    let shop = FakeShop::new();
+    *shop.note.borrow_mut() = "gift".into();
+    let (said, _) = one_step(&shop, r#"[{"input_text":{"index":2,"text":" wrap","clear":false}}]"#);
+    assert_eq!(said[0], "Typed \" wrap\" into <textarea> [2]; its value is now \"gift wrap\".");
+}
+
+#[test]
+fn keys_are_checked_before_they_are_sent() {
+    let shop = FakeShop::new();
+    let (said, _) = one_step(&shop, r#"[{"send_keys":{"keys":"Control+Enter"}}]"#);
+    assert_eq!(said[0], "Pressed Control+Enter.");
+    let (said, _) = one_step(&shop, r#"[{"send_keys":{"keys":"Hyper+Q"}}]"#);
+    assert_eq!(said[0], "\"hyper\" is not a modifier; use Control, Shift, Alt or Meta.");
+}
+
+#[test]
+fn scrolling_says_where_it_left_the_page_and_when_nothing_moved() {
+    let shop = FakeShop::new();
+    let (said, _) = one_step(&shop, r#"[{"scroll":{"direction":"down","pages":1,"index":null}}]"#);
+    assert_eq!(said[0], "Scrolled the page down by 1 page; now 50% of the way down.");
+    let (said, _) = one_step(&shop, r#"[{"scroll":{"direction":"up"}}]"#);
+    assert_eq!(said[0], "The page is already at the top; nothing moved.");
+}
+
+#[test]
+fn finds_text_with_counts_and_context() {
+    let shop = FakeShop::new();
+    let (said, _) = one_step(&shop, r#"[{"find_text":{"text":"mug"}}]"#);
+    assert_eq!(said[0], "\"mug\" appears 2 times; scrolled to the first. Context: \"…Add blue mug…\".");
+    let (said, _) = one_step(&shop, r#"[{"scroll_to_text":{"text":"unicorn"}}]"#);
+    assert_eq!(said[0], "\"unicorn\" does not appear on the page.");
+}
+
+#[test]
+fn extract_asks_the_model_about_the_page_s_content() {
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![
+        reply(r#"[{"extract":{"query":"shipping time"}}]"#),
+        Ok(r#"{"found": true, "answer": "2 days"}"#.into()),
+        done(),
+    ]);
+    let (_, events) = run(&shop, &model, 5);
+    assert_eq!(outcomes(&events)[0], "Extracted for \"shipping time\": 2 days");
+    let extraction = &model.requests.borrow()[1];
+    assert_eq!(extraction.schema_name, "extraction");
+    assert!(
+        extraction.messages[1].content.contains("# Shop\n\nShipping takes 2 days.\n"),
+        "{:?}",
+        extraction.messages[1]
+    );
+}
+
+#[test]
+fn waits_are_bounded_and_real() {
+    let shop = FakeShop::new();
+    let (said, _) = one_step(&shop, r#"[{"wait":{"seconds":30}}]"#);
+    assert_eq!(said[0], "Waited 10 s.");
+    assert_eq!(shop.slept_ms.get(), 10_000);
+}
+
+#[test]
+fn tabs_can_be_opened_switched_and_closed() {
+    let shop = FakeShop::new();
+    let (said, _) = one_step(&shop, r#"[{"open_tab":{"url":"shop.test/faq"}}]"#);
+    assert_eq!(said[0], "Opened https://shop.test/faq in a new tab (id 2); it is now the current tab.");
+    let (said, _) = one_step(&shop, r#"[{"switch_tab":{"tab_id":9}}]"#);
+    assert_eq!(said[0], "There is no tab 9; the open tabs are 1, 2.");
+    let (said, _) = one_step(&shop, r#"[{"close_tab":{"tab_id":1}}]"#);
+    assert_eq!(said[0], "Closed tab 1; the current tab is now 2 (https://shop.test/faq).");
+}
+
+#[test]
+fn search_opens_the_engine_with_the_query_encoded() {
+    let shop = FakeShop::new();
+    let (said, _) = one_step(&shop, r#"[{"search":{"query":"blue mug"}}]"#);
+    assert_eq!(said[0], "Opened https://duckduckgo.com/?q=blue+mug.");
+    assert_eq!(*shop.url.borrow(), "https://duckduckgo.com/?q=blue+mug");
+}

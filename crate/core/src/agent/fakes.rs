@@ -1,0 +1,241 @@
+//! A fake browser and a scripted model for the agent's native tests.
+
+use super::navigator::{run_task, TaskConfig};
+use super::AgentEvent;
+use crate::actions::{PageOp, SearchEngine};
+use crate::browser::{
+    Browser, BrowserError, FoundText, Highlight, HistoryStep, OpOutcome, ScrollState, TabId, TabInfo,
+};
+use crate::cancel::CancelToken;
+use crate::dom_map::tests::{node, page};
+use crate::dom_map::{MapOptions, RawFrame, RawNode};
+use crate::llm::{ChatModel, ChatReply, ChatRequest, LlmError};
+use futures::executor::block_on;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+
+/// A one-page shop: a button adds a mug (12 each), the total is shown as text, a field holds a
+/// note, a custom dropdown chooses a colour, a link opens a new tab.
+pub struct FakeShop {
+    pub cart: Cell<u32>,
+    pub note: RefCell<String>,
+    pub url: RefCell<String>,
+    pub ops: RefCell<Vec<PageOp>>,
+    pub closed: Cell<bool>,
+    /// The indices highlighted, per call.
+    pub highlights: RefCell<Vec<Vec<u32>>>,
+    pub dropdown_open: Cell<bool>,
+    pub color: RefCell<String>,
+    /// When set, the add button is replaced by an identical-looking new element (a new id).
+    pub button_generation: Cell<u32>,
+    pub tabs: RefCell<Vec<TabInfo>>,
+    pub current_tab: Cell<TabId>,
+    pub slept_ms: Cell<u32>,
+}
+
+impl FakeShop {
+    pub fn new() -> Self {
+        Self {
+            cart: Cell::new(0),
+            note: RefCell::default(),
+            url: RefCell::new("http://shop.test/".into()),
+            ops: RefCell::default(),
+            closed: Cell::new(false),
+            highlights: RefCell::default(),
+            dropdown_open: Cell::new(false),
+            color: RefCell::new("Choose".into()),
+            button_generation: Cell::new(0),
+            tabs: RefCell::new(vec![TabInfo { id: 1, url: "http://shop.test/".into(), title: "Shop".into() }]),
+            current_tab: Cell::new(1),
+            slept_ms: Cell::new(0),
+        }
+    }
+
+    fn add_button_id(&self) -> u32 {
+        2 + 100 * self.button_generation.get()
+    }
+
+    fn with_attrs(mut node: RawNode, attrs: &[(&str, &str)]) -> RawNode {
+        node.attrs = attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        node
+    }
+}
+
+impl Browser for FakeShop {
+    async fn observe(&self, _tab: TabId) -> Result<Vec<RawFrame>, BrowserError> {
+        if self.closed.get() {
+            return Err(BrowserError::TabClosed);
+        }
+        let mut note = node(3, Some(0), "textarea", "");
+        note.value = Some(self.note.borrow().clone());
+        let mut nodes = vec![
+            node(1, None, "body", ""),
+            node(self.add_button_id(), Some(0), "button", "Add blue mug"),
+            note,
+            node(4, Some(0), "p", &format!("Cart total: ${}.00", self.cart.get() * 12)),
+            Self::with_attrs(
+                node(5, Some(0), "div", &format!("Color: {}", self.color.borrow())),
+                &[("role", "combobox")],
+            ),
+            Self::with_attrs(node(9, Some(0), "a", "Reviews"), &[("href", "/reviews"), ("target", "_blank")]),
+        ];
+        if self.dropdown_open.get() {
+            nodes.push(Self::with_attrs(node(6, Some(0), "div", "Red"), &[("role", "option")]));
+            nodes.push(Self::with_attrs(node(7, Some(0), "div", "Blue"), &[("role", "option")]));
+        }
+        let mut raw = page(nodes);
+        raw.url = self.url.borrow().clone();
+        Ok(vec![RawFrame { frame_id: 0, page: Ok(raw) }])
+    }
+
+    async fn navigate(&self, _tab: TabId, url: &str) -> Result<(), BrowserError> {
+        *self.url.borrow_mut() = url.to_string();
+        Ok(())
+    }
+
+    async fn history(&self, _tab: TabId, _step: HistoryStep) -> Result<(), BrowserError> {
+        *self.url.borrow_mut() = "http://shop.test/previous".into();
+        Ok(())
+    }
+
+    async fn highlight(&self, _tab: TabId, marks: &[Highlight]) -> Result<(), BrowserError> {
+        self.highlights.borrow_mut().push(marks.iter().map(|mark| mark.index).collect());
+        Ok(())
+    }
+
+    async fn perform(&self, _tab: TabId, op: &PageOp) -> Result<OpOutcome, BrowserError> {
+        self.ops.borrow_mut().push(op.clone());
+        let ok = OpOutcome { ok: true, ..OpOutcome::default() };
+        Ok(match op {
+            PageOp::Click { target, .. } if target.id == self.add_button_id() => {
+                self.cart.set(self.cart.get() + 1);
+                ok
+            }
+            PageOp::Click { target, .. } if target.id == 5 => {
+                self.dropdown_open.set(true);
+                ok
+            }
+            PageOp::Click { target, .. } if target.id == 6 || target.id == 7 => {
+                *self.color.borrow_mut() = if target.id == 6 { "Red" } else { "Blue" }.into();
+                self.dropdown_open.set(false);
+                ok
+            }
+            PageOp::Click { target, .. } if target.id == 9 => {
+                self.tabs.borrow_mut().push(TabInfo { id: 2, url: "http://shop.test/reviews".into(), title: "Reviews".into() });
+                OpOutcome { opened_tab: Some(2), ..ok }
+            }
+            PageOp::Type { target, text, clear, .. } if target.id == 3 => {
+                let mut note = self.note.borrow_mut();
+                if *clear {
+                    note.clear();
+                }
+                note.push_str(text);
+                OpOutcome { value: Some(note.clone()), ..ok }
+            }
+            PageOp::Keys { .. } | PageOp::Hover { .. } => ok,
+            PageOp::ScrollPage { direction, .. } => {
+                let after = if *direction == "up" { 0.0 } else { 600.0 };
+                OpOutcome { scroll: Some(ScrollState { before: 0.0, after, max: 1200.0, viewport: 600.0 }), ..ok }
+            }
+            PageOp::Find { text, .. } => {
+                let count = if text == "mug" { 2 } else { 0 };
+                OpOutcome { found: Some(FoundText { count, snippets: vec!["Add blue mug".into()] }), ..ok }
+            }
+            PageOp::Content { .. } => OpOutcome {
+                content: Some(
+                    r#"{"url":"http://shop.test/","title":"Shop","blocks":[{"tag":"p","landmark":"main","parts":[{"text":"Shipping takes 2 days."}]}]}"#
+                        .into(),
+                ),
+                ..ok
+            },
+            _ => OpOutcome { ok: false, message: "not clickable".into(), ..OpOutcome::default() },
+        })
+    }
+
+    async fn tabs(&self, _tab: TabId) -> Result<Vec<TabInfo>, BrowserError> {
+        Ok(self.tabs.borrow().clone())
+    }
+
+    async fn open_tab(&self, _tab: TabId, url: &str) -> Result<TabId, BrowserError> {
+        let id = self.tabs.borrow().iter().map(|t| t.id).max().unwrap_or(0) + 1;
+        self.tabs.borrow_mut().push(TabInfo { id, url: url.into(), title: String::new() });
+        self.current_tab.set(id);
+        Ok(id)
+    }
+
+    async fn switch_tab(&self, tab: TabId) -> Result<(), BrowserError> {
+        self.current_tab.set(tab);
+        Ok(())
+    }
+
+    async fn close_tab(&self, tab: TabId) -> Result<(), BrowserError> {
+        self.tabs.borrow_mut().retain(|t| t.id != tab);
+        Ok(())
+    }
+
+    async fn sleep(&self, milliseconds: u32) {
+        self.slept_ms.set(self.slept_ms.get() + milliseconds);
+    }
+}
+
+/// Replies from a queue and records every request.
+pub struct ScriptedModel {
+    replies: RefCell<VecDeque<Result<String, LlmError>>>,
+    pub requests: RefCell<Vec<ChatRequest>>,
+}
+
+impl ScriptedModel {
+    pub fn new(replies: Vec<Result<String, LlmError>>) -> Self {
+        Self { replies: RefCell::new(replies.into()), requests: RefCell::new(Vec::new()) }
+    }
+
+    /// The last state message sent in request `n`.
+    pub fn state(&self, n: usize) -> String {
+        self.requests.borrow()[n].messages.last().unwrap().content.clone()
+    }
+}
+
+impl ChatModel for ScriptedModel {
+    async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
+        self.requests.borrow_mut().push(request.clone());
+        let reply = self.replies.borrow_mut().pop_front().expect("the script ran out of replies");
+        reply.map(|content| ChatReply { content, usage: None })
+    }
+}
+
+/// A navigator reply with these actions (JSON array text).
+pub fn reply(actions: &str) -> Result<String, LlmError> {
+    Ok(format!(
+        r#"{{"current_state":{{"evaluation_previous_goal":"ok","memory":"m","next_goal":"g"}},"action":{actions}}}"#
+    ))
+}
+
+pub fn config(max_steps: u32) -> TaskConfig {
+    TaskConfig {
+        task: "add the blue mug and tell me the total".into(),
+        tab: 1,
+        max_steps,
+        map: MapOptions::default(),
+        highlights: true,
+        search_engine: SearchEngine::DuckDuckGo,
+    }
+}
+
+pub fn run(shop: &FakeShop, model: &ScriptedModel, max_steps: u32) -> (AgentEvent, Vec<AgentEvent>) {
+    let events = RefCell::new(Vec::new());
+    let emit = |event: AgentEvent| events.borrow_mut().push(event);
+    let end = block_on(run_task(&config(max_steps), shop, model, &CancelToken::new(), &emit));
+    (end, events.into_inner())
+}
+
+/// The outcome sentences of the actions of every step, in order.
+pub fn outcomes(events: &[AgentEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            AgentEvent::Step { actions, .. } => Some(actions.iter().map(|a| a.outcome.clone()).collect::<Vec<_>>()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
