@@ -134,6 +134,25 @@ async function settle(tabId) {
   if (outcome === 'navigating' || tab.status === 'loading') await waitForLoad(tabId, false);
 }
 
+/** Notes tabs opened from `tabId` (a link with target=_blank, window.open) until stopped. */
+function watchOpenedTabs(tabId) {
+  const opened = [];
+  const onCreated = (tab) => {
+    if (tab.openerTabId === tabId) opened.push(tab.id);
+  };
+  chrome.tabs.onCreated.addListener(onCreated);
+  return { first: () => opened[0], stop: () => chrome.tabs.onCreated.removeListener(onCreated) };
+}
+
+/** Opens `url` in a new active tab right after `tabId`, in its window. */
+async function createTabNextTo(tabId, url) {
+  const tab = await getTab(tabId);
+  const created = await chrome.tabs.create({
+    url, windowId: tab.windowId, index: tab.index + 1, openerTabId: tabId, active: true,
+  });
+  return created.id;
+}
+
 export function createBrowserHost(emit) {
   return {
     emit,
@@ -172,16 +191,78 @@ export function createBrowserHost(emit) {
     },
 
     async perform(tabId, op) {
-      let outcome;
+      const opened = watchOpenedTabs(tabId);
       try {
-        outcome = await inFrame(tabId, op.frame, (o) => globalThis.agentSensor.perform(o), [op]);
-      } catch (err) {
-        // The operation unloaded the document before it could answer: it did act.
-        if (err.code !== 'script' || !/removed|unloaded|navigat/i.test(err.message)) throw err;
-        outcome = { ok: true, message: 'the page navigated' };
+        let outcome;
+        try {
+          outcome = await inFrame(tabId, op.frame, (o) => globalThis.agentSensor.perform(o), [op]);
+        } catch (err) {
+          // The operation unloaded the document before it could answer: it did act.
+          if (err.code !== 'script' || !/removed|unloaded|navigat/i.test(err.message)) throw err;
+          outcome = { ok: true, message: 'the page navigated' };
+        }
+        if (outcome?.ok && op.settle) await settle(tabId);
+        let openedTab = opened.first();
+        if (openedTab === undefined && outcome?.newTabUrl) {
+          openedTab = await createTabNextTo(tabId, outcome.newTabUrl);
+        }
+        if (openedTab !== undefined) {
+          await waitForLoad(openedTab, false).catch(() => {});
+          return { ...outcome, openedTab };
+        }
+        return outcome;
+      } finally {
+        opened.stop();
       }
-      if (outcome?.ok) await settle(tabId);
-      return outcome;
     },
+
+    async history(tabId, step) {
+      await getTab(tabId);
+      const loaded = waitForLoad(tabId, true);
+      try {
+        if (step === 'back') await chrome.tabs.goBack(tabId);
+        else if (step === 'forward') await chrome.tabs.goForward(tabId);
+        else await chrome.tabs.reload(tabId);
+      } catch (err) {
+        loaded.catch(() => {});
+        throw hostError('navigation', `there is no page to go ${step} to (${err.message})`);
+      }
+      await loaded;
+    },
+
+    async tabs(tabId) {
+      const tab = await getTab(tabId);
+      const tabs = await chrome.tabs.query({ windowId: tab.windowId });
+      return tabs.map(({ id, url, title }) => ({ id, url: url ?? '', title: title ?? '' }));
+    },
+
+    async openTab(tabId, url) {
+      const id = await createTabNextTo(tabId, url);
+      await waitForLoad(id, false).catch((err) => {
+        if (err.code === 'tab_closed') throw err;
+      });
+      return id;
+    },
+
+    async switchTab(tabId) {
+      try {
+        await chrome.tabs.update(tabId, { active: true });
+      } catch {
+        throw hostError('tab_closed', `tab ${tabId} is closed`);
+      }
+    },
+
+    async closeTab(tabId) {
+      try {
+        await chrome.tabs.remove(tabId);
+      } catch {
+        throw hostError('tab_closed', `tab ${tabId} is closed`);
+      }
+    },
+
+    sleep(milliseconds) {
+      return new Promise((resolve) => { setTimeout(resolve, milliseconds); });
+    },
+
   };
 }

@@ -278,38 +278,288 @@
     if (typeof el.focus === 'function') el.focus({ preventScroll: true });
     el.dispatchEvent(new PointerEvent('pointerup', pointer));
     el.dispatchEvent(new MouseEvent('mouseup', mouse));
-    el.dispatchEvent(new MouseEvent('click', { ...mouse, detail: 1 }));
-    return { ok: true, message: '' };
+    const link = el.closest('a[href]');
+    const opensTab = link && /^_(blank|new)$/i.test(link.target) && /^https?:/.test(link.href);
+    const click = new MouseEvent('click', { ...mouse, detail: 1 });
+    // A synthetic click cannot open a tab (the popup blocker wants a real gesture), so such a
+    // link's default is prevented here and the worker opens the tab itself.
+    if (opensTab) link.addEventListener('click', (e) => e.preventDefault(), { once: true });
+    const notCancelled = el.dispatchEvent(click);
+    return { ok: true, message: '', newTabUrl: opensTab && notCancelled ? link.href : undefined };
+  }
+
+  function setValue(el, value) {
+    const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el), 'value').set;
+    setter.call(el, value);
   }
 
   /** Sets the value through the prototype's setter so that React-style trackers see the change. */
-  function typeInto(el, text) {
+  function typeInto(el, text, clear) {
     pointAt(el);
     el.focus({ preventScroll: true });
     if (el.isContentEditable) {
-      getSelection().selectAllChildren(el);
-      if (!document.execCommand('insertText', false, text)) el.textContent = text;
+      const selection = getSelection();
+      selection.selectAllChildren(el);
+      if (!clear) selection.collapseToEnd();
+      if (!document.execCommand('insertText', false, text)) el.textContent = clear ? text : el.textContent + text;
       return { ok: true, message: '', value: el.innerText };
     }
     if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) {
       return { ok: false, message: `${describe(el)} is not a text field` };
     }
     if (el.readOnly) return { ok: false, message: `${describe(el)} is read-only` };
-    const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el), 'value').set;
-    setter.call(el, text);
+    setValue(el, clear ? text : el.value + text);
     el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: text }));
     el.dispatchEvent(new Event('change', { bubbles: true }));
     return { ok: true, message: '', value: el.value };
   }
 
+  function hover(el) {
+    const { x, y } = pointAt(el);
+    const mouse = { bubbles: true, cancelable: true, composed: true, view: window, clientX: x, clientY: y };
+    const pointer = { ...mouse, pointerId: 1, pointerType: 'mouse', isPrimary: true };
+    el.dispatchEvent(new PointerEvent('pointerover', pointer));
+    el.dispatchEvent(new PointerEvent('pointerenter', { ...pointer, bubbles: false }));
+    el.dispatchEvent(new MouseEvent('mouseover', mouse));
+    el.dispatchEvent(new MouseEvent('mouseenter', { ...mouse, bubbles: false }));
+    el.dispatchEvent(new PointerEvent('pointermove', pointer));
+    el.dispatchEvent(new MouseEvent('mousemove', mouse));
+    return { ok: true, message: '' };
+  }
+
+  const optionTexts = (select) => Array.from(select.options, (o) => o.text.trim());
+
+  /** A native select: the option whose text matches exactly, then as a prefix, then anywhere. */
+  function selectOption(el, text) {
+    if (!(el instanceof HTMLSelectElement)) return { ok: false, message: `${describe(el)} is not a list of options` };
+    const wanted = text.trim().toLowerCase();
+    const options = Array.from(el.options);
+    const label = (o) => o.text.trim().toLowerCase();
+    const option = options.find((o) => label(o) === wanted) ?? options.find((o) => label(o).startsWith(wanted))
+      ?? options.find((o) => label(o).includes(wanted));
+    if (!option) return { ok: false, message: `it has no option "${text}"`, options: optionTexts(el) };
+    if (option.disabled) return { ok: false, message: `the option "${option.text.trim()}" is disabled` };
+    pointAt(el);
+    el.focus({ preventScroll: true });
+    setValue(el, option.value);
+    el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+    return { ok: true, message: '', value: el.selectedOptions[0]?.text.trim() ?? '' };
+  }
+
+  function isScrollable(el) {
+    if (el.scrollHeight <= el.clientHeight + 1) return false;
+    const overflow = getComputedStyle(el).overflowY;
+    return overflow === 'auto' || overflow === 'scroll' || overflow === 'overlay';
+  }
+
+  /** The page's scroller: the document's, or the biggest scrollable area when the page itself does not scroll. */
+  function pageScroller() {
+    const root = document.scrollingElement ?? document.documentElement;
+    if (root.scrollHeight > root.clientHeight + 1) return root;
+    let best = root;
+    let bestArea = 0;
+    for (const el of document.querySelectorAll('*')) {
+      if (el.clientHeight < 100 || !isScrollable(el)) continue;
+      const area = el.clientWidth * el.clientHeight;
+      if (area > bestArea) { best = el; bestArea = area; }
+    }
+    return best;
+  }
+
+  function scrollOf(scroller, direction, pages) {
+    const isRoot = scroller === document.scrollingElement || scroller === document.documentElement;
+    const viewport = isRoot ? innerHeight : scroller.clientHeight;
+    const max = scroller.scrollHeight - viewport;
+    const before = scroller.scrollTop;
+    const step = viewport * 0.9 * pages;
+    const to = { up: before - step, down: before + step, top: 0, bottom: max }[direction];
+    scroller.scrollTo({ top: to, behavior: 'instant' });
+    return { ok: true, message: '', scroll: { before, after: scroller.scrollTop, max: Math.max(max, 0), viewport } };
+  }
+
+  function scrollElement(el, direction, pages) {
+    let scroller = el;
+    while (scroller && !isScrollable(scroller)) scroller = scroller.parentElement;
+    return scrollOf(scroller ?? pageScroller(), direction, pages);
+  }
+
+  function deepActiveElement() {
+    let el = document.activeElement;
+    while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+    return el ?? document.body;
+  }
+
+  function focusables() {
+    return Array.from(document.querySelectorAll('a[href], button, input, select, textarea, [tabindex], [contenteditable="true"]'))
+      .filter((el) => el.tabIndex >= 0 && !el.disabled && el.checkVisibility());
+  }
+
+  /** The default actions of keys that pages rely on, which synthetic key events do not perform. */
+  function keyDefault(el, press) {
+    const editable = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement;
+    const shortcut = press.ctrl || press.meta;
+    if (press.key === 'Enter' && !shortcut) {
+      if (el instanceof HTMLInputElement && el.form) return el.form.requestSubmit();
+      if (el instanceof HTMLTextAreaElement || el.isContentEditable) return insertText(el, '\n');
+      if (el instanceof HTMLButtonElement || el instanceof HTMLAnchorElement) return el.click();
+      return undefined;
+    }
+    if (press.key === 'Tab') {
+      const list = focusables();
+      const next = list[(list.indexOf(el) + (press.shift ? -1 : 1) + list.length) % list.length];
+      return next?.focus();
+    }
+    if (shortcut && press.key.toLowerCase() === 'a') {
+      return editable ? el.select() : getSelection().selectAllChildren(el.isContentEditable ? el : document.body);
+    }
+    if (press.key === 'Backspace' && editable) {
+      const start = el.selectionStart ?? el.value.length;
+      const end = el.selectionEnd ?? el.value.length;
+      const from = start === end ? Math.max(start - 1, 0) : start;
+      setValue(el, el.value.slice(0, from) + el.value.slice(end));
+      return el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'deleteContentBackward' }));
+    }
+    if (press.key.length === 1 && !shortcut && !press.alt) return insertText(el, press.key);
+    return undefined;
+  }
+
+  function insertText(el, text) {
+    if (el.isContentEditable) return document.execCommand('insertText', false, text);
+    if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) return undefined;
+    const start = el.selectionStart ?? el.value.length;
+    const end = el.selectionEnd ?? el.value.length;
+    setValue(el, el.value.slice(0, start) + text + el.value.slice(end));
+    el.setSelectionRange?.(start + text.length, start + text.length);
+    return el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: text }));
+  }
+
+  function keys(presses) {
+    for (const press of presses) {
+      const el = deepActiveElement();
+      const init = {
+        key: press.key, code: press.code, ctrlKey: press.ctrl, shiftKey: press.shift, altKey: press.alt,
+        metaKey: press.meta, bubbles: true, cancelable: true, composed: true, view: window,
+      };
+      const proceed = el.dispatchEvent(new KeyboardEvent('keydown', init));
+      if (proceed && (press.key.length === 1 || press.key === 'Enter')) el.dispatchEvent(new KeyboardEvent('keypress', init));
+      if (proceed) keyDefault(el, press);
+      el.dispatchEvent(new KeyboardEvent('keyup', init));
+    }
+    return { ok: true, message: '' };
+  }
+
+  /** Visible text nodes of the document, in order. */
+  function* visibleTextNodes() {
+    const walker = document.createTreeWalker(document.body ?? document.documentElement, NodeFilter.SHOW_TEXT);
+    const shown = new Map();
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || SKIPPED.has(parent.tagName) || !node.data.trim()) continue;
+      let visible = shown.get(parent);
+      if (visible === undefined) {
+        visible = parent.checkVisibility({ opacityProperty: true, visibilityProperty: true });
+        shown.set(parent, visible);
+      }
+      if (visible) yield node;
+    }
+  }
+
+  const MAX_MATCHES = 1000;
+  const SNIPPETS = 3;
+
+  function find(text, reveal) {
+    const wanted = text.toLowerCase();
+    let count = 0;
+    const snippets = [];
+    let first = null;
+    for (const node of visibleTextNodes()) {
+      const data = node.data.replace(/\s+/g, ' ');
+      const lower = data.toLowerCase();
+      for (let at = lower.indexOf(wanted); at >= 0 && count < MAX_MATCHES; at = lower.indexOf(wanted, at + wanted.length)) {
+        count += 1;
+        first ??= node.parentElement;
+        if (snippets.length < SNIPPETS) snippets.push(data.slice(Math.max(0, at - 40), at + wanted.length + 40).trim());
+      }
+    }
+    if (reveal && first) first.scrollIntoView({ block: 'center', behavior: 'instant' });
+    return { ok: true, message: '', found: { count, snippets } };
+  }
+
+  const BLOCKS = new Set(['P', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'LI', 'PRE', 'BLOCKQUOTE', 'TR', 'DD', 'DT',
+    'FIGCAPTION', 'CAPTION', 'SUMMARY', 'LEGEND', 'DIV', 'SECTION', 'ARTICLE', 'MAIN', 'BODY', 'TD', 'TH', 'LABEL']);
+  const LANDMARKS = 'main, article, nav, header, footer, aside, [role=main], [role=navigation], [role=banner], [role=contentinfo], [role=complementary]';
+  const LANDMARK_ROLES = { main: 'main', navigation: 'nav', banner: 'header', contentinfo: 'footer', complementary: 'aside' };
+  const MAX_CONTENT_CHARS = 400000;
+
+  /** The visible text grouped by block, with links and landmarks, for extraction. */
+  function content() {
+    const blocks = [];
+    let current = null;
+    let chars = 0;
+    for (const node of visibleTextNodes()) {
+      let blockEl = node.parentElement;
+      while (blockEl && !BLOCKS.has(blockEl.tagName)) blockEl = blockEl.parentElement;
+      const cellEl = blockEl && (blockEl.tagName === 'TD' || blockEl.tagName === 'TH') ? blockEl : null;
+      if (cellEl) blockEl = cellEl.closest('tr') ?? cellEl;
+      if (!current || current.el !== blockEl) {
+        const landmarkEl = blockEl?.closest(LANDMARKS);
+        const role = landmarkEl?.getAttribute('role');
+        current = {
+          el: blockEl,
+          tag: (blockEl?.localName ?? 'p').replace(/^(div|section|article|main|body|label)$/, 'p'),
+          landmark: landmarkEl ? (LANDMARK_ROLES[role] ?? landmarkEl.localName) : '',
+          parts: [],
+          cell: null,
+        };
+        blocks.push(current);
+      }
+      const part = { text: node.data };
+      const link = node.parentElement.closest('a[href]');
+      if (link) part.href = link.getAttribute('href');
+      if (cellEl && cellEl !== current.cell) {
+        part.cell = true;
+        current.cell = cellEl;
+      }
+      current.parts.push(part);
+      chars += node.data.length;
+      if (chars > MAX_CONTENT_CHARS) break;
+    }
+    const json = JSON.stringify({
+      url: location.href,
+      title: document.title,
+      blocks: blocks.map(({ tag, landmark, parts }) => ({ tag, landmark, parts })),
+    });
+    return { ok: true, message: '', content: json };
+  }
+
+  /** Operations on the frame as a whole. */
+  const FRAME_OPS = {
+    scroll_page: (op) => scrollOf(pageScroller(), op.direction, op.pages),
+    keys: (op) => keys(op.keys),
+    find: (op) => find(op.text, op.reveal),
+    content: () => content(),
+  };
+
+  /** Operations on one element. */
+  const ELEMENT_OPS = {
+    click: (el) => click(el),
+    type: (el, op) => typeInto(el, op.text, op.clear),
+    hover: (el) => hover(el),
+    select: (el, op) => selectOption(el, op.text),
+    options: (el) => (el instanceof HTMLSelectElement
+      ? { ok: true, message: '', options: optionTexts(el) }
+      : { ok: false, message: `${describe(el)} is not a list of options` }),
+    scroll_element: (el, op) => scrollElement(el, op.direction, op.pages),
+  };
+
   function perform(op) {
+    if (FRAME_OPS[op.op]) return FRAME_OPS[op.op](op);
+    const run = ELEMENT_OPS[op.op];
+    if (!run) return { ok: false, message: `unknown operation ${op.op}` };
     const { el, error } = target(op);
     if (error) return { ok: false, message: error };
-    switch (op.op) {
-      case 'click': return click(el);
-      case 'type': return typeInto(el, op.text);
-      default: return { ok: false, message: `unknown operation ${op.op}` };
-    }
+    return run(el, op);
   }
 
   // Highlights: numbered boxes over the indexed elements, for the user (and for screenshots). They

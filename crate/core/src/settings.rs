@@ -1,5 +1,6 @@
 //! The user's settings as the options page stores them in `chrome.storage.local`.
 
+use crate::actions::SearchEngine;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -17,6 +18,8 @@ pub struct Settings {
     pub max_steps: u32,
     /// Draw numbered boxes over the elements the agent sees.
     pub highlights: bool,
+    /// Where the `search` action searches.
+    pub search_engine: SearchEngine,
 }
 
 impl Default for Settings {
@@ -27,6 +30,7 @@ impl Default for Settings {
             api_key: String::new(),
             max_steps: DEFAULT_MAX_STEPS,
             highlights: true,
+            search_engine: SearchEngine::default(),
         }
     }
 }
@@ -112,5 +116,8 @@ mod tests {
         let settings: Settings = serde_json::from_str(r#"{"baseUrl":"http://a/v1","model":"m"}"#).unwrap();
         assert_eq!(settings.max_steps, DEFAULT_MAX_STEPS);
         assert_eq!(settings.api_key, "");
+        assert_eq!(settings.search_engine, SearchEngine::DuckDuckGo);
+        let google: Settings = serde_json::from_str(r#"{"searchEngine":"google"}"#).unwrap();
+        assert_eq!(google.search_engine, SearchEngine::Google);
     }
 }

@@ -3,7 +3,7 @@
 
 use agent_core::actions::PageOp;
 use agent_core::agent::AgentEvent;
-use agent_core::browser::{Browser, BrowserError, Highlight, OpOutcome, TabId};
+use agent_core::browser::{Browser, BrowserError, Highlight, HistoryStep, OpOutcome, TabId, TabInfo};
 use agent_core::dom_map::{RawFrame, RawPage};
 use agent_core::protocol::encode_event;
 use agent_core::settings::Settings;
@@ -24,6 +24,18 @@ extern "C" {
     async fn perform(this: &BrowserHost, tab: TabId, op: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch)]
     async fn highlight(this: &BrowserHost, tab: TabId, marks: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    async fn history(this: &BrowserHost, tab: TabId, step: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    async fn tabs(this: &BrowserHost, tab: TabId) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = openTab)]
+    async fn open_tab(this: &BrowserHost, tab: TabId, url: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = switchTab)]
+    async fn switch_tab(this: &BrowserHost, tab: TabId) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = closeTab)]
+    async fn close_tab(this: &BrowserHost, tab: TabId) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method)]
+    async fn sleep(this: &BrowserHost, milliseconds: u32);
     #[wasm_bindgen(method, catch, js_name = loadSettings)]
     async fn load_settings(this: &BrowserHost) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = activeTab)]
@@ -75,8 +87,42 @@ impl Browser for HostBrowser {
         self.host.highlight(tab, super::to_js(&marks)).await.map(drop).map_err(browser_error)
     }
 
+    async fn history(&self, tab: TabId, step: HistoryStep) -> Result<(), BrowserError> {
+        let step = match step {
+            HistoryStep::Back => "back",
+            HistoryStep::Forward => "forward",
+            HistoryStep::Reload => "reload",
+        };
+        self.host.history(tab, step).await.map(drop).map_err(browser_error)
+    }
+
+    async fn tabs(&self, tab: TabId) -> Result<Vec<TabInfo>, BrowserError> {
+        let value = self.host.tabs(tab).await.map_err(browser_error)?;
+        serde_wasm_bindgen::from_value(value).map_err(|err| BrowserError::Script(format!("unexpected tab list: {err}")))
+    }
+
+    async fn open_tab(&self, tab: TabId, url: &str) -> Result<TabId, BrowserError> {
+        let value = self.host.open_tab(tab, url).await.map_err(browser_error)?;
+        value.as_f64().map(|id| id as TabId).ok_or_else(|| BrowserError::Script("no id for the new tab".into()))
+    }
+
+    async fn switch_tab(&self, tab: TabId) -> Result<(), BrowserError> {
+        self.host.switch_tab(tab).await.map(drop).map_err(browser_error)
+    }
+
+    async fn close_tab(&self, tab: TabId) -> Result<(), BrowserError> {
+        self.host.close_tab(tab).await.map(drop).map_err(browser_error)
+    }
+
+    async fn sleep(&self, milliseconds: u32) {
+        self.host.sleep(milliseconds).await;
+    }
+
     async fn perform(&self, tab: TabId, op: &PageOp) -> Result<OpOutcome, BrowserError> {
-        let value = self.host.perform(tab, super::to_js(op)).await.map_err(browser_error)?;
+        let js_op = super::to_js(op);
+        // The host waits for the page to settle only after operations that may change it.
+        let _ = js_sys::Reflect::set(&js_op, &"settle".into(), &op.may_change_page().into());
+        let value = self.host.perform(tab, js_op).await.map_err(browser_error)?;
         serde_wasm_bindgen::from_value(value)
             .map_err(|err| BrowserError::Script(format!("the sensor sent an unexpected result: {err}")))
     }

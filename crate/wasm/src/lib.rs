@@ -121,6 +121,7 @@ async fn run(browser: &HostBrowser, task: String, tab_id: Option<i32>, cancel: &
         max_steps: settings.max_steps,
         map: MapOptions::default(),
         highlights: settings.highlights,
+        search_engine: settings.search_engine,
     };
     run_task(&config, browser, &model, cancel, &|event| browser.emit(&event)).await;
     Ok(())

@@ -232,6 +232,11 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
             }
             Action::SelectOption { text, .. } if element.tag == "select" => {
                 let outcome = self.perform(&PageOp::Select { target: at, tag, text: text.clone() }).await?;
+                if let (false, Some(options)) = (outcome.ok, &outcome.options) {
+                    let listed =
+                        format!("{target} has no option \"{text}\"; its options are: {}.", quote_list(options));
+                    return Ok(report(name, Some(&target), false, listed));
+                }
                 let chosen = outcome.value.clone().unwrap_or_default();
                 self.after_op(
                     name,
