@@ -280,12 +280,18 @@
     el.dispatchEvent(new MouseEvent('mouseup', mouse));
     const link = el.closest('a[href]');
     const opensTab = link && /^_(blank|new)$/i.test(link.target) && /^https?:/.test(link.href);
-    const click = new MouseEvent('click', { ...mouse, detail: 1 });
-    // A synthetic click cannot open a tab (the popup blocker wants a real gesture), so such a
-    // link's default is prevented here and the worker opens the tab itself.
-    if (opensTab) link.addEventListener('click', (e) => e.preventDefault(), { once: true });
-    const notCancelled = el.dispatchEvent(click);
-    return { ok: true, message: '', newTabUrl: opensTab && notCancelled ? link.href : undefined };
+    // A synthetic click cannot open a tab (the popup blocker wants a real gesture), so for such a
+    // link the default is taken over at the end of the event's path, after the page's handlers,
+    // and the worker opens the tab itself unless the page cancelled the click.
+    let pageLetItThrough = false;
+    const takeOver = (event) => {
+      pageLetItThrough = !event.defaultPrevented;
+      event.preventDefault();
+    };
+    if (opensTab) addEventListener('click', takeOver, { once: true });
+    el.dispatchEvent(new MouseEvent('click', { ...mouse, detail: 1 }));
+    if (opensTab) removeEventListener('click', takeOver);
+    return { ok: true, message: '', newTabUrl: pageLetItThrough ? link.href : undefined };
   }
 
   function setValue(el, value) {

@@ -3,7 +3,8 @@
 // A script is a list of replies, one per request, in order. A reply is one of:
 //   { actions: [...], next_goal?, memory?, evaluation? }  a navigator reply. Actions may name their
 //       element by visible text instead of index: {click_element: {target: "Add Blue mug"}} becomes
-//       {click_element: {index: N}} for the first line of the page map containing that text.
+//       {click_element: {index: N}} for the first line of the page map containing that text
+//       (add from: "previous" to use the map of the step before, as a model with stale memory would).
 //       In done.text, {{regex}} is replaced by the regex's first capture group in the page map.
 //   { raw: "text" }                                      reply content sent as is (malformed output)
 //   { status: 401, body: {...} }                         an HTTP error with that JSON body
@@ -32,12 +33,13 @@ function fillTemplate(state, text) {
   });
 }
 
-function resolveAction(state, action) {
+function resolveAction(state, previousState, action) {
   const [[name, params]] = Object.entries(action);
   const resolved = { ...params };
   if ('target' in resolved) {
-    resolved.index = resolveTarget(state, resolved.target);
+    resolved.index = resolveTarget(resolved.from === 'previous' ? previousState : state, resolved.target);
     delete resolved.target;
+    delete resolved.from;
   }
   if (name === 'done') resolved.text = fillTemplate(state, resolved.text);
   return { [name]: resolved };
@@ -54,7 +56,7 @@ function completion(content) {
   };
 }
 
-function respond(step, request) {
+function respond(step, request, previousState) {
   if (step.status) return { status: step.status, body: JSON.stringify(step.body ?? {}) };
   if ('raw' in step) return { status: 200, body: JSON.stringify(completion(step.raw)) };
   const state = lastState(request);
@@ -64,7 +66,7 @@ function respond(step, request) {
       memory: step.memory ?? '',
       next_goal: step.next_goal ?? '',
     },
-    action: step.actions.map((action) => resolveAction(state, action)),
+    action: step.actions.map((action) => resolveAction(state, previousState, action)),
   };
   return { status: 200, body: JSON.stringify(completion(JSON.stringify(reply))) };
 }
@@ -97,7 +99,8 @@ export async function startLlmServer(script) {
         return;
       }
       try {
-        const { status, body } = respond(step, request);
+        const previousState = requests.length > 1 ? lastState(requests[requests.length - 2]) : '';
+        const { status, body } = respond(step, request, previousState);
         send(status, body);
       } catch (err) {
         send(500, JSON.stringify({ error: { message: `script error: ${err.message}` } }));

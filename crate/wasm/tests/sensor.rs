@@ -67,7 +67,7 @@ fn click(element: &MapElement) -> OpOutcome {
 }
 
 fn type_into(element: &MapElement, text: &str) -> OpOutcome {
-    perform(&PageOp::Type { target: element.target.clone(), tag: element.tag.clone(), text: text.into() })
+    perform(&PageOp::Type { target: element.target.clone(), tag: element.tag.clone(), text: text.into(), clear: true })
 }
 
 fn perform(op: &PageOp) -> OpOutcome {

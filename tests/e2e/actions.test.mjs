@@ -1,0 +1,165 @@
+// The action set on fixture pages, through the whole extension: each test checks the page's real
+// resulting state, not only what the agent reported.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask } from '../../runner/launch.mjs';
+import { startLlmServer } from '../support/llm-server.mjs';
+import { startSiteServer } from '../support/site-server.mjs';
+
+let agent;
+let site;
+let otherSite;
+
+before(async () => {
+  site = await startSiteServer();
+  otherSite = await startSiteServer();
+  agent = await launchAgentBrowser();
+});
+
+after(async () => {
+  await agent?.close();
+  await site?.close();
+  await otherSite?.close();
+});
+
+const done = { actions: [{ done: { text: 'finished', success: true } }] };
+
+/** Runs `steps` (each a list of actions) on `path`, then done; returns what happened. */
+async function run(path, steps) {
+  const llm = await startLlmServer([...steps.map((actions) => ({ actions })), done]);
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted', apiKey: '', maxSteps: 10, highlights: false });
+    const target = await openTarget(agent, `${site.origin}/actions/${path}`);
+    const panel = await openPanel(agent, target.tabId);
+    const events = [];
+    const end = await runTask(panel, { task: 'exercise the page', tabId: target.tabId, onEvent: (e) => events.push(e) });
+    await panel.close();
+    const outcomes = events.filter((e) => e.type === 'step').flatMap((e) => e.actions.map((a) => a.outcome));
+    const states = llm.requests.map((r) => r.messages.at(-1).content);
+    return { end, outcomes, states, page: target.page };
+  } finally {
+    await llm.close();
+  }
+}
+
+const stored = (page, key) => page.evaluate((k) => localStorage.getItem(k), key);
+
+test('typing into a framework-controlled input sticks, and Enter submits its form', async () => {
+  const { end, outcomes, page } = await run('controlled.html', [
+    [{ input_text: { target: 'label=Name', text: 'Alice' } }],
+    [{ send_keys: { keys: 'Enter' } }],
+  ]);
+  assert.equal(end.type, 'result');
+  assert.match(outcomes[0], /^Typed "Alice" into <input> "Name" \[\d+\]\.$/);
+  assert.equal(outcomes[1], 'Pressed Enter.');
+  assert.equal(await page.locator('#greeting').textContent(), 'Hello Alice');
+  await page.waitForTimeout(150); // several renders of the controlled input
+  assert.equal(await page.locator('#name').inputValue(), 'Alice');
+});
+
+test('native selects are chosen by text', async () => {
+  const { outcomes, page } = await run('controlled.html', [
+    [{ get_dropdown_options: { target: 'label=Size' } }],
+    [{ select_option: { target: 'label=Size', text: 'large' } }],
+  ]);
+  assert.match(outcomes[0], /^The options of <select> "Size" \[\d+\] are: "Small", "Medium", "Large"\./);
+  assert.match(outcomes[1], /^Selected "Large" in <select> "Size" \[\d+\]\.$/);
+  assert.equal(await page.locator('#size').inputValue(), 'Large');
+});
+
+test('a custom ARIA combobox is opened, chosen in and checked', async () => {
+  const { outcomes, page } = await run('widgets.html', [
+    [{ select_option: { target: 'Choose a size', text: 'Medium' } }],
+  ]);
+  assert.match(outcomes[0], /^Selected "Medium" in <div> "Choose a size" \[\d+\]\.$/);
+  assert.equal(await page.locator('#size-value').textContent(), 'Medium');
+  assert.equal(await page.locator('#size-list').isHidden(), true);
+});
+
+test('contenteditable editors, date and number inputs take text; a bad date is reported', async () => {
+  const { outcomes, page } = await run('widgets.html', [
+    [{ input_text: { target: 'Message body', text: 'See you at noon' } }],
+    [{ input_text: { target: 'Delivery date', text: 'next friday' } }],
+    [{ input_text: { target: 'Delivery date', text: '2024-05-17' } }, { input_text: { target: 'Quantity', text: '3' } }],
+  ]);
+  assert.equal(await page.locator('#editor').innerText(), 'See you at noon');
+  assert.equal(await page.locator('#date').inputValue(), '2024-05-17');
+  assert.equal(await page.locator('#qty').inputValue(), '3');
+  assert.match(outcomes[1], /but the field is empty now: it rejected the value \(date fields need YYYY-MM-DD/);
+});
+
+test('hover opens a hover menu, and a button in a closed shadow root is clicked', async () => {
+  const { states, page } = await run('widgets.html', [
+    [{ hover: { target: 'Account' } }],
+    [{ click_element: { target: 'Buy in shadow' } }],
+  ]);
+  assert.match(states[1], /Your orders/);
+  assert.equal(await page.locator('#bought').textContent(), '1');
+});
+
+test('an infinite list grows as the agent scrolls, and text is found in it', async () => {
+  const { outcomes, page } = await run('feed.html', [
+    [{ scroll: { direction: 'down', pages: 2 } }, { scroll: { direction: 'down', pages: 2 } }, { scroll: { direction: 'bottom' } }],
+    [{ find_text: { text: 'Entry 50' } }],
+  ]);
+  assert.match(outcomes[0], /^Scrolled the page down by 2 pages; now \d+% of the way down\.$/);
+  assert.ok(await page.locator('#feed li').count() >= 60);
+  assert.match(outcomes.at(-2), /^"Entry 50" appears 1 times; scrolled to the first\. Context: "…Entry 50…"\.$/);
+});
+
+test('a link with target=_blank opens a tab that becomes the current one', async () => {
+  const { outcomes, states } = await run('steps.html', [[{ click_element: { target: 'Open reviews in a new tab' } }]]);
+  assert.match(outcomes[0], /It opened a new tab \(id \d+, http:\/\/127\.0\.0\.1:\d+\/actions\/target\.html\), which is now the current tab\.$/);
+  assert.match(states[1], /Current URL: http:\/\/127\.0\.0\.1:\d+\/actions\/target\.html/);
+  assert.match(states[1], /Open tabs:\n(- tab \d+.*\n)*- tab \d+ \(current\): Reviews/);
+});
+
+test('a page that navigates away mid-step stops the remaining actions', async () => {
+  const { outcomes, states, page } = await run('steps.html', [
+    [{ click_element: { target: 'Go elsewhere' } }, { click_element: { target: 'Later button' } }],
+  ]);
+  assert.match(outcomes[1], /^The page changed to http:\/\/127\.0\.0\.1:\d+\/actions\/target\.html, so the remaining actions \(click_element\) were not run/);
+  assert.match(states[1], /Current URL: .*target\.html/);
+  assert.equal(await stored(page, 'later'), null);
+});
+
+test('a modal that covers the next target stops the step; the covered button is not clicked', async () => {
+  const { outcomes, page } = await run('steps.html', [
+    [{ click_element: { target: 'Open dialog' } }, { click_element: { target: 'Buy now' } }],
+  ]);
+  assert.match(outcomes[1], /^Element \[\d+\] changed or disappeared, so the remaining actions \(click_element\) were not run/);
+  assert.equal(await stored(page, 'buy'), null);
+  assert.equal(await page.locator('#dialog').isVisible(), true);
+});
+
+test('an element replaced by an identical-looking one is never acted on blindly', async () => {
+  const { outcomes, page } = await run('steps.html', [
+    // Within a step: the list re-renders under the next action.
+    [{ click_element: { target: 'Refresh items' } }, { click_element: { target: 'Delete Alpha' } }],
+    // Across steps: a model that remembers the old index.
+    [{ click_element: { target: 'Refresh items' } }],
+    [{ click_element: { target: 'Delete Beta', from: 'previous' } }],
+  ]);
+  assert.match(outcomes[1], /^Element \[\d+\] changed or disappeared, so the remaining actions/);
+  assert.match(outcomes.at(-2), /^There is no element \[\d+\] in the page map; use an index from the current map\.$/);
+  assert.equal(await stored(page, 'delete-Alpha'), null);
+  assert.equal(await stored(page, 'delete-Beta'), null);
+});
+
+test('a button inside a cross-origin frame is clicked in its frame', async () => {
+  const other = encodeURIComponent(otherSite.origin.replace('127.0.0.1', 'localhost'));
+  const llm = await startLlmServer([{ actions: [{ click_element: { target: 'Frame button' } }] }, done]);
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted', apiKey: '', maxSteps: 5, highlights: false });
+    const target = await openTarget(agent, `${site.origin}/actions/steps.html?other=${other}`);
+    await target.page.frameLocator('#frame').locator('#frame-button').waitFor();
+    const panel = await openPanel(agent, target.tabId);
+    const events = [];
+    await runTask(panel, { task: 'click it', tabId: target.tabId, onEvent: (e) => events.push(e) });
+    const frameClicks = await target.page.frameLocator('#frame').locator('#frame-clicks').textContent();
+    assert.equal(frameClicks, '1', JSON.stringify(events.filter((e) => e.type === 'step')));
+  } finally {
+    await llm.close();
+  }
+});
