@@ -2,7 +2,7 @@
 // protocol. Shared by the headless runner (runner/cli.mjs) and the end-to-end tests.
 
 import { chromium } from 'playwright-core';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,15 +11,30 @@ export const EXTENSION_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '.
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 export const PANEL_PATH = 'extension/panel/panel.html';
 
+/**
+ * A copy of the extension whose optional permissions in `grant` are granted at install, as if
+ * the user had accepted them (a permission prompt cannot be answered in headless Chromium).
+ */
+async function extensionWithGranted(grant) {
+  const dir = await mkdtemp(join(tmpdir(), 'agent-extension-'));
+  await cp(join(EXTENSION_DIR, 'extension'), join(dir, 'extension'), { recursive: true });
+  const manifest = JSON.parse(await readFile(join(EXTENSION_DIR, 'manifest.json'), 'utf8'));
+  manifest.permissions = [...manifest.permissions, ...grant];
+  manifest.optional_permissions = (manifest.optional_permissions ?? []).filter((p) => !grant.includes(p));
+  await writeFile(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+  return dir;
+}
+
 /** Starts Chromium with the extension loaded; returns handles and a `close()`. */
-export async function launchAgentBrowser({ headless = true } = {}) {
+export async function launchAgentBrowser({ headless = true, grant = [] } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'agent-profile-'));
+  const extensionDir = grant.length ? await extensionWithGranted(grant) : EXTENSION_DIR;
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless,
     args: [
-      `--disable-extensions-except=${EXTENSION_DIR}`,
-      `--load-extension=${EXTENSION_DIR}`,
+      `--disable-extensions-except=${extensionDir}`,
+      `--load-extension=${extensionDir}`,
       '--no-sandbox',
       '--disable-gpu',
       '--disable-quic',
@@ -39,6 +54,7 @@ export async function launchAgentBrowser({ headless = true } = {}) {
     async close() {
       await context.close();
       await rm(profile, { recursive: true, force: true });
+      if (extensionDir !== EXTENSION_DIR) await rm(extensionDir, { recursive: true, force: true });
     },
   };
 }

@@ -153,6 +153,31 @@ async function createTabNextTo(tabId, url) {
   return created.id;
 }
 
+// Trusted input: the DevTools Protocol through chrome.debugger, attached to a tab for the rest of
+// a task once needed (Chrome shows its "started debugging this browser" bar meanwhile).
+const DEBUGGER_VERSION = '1.3';
+const attachedTabs = new Set();
+
+async function attachDebugger(tabId) {
+  if (attachedTabs.has(tabId)) return;
+  if (!chrome.debugger || !(await chrome.permissions.contains({ permissions: ['debugger'] }))) {
+    throw hostError('script', 'trusted input needs the debugger permission: turn trusted input off and on again in the settings to grant it');
+  }
+  try {
+    await chrome.debugger.attach({ tabId }, DEBUGGER_VERSION);
+  } catch (err) {
+    if (!/already attached/i.test(err.message)) throw hostError('script', `the debugger could not attach (${err.message})`);
+  }
+  attachedTabs.add(tabId);
+}
+
+async function detachDebugger(tabId) {
+  if (!attachedTabs.delete(tabId)) return;
+  await chrome.debugger.detach({ tabId }).catch(() => {});
+}
+
+chrome.debugger?.onDetach.addListener((source) => attachedTabs.delete(source.tabId));
+
 export function createBrowserHost(emit) {
   return {
     emit,
@@ -262,6 +287,35 @@ export function createBrowserHost(emit) {
 
     sleep(milliseconds) {
       return new Promise((resolve) => { setTimeout(resolve, milliseconds); });
+    },
+
+    /** Trusted input commands (built by the core), then the same settling and tab following as perform. */
+    async input(tabId, commands) {
+      await getTab(tabId);
+      await attachDebugger(tabId);
+      const opened = watchOpenedTabs(tabId);
+      try {
+        for (const { method, params } of commands) {
+          await chrome.debugger.sendCommand({ tabId }, method, params);
+        }
+        await settle(tabId);
+        const openedTab = opened.first();
+        if (openedTab === undefined) return { ok: true, message: '' };
+        await waitForLoad(openedTab, false).catch(() => {});
+        return { ok: true, message: '', openedTab };
+      } finally {
+        opened.stop();
+      }
+    },
+
+    /** The task is over in this tab: highlights off everywhere, the debugger released. */
+    async finish(tabId) {
+      await chrome.scripting.executeScript({
+        target: { tabId, allFrames: true },
+        func: () => globalThis.agentSensor?.clearHighlights(),
+        injectImmediately: true,
+      }).catch(() => {});
+      await Promise.all([...attachedTabs].map(detachDebugger));
     },
 
   };

@@ -8,8 +8,8 @@ const core = init();
 
 const form = document.getElementById('settings');
 const status = document.getElementById('status');
-const fields = ['baseUrl', 'model', 'apiKey', 'maxSteps'];
-const checkboxes = ['highlights'];
+const fields = ['baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine'];
+const checkboxes = ['highlights', 'trustedInput'];
 
 function show(message, isError) {
   status.textContent = message;
@@ -32,6 +32,8 @@ form.addEventListener('submit', async (e) => {
     apiKey: form.elements.apiKey.value.trim(),
     maxSteps: Number(form.elements.maxSteps.value),
     highlights: form.elements.highlights.checked,
+    searchEngine: form.elements.searchEngine.value,
+    trustedInput: form.elements.trustedInput.checked,
   };
   for (const name of fields) form.elements[name].removeAttribute('aria-invalid');
   await core;
@@ -43,6 +45,21 @@ form.addEventListener('submit', async (e) => {
   }
   await saveSettings(settings);
   show('Saved.', false);
+});
+
+// The debugger permission is asked for only when trusted input is turned on (a user gesture), and
+// given back when it is turned off.
+form.elements.trustedInput.addEventListener('change', async (event) => {
+  const box = event.target;
+  if (box.checked) {
+    const granted = await chrome.permissions.request({ permissions: ['debugger'] }).catch(() => false);
+    if (!granted) {
+      box.checked = false;
+      show('Trusted input stays off: the debugger permission was not granted.', true);
+    }
+  } else {
+    await chrome.permissions.remove({ permissions: ['debugger'] }).catch(() => {});
+  }
 });
 
 load();

@@ -320,6 +320,32 @@
     return { ok: true, message: '', value: el.value };
   }
 
+  /** Where a trusted click should land, once the element is in view and nothing covers it. */
+  function locate(el) {
+    const { x, y } = pointAt(el);
+    const cover = coveringElement(el, x, y);
+    if (cover) return { ok: false, message: `it is covered by ${describe(cover)}` };
+    return { ok: true, message: '', point: [x, y] };
+  }
+
+  /** Focus a field for trusted typing; `clear` selects its text so that typing replaces it. */
+  function focusField(el, clear) {
+    pointAt(el);
+    el.focus({ preventScroll: true });
+    if (el.isContentEditable) {
+      const selection = getSelection();
+      selection.selectAllChildren(el);
+      if (!clear) selection.collapseToEnd();
+      return { ok: true, message: '' };
+    }
+    if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) {
+      return { ok: false, message: `${describe(el)} is not a text field` };
+    }
+    if (clear) el.select();
+    else el.setSelectionRange?.(el.value.length, el.value.length);
+    return { ok: true, message: '' };
+  }
+
   function hover(el) {
     const { x, y } = pointAt(el);
     const mouse = { bubbles: true, cancelable: true, composed: true, view: window, clientX: x, clientY: y };
@@ -557,6 +583,9 @@
       ? { ok: true, message: '', options: optionTexts(el) }
       : { ok: false, message: `${describe(el)} is not a list of options` }),
     scroll_element: (el, op) => scrollElement(el, op.direction, op.pages),
+    locate: (el) => locate(el),
+    focus: (el, op) => focusField(el, op.clear),
+    value: (el) => ({ ok: true, message: '', value: el.isContentEditable ? el.innerText : String(el.value ?? '') }),
   };
 
   function perform(op) {

@@ -3,6 +3,7 @@
 //! The extension implements it over `chrome.tabs` and `chrome.scripting` with the page-side sensor;
 //! tests implement it with fakes. Each method is one primitive; decisions stay in the core.
 
+use crate::actions::trusted::InputCommand;
 use crate::actions::PageOp;
 use crate::dom_map::{ElementRef, RawFrame};
 use serde::{Deserialize, Serialize};
@@ -33,6 +34,11 @@ pub trait Browser {
     async fn close_tab(&self, tab: TabId) -> Result<(), BrowserError>;
     /// Waits, for the `wait` action.
     async fn sleep(&self, milliseconds: u32);
+    /// Sends trusted input (DevTools Protocol `Input` commands) to the tab, then waits for the
+    /// page to settle as `perform` does. Only used when the user turned trusted input on.
+    async fn input(&self, tab: TabId, commands: &[InputCommand]) -> Result<OpOutcome, BrowserError>;
+    /// Ends the task's presence in the tab: highlights removed, trusted input released.
+    async fn finish(&self, tab: TabId);
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -79,6 +85,8 @@ pub struct OpOutcome {
     pub found: Option<FoundText>,
     /// The frame's content for extraction, as the sensor's JSON text.
     pub content: Option<String>,
+    /// Where to click an element, in its frame's viewport (for trusted input).
+    pub point: Option<[f64; 2]>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]

@@ -20,6 +20,9 @@ pub struct Settings {
     pub highlights: bool,
     /// Where the `search` action searches.
     pub search_engine: SearchEngine,
+    /// Trusted input through the debugger, for pages that ignore synthetic events (needs the
+    /// optional `debugger` permission, requested by the options page).
+    pub trusted_input: bool,
 }
 
 impl Default for Settings {
@@ -31,6 +34,7 @@ impl Default for Settings {
             max_steps: DEFAULT_MAX_STEPS,
             highlights: true,
             search_engine: SearchEngine::default(),
+            trusted_input: false,
         }
     }
 }

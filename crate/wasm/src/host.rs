@@ -1,6 +1,7 @@
 //! The browser as the core sees it, implemented by the service worker's JavaScript host
 //! (`extension/background/browser-host.js`).
 
+use agent_core::actions::trusted::InputCommand;
 use agent_core::actions::PageOp;
 use agent_core::agent::AgentEvent;
 use agent_core::browser::{Browser, BrowserError, Highlight, HistoryStep, OpOutcome, TabId, TabInfo};
@@ -36,6 +37,10 @@ extern "C" {
     async fn close_tab(this: &BrowserHost, tab: TabId) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method)]
     async fn sleep(this: &BrowserHost, milliseconds: u32);
+    #[wasm_bindgen(method, catch)]
+    async fn input(this: &BrowserHost, tab: TabId, commands: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method)]
+    async fn finish(this: &BrowserHost, tab: TabId);
     #[wasm_bindgen(method, catch, js_name = loadSettings)]
     async fn load_settings(this: &BrowserHost) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = activeTab)]
@@ -116,6 +121,16 @@ impl Browser for HostBrowser {
 
     async fn sleep(&self, milliseconds: u32) {
         self.host.sleep(milliseconds).await;
+    }
+
+    async fn input(&self, tab: TabId, commands: &[InputCommand]) -> Result<OpOutcome, BrowserError> {
+        let value = self.host.input(tab, super::to_js(&commands)).await.map_err(browser_error)?;
+        serde_wasm_bindgen::from_value(value)
+            .map_err(|err| BrowserError::Script(format!("unexpected input result: {err}")))
+    }
+
+    async fn finish(&self, tab: TabId) {
+        self.host.finish(tab).await;
     }
 
     async fn perform(&self, tab: TabId, op: &PageOp) -> Result<OpOutcome, BrowserError> {

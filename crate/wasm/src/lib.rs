@@ -122,6 +122,7 @@ async fn run(browser: &HostBrowser, task: String, tab_id: Option<i32>, cancel: &
         map: MapOptions::default(),
         highlights: settings.highlights,
         search_engine: settings.search_engine,
+        trusted_input: settings.trusted_input,
     };
     run_task(&config, browser, &model, cancel, &|event| browser.emit(&event)).await;
     Ok(())

@@ -4,6 +4,7 @@
 mod catalog;
 mod keys;
 mod page_op;
+pub mod trusted;
 mod url_policy;
 
 pub use catalog::{actions_prompt, actions_schema};

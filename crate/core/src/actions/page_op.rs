@@ -57,6 +57,25 @@ pub enum PageOp {
     Find { frame: i32, text: String, reveal: bool },
     /// The frame's text with its structure and links, for extraction.
     Content { frame: i32 },
+    /// Scroll into view and hit-test, reporting the point to click (for trusted input).
+    Locate {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+    },
+    /// Focus a text field (selecting its text when `clear`), for trusted typing.
+    Focus {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+        clear: bool,
+    },
+    /// Read a field's value.
+    Value {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+    },
 }
 
 impl PageOp {
@@ -68,7 +87,10 @@ impl PageOp {
             | PageOp::Hover { target, .. }
             | PageOp::Select { target, .. }
             | PageOp::Options { target, .. }
-            | PageOp::ScrollElement { target, .. } => target.frame_id,
+            | PageOp::ScrollElement { target, .. }
+            | PageOp::Locate { target, .. }
+            | PageOp::Focus { target, .. }
+            | PageOp::Value { target, .. } => target.frame_id,
             PageOp::ScrollPage { frame, .. }
             | PageOp::Keys { frame, .. }
             | PageOp::Find { frame, .. }
@@ -78,6 +100,14 @@ impl PageOp {
 
     /// Whether the page may change in response, so the host waits for it to settle.
     pub fn may_change_page(&self) -> bool {
-        !matches!(self, PageOp::Options { .. } | PageOp::Content { .. } | PageOp::Find { reveal: false, .. })
+        !matches!(
+            self,
+            PageOp::Options { .. }
+                | PageOp::Content { .. }
+                | PageOp::Find { reveal: false, .. }
+                | PageOp::Locate { .. }
+                | PageOp::Focus { .. }
+                | PageOp::Value { .. }
+        )
     }
 }

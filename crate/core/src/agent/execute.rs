@@ -5,7 +5,7 @@
 use super::events::ActionReport;
 use super::navigator::{Look, Navigator, StepError};
 use super::prompt::{extraction_request, EXTRACTION_REPLY_HINT};
-use crate::actions::{normalize_url, parse_keys, search_url, Action, PageOp, ScrollDirection};
+use crate::actions::{normalize_url, parse_keys, search_url, trusted, Action, PageOp, ScrollDirection};
 use crate::browser::{Browser, BrowserError, HistoryStep, OpOutcome, ScrollState};
 use crate::content::{chunks, to_markdown, RawContent};
 use crate::dom_map::{MapElement, PageMap};
@@ -120,8 +120,11 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
                     Ok(keys) => keys,
                     Err(problem) => return Ok(report(name, None, false, format!("{problem}."))),
                 };
-                let op = PageOp::Keys { frame: self.focus_frame.get(), keys: keys_parsed };
-                let outcome = self.perform(&op).await?;
+                let outcome = if self.config.trusted_input {
+                    self.input(&trusted::key_presses(&keys_parsed)).await?
+                } else {
+                    self.perform(&PageOp::Keys { frame: self.focus_frame.get(), keys: keys_parsed }).await?
+                };
                 self.after_op(name, None, outcome, format!("Pressed {keys}."), "Could not press the keys").await
             }
             Action::Scroll { direction, pages, index: None } => {
@@ -191,6 +194,37 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
         let at = element.target.clone();
         let tag = element.tag.clone();
         match action {
+            Action::ClickElement { .. } if self.trusted_here(element) => {
+                let located = self.perform(&PageOp::Locate { target: at, tag }).await?;
+                let outcome = match (located.ok, located.point) {
+                    (true, Some([x, y])) => self.input(&trusted::click_at(x, y)).await?,
+                    _ => located,
+                };
+                self.after_op(
+                    name,
+                    Some(&target),
+                    outcome,
+                    format!("Clicked {target}."),
+                    &format!("Could not click {target}"),
+                )
+                .await
+            }
+            Action::InputText { text, clear, .. } if self.trusted_here(element) => {
+                let focused =
+                    self.perform(&PageOp::Focus { target: at.clone(), tag: tag.clone(), clear: *clear }).await?;
+                if !focused.ok {
+                    return Ok(report(
+                        name,
+                        Some(&target),
+                        false,
+                        format!("Could not type into {target}: {}.", focused.message),
+                    ));
+                }
+                let typed = self.input(&trusted::insert_text(text)).await?;
+                let value = self.perform(&PageOp::Value { target: at, tag }).await?.value;
+                let sentence = typed_sentence(text, &target, value.as_deref());
+                self.after_op(name, Some(&target), typed, sentence, &format!("Could not type into {target}")).await
+            }
             Action::ClickElement { .. } => {
                 let outcome = self.perform(&PageOp::Click { target: at, tag }).await?;
                 self.after_op(
@@ -533,6 +567,21 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
     /// Performs an operation in the current tab; a closed tab ends the task.
     async fn perform(&self, op: &PageOp) -> Result<OpOutcome, StepError> {
         match self.browser.perform(self.tab.get(), op).await {
+            Ok(outcome) => Ok(outcome),
+            Err(BrowserError::TabClosed) => Err(tab_closed()),
+            Err(err) => Ok(OpOutcome { ok: false, message: err.to_string(), ..OpOutcome::default() }),
+        }
+    }
+
+    /// Whether trusted input applies to the element: the user turned it on, and the element is in
+    /// the top frame (the debugger's coordinates are the top frame's).
+    fn trusted_here(&self, element: &MapElement) -> bool {
+        self.config.trusted_input && element.target.frame_id == 0
+    }
+
+    /// Sends trusted input to the current tab; a closed tab ends the task.
+    async fn input(&self, commands: &[trusted::InputCommand]) -> Result<OpOutcome, StepError> {
+        match self.browser.input(self.tab.get(), commands).await {
             Ok(outcome) => Ok(outcome),
             Err(BrowserError::TabClosed) => Err(tab_closed()),
             Err(err) => Ok(OpOutcome { ok: false, message: err.to_string(), ..OpOutcome::default() }),

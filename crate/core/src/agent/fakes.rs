@@ -2,6 +2,7 @@
 
 use super::navigator::{run_task, TaskConfig};
 use super::AgentEvent;
+use crate::actions::trusted::InputCommand;
 use crate::actions::{PageOp, SearchEngine};
 use crate::browser::{
     Browser, BrowserError, FoundText, Highlight, HistoryStep, OpOutcome, ScrollState, TabId, TabInfo,
@@ -31,6 +32,8 @@ pub struct FakeShop {
     pub tabs: RefCell<Vec<TabInfo>>,
     pub current_tab: Cell<TabId>,
     pub slept_ms: Cell<u32>,
+    pub input_commands: RefCell<Vec<InputCommand>>,
+    pub finished: Cell<bool>,
 }
 
 impl FakeShop {
@@ -48,6 +51,8 @@ impl FakeShop {
             tabs: RefCell::new(vec![TabInfo { id: 1, url: "http://shop.test/".into(), title: "Shop".into() }]),
             current_tab: Cell::new(1),
             slept_ms: Cell::new(0),
+            input_commands: RefCell::default(),
+            finished: Cell::new(false),
         }
     }
 
@@ -132,7 +137,12 @@ impl Browser for FakeShop {
                 note.push_str(text);
                 OpOutcome { value: Some(note.clone()), ..ok }
             }
-            PageOp::Keys { .. } | PageOp::Hover { .. } => ok,
+            PageOp::Keys { .. } | PageOp::Hover { .. } | PageOp::Focus { .. } => ok,
+            PageOp::Locate { target, .. } => {
+                // The add button sits at y 20..30 in the fake page (node rects are 10 px per id).
+                OpOutcome { point: Some([50.0, 10.0 * f64::from(target.id) + 5.0]), ..ok }
+            }
+            PageOp::Value { .. } => OpOutcome { value: Some(self.note.borrow().clone()), ..ok },
             PageOp::ScrollPage { direction, .. } => {
                 let after = if *direction == "up" { 0.0 } else { 600.0 };
                 OpOutcome { scroll: Some(ScrollState { before: 0.0, after, max: 1200.0, viewport: 600.0 }), ..ok }
@@ -176,6 +186,23 @@ impl Browser for FakeShop {
     async fn sleep(&self, milliseconds: u32) {
         self.slept_ms.set(self.slept_ms.get() + milliseconds);
     }
+
+    async fn input(&self, _tab: TabId, commands: &[InputCommand]) -> Result<OpOutcome, BrowserError> {
+        self.input_commands.borrow_mut().extend(commands.iter().cloned());
+        // The fake page has one trusted-input listener: a press over the add button (x 0..100, y 20..30).
+        let pressed_add = commands.iter().any(|c| {
+            c.params["type"] == "mousePressed" && c.params["y"].as_f64().is_some_and(|y| (20.0..30.0).contains(&y))
+        });
+        if pressed_add {
+            self.cart.set(self.cart.get() + 1);
+        }
+        Ok(OpOutcome { ok: true, ..OpOutcome::default() })
+    }
+
+    async fn finish(&self, _tab: TabId) {
+        self.highlights.borrow_mut().push(Vec::new());
+        self.finished.set(true);
+    }
 }
 
 /// Replies from a queue and records every request.
@@ -218,13 +245,18 @@ pub fn config(max_steps: u32) -> TaskConfig {
         map: MapOptions::default(),
         highlights: true,
         search_engine: SearchEngine::DuckDuckGo,
+        trusted_input: false,
     }
 }
 
 pub fn run(shop: &FakeShop, model: &ScriptedModel, max_steps: u32) -> (AgentEvent, Vec<AgentEvent>) {
+    run_with(&config(max_steps), shop, model)
+}
+
+pub fn run_with(config: &TaskConfig, shop: &FakeShop, model: &ScriptedModel) -> (AgentEvent, Vec<AgentEvent>) {
     let events = RefCell::new(Vec::new());
     let emit = |event: AgentEvent| events.borrow_mut().push(event);
-    let end = block_on(run_task(&config(max_steps), shop, model, &CancelToken::new(), &emit));
+    let end = block_on(run_task(config, shop, model, &CancelToken::new(), &emit));
     (end, events.into_inner())
 }
 

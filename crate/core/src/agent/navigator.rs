@@ -22,6 +22,8 @@ pub struct TaskConfig {
     /// Draw numbered boxes over the elements the model sees each step.
     pub highlights: bool,
     pub search_engine: SearchEngine,
+    /// Click, type and press keys through the debugger (trusted events) where the page allows.
+    pub trusted_input: bool,
 }
 
 /// How a step ended, for the loop.
@@ -57,10 +59,7 @@ pub async fn run_task<B: Browser, M: ChatModel>(
         focus_frame: Cell::new(0),
     };
     let end = navigator.run().await;
-    if config.highlights {
-        // Cosmetic: a page that cannot be drawn on (closed, navigated away) needs no clearing.
-        let _ = browser.highlight(navigator.tab.get(), &[]).await;
-    }
+    browser.finish(navigator.tab.get()).await;
     emit(end.clone());
     end
 }

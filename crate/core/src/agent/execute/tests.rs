@@ -177,3 +177,35 @@ fn search_opens_the_engine_with_the_query_encoded() {
     assert_eq!(said[0], "Opened https://duckduckgo.com/?q=blue+mug.");
     assert_eq!(*shop.url.borrow(), "https://duckduckgo.com/?q=blue+mug");
 }
+
+#[test]
+fn trusted_input_clicks_types_and_presses_through_the_debugger() {
+    use crate::actions::PageOp;
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![
+        reply(
+            r#"[{"click_element":{"index":1}},{"input_text":{"index":2,"text":"hi"}},{"send_keys":{"keys":"Enter"}}]"#,
+        ),
+        done(),
+    ]);
+    let config = crate::agent::TaskConfig { trusted_input: true, ..crate::agent::fakes::config(5) };
+    let (_, events) = crate::agent::fakes::run_with(&config, &shop, &model);
+    let said = outcomes(&events);
+    assert_eq!(said[0], "Clicked <button> \"Add blue mug\" [1].");
+    assert_eq!(shop.cart.get(), 1, "the trusted press landed on the button");
+    assert!(!shop.ops.borrow().iter().any(|op| matches!(op, PageOp::Click { .. })), "no synthetic click");
+    let methods: Vec<&str> = shop.input_commands.borrow().iter().map(|c| c.method).collect();
+    assert_eq!(
+        methods,
+        [
+            "Input.dispatchMouseEvent",
+            "Input.dispatchMouseEvent",
+            "Input.dispatchMouseEvent",
+            "Input.insertText",
+            "Input.dispatchKeyEvent",
+            "Input.dispatchKeyEvent"
+        ]
+    );
+    assert!(shop.ops.borrow().iter().any(|op| matches!(op, PageOp::Focus { clear: true, .. })));
+    assert!(shop.finished.get(), "the task releases the tab at its end");
+}

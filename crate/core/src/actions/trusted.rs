@@ -1,0 +1,128 @@
+//! Trusted input through the Chrome DevTools Protocol (`Input` domain), for pages that ignore
+//! synthetic events (they check `isTrusted`). Used only when the user turns it on; the host sends
+//! these commands through `chrome.debugger`.
+
+use super::KeyPress;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// One DevTools Protocol command.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InputCommand {
+    pub method: &'static str,
+    pub params: Value,
+}
+
+/// A left click at a point of the top frame's viewport: move, press, release.
+pub fn click_at(x: f64, y: f64) -> Vec<InputCommand> {
+    let mouse = |kind: &str, buttons: u8| InputCommand {
+        method: "Input.dispatchMouseEvent",
+        params: json!({ "type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1 }),
+    };
+    vec![
+        InputCommand {
+            method: "Input.dispatchMouseEvent",
+            params: json!({ "type": "mouseMoved", "x": x, "y": y, "button": "none", "buttons": 0 }),
+        },
+        mouse("mousePressed", 1),
+        mouse("mouseReleased", 0),
+    ]
+}
+
+/// Text typed at the caret, as an input method would insert it.
+pub fn insert_text(text: &str) -> Vec<InputCommand> {
+    vec![InputCommand { method: "Input.insertText", params: json!({ "text": text }) }]
+}
+
+/// Key down and up for each press, with the text a printable key produces.
+pub fn key_presses(presses: &[KeyPress]) -> Vec<InputCommand> {
+    presses
+        .iter()
+        .flat_map(|press| {
+            let modifiers = u8::from(press.alt)
+                | u8::from(press.ctrl) << 1
+                | u8::from(press.meta) << 2
+                | u8::from(press.shift) << 3;
+            let text = match press.key.as_str() {
+                "Enter" => Some("\r".to_string()),
+                key if key.chars().count() == 1 && !press.ctrl && !press.meta => Some(key.to_string()),
+                _ => None,
+            };
+            let mut down = json!({
+                "type": if text.is_some() { "keyDown" } else { "rawKeyDown" },
+                "key": press.key,
+                "code": press.code,
+                "modifiers": modifiers,
+                "windowsVirtualKeyCode": virtual_key_code(&press.key),
+            });
+            if let Some(text) = text {
+                down["text"] = json!(text);
+                down["unmodifiedText"] = down["text"].clone();
+            }
+            let up = json!({
+                "type": "keyUp",
+                "key": press.key,
+                "code": press.code,
+                "modifiers": modifiers,
+                "windowsVirtualKeyCode": virtual_key_code(&press.key),
+            });
+            [
+                InputCommand { method: "Input.dispatchKeyEvent", params: down },
+                InputCommand { method: "Input.dispatchKeyEvent", params: up },
+            ]
+        })
+        .collect()
+}
+
+/// The Windows virtual key code Chrome uses to perform a key's default action.
+fn virtual_key_code(key: &str) -> u32 {
+    match key {
+        "Backspace" => 8,
+        "Tab" => 9,
+        "Enter" => 13,
+        "Escape" => 27,
+        " " => 32,
+        "PageUp" => 33,
+        "PageDown" => 34,
+        "End" => 35,
+        "Home" => 36,
+        "ArrowLeft" => 37,
+        "ArrowUp" => 38,
+        "ArrowRight" => 39,
+        "ArrowDown" => 40,
+        "Delete" => 46,
+        other => {
+            other.chars().next().filter(|c| c.is_ascii_alphanumeric()).map_or(0, |c| c.to_ascii_uppercase() as u32)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actions::parse_keys;
+
+    #[test]
+    fn a_click_moves_presses_and_releases_at_the_point() {
+        let commands = click_at(10.5, 20.0);
+        let kinds: Vec<&str> = commands.iter().map(|c| c.params["type"].as_str().unwrap()).collect();
+        assert_eq!(kinds, ["mouseMoved", "mousePressed", "mouseReleased"]);
+        assert_eq!(commands[1].params["x"], 10.5);
+        assert_eq!(commands[1].params["clickCount"], 1);
+    }
+
+    #[test]
+    fn keys_carry_codes_modifiers_and_text() {
+        let commands = key_presses(&parse_keys("Enter Control+a b").unwrap());
+        assert_eq!(commands.len(), 6);
+        assert_eq!(commands[0].params["type"], "keyDown");
+        assert_eq!(commands[0].params["text"], "\r");
+        assert_eq!(commands[0].params["windowsVirtualKeyCode"], 13);
+        assert_eq!(commands[2].params["type"], "rawKeyDown");
+        assert_eq!(commands[2].params["modifiers"], 2);
+        assert_eq!(commands[2].params["windowsVirtualKeyCode"], 65);
+        assert!(commands[2].params.get("text").is_none());
+        assert_eq!(commands[4].params["text"], "b");
+        assert_eq!(commands[5].params["type"], "keyUp");
+    }
+}
