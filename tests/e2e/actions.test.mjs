@@ -163,3 +163,53 @@ test('a button inside a cross-origin frame is clicked in its frame', async () =>
     await llm.close();
   }
 });
+
+test('back, forward and tabs: the agent moves through history and between tabs', async () => {
+  const { outcomes, states } = await run('steps.html', [
+    [{ click_element: { target: 'Go elsewhere' } }],
+    [{ go_back: {} }],
+    [{ go_forward: {} }],
+    [{ open_tab: { url: `${site.origin}/actions/article.html` } }],
+  ]);
+  assert.match(states[1], /Current URL: .*\/actions\/target\.html/);
+  assert.equal(outcomes[1], 'Went back.');
+  assert.match(states[2], /Current URL: .*\/actions\/steps\.html/);
+  assert.match(states[3], /Current URL: .*\/actions\/target\.html/);
+  assert.match(outcomes[3], /^Opened http:\/\/127\.0\.0\.1:\d+\/actions\/article\.html in a new tab \(id \d+\); it is now the current tab\.$/);
+  assert.match(states[4], /Open tabs:\n/);
+  assert.match(states[4], /Current URL: .*\/actions\/article\.html/);
+});
+
+test('extract reads the whole main content as markdown, links kept, and answers from it', async () => {
+  const llm = await startLlmServer([
+    { actions: [{ extract: { query: 'how fast is shipping' } }] },
+    { raw: '{"found": true, "answer": "Orders ship within 2 business days; express takes 1 day."}' },
+    done,
+  ]);
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted', apiKey: '', maxSteps: 5, highlights: false });
+    const target = await openTarget(agent, `${site.origin}/actions/article.html`);
+    const panel = await openPanel(agent, target.tabId);
+    const events = [];
+    await runTask(panel, { task: 'shipping?', tabId: target.tabId, onEvent: (e) => events.push(e) });
+    const outcome = events.find((e) => e.type === 'step').actions[0].outcome;
+    assert.equal(outcome, 'Extracted for "how fast is shipping": Orders ship within 2 business days; express takes 1 day.');
+    const extraction = llm.requests[1].messages.at(-1).content;
+    assert.equal(extraction, [
+      'Query: how fast is shipping',
+      '<page_content>',
+      '# Shipping policy',
+      '',
+      `Orders ship within 2 business days. See the [rate table](${site.origin}/actions/rates.html) for prices.`,
+      '',
+      '- Standard: 5 days',
+      '- Express: 1 day',
+      '',
+      '| Zone | Price |',
+      '| EU | €5 |',
+      '</page_content>',
+    ].join('\n'));
+  } finally {
+    await llm.close();
+  }
+});

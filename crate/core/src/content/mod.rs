@@ -49,11 +49,16 @@ pub fn to_markdown(content: &RawContent) -> String {
     };
     let base = url::Url::parse(&content.url).ok();
     let mut out = String::new();
-    if !content.title.trim().is_empty() {
-        out.push_str(&format!("# {}\n\n", content.title.trim()));
+    let blocks: Vec<&RawBlock> = content.blocks.iter().filter(keep).collect();
+    let title = content.title.trim();
+    // The title, unless the content starts by saying it again as its heading.
+    let repeats_title =
+        blocks.first().is_some_and(|b| b.tag == "h1" && render_parts(&b.parts, base.as_ref()).trim() == title);
+    if !title.is_empty() && !repeats_title {
+        out.push_str(&format!("# {title}\n\n"));
     }
     let mut in_list = false;
-    for block in content.blocks.iter().filter(keep) {
+    for block in blocks {
         let text = render_parts(&block.parts, base.as_ref());
         if text.trim().is_empty() {
             continue;
@@ -184,6 +189,13 @@ mod tests {
             block("p", "aside", &[("Related", None)]),
         ]));
         assert_eq!(markdown, "# Blue mug\n\nThe real text\n");
+    }
+
+    #[test]
+    fn does_not_repeat_a_title_the_page_opens_with() {
+        let markdown =
+            to_markdown(&page(vec![block("h1", "", &[("Blue mug", None)]), block("p", "", &[("Nice.", None)])]));
+        assert_eq!(markdown, "# Blue mug\n\nNice.\n");
     }
 
     #[test]
