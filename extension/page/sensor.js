@@ -301,19 +301,12 @@
 
   /** Sets the value through the prototype's setter so that React-style trackers see the change. */
   function typeInto(el, text, clear) {
-    pointAt(el);
-    el.focus({ preventScroll: true });
+    const focused = focusField(el, clear);
+    if (!focused.ok) return focused;
     if (el.isContentEditable) {
-      const selection = getSelection();
-      selection.selectAllChildren(el);
-      if (!clear) selection.collapseToEnd();
       if (!document.execCommand('insertText', false, text)) el.textContent = clear ? text : el.textContent + text;
       return { ok: true, message: '', value: el.innerText };
     }
-    if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) {
-      return { ok: false, message: `${describe(el)} is not a text field` };
-    }
-    if (el.readOnly) return { ok: false, message: `${describe(el)} is read-only` };
     setValue(el, clear ? text : el.value + text);
     el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: text }));
     el.dispatchEvent(new Event('change', { bubbles: true }));
@@ -328,7 +321,7 @@
     return { ok: true, message: '', point: [x, y] };
   }
 
-  /** Focus a field for trusted typing; `clear` selects its text so that typing replaces it. */
+  /** Focus a text field; `clear` selects its text so that what is typed next replaces it. */
   function focusField(el, clear) {
     pointAt(el);
     el.focus({ preventScroll: true });
@@ -341,6 +334,7 @@
     if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) {
       return { ok: false, message: `${describe(el)} is not a text field` };
     }
+    if (el.readOnly) return { ok: false, message: `${describe(el)} is read-only` };
     if (clear) el.select();
     else el.setSelectionRange?.(el.value.length, el.value.length);
     return { ok: true, message: '' };

@@ -8,7 +8,7 @@ use super::prompt::{extraction_request, EXTRACTION_REPLY_HINT};
 use crate::actions::{normalize_url, parse_keys, search_url, trusted, Action, PageOp, ScrollDirection};
 use crate::browser::{Browser, BrowserError, HistoryStep, OpOutcome, ScrollState};
 use crate::content::{chunks, to_markdown, RawContent};
-use crate::dom_map::{MapElement, PageMap};
+use crate::dom_map::{ElementRef, MapElement, PageMap};
 use crate::llm::ChatModel;
 use crate::text::truncate_words;
 
@@ -194,39 +194,12 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
         let at = element.target.clone();
         let tag = element.tag.clone();
         match action {
-            Action::ClickElement { .. } if self.trusted_here(element) => {
-                let located = self.perform(&PageOp::Locate { target: at, tag }).await?;
-                let outcome = match (located.ok, located.point) {
-                    (true, Some([x, y])) => self.input(&trusted::click_at(x, y)).await?,
-                    _ => located,
-                };
-                self.after_op(
-                    name,
-                    Some(&target),
-                    outcome,
-                    format!("Clicked {target}."),
-                    &format!("Could not click {target}"),
-                )
-                .await
-            }
-            Action::InputText { text, clear, .. } if self.trusted_here(element) => {
-                let focused =
-                    self.perform(&PageOp::Focus { target: at.clone(), tag: tag.clone(), clear: *clear }).await?;
-                if !focused.ok {
-                    return Ok(report(
-                        name,
-                        Some(&target),
-                        false,
-                        format!("Could not type into {target}: {}.", focused.message),
-                    ));
-                }
-                let typed = self.input(&trusted::insert_text(text)).await?;
-                let value = self.perform(&PageOp::Value { target: at, tag }).await?.value;
-                let sentence = typed_sentence(text, &target, value.as_deref());
-                self.after_op(name, Some(&target), typed, sentence, &format!("Could not type into {target}")).await
-            }
             Action::ClickElement { .. } => {
-                let outcome = self.perform(&PageOp::Click { target: at, tag }).await?;
+                let outcome = if self.trusted_here(element) {
+                    self.trusted_click(at, tag).await?
+                } else {
+                    self.perform(&PageOp::Click { target: at, tag }).await?
+                };
                 self.after_op(
                     name,
                     Some(&target),
@@ -248,8 +221,11 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
                 .await
             }
             Action::InputText { text, clear, .. } => {
-                let op = PageOp::Type { target: at, tag, text: text.clone(), clear: *clear };
-                let outcome = self.perform(&op).await?;
+                let outcome = if self.trusted_here(element) {
+                    self.trusted_type(at, tag, text, *clear).await?
+                } else {
+                    self.perform(&PageOp::Type { target: at, tag, text: text.clone(), clear: *clear }).await?
+                };
                 let typed = typed_sentence(text, &target, outcome.value.as_deref());
                 self.after_op(name, Some(&target), outcome, typed, &format!("Could not type into {target}")).await
             }
@@ -577,6 +553,32 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
     /// the top frame (the debugger's coordinates are the top frame's).
     fn trusted_here(&self, element: &MapElement) -> bool {
         self.config.trusted_input && element.target.frame_id == 0
+    }
+
+    /// A click through the debugger at the point the sensor finds unobstructed.
+    async fn trusted_click(&self, target: ElementRef, tag: String) -> Result<OpOutcome, StepError> {
+        let located = self.perform(&PageOp::Locate { target, tag }).await?;
+        match (located.ok, located.point) {
+            (true, Some([x, y])) => self.input(&trusted::click_at(x, y)).await,
+            _ => Ok(located),
+        }
+    }
+
+    /// Typing through the debugger: focus (selecting the text to replace), insert, read the value.
+    async fn trusted_type(
+        &self,
+        target: ElementRef,
+        tag: String,
+        text: &str,
+        clear: bool,
+    ) -> Result<OpOutcome, StepError> {
+        let focused = self.perform(&PageOp::Focus { target: target.clone(), tag: tag.clone(), clear }).await?;
+        if !focused.ok {
+            return Ok(focused);
+        }
+        let typed = self.input(&trusted::insert_text(text)).await?;
+        let value = self.perform(&PageOp::Value { target, tag }).await?.value;
+        Ok(OpOutcome { value, ..typed })
     }
 
     /// Sends trusted input to the current tab; a closed tab ends the task.
