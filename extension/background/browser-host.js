@@ -8,6 +8,8 @@ const SENSOR_FILE = 'extension/page/sensor.js';
 // never finish loading (blocked ads, broken embeds), and the sensor needs no idle document.
 /** A frame that takes longer to answer is left out of the page map (the top frame: an error). */
 const FRAME_TIMEOUT_MS = 3000;
+/** Going back or forward that has not started by then had nowhere to go. */
+const HISTORY_TIMEOUT_MS = 5000;
 /** Upper bound for a page load after go_to_url or a click that navigates. */
 const LOAD_TIMEOUT_MS = 15000;
 /** The page counts as settled after this long without DOM changes... */
@@ -118,6 +120,22 @@ function waitForLoad(tabId, alreadyLoading) {
     if (!alreadyLoading) {
       chrome.tabs.get(tabId).then((tab) => tab.status === 'complete' && done(resolve), () => {});
     }
+  });
+}
+
+/** Resolves true when the tab starts loading a page, false after `timeoutMs` without one. */
+function waitForNavigationStart(tabId, timeoutMs) {
+  return new Promise((resolve) => {
+    const done = (started) => {
+      clearTimeout(timer);
+      chrome.tabs.onUpdated.removeListener(onUpdated);
+      resolve(started);
+    };
+    const onUpdated = (id, change) => {
+      if (id === tabId && (change.status === 'loading' || change.url)) done(true);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    chrome.tabs.onUpdated.addListener(onUpdated);
   });
 }
 
@@ -243,17 +261,25 @@ export function createBrowserHost(emit) {
 
     async history(tabId, step) {
       await getTab(tabId);
-      const loaded = waitForLoad(tabId, true);
-      try {
-        if (step === 'back') await chrome.tabs.goBack(tabId);
-        else if (step === 'forward') await chrome.tabs.goForward(tabId);
-        else await chrome.tabs.reload(tabId);
-      } catch (err) {
-        loaded.catch(() => {});
-        throw hostError('navigation', `there is no page to go ${step} to (${err.message})`);
+      if (step === 'reload') {
+        const loaded = waitForLoad(tabId, true);
+        await chrome.tabs.reload(tabId);
+        return loaded;
       }
+      const started = waitForNavigationStart(tabId, HISTORY_TIMEOUT_MS);
+      const loaded = waitForLoad(tabId, true);
+      loaded.catch(() => {}); // Awaited only once the navigation has started.
+      try {
+        await (step === 'back' ? chrome.tabs.goBack(tabId) : chrome.tabs.goForward(tabId));
+      } catch {
+        // Chrome's back button skips entries made without a user gesture, as the agent's are;
+        // the page's own history does not.
+        await inFrame(tabId, 0, (s) => (s === 'back' ? history.back() : history.forward()), [step]).catch(() => {});
+      }
+      if (!(await started)) throw hostError('navigation', `there is no page to go ${step} to`);
       await loaded;
     },
+
 
     async tabs(tabId) {
       const tab = await getTab(tabId);

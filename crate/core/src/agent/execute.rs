@@ -470,6 +470,7 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
         Ok(match self.browser.history(self.tab.get(), step).await {
             Ok(()) => left_page(report(name, None, true, format!("{done}."))),
             Err(BrowserError::TabClosed) => return Err(tab_closed()),
+            Err(BrowserError::Navigation(detail)) => report(name, None, false, format!("Could not do that: {detail}.")),
             Err(err) => report(name, None, false, format!("Could not do that: {err}.")),
         })
     }
