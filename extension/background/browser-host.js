@@ -196,6 +196,15 @@ async function detachDebugger(tabId) {
 
 chrome.debugger?.onDetach.addListener((source) => attachedTabs.delete(source.tabId));
 
+/** Replaces every session rule this extension has with `rules`. */
+async function replaceSessionRules(rules) {
+  const existing = await chrome.declarativeNetRequest.getSessionRules();
+  await chrome.declarativeNetRequest.updateSessionRules({
+    removeRuleIds: existing.map((rule) => rule.id),
+    addRules: rules,
+  });
+}
+
 export function createBrowserHost(emit) {
   return {
     emit,
@@ -334,8 +343,14 @@ export function createBrowserHost(emit) {
       }
     },
 
-    /** The task is over in this tab: highlights off everywhere, the debugger released. */
+    /** The site policy's blocking rules (built by the core), replacing the task's earlier ones. */
+    async restrict(rules) {
+      await replaceSessionRules(rules);
+    },
+
+    /** The task is over in this tab: highlights off everywhere, the debugger released, rules gone. */
     async finish(tabId) {
+      await replaceSessionRules([]).catch(() => {});
       await chrome.scripting.executeScript({
         target: { tabId, allFrames: true },
         func: () => globalThis.agentSensor?.clearHighlights(),

@@ -10,6 +10,8 @@ const form = document.getElementById('settings');
 const status = document.getElementById('status');
 const fields = ['baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine'];
 const checkboxes = ['highlights', 'trustedInput'];
+const lists = ['allowList', 'denyList'];
+const listFrom = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
 
 function show(message, isError) {
   status.textContent = message;
@@ -21,6 +23,7 @@ async function load() {
   const settings = (await loadSettings()) ?? {};
   for (const name of fields) if (settings[name] !== undefined) form.elements[name].value = settings[name];
   for (const name of checkboxes) if (settings[name] !== undefined) form.elements[name].checked = settings[name];
+  for (const name of lists) if (settings[name] !== undefined) form.elements[name].value = settings[name].join('\n');
   document.getElementById('fields').disabled = false;
 }
 
@@ -34,8 +37,10 @@ form.addEventListener('submit', async (e) => {
     highlights: form.elements.highlights.checked,
     searchEngine: form.elements.searchEngine.value,
     trustedInput: form.elements.trustedInput.checked,
+    allowList: listFrom(form.elements.allowList.value),
+    denyList: listFrom(form.elements.denyList.value),
   };
-  for (const name of fields) form.elements[name].removeAttribute('aria-invalid');
+  for (const name of [...fields, ...lists]) form.elements[name].removeAttribute('aria-invalid');
   await core;
   const problem = validateSettings(settings);
   if (problem) {

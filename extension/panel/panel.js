@@ -84,6 +84,9 @@ function render(event) {
       setRunning(false);
       append(element('div', 'message error', event.message)).setAttribute('role', 'alert');
       break;
+    case 'warning':
+      append(element('div', 'message warning', event.message)).setAttribute('role', 'alert');
+      break;
     case 'stopped':
       clearThinking();
       setRunning(false);

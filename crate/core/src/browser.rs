@@ -37,7 +37,11 @@ pub trait Browser {
     /// Sends trusted input (DevTools Protocol `Input` commands) to the tab, then waits for the
     /// page to settle as `perform` does. Only used when the user turned trusted input on.
     async fn input(&self, tab: TabId, commands: &[InputCommand]) -> Result<OpOutcome, BrowserError>;
-    /// Ends the task's presence in the tab: highlights removed, trusted input released.
+    /// Installs the browser's blocking rules for the task (`declarativeNetRequest` session rules,
+    /// replacing the task's earlier ones).
+    async fn restrict(&self, rules: &[serde_json::Value]) -> Result<(), BrowserError>;
+    /// Ends the task's presence in the tab: highlights removed, trusted input released, blocking
+    /// rules removed.
     async fn finish(&self, tab: TabId);
 }
 

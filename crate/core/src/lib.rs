@@ -20,6 +20,7 @@ pub mod content;
 pub mod dom_map;
 pub mod llm;
 pub mod protocol;
+pub mod safety;
 pub mod settings;
 pub mod text;
 pub mod tokens;

@@ -1,6 +1,7 @@
 //! The user's settings as the options page stores them in `chrome.storage.local`.
 
 use crate::actions::SearchEngine;
+use crate::safety::SitePolicy;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -23,6 +24,11 @@ pub struct Settings {
     /// Trusted input through the debugger, for pages that ignore synthetic events (needs the
     /// optional `debugger` permission, requested by the options page).
     pub trusted_input: bool,
+    /// Sites the agent may visit (domains with their subdomains, or full URL prefixes); empty
+    /// means every site not denied.
+    pub allow_list: Vec<String>,
+    /// Sites the agent must never visit.
+    pub deny_list: Vec<String>,
 }
 
 impl Default for Settings {
@@ -35,6 +41,8 @@ impl Default for Settings {
             highlights: true,
             search_engine: SearchEngine::default(),
             trusted_input: false,
+            allow_list: Vec::new(),
+            deny_list: Vec::new(),
         }
     }
 }
@@ -45,6 +53,7 @@ pub enum SettingsError {
     BadBaseUrl(String),
     MissingModel,
     BadMaxSteps(u32),
+    BadSiteList { field: &'static str, problem: String },
 }
 
 impl fmt::Display for SettingsError {
@@ -54,6 +63,9 @@ impl fmt::Display for SettingsError {
             SettingsError::BadBaseUrl(url) => write!(f, "The provider base URL \"{url}\" is not an http(s) address. Enter one such as https://api.openai.com/v1 in the settings."),
             SettingsError::MissingModel => write!(f, "No model is set. Enter a model name (such as gpt-4o-mini or llama3.1) in the settings."),
             SettingsError::BadMaxSteps(n) => write!(f, "Max steps must be between 1 and {MAX_MAX_STEPS}, not {n}. Change it in the settings."),
+            SettingsError::BadSiteList { problem, .. } => {
+                write!(f, "A site list entry is not usable: {problem}. Correct it in the settings.")
+            }
         }
     }
 }
@@ -65,6 +77,7 @@ impl SettingsError {
             SettingsError::MissingBaseUrl | SettingsError::BadBaseUrl(_) => "baseUrl",
             SettingsError::MissingModel => "model",
             SettingsError::BadMaxSteps(_) => "maxSteps",
+            SettingsError::BadSiteList { field, .. } => field,
         }
     }
 }
@@ -85,7 +98,15 @@ impl Settings {
         if !(1..=MAX_MAX_STEPS).contains(&self.max_steps) {
             return Err(SettingsError::BadMaxSteps(self.max_steps));
         }
+        self.site_policy()?;
         Ok(())
+    }
+
+    pub fn site_policy(&self) -> Result<SitePolicy, SettingsError> {
+        let bad = |field| move |problem| SettingsError::BadSiteList { field, problem };
+        SitePolicy::new(&self.allow_list, &[]).map_err(bad("allowList"))?;
+        SitePolicy::new(&[], &self.deny_list).map_err(bad("denyList"))?;
+        SitePolicy::new(&self.allow_list, &self.deny_list).map_err(bad("denyList"))
     }
 }
 
@@ -109,6 +130,15 @@ mod tests {
             (Settings { base_url: "ftp://x".into(), ..valid() }, SettingsError::BadBaseUrl("ftp://x".into())),
             (Settings { model: "".into(), ..valid() }, SettingsError::MissingModel),
             (Settings { max_steps: 0, ..valid() }, SettingsError::BadMaxSteps(0)),
+            (
+                Settings { deny_list: vec!["not a site".into()], ..valid() },
+                SettingsError::BadSiteList {
+                    field: "denyList",
+                    problem:
+                        "\"not a site\" is neither a domain (example.com) nor a full URL (https://example.com/path)"
+                            .into(),
+                },
+            ),
         ];
         for (settings, expected) in cases {
             assert_eq!(settings.validate(), Err(expected));

@@ -39,6 +39,8 @@ extern "C" {
     async fn sleep(this: &BrowserHost, milliseconds: u32);
     #[wasm_bindgen(method, catch)]
     async fn input(this: &BrowserHost, tab: TabId, commands: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    async fn restrict(this: &BrowserHost, rules: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method)]
     async fn finish(this: &BrowserHost, tab: TabId);
     #[wasm_bindgen(method, catch, js_name = loadSettings)]
@@ -127,6 +129,10 @@ impl Browser for HostBrowser {
         let value = self.host.input(tab, super::to_js(&commands)).await.map_err(browser_error)?;
         serde_wasm_bindgen::from_value(value)
             .map_err(|err| BrowserError::Script(format!("unexpected input result: {err}")))
+    }
+
+    async fn restrict(&self, rules: &[serde_json::Value]) -> Result<(), BrowserError> {
+        self.host.restrict(super::to_js(&rules)).await.map(drop).map_err(browser_error)
     }
 
     async fn finish(&self, tab: TabId) {

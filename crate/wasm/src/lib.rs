@@ -110,6 +110,7 @@ impl Core {
 async fn run(browser: &HostBrowser, task: String, tab_id: Option<i32>, cancel: &CancelToken) -> Result<(), String> {
     let settings = browser.load_settings().await?;
     settings.validate().map_err(|err| err.to_string())?;
+    let policy = settings.site_policy().map_err(|err| err.to_string())?;
     let tab = match tab_id {
         Some(tab) => tab,
         None => browser.active_tab().await?,
@@ -123,6 +124,7 @@ async fn run(browser: &HostBrowser, task: String, tab_id: Option<i32>, cancel: &
         highlights: settings.highlights,
         search_engine: settings.search_engine,
         trusted_input: settings.trusted_input,
+        policy,
     };
     run_task(&config, browser, &model, cancel, &|event| browser.emit(&event)).await;
     Ok(())

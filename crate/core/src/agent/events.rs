@@ -21,6 +21,10 @@ pub enum AgentEvent {
         next_goal: String,
         actions: Vec<ActionReport>,
     },
+    /// Something the user should know, such as page text that tried to instruct the agent.
+    Warning {
+        message: String,
+    },
     /// The task ended with an answer; `success` is the agent's own claim.
     Result {
         success: bool,

@@ -5,7 +5,7 @@
 use super::events::ActionReport;
 use super::navigator::{Look, Navigator, StepError};
 use super::prompt::{extraction_request, EXTRACTION_REPLY_HINT};
-use crate::actions::{normalize_url, parse_keys, search_url, trusted, Action, PageOp, ScrollDirection};
+use crate::actions::{parse_keys, search_url, trusted, Action, PageOp, ScrollDirection};
 use crate::browser::{Browser, BrowserError, HistoryStep, OpOutcome, ScrollState};
 use crate::content::{chunks, to_markdown, RawContent};
 use crate::dom_map::{ElementRef, MapElement, PageMap};
@@ -194,6 +194,12 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
         let at = element.target.clone();
         let tag = element.tag.clone();
         match action {
+            Action::ClickElement { .. }
+                if element.link.as_deref().is_some_and(|link| self.config.policy.check(link).is_err()) =>
+            {
+                let refusal = self.config.policy.check(element.link.as_deref().unwrap_or_default()).unwrap_err();
+                Ok(report(name, Some(&target), false, format!("Did not click {target}: it leads to {refusal}.")))
+            }
             Action::ClickElement { .. } => {
                 let outcome = if self.trusted_here(element) {
                     self.trusted_click(at, tag).await?
@@ -455,7 +461,7 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
     }
 
     async fn open(&self, name: &str, url: &str) -> Outcome {
-        let url = match normalize_url(url) {
+        let url = match self.config.policy.check(url) {
             Ok(url) => url,
             Err(refusal) => return Ok(report(name, None, false, format!("Did not open {url}: {refusal}."))),
         };
@@ -476,14 +482,13 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
     }
 
     async fn open_tab(&self, name: &str, url: &str) -> Outcome {
-        let url = match normalize_url(url) {
+        let url = match self.config.policy.check(url) {
             Ok(url) => url,
             Err(refusal) => return Ok(report(name, None, false, format!("Did not open {url}: {refusal}."))),
         };
         Ok(match self.browser.open_tab(self.tab.get(), &url).await {
             Ok(id) => {
-                self.tab.set(id);
-                self.focus_frame.set(0);
+                self.adopt(id).await?;
                 left_page(report(
                     name,
                     Some(&url),
@@ -508,8 +513,7 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
         }
         Ok(match self.browser.switch_tab(tab_id).await {
             Ok(()) => {
-                self.tab.set(tab_id);
-                self.focus_frame.set(0);
+                self.adopt(tab_id).await?;
                 left_page(report(name, None, true, format!("Switched to tab {tab_id}.")))
             }
             Err(err) => report(name, None, false, format!("Could not switch to tab {tab_id}: {err}.")),
@@ -530,8 +534,7 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
         if tab_id != self.tab.get() {
             return Ok(report(name, None, true, format!("Closed tab {tab_id}.")));
         }
-        self.tab.set(next.id);
-        self.focus_frame.set(0);
+        self.adopt(next.id).await?;
         let _ = self.browser.switch_tab(next.id).await;
         Ok(left_page(report(
             name,
@@ -548,6 +551,11 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
             Err(BrowserError::TabClosed) => Err(tab_closed()),
             Err(err) => Ok(OpOutcome { ok: false, message: err.to_string(), ..OpOutcome::default() }),
         }
+    }
+
+    /// Works in `tab` from now on; a policy that cannot be enforced there ends the task.
+    async fn adopt(&self, tab: i32) -> Result<(), StepError> {
+        self.adopt_tab(tab).await.map_err(StepError::Fatal)
     }
 
     /// Whether trusted input applies to the element: the user turned it on, and the element is in
@@ -606,8 +614,7 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
         let Some(opened) = outcome.opened_tab else {
             return Ok(report(name, target, true, success));
         };
-        self.tab.set(opened);
-        self.focus_frame.set(0);
+        self.adopt(opened).await?;
         let url = self
             .browser
             .tabs(opened)

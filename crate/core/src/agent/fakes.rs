@@ -11,6 +11,7 @@ use crate::cancel::CancelToken;
 use crate::dom_map::tests::{node, page};
 use crate::dom_map::{MapOptions, RawFrame, RawNode};
 use crate::llm::{ChatModel, ChatReply, ChatRequest, LlmError};
+use crate::safety::SitePolicy;
 use futures::executor::block_on;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -34,6 +35,7 @@ pub struct FakeShop {
     pub slept_ms: Cell<u32>,
     pub input_commands: RefCell<Vec<InputCommand>>,
     pub finished: Cell<bool>,
+    pub rules: RefCell<Vec<serde_json::Value>>,
 }
 
 impl FakeShop {
@@ -53,6 +55,7 @@ impl FakeShop {
             slept_ms: Cell::new(0),
             input_commands: RefCell::default(),
             finished: Cell::new(false),
+            rules: RefCell::default(),
         }
     }
 
@@ -199,6 +202,11 @@ impl Browser for FakeShop {
         Ok(OpOutcome { ok: true, ..OpOutcome::default() })
     }
 
+    async fn restrict(&self, rules: &[serde_json::Value]) -> Result<(), BrowserError> {
+        *self.rules.borrow_mut() = rules.to_vec();
+        Ok(())
+    }
+
     async fn finish(&self, _tab: TabId) {
         self.highlights.borrow_mut().push(Vec::new());
         self.finished.set(true);
@@ -246,6 +254,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         highlights: true,
         search_engine: SearchEngine::DuckDuckGo,
         trusted_input: false,
+        policy: SitePolicy::default(),
     }
 }
 

@@ -8,7 +8,9 @@ use crate::browser::{Browser, BrowserError, Highlight, TabId};
 use crate::cancel::CancelToken;
 use crate::dom_map::{elements_in_scope, ElementRegistry, MapOptions, PageMap};
 use crate::llm::{ChatMessage, ChatModel, ChatRequest};
+use crate::safety::{PolicyRefusal, SitePolicy};
 use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
 
 /// Consecutive unusable replies or failed steps after which the task ends.
 pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
@@ -24,6 +26,8 @@ pub struct TaskConfig {
     pub search_engine: SearchEngine,
     /// Click, type and press keys through the debugger (trusted events) where the page allows.
     pub trusted_input: bool,
+    /// The sites the agent may visit.
+    pub policy: SitePolicy,
 }
 
 /// How a step ended, for the loop.
@@ -57,8 +61,13 @@ pub async fn run_task<B: Browser, M: ChatModel>(
         registry: RefCell::default(),
         tab: Cell::new(config.tab),
         focus_frame: Cell::new(0),
+        task_tabs: RefCell::default(),
+        warned: RefCell::default(),
     };
-    let end = navigator.run().await;
+    let end = match navigator.adopt_tab(config.tab).await {
+        Ok(()) => navigator.run().await,
+        Err(message) => AgentEvent::Error { message, steps: 0 },
+    };
     browser.finish(navigator.tab.get()).await;
     emit(end.clone());
     end
@@ -78,9 +87,27 @@ pub(super) struct Navigator<'a, B, M> {
     pub(super) tab: Cell<TabId>,
     /// The frame of the element last acted on, where keys go.
     pub(super) focus_frame: Cell<i32>,
+    /// Every tab the task has worked in: the site policy's browser rules cover them all.
+    task_tabs: RefCell<Vec<TabId>>,
+    /// Warnings already shown to the user.
+    warned: RefCell<HashSet<String>>,
 }
 
 impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
+    /// Makes `tab` the one the agent works in, extending the site policy's browser rules to it.
+    pub(super) async fn adopt_tab(&self, tab: TabId) -> Result<(), String> {
+        self.tab.set(tab);
+        self.focus_frame.set(0);
+        if self.config.policy.is_open() || self.task_tabs.borrow().contains(&tab) {
+            return Ok(());
+        }
+        self.task_tabs.borrow_mut().push(tab);
+        let rules = self.config.policy.blocking_rules(&self.task_tabs.borrow());
+        self.browser.restrict(&rules).await.map_err(|err| {
+            format!("The site settings could not be enforced in the browser ({err}), so the task did not start. Reload the extension and try again.")
+        })
+    }
+
     async fn run(&mut self) -> AgentEvent {
         let max_steps = self.config.max_steps;
         (self.emit)(AgentEvent::TaskStarted { task: self.config.task.clone() });
@@ -124,6 +151,9 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
     async fn step(&mut self, step: u32, previous_results: &[String]) -> Result<StepEnd, StepError> {
         let max_steps = self.config.max_steps;
         let page = self.observe(Look::Step).await?;
+        if let Ok(map) = &page {
+            self.warn_about(&map.warnings);
+        }
         if let (true, Ok(map)) = (self.config.highlights, &page) {
             let marks: Vec<Highlight> = elements_in_scope(map, &self.config.map)
                 .map(|element| Highlight { target: element.target.clone(), index: element.index })
@@ -194,7 +224,7 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
                     BrowserError::TabClosed
                 )))
             }
-            Err(err) => return Ok(Err(err.to_string())),
+            Err(err) => return Ok(Err(self.blocked_page_reason().await.unwrap_or_else(|| err.to_string()))),
         };
         let mut registry = self.registry.borrow_mut();
         Ok(match look {
@@ -202,6 +232,31 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
             // A look between actions must not change what the next step marks as new.
             Look::Peek => PageMap::build(&frames, &mut registry.clone()),
         })
+    }
+
+    /// Why the current page cannot be read when the site policy blocked it.
+    async fn blocked_page_reason(&self) -> Option<String> {
+        let tabs = self.browser.tabs(self.tab.get()).await.ok()?;
+        let url = tabs.into_iter().find(|tab| tab.id == self.tab.get())?.url;
+        match self.config.policy.check(&url) {
+            Err(refusal @ (PolicyRefusal::Denied { .. } | PolicyRefusal::NotAllowed { .. })) => {
+                Some(format!("the browser blocked this page: {refusal}. Go back or choose another way"))
+            }
+            _ => None,
+        }
+    }
+
+    /// Tells the user, once per task, about page text that tried to instruct the agent.
+    fn warn_about(&self, warnings: &[String]) {
+        for warning in warnings {
+            if self.warned.borrow_mut().insert(warning.clone()) {
+                (self.emit)(AgentEvent::Warning {
+                    message: format!(
+                        "This page contains text that tries to instruct the agent; it was treated as page content, not as a command: \"{warning}\""
+                    ),
+                });
+            }
+        }
     }
 
     async fn ask_model(&self, state: String) -> Result<String, StepError> {

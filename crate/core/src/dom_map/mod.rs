@@ -15,6 +15,7 @@ pub use raw::{RawFrame, RawNode, RawPage, Viewport};
 pub use registry::ElementRegistry;
 pub use serialize::{elements_in_scope, serialize, MapOptions};
 
+use crate::safety::neutralize;
 use crate::text::{truncate_chars, truncate_words};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -78,6 +79,8 @@ pub struct MapElement {
     pub fingerprint: u64,
     /// Appeared since the previous step's map.
     pub is_new: bool,
+    /// Where the element leads, for a link: its href resolved against its document.
+    pub link: Option<String>,
 }
 
 impl MapElement {
@@ -123,6 +126,8 @@ pub struct PageMap {
     pub lines: Vec<MapLine>,
     /// What could not be included (frames that did not answer, truncation), for the model.
     pub notes: Vec<String>,
+    /// Page text that tried to instruct the agent (defused in the map), for the user.
+    pub warnings: Vec<String>,
 }
 
 /// Facts about each stitched node, derived in passes over the list.
@@ -144,6 +149,7 @@ impl PageMap {
         let label_of_control = labels.naming(&judged.interactive);
         let naming_labels: HashSet<usize> = label_of_control.values().copied().collect();
 
+        let mut defuser = Defuser::default();
         let mut texts: HashMap<usize, Vec<&str>> = HashMap::new();
         let mut label_texts: HashMap<usize, Vec<&str>> = HashMap::new();
         let mut lines = Vec::new();
@@ -176,7 +182,7 @@ impl PageMap {
                 (Some(owner), _) => texts.entry(owner).or_default().push(&node.text),
                 (None, Some(label)) => label_texts.entry(label).or_default().push(&node.text),
                 (None, None) => lines.push(MapLine {
-                    kind: LineKind::Text(truncate_words(&node.text, MAX_TEXT_CHARS)),
+                    kind: LineKind::Text(defuser.defuse(&truncate_words(&node.text, MAX_TEXT_CHARS))),
                     depth: 0,
                     rect: placed.rect,
                 }),
@@ -186,6 +192,7 @@ impl PageMap {
         for (i, line) in element_lines {
             let placed = &nodes[i];
             let text = truncate_words(&texts.get(&i).map(|parts| parts.join(" ")).unwrap_or_default(), MAX_TEXT_CHARS);
+            let text = defuser.defuse(&text);
             let label = label_of_control.get(&i).and_then(|l| label_texts.get(l)).map(|parts| parts.join(" "));
             let index = registry.index_of(placed.doc, placed.node.id);
             registry.mark_shown(index);
@@ -193,7 +200,11 @@ impl PageMap {
                 index,
                 target: ElementRef { frame_id: placed.frame_id, doc: placed.doc.to_string(), id: placed.node.id },
                 tag: placed.node.tag.clone(),
-                attrs: display_attrs(placed.node, label.as_deref(), placed.url, &stitched.top.url),
+                attrs: display_attrs(placed.node, label.as_deref(), placed.url, &stitched.top.url)
+                    .into_iter()
+                    .map(|(name, value)| if name == "href" { (name, value) } else { (name, defuser.defuse(&value)) })
+                    .collect(),
+                link: placed.node.attr("href").and_then(|href| resolve_link(href, placed.url)),
                 fingerprint: fingerprint(placed.node, &text),
                 text,
                 is_new: registry.is_new(index),
@@ -207,6 +218,7 @@ impl PageMap {
             viewport: stitched.top.viewport.clone(),
             lines,
             notes: dedup(stitched.notes),
+            warnings: dedup(defuser.warnings),
         })
     }
 
@@ -227,6 +239,28 @@ impl PageMap {
     pub fn element(&self, index: u32) -> Option<&MapElement> {
         self.elements().find(|element| element.index == index)
     }
+}
+
+/// Defuses page text that addresses the agent (see `safety`), remembering what it found.
+#[derive(Default)]
+struct Defuser {
+    warnings: Vec<String>,
+}
+
+impl Defuser {
+    fn defuse(&mut self, text: &str) -> String {
+        let (shown, finding) = neutralize(text);
+        if let Some(finding) = finding {
+            self.warnings.push(finding.excerpt);
+        }
+        shown
+    }
+}
+
+/// An http(s) link as an absolute URL.
+fn resolve_link(href: &str, document_url: &str) -> Option<String> {
+    let url = url::Url::parse(document_url).ok()?.join(href).ok()?;
+    matches!(url.scheme(), "http" | "https").then(|| url.to_string())
 }
 
 fn dedup(mut notes: Vec<String>) -> Vec<String> {

