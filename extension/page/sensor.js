@@ -138,6 +138,19 @@
       return value;
     };
 
+    // Text colour against the background actually behind it, for hiding-in-plain-sight checks.
+    const paperOf = new Map();
+    const rgba = (css) => (css.match(/[\d.]+/g) ?? []).map(Number);
+    const paper = (el) => {
+      if (!el) return [255, 255, 255];
+      let value = paperOf.get(el);
+      if (value === undefined) {
+        const [r, g, b, a = 1] = rgba(getComputedStyle(el).backgroundColor);
+        value = a > 0.5 ? [r, g, b] : paper(el.parentElement);
+        paperOf.set(el, value);
+      }
+      return value;
+    };
     let hitTests = 0;
     /** Could the core offer it as interactive? Only those are worth a hit test. */
     const isCandidate = (el, attrs, node) => CANDIDATE_TAGS.has(el.tagName) || node.listener || node.pointer
@@ -153,7 +166,13 @@
         visible: el.checkVisibility({ opacityProperty: true, visibilityProperty: true }),
       };
       if (attrs) node.attrs = attrs;
-      if (text) node.text = text;
+      if (text) {
+        node.text = text;
+        const style = getComputedStyle(el);
+        node.ink = rgba(style.color);
+        node.paper = paper(el);
+        node.fontSize = parseFloat(style.fontSize) || 0;
+      }
       if (pointer) node.pointer = true;
       if (typeof el.onclick === 'function' || listeners.has(el)) node.listener = true;
       if (el.isContentEditable && !el.parentElement?.isContentEditable) node.editable = true;

@@ -11,7 +11,9 @@ const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '
 export const STRICT_CSP = "script-src 'self'; object-src 'none'";
 
 export async function startSiteServer() {
+  const requests = [];
   const server = createServer(async (req, res) => {
+    requests.push(req.url);
     const path = new URL(req.url, 'http://x').pathname;
     const file = normalize(join(SITES, path.endsWith('/') ? `${path}index.html` : path));
     if (!file.startsWith(SITES)) {
@@ -30,6 +32,8 @@ export async function startSiteServer() {
   const origin = `http://127.0.0.1:${server.address().port}`;
   return {
     origin,
+    /** Every path requested, in order (an attacker's server must see none). */
+    requests,
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(resolve));

@@ -8,7 +8,7 @@ use crate::browser::{Browser, BrowserError, Highlight, TabId};
 use crate::cancel::CancelToken;
 use crate::dom_map::{elements_in_scope, ElementRegistry, MapOptions, PageMap};
 use crate::llm::{ChatMessage, ChatModel, ChatRequest};
-use crate::safety::{PolicyRefusal, SitePolicy};
+use crate::safety::{mentioned_hosts, Finding, PolicyRefusal, SitePolicy};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 
@@ -63,6 +63,7 @@ pub async fn run_task<B: Browser, M: ChatModel>(
         focus_frame: Cell::new(0),
         task_tabs: RefCell::default(),
         warned: RefCell::default(),
+        tainted_hosts: RefCell::default(),
     };
     let end = match navigator.adopt_tab(config.tab).await {
         Ok(()) => navigator.run().await,
@@ -91,6 +92,8 @@ pub(super) struct Navigator<'a, B, M> {
     task_tabs: RefCell<Vec<TabId>>,
     /// Warnings already shown to the user.
     warned: RefCell<HashSet<String>>,
+    /// Hosts named by page text that tried to instruct the agent: never visited on its word.
+    pub(super) tainted_hosts: RefCell<HashSet<String>>,
 }
 
 impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
@@ -246,9 +249,14 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
         }
     }
 
-    /// Tells the user, once per task, about page text that tried to instruct the agent.
-    fn warn_about(&self, warnings: &[String]) {
-        for warning in warnings {
+    /// Tells the user, once per task, about page text that tried to instruct the agent, and
+    /// remembers the hosts it named (unless the user's own task names them).
+    fn warn_about(&self, findings: &[Finding]) {
+        let trusted_hosts = mentioned_hosts(&self.config.task);
+        for finding in findings {
+            let new_hosts = finding.hosts.iter().filter(|host| !trusted_hosts.contains(host));
+            self.tainted_hosts.borrow_mut().extend(new_hosts.cloned());
+            let warning = &finding.excerpt;
             if self.warned.borrow_mut().insert(warning.clone()) {
                 (self.emit)(AgentEvent::Warning {
                     message: format!(

@@ -15,7 +15,7 @@ pub use raw::{RawFrame, RawNode, RawPage, Viewport};
 pub use registry::ElementRegistry;
 pub use serialize::{elements_in_scope, serialize, MapOptions};
 
-use crate::safety::neutralize;
+use crate::safety::{neutralize, Finding};
 use crate::text::{truncate_chars, truncate_words};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -126,8 +126,8 @@ pub struct PageMap {
     pub lines: Vec<MapLine>,
     /// What could not be included (frames that did not answer, truncation), for the model.
     pub notes: Vec<String>,
-    /// Page text that tried to instruct the agent (defused in the map), for the user.
-    pub warnings: Vec<String>,
+    /// Page text that tried to instruct the agent (defused in the map).
+    pub warnings: Vec<Finding>,
 }
 
 /// Facts about each stitched node, derived in passes over the list.
@@ -164,12 +164,12 @@ impl PageMap {
                 depth[i] = judged.owner[i].map_or(0, |o| depth[o] + 1);
                 element_lines.push((i, lines.len()));
                 lines.push(MapLine { kind: LineKind::Text(String::new()), depth: depth[i], rect: placed.rect });
-                if !node.text.is_empty() {
+                if !node.text.is_empty() && !is_camouflaged(node) {
                     texts.entry(i).or_default().push(&node.text);
                 }
                 continue;
             }
-            if node.text.is_empty() {
+            if node.text.is_empty() || is_camouflaged(node) {
                 continue;
             }
             let in_select_option =
@@ -218,7 +218,7 @@ impl PageMap {
             viewport: stitched.top.viewport.clone(),
             lines,
             notes: dedup(stitched.notes),
-            warnings: dedup(defuser.warnings),
+            warnings: defuser.warnings,
         })
     }
 
@@ -244,14 +244,14 @@ impl PageMap {
 /// Defuses page text that addresses the agent (see `safety`), remembering what it found.
 #[derive(Default)]
 struct Defuser {
-    warnings: Vec<String>,
+    warnings: Vec<Finding>,
 }
 
 impl Defuser {
     fn defuse(&mut self, text: &str) -> String {
         let (shown, finding) = neutralize(text);
-        if let Some(finding) = finding {
-            self.warnings.push(finding.excerpt);
+        if let Some(finding) = finding.filter(|f| !self.warnings.contains(f)) {
+            self.warnings.push(finding);
         }
         shown
     }
@@ -320,6 +320,41 @@ fn judge(nodes: &[PlacedNode], labels: &LabelLinks) -> Judgement {
                 && owner[i].is_none());
     }
     Judgement { shown, interactive, owner }
+}
+
+/// Text a person cannot read: the colour of its background, transparent, or microscopic. Pages
+/// hide instructions for agents this way.
+fn is_camouflaged(node: &RawNode) -> bool {
+    const MIN_CONTRAST: f64 = 1.2;
+    const MIN_FONT_PX: f64 = 4.0;
+    if node.font_size.is_some_and(|size| size < MIN_FONT_PX) {
+        return true;
+    }
+    let (Some(ink), Some(paper)) = (node.ink.as_deref(), node.paper.as_deref()) else { return false };
+    if ink.len() < 3 || paper.len() < 3 {
+        return false;
+    }
+    if ink.get(3).is_some_and(|&alpha| alpha < 0.1) {
+        return true;
+    }
+    contrast(&ink[..3], &paper[..3]) < MIN_CONTRAST
+}
+
+/// The WCAG contrast ratio of two sRGB colours (1 to 21).
+fn contrast(a: &[f64], b: &[f64]) -> f64 {
+    let luminance = |c: &[f64]| {
+        let channel = |v: f64| {
+            let v = v / 255.0;
+            if v <= 0.039_28 {
+                v / 12.92
+            } else {
+                ((v + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * channel(c[0]) + 0.7152 * channel(c[1]) + 0.0722 * channel(c[2])
+    };
+    let (la, lb) = (luminance(a), luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
 }
 
 fn has_size(placed: &PlacedNode) -> bool {

@@ -424,3 +424,29 @@ fn page_text_that_addresses_the_agent_is_defused_and_reported() {
     assert!(!text.contains("</page_content>"), "{text}");
     assert_eq!(map.warnings.len(), 2);
 }
+
+#[test]
+fn text_camouflaged_as_background_or_microscopic_is_left_out() {
+    let colored = |id, text: &str, ink: [f64; 3], paper: [f64; 3]| {
+        let mut n = node(id, Some(0), "p", text);
+        n.ink = Some(ink.to_vec());
+        n.paper = Some(paper.to_vec());
+        n.font_size = Some(16.0);
+        n
+    };
+    let mut tiny = node(5, Some(0), "p", "Tiny instructions");
+    tiny.font_size = Some(1.0);
+    let mut transparent = colored(6, "Invisible ink", [0.0, 0.0, 0.0], [255.0, 255.0, 255.0]);
+    transparent.ink = Some(vec![0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(
+        body_of(vec![
+            node(1, None, "body", ""),
+            colored(2, "Readable", [20.0, 20.0, 20.0], [255.0, 255.0, 255.0]),
+            colored(3, "White on white", [255.0, 255.0, 255.0], [255.0, 255.0, 255.0]),
+            colored(4, "Near white", [250.0, 250.0, 250.0], [255.0, 255.0, 255.0]),
+            tiny,
+            transparent,
+        ]),
+        "Readable"
+    );
+}

@@ -4,5 +4,5 @@
 mod injection;
 mod site_policy;
 
-pub use injection::{neutralize, Finding};
+pub use injection::{mentioned_hosts, neutralize, Finding};
 pub use site_policy::{PolicyRefusal, SitePolicy};
