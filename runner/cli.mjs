@@ -1,12 +1,13 @@
 // The headless runner: ./build.sh run --task "TEXT" [--url URL] --base-url URL --model NAME
 //   [--api-key-env VAR] [--max-steps N] [--json] [--headed]
 // Exit status: 0 when the task succeeded, 1 when it failed, 2 on a usage error.
+// Consequential actions are refused unless --approve is given (no one is there to ask).
 
 import { parseArgs } from 'node:util';
 import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask } from './launch.mjs';
 
 const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] --base-url URL --model NAME
-                   [--api-key-env VAR] [--max-steps N] [--json] [--headed]
+                   [--api-key-env VAR] [--max-steps N] [--json] [--headed] [--approve]
 
   --task TEXT         what the agent should do
   --url URL           page to start on (default: about:blank)
@@ -15,7 +16,9 @@ const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] --base-url URL --
   --api-key-env VAR   environment variable holding the API key (never pass keys on the command line)
   --max-steps N       step limit (default 25)
   --json              print one JSON object per event
-  --headed            show the browser window`;
+  --headed            show the browser window
+  --approve           allow consequential actions (buying, sending, deleting...) without asking;
+                      by default the runner refuses them, as no one is there to ask`;
 
 function usageError(message) {
   process.stderr.write(`error: ${message}\n\n${USAGE}\n`);
@@ -36,6 +39,7 @@ function parse(argv) {
         'max-steps': { type: 'string', default: '25' },
         json: { type: 'boolean', default: false },
         headed: { type: 'boolean', default: false },
+        approve: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -72,6 +76,8 @@ function describe(event) {
     }
     case 'result': return `${event.success ? 'Answer' : 'Not done'}: ${event.text}`;
     case 'error': return `Error: ${event.message}`;
+    case 'warning': return `Warning: ${event.message}`;
+    case 'approval_needed': return `Approval needed: ${event.question}`;
     case 'stopped': return `Stopped after ${event.steps} steps.`;
     default: return null;
   }
@@ -95,6 +101,10 @@ try {
     onEvent(event) {
       const line = options.json ? JSON.stringify(event) : describe(event);
       if (line) process.stdout.write(`${line}\n`);
+    },
+    onApproval(event) {
+      if (!options.json) process.stdout.write(`  ${options.approve ? 'allowed (--approve)' : 'refused (use --approve to allow)'}\n`);
+      return options.approve;
     },
   });
   exitCode = end.type === 'result' && end.success ? 0 : 1;

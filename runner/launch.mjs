@@ -94,24 +94,30 @@ export async function openPanel(agent, tabId) {
 const FINAL_EVENTS = new Set(['result', 'error', 'stopped']);
 
 /**
- * Runs a task through the port protocol from the panel page, calling `onEvent` for each event;
- * resolves with the final event (result, error or stopped).
+ * Runs a task through the port protocol from the panel page, calling `onEvent` for each event and
+ * `onApproval` for each approval request (its truthy answer allows the action); resolves with the
+ * final event (result, error or stopped).
  */
-export async function runTask(panel, { task, tabId, onEvent = () => {} }) {
+export async function runTask(panel, { task, tabId, onEvent = () => {}, onApproval = () => false }) {
   let finish;
   const finished = new Promise((resolve) => { finish = resolve; });
   const bridge = `__agentEvent${Math.random().toString(36).slice(2)}`;
-  await panel.exposeFunction(bridge, (event) => {
+  await panel.exposeFunction(bridge, async (event) => {
     onEvent(event);
     if (FINAL_EVENTS.has(event.type)) finish(event);
+    // The answer to an approval request goes back over the same port.
+    return event.type === 'approval_needed' ? Boolean(await onApproval(event)) : undefined;
   });
   await panel.evaluate(({ bridge, task, tabId }) => {
     const port = chrome.runtime.connect({ name: 'agent-panel' });
     let started = false;
-    port.onMessage.addListener((event) => {
+    port.onMessage.addListener(async (event) => {
       if (event.type === 'task_started') started = true;
       // Events of an earlier task replayed on connect are not this task's.
-      if (started || event.type === 'error') window[bridge](event);
+      if (!started && event.type !== 'error') return;
+      if (['result', 'error', 'stopped'].includes(event.type)) port.disconnect(); // This task is over.
+      const approved = await window[bridge](event);
+      if (event.type === 'approval_needed') port.postMessage({ v: 1, type: 'approve', id: event.id, approved });
     });
     port.postMessage({ v: 1, type: 'start_task', task, tabId });
   }, { bridge, task, tabId });

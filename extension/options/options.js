@@ -8,7 +8,7 @@ const core = init();
 
 const form = document.getElementById('settings');
 const status = document.getElementById('status');
-const fields = ['baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine'];
+const fields = ['baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations'];
 const checkboxes = ['highlights', 'trustedInput'];
 const lists = ['allowList', 'denyList'];
 const listFrom = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
@@ -36,6 +36,7 @@ form.addEventListener('submit', async (e) => {
     maxSteps: Number(form.elements.maxSteps.value),
     highlights: form.elements.highlights.checked,
     searchEngine: form.elements.searchEngine.value,
+    confirmations: form.elements.confirmations.value,
     trustedInput: form.elements.trustedInput.checked,
     allowList: listFrom(form.elements.allowList.value),
     denyList: listFrom(form.elements.denyList.value),

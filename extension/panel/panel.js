@@ -57,6 +57,28 @@ function renderStep(event) {
   return box;
 }
 
+/** A consequential action waiting for the user: the question, the page, Allow / Don't allow. */
+function renderApproval(event) {
+  const box = element('section', 'message approval');
+  box.setAttribute('role', 'alertdialog');
+  box.setAttribute('aria-label', 'The agent asks for your approval');
+  box.append(element('p', 'question', event.question), element('p', 'url', event.url));
+  const buttons = element('div', 'buttons');
+  const answer = (approved) => {
+    send({ type: 'approve', id: event.id, approved });
+    for (const button of buttons.querySelectorAll('button')) button.disabled = true;
+    box.append(element('p', 'decision', approved ? 'You allowed this.' : 'You did not allow this.'));
+  };
+  const allow = element('button', 'allow', 'Allow');
+  const refuse = element('button', 'refuse', "Don't allow");
+  allow.addEventListener('click', () => answer(true));
+  refuse.addEventListener('click', () => answer(false));
+  buttons.append(refuse, allow);
+  box.append(buttons);
+  queueMicrotask(() => refuse.focus());
+  return box;
+}
+
 /** Renders one event from the worker. */
 function render(event) {
   switch (event.type) {
@@ -83,6 +105,10 @@ function render(event) {
       clearThinking();
       setRunning(false);
       append(element('div', 'message error', event.message)).setAttribute('role', 'alert');
+      break;
+    case 'approval_needed':
+      clearThinking();
+      append(renderApproval(event));
       break;
     case 'warning':
       append(element('div', 'message warning', event.message)).setAttribute('role', 'alert');

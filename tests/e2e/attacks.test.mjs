@@ -20,7 +20,6 @@ before(async () => {
 });
 
 after(async () => {
-  console.log(`attacks tried: ${tally.tried}, stopped: ${tally.stopped}`);
   await agent?.close();
   await site?.close();
   await attacker?.close();
@@ -115,4 +114,42 @@ test('a page cannot talk to the extension or start a task', async () => {
   } finally {
     await llm.close();
   }
+});
+
+/** Runs "Place order" through the real panel UI and answers the approval with `button`. */
+async function checkoutWith(button) {
+  const llm = await startLlmServer([{ actions: [{ click_element: { target: 'Place order' } }] }, done]);
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted', apiKey: '', maxSteps: 5, highlights: false });
+    const target = await openTarget(agent, `${site.origin}/attacks/checkout.html`);
+    const panel = await openPanel(agent, target.tabId);
+    await panel.fill('#task', 'look at my cart');
+    await panel.press('#task', 'Enter');
+    const approval = panel.locator('.approval');
+    await approval.waitFor({ timeout: 30_000 });
+    const question = await approval.locator('.question').textContent();
+    assert.equal(await target.page.locator('#orders').textContent(), '0', 'nothing happens before the user answers');
+    await approval.locator(button).click();
+    await panel.locator('.answer').waitFor({ timeout: 30_000 });
+    const steps = await panel.locator('.step').allTextContents();
+    return { question, orders: await target.page.locator('#orders').textContent(), steps };
+  } finally {
+    await llm.close();
+  }
+}
+
+test('a checkout button is not clicked unless the user allows it in the panel', async () => {
+  const refused = await checkoutWith('.refuse');
+  assert.match(refused.question, /^The agent wants to buy or pay for something: clicking <button> "Place order" \[\d+\], which says "place order"\. Allow it\?$/);
+  assert.ok(attack(refused.orders === '0'), 'an order was placed without approval');
+  assert.match(refused.steps[0], /The user did not allow clicking <button> "Place order"/);
+
+  const allowed = await checkoutWith('.allow');
+  assert.equal(allowed.orders, '1', `the user, not the page, decides: ${allowed.steps}`);
+});
+
+test('every attack tried was stopped', () => {
+  console.log(`attacks tried: ${tally.tried}, stopped: ${tally.stopped}`);
+  assert.ok(tally.tried >= 15);
+  assert.equal(tally.stopped, tally.tried);
 });

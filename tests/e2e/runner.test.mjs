@@ -75,3 +75,24 @@ test('the runner exits 2 on a usage error, saying what is missing', async () => 
   assert.equal(missingKey.code, 2);
   assert.match(missingKey.stderr, /SURELY_UNSET_VAR_42 is not set/);
 });
+
+test('the runner refuses consequential actions unless --approve is given', async () => {
+  const script = () => [{ actions: [{ click_element: { target: 'Place order' } }] }, { actions: [{ done: { text: 'ok', success: true } }] }];
+  let llm = await startLlmServer(script());
+  try {
+    const { stdout } = await runner(['--task', 'order it', '--url', `${site.origin}/attacks/checkout.html`, '--base-url', llm.baseUrl, '--model', 'm']);
+    assert.match(stdout, /^Approval needed: The agent wants to buy or pay for something: clicking <button> "Place order"/m);
+    assert.match(stdout, /^ {2}refused \(use --approve to allow\)$/m);
+    assert.match(stdout, /✗ click_element: The user did not allow clicking/);
+  } finally {
+    await llm.close();
+  }
+  llm = await startLlmServer(script());
+  try {
+    const { stdout } = await runner(['--task', 'order it', '--url', `${site.origin}/attacks/checkout.html`, '--base-url', llm.baseUrl, '--model', 'm', '--approve']);
+    assert.match(stdout, /^ {2}allowed \(--approve\)$/m);
+    assert.match(stdout, /✓ click_element: Clicked <button> "Place order"/);
+  } finally {
+    await llm.close();
+  }
+});

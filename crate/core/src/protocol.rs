@@ -23,6 +23,8 @@ pub enum PanelRequest {
     },
     /// Stops the running task, cancelling a model call in flight.
     Stop,
+    /// The user's answer to an `approval_needed` event.
+    Approve { id: u32, approved: bool },
 }
 
 impl PanelRequest {
@@ -75,6 +77,10 @@ mod tests {
             Ok(PanelRequest::StartTask { task: "buy a mug".into(), tab_id: Some(4) })
         );
         assert_eq!(PanelRequest::parse(&json!({"v": 1, "type": "stop"})), Ok(PanelRequest::Stop));
+        assert_eq!(
+            PanelRequest::parse(&json!({"v": 1, "type": "approve", "id": 3, "approved": false})),
+            Ok(PanelRequest::Approve { id: 3, approved: false })
+        );
     }
 
     #[test]

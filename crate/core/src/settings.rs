@@ -1,7 +1,7 @@
 //! The user's settings as the options page stores them in `chrome.storage.local`.
 
 use crate::actions::SearchEngine;
-use crate::safety::SitePolicy;
+use crate::safety::{SitePolicy, Strictness};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -29,6 +29,8 @@ pub struct Settings {
     pub allow_list: Vec<String>,
     /// Sites the agent must never visit.
     pub deny_list: Vec<String>,
+    /// How readily consequential actions (buying, sending, deleting...) are put to the user.
+    pub confirmations: Strictness,
 }
 
 impl Default for Settings {
@@ -43,6 +45,7 @@ impl Default for Settings {
             trusted_input: false,
             allow_list: Vec::new(),
             deny_list: Vec::new(),
+            confirmations: Strictness::Normal,
         }
     }
 }

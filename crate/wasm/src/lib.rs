@@ -5,7 +5,7 @@
 mod fetch;
 mod host;
 
-use agent_core::agent::{run_task, AgentEvent, TaskConfig};
+use agent_core::agent::{run_task, AgentEvent, TaskConfig, UserGate};
 use agent_core::browser::Browser;
 use agent_core::cancel::CancelToken;
 use agent_core::dom_map::{serialize, ElementRegistry, MapOptions, PageMap};
@@ -14,9 +14,11 @@ use agent_core::protocol::{self, PanelRequest};
 use agent_core::settings::Settings;
 use agent_core::tokens::estimate_tokens;
 use fetch::FetchClient;
+use futures::channel::oneshot;
 use host::{BrowserHost, HostBrowser};
 use serde::Serialize;
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
@@ -25,13 +27,42 @@ use wasm_bindgen::prelude::*;
 pub struct Core {
     browser: Rc<HostBrowser>,
     running: Rc<RefCell<Option<CancelToken>>>,
+    user: Rc<PanelUser>,
+}
+
+/// The user, answering approval requests through the panel; each request waits on a channel
+/// that the panel's `approve` message completes.
+#[derive(Default)]
+struct PanelUser {
+    pending: RefCell<HashMap<u32, oneshot::Sender<bool>>>,
+}
+
+impl PanelUser {
+    fn answer(&self, id: u32, approved: bool) {
+        if let Some(sender) = self.pending.borrow_mut().remove(&id) {
+            let _ = sender.send(approved);
+        }
+    }
+}
+
+impl UserGate for PanelUser {
+    async fn approve(&self, id: u32) -> bool {
+        let (sender, receiver) = oneshot::channel();
+        self.pending.borrow_mut().insert(id, sender);
+        // A request abandoned (panel closed, task stopped) counts as refused.
+        receiver.await.unwrap_or(false)
+    }
 }
 
 #[wasm_bindgen]
 impl Core {
     #[wasm_bindgen(constructor)]
     pub fn new(host: BrowserHost) -> Core {
-        Core { browser: Rc::new(HostBrowser::new(host)), running: Rc::new(RefCell::new(None)) }
+        Core {
+            browser: Rc::new(HostBrowser::new(host)),
+            running: Rc::new(RefCell::new(None)),
+            user: Rc::new(PanelUser::default()),
+        }
     }
 
     /// Handles one message from a trusted panel port. Problems are reported as events.
@@ -48,6 +79,7 @@ impl Core {
                 }
             }
             Ok(PanelRequest::StartTask { task, tab_id }) => self.start(task, tab_id),
+            Ok(PanelRequest::Approve { id, approved }) => self.user.answer(id, approved),
         }
     }
 
@@ -97,17 +129,25 @@ impl Core {
         *self.running.borrow_mut() = Some(cancel.clone());
         let browser = Rc::clone(&self.browser);
         let running = Rc::clone(&self.running);
+        let user = Rc::clone(&self.user);
         wasm_bindgen_futures::spawn_local(async move {
-            if let Err(message) = run(&browser, task, tab_id, &cancel).await {
+            if let Err(message) = run(&browser, &user, task, tab_id, &cancel).await {
                 browser.emit(&AgentEvent::Error { message, steps: 0 });
             }
             running.borrow_mut().take();
+            user.pending.borrow_mut().clear();
         });
     }
 }
 
 /// Prepares and runs one task; `Err` is a problem found before the first step.
-async fn run(browser: &HostBrowser, task: String, tab_id: Option<i32>, cancel: &CancelToken) -> Result<(), String> {
+async fn run(
+    browser: &HostBrowser,
+    user: &PanelUser,
+    task: String,
+    tab_id: Option<i32>,
+    cancel: &CancelToken,
+) -> Result<(), String> {
     let settings = browser.load_settings().await?;
     settings.validate().map_err(|err| err.to_string())?;
     let policy = settings.site_policy().map_err(|err| err.to_string())?;
@@ -125,8 +165,9 @@ async fn run(browser: &HostBrowser, task: String, tab_id: Option<i32>, cancel: &
         search_engine: settings.search_engine,
         trusted_input: settings.trusted_input,
         policy,
+        strictness: settings.confirmations,
     };
-    run_task(&config, browser, &model, cancel, &|event| browser.emit(&event)).await;
+    run_task(&config, browser, &model, user, cancel, &|event| browser.emit(&event)).await;
     Ok(())
 }
 

@@ -25,6 +25,13 @@ pub enum AgentEvent {
     Warning {
         message: String,
     },
+    /// The agent waits for the user to allow or refuse a consequential action (answered with
+    /// the panel's `approve` message).
+    ApprovalNeeded {
+        id: u32,
+        question: String,
+        url: String,
+    },
     /// The task ended with an answer; `success` is the agent's own claim.
     Result {
         success: bool,

@@ -3,13 +3,15 @@
 //! when the page changes under them.
 
 use super::events::ActionReport;
-use super::navigator::{Look, Navigator, StepError};
+use super::navigator::{Look, Navigator, StepError, UserGate};
 use super::prompt::{extraction_request, EXTRACTION_REPLY_HINT};
+use super::AgentEvent;
 use crate::actions::{parse_keys, search_url, trusted, Action, PageOp, ScrollDirection};
 use crate::browser::{Browser, BrowserError, HistoryStep, OpOutcome, ScrollState};
 use crate::content::{chunks, to_markdown, RawContent};
 use crate::dom_map::{ElementRef, MapElement, PageMap};
 use crate::llm::ChatModel;
+use crate::safety::assess;
 use crate::text::truncate_words;
 
 /// Roles of the entries of a custom dropdown (listbox, menu, tree, grid).
@@ -29,7 +31,7 @@ struct Done {
 
 type Outcome = Result<Done, StepError>;
 
-impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
+impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Runs actions in order; stops at `done`, at a failure, or when the page the later actions
     /// were chosen for has changed. Returns the reports and, for `done`, its success and text.
     pub(super) async fn run_actions(
@@ -149,10 +151,39 @@ impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
                     Err(problem) => return Ok(report(name, None, false, problem)),
                 };
                 self.focus_frame.set(element.target.frame_id);
+                if let Some(refused) = self.ask_if_consequential(action, &element, seen).await? {
+                    return Ok(refused);
+                }
                 self.element_action(action, &element).await
             }
             Action::Done { .. } => unreachable!("done ends the step before it runs"),
         }
+    }
+
+    /// Puts a consequential action to the user; returns the report when they refuse it.
+    async fn ask_if_consequential(
+        &self,
+        action: &Action,
+        element: &MapElement,
+        seen: Option<&PageMap>,
+    ) -> Result<Option<Done>, StepError> {
+        let Some(page) = seen else { return Ok(None) };
+        let Some(consequence) = assess(action, element, page, self.config.strictness) else { return Ok(None) };
+        let id = self.approvals.get() + 1;
+        self.approvals.set(id);
+        (self.emit)(AgentEvent::ApprovalNeeded { id, question: consequence.question(), url: page.url.clone() });
+        let approved = self.cancel.guard(self.gate.approve(id)).await.ok_or(StepError::Cancelled)?;
+        Ok((!approved).then(|| {
+            report(
+                action.name(),
+                Some(&element.describe()),
+                false,
+                format!(
+                    "The user did not allow {}. Do not try it again another way; finish and tell the user what is left for them to do.",
+                    consequence.reason
+                ),
+            )
+        }))
     }
 
     /// The element at `index` as it is now, if it is still the one the model saw.

@@ -1,6 +1,6 @@
 //! A fake browser and a scripted model for the agent's native tests.
 
-use super::navigator::{run_task, TaskConfig};
+use super::navigator::{run_task, TaskConfig, UserGate};
 use super::AgentEvent;
 use crate::actions::trusted::InputCommand;
 use crate::actions::{PageOp, SearchEngine};
@@ -11,7 +11,7 @@ use crate::cancel::CancelToken;
 use crate::dom_map::tests::{node, page};
 use crate::dom_map::{MapOptions, RawFrame, RawNode};
 use crate::llm::{ChatModel, ChatReply, ChatRequest, LlmError};
-use crate::safety::SitePolicy;
+use crate::safety::{SitePolicy, Strictness};
 use futures::executor::block_on;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -36,6 +36,8 @@ pub struct FakeShop {
     pub input_commands: RefCell<Vec<InputCommand>>,
     pub finished: Cell<bool>,
     pub rules: RefCell<Vec<serde_json::Value>>,
+    /// Replaces the add button's label (say, with a purchase).
+    pub buy_label: RefCell<Option<String>>,
 }
 
 impl FakeShop {
@@ -56,6 +58,7 @@ impl FakeShop {
             input_commands: RefCell::default(),
             finished: Cell::new(false),
             rules: RefCell::default(),
+            buy_label: RefCell::default(),
         }
     }
 
@@ -78,7 +81,7 @@ impl Browser for FakeShop {
         note.value = Some(self.note.borrow().clone());
         let mut nodes = vec![
             node(1, None, "body", ""),
-            node(self.add_button_id(), Some(0), "button", "Add blue mug"),
+            node(self.add_button_id(), Some(0), "button", self.buy_label.borrow().as_deref().unwrap_or("Add blue mug")),
             note,
             node(4, Some(0), "p", &format!("Cart total: ${}.00", self.cart.get() * 12)),
             Self::with_attrs(
@@ -213,6 +216,19 @@ impl Browser for FakeShop {
     }
 }
 
+/// A user who answers every approval request the same way, and the ids asked.
+pub struct FakeUser {
+    pub approves: bool,
+    pub asked: RefCell<Vec<u32>>,
+}
+
+impl UserGate for FakeUser {
+    async fn approve(&self, id: u32) -> bool {
+        self.asked.borrow_mut().push(id);
+        self.approves
+    }
+}
+
 /// Replies from a queue and records every request.
 pub struct ScriptedModel {
     replies: RefCell<VecDeque<Result<String, LlmError>>>,
@@ -255,6 +271,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         search_engine: SearchEngine::DuckDuckGo,
         trusted_input: false,
         policy: SitePolicy::default(),
+        strictness: Strictness::Normal,
     }
 }
 
@@ -263,9 +280,18 @@ pub fn run(shop: &FakeShop, model: &ScriptedModel, max_steps: u32) -> (AgentEven
 }
 
 pub fn run_with(config: &TaskConfig, shop: &FakeShop, model: &ScriptedModel) -> (AgentEvent, Vec<AgentEvent>) {
+    run_as(config, shop, model, &FakeUser { approves: false, asked: RefCell::default() })
+}
+
+pub fn run_as(
+    config: &TaskConfig,
+    shop: &FakeShop,
+    model: &ScriptedModel,
+    user: &FakeUser,
+) -> (AgentEvent, Vec<AgentEvent>) {
     let events = RefCell::new(Vec::new());
     let emit = |event: AgentEvent| events.borrow_mut().push(event);
-    let end = block_on(run_task(config, shop, model, &CancelToken::new(), &emit));
+    let end = block_on(run_task(config, shop, model, user, &CancelToken::new(), &emit));
     (end, events.into_inner())
 }
 

@@ -10,6 +10,6 @@ mod output;
 mod prompt;
 
 pub use events::{ActionReport, AgentEvent};
-pub use navigator::{run_task, TaskConfig};
+pub use navigator::{run_task, TaskConfig, UserGate};
 pub use output::{parse_navigator_output, AgentBrain, NavigatorOutput};
 pub use prompt::{navigator_schema, state_message, system_prompt};

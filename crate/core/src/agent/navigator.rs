@@ -8,7 +8,7 @@ use crate::browser::{Browser, BrowserError, Highlight, TabId};
 use crate::cancel::CancelToken;
 use crate::dom_map::{elements_in_scope, ElementRegistry, MapOptions, PageMap};
 use crate::llm::{ChatMessage, ChatModel, ChatRequest};
-use crate::safety::{mentioned_hosts, Finding, PolicyRefusal, SitePolicy};
+use crate::safety::{mentioned_hosts, Finding, PolicyRefusal, SitePolicy, Strictness};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 
@@ -28,6 +28,15 @@ pub struct TaskConfig {
     pub trusted_input: bool,
     /// The sites the agent may visit.
     pub policy: SitePolicy,
+    /// How readily consequential actions are put to the user.
+    pub strictness: Strictness,
+}
+
+/// The user, for the actions they must approve.
+#[allow(async_fn_in_trait)]
+pub trait UserGate {
+    /// Waits for the user's answer to approval request `id` (announced by `ApprovalNeeded`).
+    async fn approve(&self, id: u32) -> bool;
 }
 
 /// How a step ended, for the loop.
@@ -44,10 +53,11 @@ enum StepEnd {
 }
 
 /// Runs one task to its end and returns the final event (also emitted).
-pub async fn run_task<B: Browser, M: ChatModel>(
+pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
     config: &TaskConfig,
     browser: &B,
     model: &M,
+    gate: &G,
     cancel: &CancelToken,
     emit: &dyn Fn(AgentEvent),
 ) -> AgentEvent {
@@ -55,6 +65,7 @@ pub async fn run_task<B: Browser, M: ChatModel>(
         config,
         browser,
         model,
+        gate,
         cancel,
         emit,
         history: Vec::new(),
@@ -64,6 +75,7 @@ pub async fn run_task<B: Browser, M: ChatModel>(
         task_tabs: RefCell::default(),
         warned: RefCell::default(),
         tainted_hosts: RefCell::default(),
+        approvals: Cell::new(0),
     };
     let end = match navigator.adopt_tab(config.tab).await {
         Ok(()) => navigator.run().await,
@@ -74,12 +86,13 @@ pub async fn run_task<B: Browser, M: ChatModel>(
     end
 }
 
-pub(super) struct Navigator<'a, B, M> {
+pub(super) struct Navigator<'a, B, M, G> {
     pub(super) config: &'a TaskConfig,
     pub(super) browser: &'a B,
     pub(super) model: &'a M,
+    pub(super) gate: &'a G,
     pub(super) cancel: &'a CancelToken,
-    emit: &'a dyn Fn(AgentEvent),
+    pub(super) emit: &'a dyn Fn(AgentEvent),
     /// The conversation without system prompt and state messages.
     history: Vec<ChatMessage>,
     /// Keeps element indices stable from step to step.
@@ -94,9 +107,11 @@ pub(super) struct Navigator<'a, B, M> {
     warned: RefCell<HashSet<String>>,
     /// Hosts named by page text that tried to instruct the agent: never visited on its word.
     pub(super) tainted_hosts: RefCell<HashSet<String>>,
+    /// Approval requests made so far (their ids).
+    pub(super) approvals: Cell<u32>,
 }
 
-impl<B: Browser, M: ChatModel> Navigator<'_, B, M> {
+impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Makes `tab` the one the agent works in, extending the site policy's browser rules to it.
     pub(super) async fn adopt_tab(&self, tab: TabId) -> Result<(), String> {
         self.tab.set(tab);

@@ -1,8 +1,10 @@
-//! Keeping the agent on the user's side: which sites it may visit, and page text that tries to
-//! instruct it.
+//! Keeping the agent on the user's side: which sites it may visit, page text that tries to
+//! instruct it, and actions the user must approve.
 
+mod consequence;
 mod injection;
 mod site_policy;
 
+pub use consequence::{assess, Consequence, Kind, Strictness};
 pub use injection::{mentioned_hosts, neutralize, Finding};
 pub use site_policy::{PolicyRefusal, SitePolicy};

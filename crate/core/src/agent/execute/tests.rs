@@ -47,6 +47,7 @@ fn run_with_replacement(shop: &FakeShop, model: &ScriptedModel) -> (AgentEvent, 
         &crate::agent::fakes::config(5),
         shop,
         &wrapped,
+        &crate::agent::fakes::FakeUser { approves: false, asked: Default::default() },
         &crate::cancel::CancelToken::new(),
         &emit,
     ));
@@ -255,4 +256,35 @@ fn a_link_to_a_denied_site_is_not_clicked() {
         "Did not click <a> \"Reviews\" [4]: it leads to http://shop.test/reviews is on the list of sites the user does not allow (\"http://shop.test/reviews\")."
     );
     assert!(shop.ops.borrow().is_empty());
+}
+
+#[test]
+fn consequential_actions_wait_for_the_user_and_a_refusal_is_respected() {
+    use crate::agent::fakes::{run_as, FakeUser};
+    // The shop's add button, reworded as a purchase.
+    let model = || ScriptedModel::new(vec![reply(r#"[{"click_element":{"index":1}}]"#), done()]);
+    let config = crate::agent::fakes::config(5);
+    let buy_page = |shop: &FakeShop| *shop.buy_label.borrow_mut() = Some("Buy now".into());
+
+    let shop = FakeShop::new();
+    buy_page(&shop);
+    let user = FakeUser { approves: false, asked: Default::default() };
+    let (_, events) = run_as(&config, &shop, &model(), &user);
+    assert_eq!(*user.asked.borrow(), vec![1]);
+    let asked = events.iter().find_map(|e| match e {
+        AgentEvent::ApprovalNeeded { question, .. } => Some(question.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        asked.as_deref(),
+        Some("The agent wants to buy or pay for something: clicking <button> \"Buy now\" [1], which says \"buy\". Allow it?")
+    );
+    assert!(outcomes(&events)[0].starts_with("The user did not allow clicking <button> \"Buy now\" [1]"));
+    assert_eq!(shop.cart.get(), 0, "nothing was bought");
+
+    let shop = FakeShop::new();
+    buy_page(&shop);
+    let user = FakeUser { approves: true, asked: Default::default() };
+    run_as(&config, &shop, &model(), &user);
+    assert_eq!(shop.cart.get(), 1, "bought once allowed");
 }

@@ -145,7 +145,8 @@ fn stopping_before_a_step_ends_the_task_as_stopped() {
     let model = ScriptedModel::new(vec![]);
     let cancel = CancelToken::new();
     cancel.cancel();
-    let end = block_on(run_task(&config(5), &shop, &model, &cancel, &|_| {}));
+    let user = crate::agent::fakes::FakeUser { approves: false, asked: Default::default() };
+    let end = block_on(run_task(&config(5), &shop, &model, &user, &cancel, &|_| {}));
     assert_eq!(end, AgentEvent::Stopped { steps: 0 });
 }
 

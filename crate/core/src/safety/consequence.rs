@@ -1,0 +1,250 @@
+//! Actions with consequences the user must approve: buying or paying, sending or posting,
+//! deleting, changing account or security settings, entering payment or password data. Decided in
+//! code from the element, its form and the page, never left to the model's judgement.
+
+use crate::actions::Action;
+use crate::dom_map::{MapElement, PageMap};
+use serde::{Deserialize, Serialize};
+
+/// How readily the agent asks before acting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strictness {
+    /// Never asks (the user takes the risk).
+    Off,
+    /// Asks before the consequential actions listed here.
+    #[default]
+    Normal,
+    /// Also asks before any submit or confirm on payment, account and checkout pages.
+    Strict,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Purchase,
+    Send,
+    Delete,
+    Account,
+    SensitiveData,
+}
+
+impl Kind {
+    fn describe(self) -> &'static str {
+        match self {
+            Kind::Purchase => "buy or pay for something",
+            Kind::Send => "send or publish something in your name",
+            Kind::Delete => "delete something",
+            Kind::Account => "change account or security settings",
+            Kind::SensitiveData => "enter payment or password data",
+        }
+    }
+}
+
+/// Why an action needs the user's approval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Consequence {
+    pub kind: Kind,
+    /// In words, for the user: what the action would do and what gave it away.
+    pub reason: String,
+}
+
+const PURCHASE: &[&str] = &[
+    "buy",
+    "purchase",
+    "place order",
+    "place your order",
+    "pay",
+    "checkout",
+    "check out",
+    "complete order",
+    "confirm order",
+    "submit order",
+    "subscribe",
+    "donate",
+    "book now",
+    "reserve now",
+    "add payment",
+];
+const SEND: &[&str] = &["send", "post", "publish", "tweet", "share", "reply", "submit review", "comment"];
+const DELETE: &[&str] =
+    &["delete", "remove account", "erase", "destroy", "empty trash", "cancel subscription", "unsubscribe"];
+const ACCOUNT: &[&str] = &[
+    "change password",
+    "update password",
+    "reset password",
+    "two-factor",
+    "2fa",
+    "security settings",
+    "close account",
+    "deactivate",
+    "change email",
+    "update email",
+    "save changes",
+];
+const SENSITIVE_FIELDS: &[&str] = &[
+    "card number",
+    "credit card",
+    "cardnumber",
+    "cc-number",
+    "cc-csc",
+    "cc-exp",
+    "cvc",
+    "cvv",
+    "security code",
+    "expiry",
+    "expiration",
+    "iban",
+    "account number",
+    "routing number",
+    "password",
+    "passcode",
+];
+const SENSITIVE_PAGES: &[&str] = &["checkout", "payment", "billing", "account", "settings", "security", "cart"];
+const STRICT_SUBMITS: &[&str] = &["submit", "confirm", "continue", "next", "save", "ok", "yes"];
+
+/// What a click or typing would set off, if it needs the user's approval.
+pub fn assess(action: &Action, element: &MapElement, page: &PageMap, strictness: Strictness) -> Option<Consequence> {
+    if strictness == Strictness::Off {
+        return None;
+    }
+    let attr = |name: &str| element.attrs.iter().find(|(k, _)| k == name).map(|(_, v)| v.to_lowercase());
+    let label = [Some(element.text.to_lowercase()), attr("aria-label"), attr("value"), attr("title"), attr("label")]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let shown = crate::text::truncate_words(&element.describe(), 80);
+    match action {
+        Action::InputText { .. } => {
+            let field = [attr("type"), attr("name"), attr("placeholder"), attr("aria-label"), attr("label")]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let sensitive = SENSITIVE_FIELDS.iter().find(|word| field.contains(*word));
+            sensitive.map(|word| Consequence {
+                kind: Kind::SensitiveData,
+                reason: format!("typing into {shown}, a field for {word}"),
+            })
+        }
+        Action::ClickElement { .. } => {
+            let found =
+                [(Kind::Purchase, PURCHASE), (Kind::Delete, DELETE), (Kind::Account, ACCOUNT), (Kind::Send, SEND)]
+                    .into_iter()
+                    .find_map(|(kind, words)| words.iter().find(|w| has_phrase(&label, w)).map(|w| (kind, *w)));
+            if let Some((kind, word)) = found {
+                return Some(Consequence { kind, reason: format!("clicking {shown}, which says \"{word}\"") });
+            }
+            let url = page.url.to_lowercase();
+            let sensitive_page = SENSITIVE_PAGES.iter().find(|w| url.contains(*w));
+            let submit = STRICT_SUBMITS.iter().find(|w| has_phrase(&label, w)).is_some()
+                || attr("type").as_deref() == Some("submit");
+            match (strictness, sensitive_page, submit) {
+                (Strictness::Strict, Some(word), true) => Some(Consequence {
+                    kind: Kind::Purchase,
+                    reason: format!("clicking {shown} to submit on a {word} page"),
+                }),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+impl Consequence {
+    /// The question put to the user.
+    pub fn question(&self) -> String {
+        format!("The agent wants to {}: {}. Allow it?", self.kind.describe(), self.reason)
+    }
+}
+
+/// `phrase` as whole words in `text` ("pay" in "Pay now", not in "PayPal account" or "display").
+fn has_phrase(text: &str, phrase: &str) -> bool {
+    let mut start = 0;
+    while let Some(found) = text[start..].find(phrase) {
+        let at = start + found;
+        let end = at + phrase.len();
+        let before_ok = text[..at].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+        let after_ok = text[end..].chars().next().is_none_or(|c| !c.is_alphanumeric());
+        if before_ok && after_ok {
+            return true;
+        }
+        start = end;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom_map::{ElementRef, Viewport};
+
+    fn element(tag: &str, text: &str, attrs: &[(&str, &str)]) -> MapElement {
+        MapElement {
+            index: 1,
+            target: ElementRef { frame_id: 0, doc: "d".into(), id: 1 },
+            tag: tag.into(),
+            attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            text: text.into(),
+            fingerprint: 0,
+            is_new: false,
+            link: None,
+        }
+    }
+
+    fn page(url: &str) -> PageMap {
+        PageMap {
+            url: url.into(),
+            title: String::new(),
+            viewport: Viewport::default(),
+            lines: vec![],
+            notes: vec![],
+            warnings: vec![],
+        }
+    }
+
+    fn click(el: &MapElement, url: &str, strictness: Strictness) -> Option<Kind> {
+        assess(&Action::ClickElement { index: 1 }, el, &page(url), strictness).map(|c| c.kind)
+    }
+
+    #[test]
+    fn consequential_clicks_are_recognised_by_their_words() {
+        let shop = "https://shop.test/product";
+        assert_eq!(click(&element("button", "Place order", &[]), shop, Strictness::Normal), Some(Kind::Purchase));
+        assert_eq!(click(&element("button", "Buy now", &[]), shop, Strictness::Normal), Some(Kind::Purchase));
+        assert_eq!(
+            click(&element("button", "", &[("aria-label", "Send message")]), shop, Strictness::Normal),
+            Some(Kind::Send)
+        );
+        assert_eq!(click(&element("button", "Delete repository", &[]), shop, Strictness::Normal), Some(Kind::Delete));
+        assert_eq!(click(&element("button", "Change password", &[]), shop, Strictness::Normal), Some(Kind::Account));
+        assert_eq!(click(&element("button", "Add to cart", &[]), shop, Strictness::Normal), None);
+        assert_eq!(click(&element("a", "PayPal help", &[]), shop, Strictness::Normal), None, "whole words only");
+        assert_eq!(click(&element("button", "Place order", &[]), shop, Strictness::Off), None);
+    }
+
+    #[test]
+    fn strict_mode_also_guards_submits_on_payment_pages() {
+        let submit = element("button", "Continue", &[("type", "submit")]);
+        assert_eq!(click(&submit, "https://shop.test/checkout/step2", Strictness::Normal), None);
+        assert_eq!(click(&submit, "https://shop.test/checkout/step2", Strictness::Strict), Some(Kind::Purchase));
+        assert_eq!(click(&submit, "https://shop.test/search", Strictness::Strict), None);
+    }
+
+    #[test]
+    fn typing_payment_or_password_data_is_recognised() {
+        let typing = Action::InputText { index: 1, text: "4111".into(), clear: true };
+        let card = element("input", "", &[("name", "cardnumber"), ("placeholder", "Card number")]);
+        let consequence = assess(&typing, &card, &page("https://shop.test/pay"), Strictness::Normal).unwrap();
+        assert_eq!(consequence.kind, Kind::SensitiveData);
+        assert_eq!(
+            consequence.question(),
+            "The agent wants to enter payment or password data: typing into <input> \"Card number\" [1], a field for card number. Allow it?"
+        );
+        let password = element("input", "", &[("type", "password")]);
+        assert!(assess(&typing, &password, &page("https://a.test"), Strictness::Normal).is_some());
+        let search = element("input", "", &[("type", "search")]);
+        assert!(assess(&typing, &search, &page("https://a.test"), Strictness::Normal).is_none());
+    }
+}
