@@ -92,10 +92,10 @@ test('contenteditable editors, date and number inputs take text; a bad date is r
 test('hover opens a hover menu, and a button in a closed shadow root is clicked', async () => {
   const { states, page } = await run('widgets.html', [
     [{ hover: { target: 'Account' } }],
-    [{ click_element: { target: 'Buy in shadow' } }],
+    [{ click_element: { target: 'Like in shadow' } }],
   ]);
   assert.match(states[1], /Your orders/);
-  assert.equal(await page.locator('#bought').textContent(), '1');
+  assert.equal(await page.locator('#liked').textContent(), '1');
 });
 
 test('an infinite list grows as the agent scrolls, and text is found in it', async () => {

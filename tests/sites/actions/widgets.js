@@ -16,14 +16,14 @@ for (const option of list.querySelectorAll('[role=option]')) {
 const account = document.getElementById('account');
 account.addEventListener('mouseenter', () => { document.getElementById('account-menu').hidden = false; });
 
-customElements.define('shadow-buy', class extends HTMLElement {
+customElements.define('shadow-like', class extends HTMLElement {
   constructor() {
     super();
     const root = this.attachShadow({ mode: 'closed' });
-    root.innerHTML = '<button>Buy in shadow</button>';
+    root.innerHTML = '<button>Like in shadow</button>';
     root.querySelector('button').addEventListener('click', () => {
-      const bought = document.getElementById('bought');
-      bought.textContent = String(Number(bought.textContent) + 1);
+      const liked = document.getElementById('liked');
+      liked.textContent = String(Number(liked.textContent) + 1);
     });
   }
 });
