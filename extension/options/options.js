@@ -12,6 +12,12 @@ const fields = ['baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confi
 const checkboxes = ['highlights', 'trustedInput'];
 const lists = ['allowList', 'denyList'];
 const listFrom = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
+/** "name | value | site, site" lines <-> secrets. */
+const secretsFrom = (text) => listFrom(text).map((line) => {
+  const [name = '', value = '', sites = ''] = line.split('|').map((part) => part.trim());
+  return { name, value, domains: sites.split(',').map((site) => site.trim()).filter(Boolean) };
+});
+const secretsText = (secrets) => secrets.map((s) => `${s.name} | ${s.value} | ${s.domains.join(', ')}`).join('\n');
 
 function show(message, isError) {
   status.textContent = message;
@@ -24,6 +30,7 @@ async function load() {
   for (const name of fields) if (settings[name] !== undefined) form.elements[name].value = settings[name];
   for (const name of checkboxes) if (settings[name] !== undefined) form.elements[name].checked = settings[name];
   for (const name of lists) if (settings[name] !== undefined) form.elements[name].value = settings[name].join('\n');
+  if (settings.secrets) form.elements.secrets.value = secretsText(settings.secrets);
   document.getElementById('fields').disabled = false;
 }
 
@@ -40,8 +47,9 @@ form.addEventListener('submit', async (e) => {
     trustedInput: form.elements.trustedInput.checked,
     allowList: listFrom(form.elements.allowList.value),
     denyList: listFrom(form.elements.denyList.value),
+    secrets: secretsFrom(form.elements.secrets.value),
   };
-  for (const name of [...fields, ...lists]) form.elements[name].removeAttribute('aria-invalid');
+  for (const name of [...fields, ...lists, 'secrets']) form.elements[name].removeAttribute('aria-invalid');
   await core;
   const problem = validateSettings(settings);
   if (problem) {

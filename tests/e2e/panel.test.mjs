@@ -201,7 +201,7 @@ test('the options page validates with the core and saves to chrome.storage.local
   await options.click('button[type=submit]');
   await waitUntil(async () => (await options.locator('#status').textContent()) === 'Saved.');
   const stored = await agent.worker.evaluate(() => chrome.storage.local.get('settings'));
-  assert.deepEqual(stored.settings, { baseUrl: 'http://localhost:11434/v1', model: 'gpt-4o-mini', apiKey: 'sk-local', maxSteps: 12, highlights: true, searchEngine: 'duckduckgo', confirmations: 'normal', trustedInput: false, allowList: [], denyList: [] });
+  assert.deepEqual(stored.settings, { baseUrl: 'http://localhost:11434/v1', model: 'gpt-4o-mini', apiKey: 'sk-local', maxSteps: 12, highlights: true, searchEngine: 'duckduckgo', confirmations: 'normal', trustedInput: false, allowList: [], denyList: [], secrets: [] });
 
   await options.reload();
   await waitUntil(async () => (await options.locator('#model').inputValue()) === 'gpt-4o-mini');

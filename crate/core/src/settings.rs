@@ -1,7 +1,7 @@
 //! The user's settings as the options page stores them in `chrome.storage.local`.
 
 use crate::actions::SearchEngine;
-use crate::safety::{SitePolicy, Strictness};
+use crate::safety::{Secret, Secrets, SitePolicy, Strictness};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -31,6 +31,8 @@ pub struct Settings {
     pub deny_list: Vec<String>,
     /// How readily consequential actions (buying, sending, deleting...) are put to the user.
     pub confirmations: Strictness,
+    /// Named secrets the model types by placeholder, each limited to its sites.
+    pub secrets: Vec<Secret>,
 }
 
 impl Default for Settings {
@@ -46,6 +48,7 @@ impl Default for Settings {
             allow_list: Vec::new(),
             deny_list: Vec::new(),
             confirmations: Strictness::Normal,
+            secrets: Vec::new(),
         }
     }
 }
@@ -57,6 +60,7 @@ pub enum SettingsError {
     MissingModel,
     BadMaxSteps(u32),
     BadSiteList { field: &'static str, problem: String },
+    BadSecret(String),
 }
 
 impl fmt::Display for SettingsError {
@@ -66,6 +70,7 @@ impl fmt::Display for SettingsError {
             SettingsError::BadBaseUrl(url) => write!(f, "The provider base URL \"{url}\" is not an http(s) address. Enter one such as https://api.openai.com/v1 in the settings."),
             SettingsError::MissingModel => write!(f, "No model is set. Enter a model name (such as gpt-4o-mini or llama3.1) in the settings."),
             SettingsError::BadMaxSteps(n) => write!(f, "Max steps must be between 1 and {MAX_MAX_STEPS}, not {n}. Change it in the settings."),
+            SettingsError::BadSecret(problem) => write!(f, "A secret is not usable: {problem}. Correct it in the settings."),
             SettingsError::BadSiteList { problem, .. } => {
                 write!(f, "A site list entry is not usable: {problem}. Correct it in the settings.")
             }
@@ -81,6 +86,7 @@ impl SettingsError {
             SettingsError::MissingModel => "model",
             SettingsError::BadMaxSteps(_) => "maxSteps",
             SettingsError::BadSiteList { field, .. } => field,
+            SettingsError::BadSecret(_) => "secrets",
         }
     }
 }
@@ -102,7 +108,12 @@ impl Settings {
             return Err(SettingsError::BadMaxSteps(self.max_steps));
         }
         self.site_policy()?;
+        self.named_secrets()?;
         Ok(())
+    }
+
+    pub fn named_secrets(&self) -> Result<Secrets, SettingsError> {
+        Secrets::new(self.secrets.clone()).map_err(SettingsError::BadSecret)
     }
 
     pub fn site_policy(&self) -> Result<SitePolicy, SettingsError> {

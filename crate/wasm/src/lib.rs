@@ -151,6 +151,7 @@ async fn run(
     let settings = browser.load_settings().await?;
     settings.validate().map_err(|err| err.to_string())?;
     let policy = settings.site_policy().map_err(|err| err.to_string())?;
+    let secrets = settings.named_secrets().map_err(|err| err.to_string())?;
     let tab = match tab_id {
         Some(tab) => tab,
         None => browser.active_tab().await?,
@@ -166,6 +167,7 @@ async fn run(
         trusted_input: settings.trusted_input,
         policy,
         strictness: settings.confirmations,
+        secrets,
     };
     run_task(&config, browser, &model, user, cancel, &|event| browser.emit(&event)).await;
     Ok(())

@@ -59,3 +59,29 @@ pub struct ActionReport {
     /// What happened, in a sentence the model and the user can use.
     pub outcome: String,
 }
+
+impl AgentEvent {
+    /// The event with every text passed through `redact` (secret values back to placeholders).
+    pub fn redacted(self, redact: &dyn Fn(&str) -> String) -> AgentEvent {
+        match self {
+            AgentEvent::Step { step, max_steps, evaluation, memory, next_goal, actions } => AgentEvent::Step {
+                step,
+                max_steps,
+                evaluation: redact(&evaluation),
+                memory: redact(&memory),
+                next_goal: redact(&next_goal),
+                actions: actions
+                    .into_iter()
+                    .map(|a| ActionReport { target: a.target.as_deref().map(redact), outcome: redact(&a.outcome), ..a })
+                    .collect(),
+            },
+            AgentEvent::Result { success, text, steps } => AgentEvent::Result { success, text: redact(&text), steps },
+            AgentEvent::Error { message, steps } => AgentEvent::Error { message: redact(&message), steps },
+            AgentEvent::Warning { message } => AgentEvent::Warning { message: redact(&message) },
+            AgentEvent::ApprovalNeeded { id, question, url } => {
+                AgentEvent::ApprovalNeeded { id, question: redact(&question), url: redact(&url) }
+            }
+            other => other,
+        }
+    }
+}

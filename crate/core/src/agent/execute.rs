@@ -11,7 +11,7 @@ use crate::browser::{Browser, BrowserError, HistoryStep, OpOutcome, ScrollState}
 use crate::content::{chunks, to_markdown, RawContent};
 use crate::dom_map::{ElementRef, MapElement, PageMap};
 use crate::llm::ChatModel;
-use crate::safety::assess;
+use crate::safety::{assess, PolicyRefusal};
 use crate::text::truncate_words;
 
 /// Roles of the entries of a custom dropdown (listbox, menu, tree, grid).
@@ -151,12 +151,31 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     Err(problem) => return Ok(report(name, None, false, problem)),
                 };
                 self.focus_frame.set(element.target.frame_id);
-                if let Some(refused) = self.ask_if_consequential(action, &element, seen).await? {
-                    return Ok(refused);
+                let url = seen.map(|map| map.url.as_str()).unwrap_or_default();
+                let (action, consented) = match self.fill_secrets(action, url) {
+                    Ok(filled) => filled,
+                    Err(problem) => return Ok(report(name, None, false, format!("Did not type: {problem}."))),
+                };
+                if !consented {
+                    if let Some(refused) = self.ask_if_consequential(&action, &element, seen).await? {
+                        return Ok(refused);
+                    }
                 }
-                self.element_action(action, &element).await
+                self.element_action(&action, &element).await
             }
             Action::Done { .. } => unreachable!("done ends the step before it runs"),
+        }
+    }
+
+    /// The action with secret placeholders filled in for `url`, and whether it only types
+    /// secrets the user allowed there (their consent, so no approval is asked).
+    fn fill_secrets(&self, action: &Action, url: &str) -> Result<(Action, bool), String> {
+        match action {
+            Action::InputText { index, text, clear } => {
+                let (text, consented) = self.config.secrets.fill(text, url)?;
+                Ok((Action::InputText { index: *index, text, clear: *clear }, consented))
+            }
+            other => Ok((other.clone(), false)),
         }
     }
 
@@ -458,7 +477,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let pieces = chunks(&markdown, EXTRACT_CHUNK_TOKENS);
         let mut answers = Vec::new();
         for piece in pieces.iter().take(EXTRACT_MAX_CHUNKS) {
-            let request = extraction_request(query, piece);
+            let request = extraction_request(query, &self.config.secrets.redact(piece));
             let reply = match self.cancel.guard(self.model.complete(&request)).await {
                 None => return Err(StepError::Cancelled),
                 Some(Err(err)) => return Err(StepError::Fatal(err.to_string())),
@@ -533,6 +552,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     async fn switch_tab(&self, name: &str, tab_id: i32) -> Outcome {
         let tabs = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
+        let denied =
+            tabs.iter().find(|tab| tab.id == tab_id).and_then(|tab| match self.config.policy.check(&tab.url) {
+                Err(refusal @ (PolicyRefusal::Denied { .. } | PolicyRefusal::NotAllowed { .. })) => Some(refusal),
+                _ => None,
+            });
+        if let Some(refusal) = denied {
+            return Ok(report(name, None, false, format!("Did not switch to tab {tab_id}: {refusal}.")));
+        }
         if !tabs.iter().any(|tab| tab.id == tab_id) {
             let ids: Vec<String> = tabs.iter().map(|tab| tab.id.to_string()).collect();
             return Ok(report(

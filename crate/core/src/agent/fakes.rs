@@ -11,7 +11,7 @@ use crate::cancel::CancelToken;
 use crate::dom_map::tests::{node, page};
 use crate::dom_map::{MapOptions, RawFrame, RawNode};
 use crate::llm::{ChatModel, ChatReply, ChatRequest, LlmError};
-use crate::safety::{SitePolicy, Strictness};
+use crate::safety::{Secrets, SitePolicy, Strictness};
 use futures::executor::block_on;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -272,6 +272,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         trusted_input: false,
         policy: SitePolicy::default(),
         strictness: Strictness::Normal,
+        secrets: Secrets::default(),
     }
 }
 

@@ -8,7 +8,7 @@ use crate::browser::{Browser, BrowserError, Highlight, TabId};
 use crate::cancel::CancelToken;
 use crate::dom_map::{elements_in_scope, ElementRegistry, MapOptions, PageMap};
 use crate::llm::{ChatMessage, ChatModel, ChatRequest};
-use crate::safety::{mentioned_hosts, Finding, PolicyRefusal, SitePolicy, Strictness};
+use crate::safety::{mentioned_hosts, Finding, PolicyRefusal, Secrets, SitePolicy, Strictness};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 
@@ -30,6 +30,8 @@ pub struct TaskConfig {
     pub policy: SitePolicy,
     /// How readily consequential actions are put to the user.
     pub strictness: Strictness,
+    /// Named secrets the model may type by placeholder.
+    pub secrets: Secrets,
 }
 
 /// The user, for the actions they must approve.
@@ -61,6 +63,9 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
     cancel: &CancelToken,
     emit: &dyn Fn(AgentEvent),
 ) -> AgentEvent {
+    // Nothing leaves the core with a secret's value in it.
+    let redact = |text: &str| config.secrets.redact(text);
+    let emit = &|event: AgentEvent| emit(event.redacted(&redact));
     let mut navigator = Navigator {
         config,
         browser,
@@ -284,9 +289,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     async fn ask_model(&self, state: String) -> Result<String, StepError> {
         let mut messages = Vec::with_capacity(self.history.len() + 2);
-        messages.push(ChatMessage::system(system_prompt()));
+        messages.push(ChatMessage::system(system_prompt(self.config.secrets.prompt().as_deref())));
         messages.extend(self.history.iter().cloned());
         messages.push(ChatMessage::user(state));
+        // The model never sees a secret's value, whatever the page shows.
+        for message in &mut messages {
+            message.content = self.config.secrets.redact(&message.content);
+        }
         let request = ChatRequest { messages, schema_name: "navigator_output".into(), schema: navigator_schema() };
         match self.cancel.guard(self.model.complete(&request)).await {
             None => Err(StepError::Cancelled),

@@ -7,8 +7,8 @@ use crate::dom_map::{serialize, MapOptions, PageMap};
 use crate::llm::{ChatMessage, ChatRequest};
 use serde_json::{json, Value};
 
-pub fn system_prompt() -> String {
-    format!(
+pub fn system_prompt(secrets: Option<&str>) -> String {
+    let prompt = format!(
         "You are a browser agent. You complete the user's task by operating a real web browser, one step at a time.
 
 Each step you receive the current state: the open tabs, the URL, the page title, the results of your previous actions, and a map of the page. In the map, each interactive element is a line `[index]<tag attributes>text />`, marked `*[index]` when it appeared since the previous step; indentation shows nesting; lines without an index are visible text. Only the visible part of the page (plus a margin) is listed, with a summary of what lies above and below: scroll to see more. Refer to elements only by the index shown in the map.
@@ -21,9 +21,13 @@ Reply with one JSON object and nothing else:
 Available actions (each item of \"action\" is an object with exactly one of these keys):
 {}
 
-You may give several actions; they run in order and stop early when the page changes. To read information that is not visible, use extract or scroll. Use done as soon as the task is complete, with the answer the user asked for.",
+You may give several actions; they run in order and stop early when the page changes. To read information that is not visible, use extract or scroll. Some actions (buying, sending, deleting, account changes, payment or password data) wait for the user's approval; if the user does not allow one, do not try another way. Use done as soon as the task is complete, with the answer the user asked for.",
         actions_prompt()
-    )
+    );
+    match secrets {
+        Some(secrets) => format!("{prompt}\n\n{secrets}"),
+        None => prompt,
+    }
 }
 
 /// The structured-output schema of the navigator's reply.

@@ -3,8 +3,10 @@
 
 mod consequence;
 mod injection;
+mod secrets;
 mod site_policy;
 
 pub use consequence::{assess, Consequence, Kind, Strictness};
 pub use injection::{mentioned_hosts, neutralize, Finding};
+pub use secrets::{Secret, Secrets};
 pub use site_policy::{PolicyRefusal, SitePolicy};

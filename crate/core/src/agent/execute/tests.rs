@@ -288,3 +288,47 @@ fn consequential_actions_wait_for_the_user_and_a_refusal_is_respected() {
     run_as(&config, &shop, &model(), &user);
     assert_eq!(shop.cart.get(), 1, "bought once allowed");
 }
+
+#[test]
+fn secrets_are_typed_by_placeholder_only_where_allowed_and_never_shown() {
+    use crate::safety::{Secret, Secrets};
+    let secret = |domain: &str| {
+        Secrets::new(vec![Secret { name: "pin".into(), value: "9876".into(), domains: vec![domain.into()] }]).unwrap()
+    };
+    let model =
+        || ScriptedModel::new(vec![reply(r#"[{"input_text":{"index":2,"text":"<secret>pin</secret>"}}]"#), done()]);
+
+    let shop = FakeShop::new();
+    let allowed = crate::agent::TaskConfig { secrets: secret("shop.test"), ..crate::agent::fakes::config(5) };
+    let used = model();
+    let (_, events) = crate::agent::fakes::run_with(&allowed, &shop, &used);
+    assert_eq!(*shop.note.borrow(), "9876", "the real value was typed");
+    assert_eq!(outcomes(&events)[0], "Typed \"<secret>pin</secret>\" into <textarea> [2].");
+    let everything_sent = format!("{:?}", used.requests.borrow());
+    assert!(!everything_sent.contains("9876"), "the model never sees the value");
+    assert!(everything_sent.contains("<secret>pin</secret> (on shop.test)"));
+    assert!(!format!("{events:?}").contains("9876"), "nor does the panel");
+
+    let shop = FakeShop::new();
+    let elsewhere = crate::agent::TaskConfig { secrets: secret("bank.test"), ..crate::agent::fakes::config(5) };
+    let (_, events) = crate::agent::fakes::run_with(&elsewhere, &shop, &model());
+    assert_eq!(outcomes(&events)[0], "Did not type: the secret \"pin\" may only be used on bank.test.");
+    assert_eq!(*shop.note.borrow(), "");
+}
+
+#[test]
+fn switching_to_a_tab_on_a_denied_site_is_refused() {
+    let shop = FakeShop::new();
+    shop.tabs.borrow_mut().push(crate::browser::TabInfo {
+        id: 5,
+        url: "https://evil.test/".into(),
+        title: "Evil".into(),
+    });
+    let model = ScriptedModel::new(vec![reply(r#"[{"switch_tab":{"tab_id":5}}]"#), done()]);
+    let (_, events) = crate::agent::fakes::run_with(&with_policy(&[], &["evil.test"]), &shop, &model);
+    assert_eq!(
+        outcomes(&events)[0],
+        "Did not switch to tab 5: https://evil.test/ is on the list of sites the user does not allow (\"evil.test\")."
+    );
+    assert_eq!(shop.current_tab.get(), 1);
+}
