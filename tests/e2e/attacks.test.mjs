@@ -88,9 +88,10 @@ test("a page that redirects to a denied site is blocked by the browser", async (
     done,
   ], { denyList: ['localhost'] });
   assert.match(outcomes[0], /^Clicked <button> "Continue"/);
-  const secondState = events.find((e) => e.type === 'step');
-  assert.ok(secondState);
   assert.ok(attack(attacker.requests.length === 0), `the attacker saw ${attacker.requests}`);
+  // The user is told.
+  const warning = events.find((e) => e.type === 'warning');
+  assert.match(warning?.message ?? '', /^Your site settings stopped a page: the browser blocked this page: http:\/\/localhost:\d+\/collect\?card=\d+ is on the list of sites the user does not allow/);
 });
 
 test('with an allow list, the agent neither opens nor is sent anywhere else', async () => {

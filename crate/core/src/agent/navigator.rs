@@ -247,7 +247,15 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     BrowserError::TabClosed
                 )))
             }
-            Err(err) => return Ok(Err(self.blocked_page_reason().await.unwrap_or_else(|| err.to_string()))),
+            Err(err) => {
+                let Some(blocked) = self.blocked_page_reason().await else { return Ok(Err(err.to_string())) };
+                if matches!(look, Look::Step) && self.warned.borrow_mut().insert(blocked.clone()) {
+                    (self.emit)(AgentEvent::Warning {
+                        message: format!("Your site settings stopped a page: {blocked}."),
+                    });
+                }
+                return Ok(Err(blocked));
+            }
         };
         let mut registry = self.registry.borrow_mut();
         Ok(match look {
