@@ -121,8 +121,24 @@ test('a rejected API key ends the task with a clear message, and the next task s
   }
 });
 
+test('an overloaded or rate-limiting provider is waited for, and the task completes', async () => {
+  const script = shopScript(site.origin);
+  const llm = await startLlmServer([
+    { status: 503, body: { error: { message: 'overloaded' } } },
+    { status: 429, body: { error: { message: 'Rate limit reached' } }, headers: { 'retry-after': '1' } },
+    ...script,
+  ]);
+  try {
+    const { panel } = await openShop();
+    await assertShopTaskSucceeds(panel, llm);
+    assert.equal(llm.requests.length, script.length + 2);
+  } finally {
+    await llm.close();
+  }
+});
+
 test('replies that are not valid JSON end the task with a clear message', async () => {
-  const llm = await startLlmServer([{ raw: 'Sure, I will click it.' }, { raw: '{"action": [' }, { raw: 'no' }]);
+  const llm = await startLlmServer(['Sure, I will click it.', '{"action": [', 'no', 'nope', '{}', '{"x": 1}'].map((raw) => ({ raw })));
   try {
     await useModel(llm.baseUrl);
     const { panel } = await openShop();

@@ -7,7 +7,7 @@
 //       (add from: "previous" to use the map of the step before, as a model with stale memory would).
 //       In done.text, {{regex}} is replaced by the regex's first capture group in the page map.
 //   { raw: "text" }                                      reply content sent as is (malformed output)
-//   { status: 401, body: {...} }                         an HTTP error with that JSON body
+//   { status: 401, body: {...}, headers?: {...} }        an HTTP error with that JSON body (and headers)
 //   { hang: true }                                       never answers; counts in `aborted` when the client gives up
 // Every request body is recorded in `requests`. Past the end of the script it answers HTTP 500.
 
@@ -57,7 +57,7 @@ function completion(content) {
 }
 
 function respond(step, request, previousState) {
-  if (step.status) return { status: step.status, body: JSON.stringify(step.body ?? {}) };
+  if (step.status) return { status: step.status, body: JSON.stringify(step.body ?? {}), headers: step.headers };
   if ('raw' in step) return { status: 200, body: JSON.stringify(completion(step.raw)) };
   const state = lastState(request);
   const reply = {
@@ -79,8 +79,8 @@ export async function startLlmServer(script) {
     let data = '';
     req.on('data', (chunk) => { data += chunk; });
     req.on('end', () => {
-      const send = (status, body) => {
-        res.writeHead(status, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
+      const send = (status, body, headers = {}) => {
+        res.writeHead(status, { 'content-type': 'application/json', 'access-control-allow-origin': '*', ...headers });
         res.end(body);
       };
       if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) return send(404, '{"error":{"message":"not found"}}');
@@ -100,8 +100,8 @@ export async function startLlmServer(script) {
       }
       try {
         const previousState = requests.length > 1 ? lastState(requests[requests.length - 2]) : '';
-        const { status, body } = respond(step, request, previousState);
-        send(status, body);
+        const { status, body, headers: extra } = respond(step, request, previousState);
+        send(status, body, extra);
       } catch (err) {
         send(500, JSON.stringify({ error: { message: `script error: ${err.message}` } }));
       }

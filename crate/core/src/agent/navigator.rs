@@ -192,16 +192,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             (&tabs, self.tab.get()),
             &self.config.map,
         );
-        let reply = self.ask_model(state).await?;
-        let output = match parse_navigator_output(&reply) {
+        let output = match self.ask_for_output(state).await? {
             Ok(output) => output,
-            Err(reason) => {
-                let problem = format!(
-                    "Your reply could not be used: {reason}. Reply with one JSON object in the required format."
-                );
+            Err((reason, problem)) => {
                 let failure = format!("the model's reply could not be used ({reason}). If this keeps happening, choose a model that supports structured JSON output.");
-                self.history.push(ChatMessage::assistant(reply));
-                self.history.push(ChatMessage::user(problem.clone()));
                 (self.emit)(AgentEvent::Step {
                     step,
                     max_steps,
@@ -263,6 +257,33 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             // A look between actions must not change what the next step marks as new.
             Look::Peek => PageMap::build(&frames, &mut registry.clone()),
         })
+    }
+
+    /// The model's output for this step. A reply that cannot be used is explained to the model,
+    /// which gets one more try at once; `Err` gives the reason and what the model was told.
+    async fn ask_for_output(&mut self, state: String) -> Result<Result<NavigatorOutput, (String, String)>, StepError> {
+        let mut reply = self.ask_model(state.clone()).await?;
+        for attempt in 0..2 {
+            let reason = match parse_navigator_output(&reply) {
+                Ok(output) => {
+                    if attempt > 0 {
+                        // The failed exchange taught what it had to; it need not stay in the history.
+                        self.history.truncate(self.history.len() - 2);
+                    }
+                    return Ok(Ok(output));
+                }
+                Err(reason) => reason,
+            };
+            let problem =
+                format!("Your reply could not be used: {reason}. Reply with one JSON object in the required format.");
+            self.history.push(ChatMessage::assistant(reply.clone()));
+            self.history.push(ChatMessage::user(problem.clone()));
+            if attempt == 1 {
+                return Ok(Err((reason, problem)));
+            }
+            reply = self.ask_model(state.clone()).await?;
+        }
+        unreachable!("the loop returns on its second pass")
     }
 
     /// Why the current page cannot be read when the site policy blocked it.

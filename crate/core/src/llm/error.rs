@@ -9,8 +9,12 @@ pub enum LlmError {
     Unauthorized { status: u16, detail: String },
     /// 404: usually an unknown model or a base URL without the API path.
     NotFound { model: String, detail: String },
-    /// 429: rate limit or exhausted quota.
+    /// 429 that persisted through the retries.
     RateLimited { detail: String },
+    /// 429 because the account's quota or credit is used up.
+    QuotaExhausted { detail: String },
+    /// The conversation is longer than the model's context window.
+    ContextTooLong { detail: String },
     /// Any other non-success status.
     Http { status: u16, detail: String },
     /// A success status whose body is not a chat-completions reply.
@@ -34,7 +38,15 @@ impl fmt::Display for LlmError {
             ),
             LlmError::RateLimited { detail } => write!(
                 f,
-                "The model provider is rate limiting requests or the quota is used up (HTTP 429: {detail}). Wait a moment and try again, or check your plan's limits."
+                "The model provider kept refusing requests as too many, even after waiting (HTTP 429: {detail}). Wait a minute and try again, or check your plan's rate limits."
+            ),
+            LlmError::QuotaExhausted { detail } => write!(
+                f,
+                "The model provider's quota or credit for this key is used up ({detail}). Add credit or raise the limit in the provider's billing settings, or use another key."
+            ),
+            LlmError::ContextTooLong { detail } => write!(
+                f,
+                "The conversation is longer than the model can read ({detail}). Start a new task, or choose a model with a larger context window."
             ),
             LlmError::Http { status, detail } => write!(f, "The model provider answered with an error (HTTP {status}: {detail}). Try again; if it persists, check the provider's status."),
             LlmError::MalformedResponse { detail } => write!(

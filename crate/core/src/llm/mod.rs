@@ -5,9 +5,10 @@
 
 mod error;
 mod openai;
+pub mod retry;
 
 pub use error::LlmError;
-pub use openai::OpenAiCompatible;
+pub use openai::{OpenAiCompatible, OutputMode};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -65,14 +66,20 @@ pub trait ChatModel {
 }
 
 /// A finished HTTP exchange, whatever its status.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct HttpResponse {
     pub status: u16,
     pub body: String,
+    /// The `Retry-After` header, when the server sent one.
+    pub retry_after: Option<String>,
 }
 
 #[allow(async_fn_in_trait)]
 pub trait HttpClient {
-    /// POSTs a JSON body; `Err` only when no response arrived at all (refused, DNS, CORS).
+    /// POSTs a JSON body; `Err` only when no response arrived at all (refused, DNS, CORS, timeout).
     async fn post_json(&self, url: &str, headers: &[(String, String)], body: String) -> Result<HttpResponse, String>;
+    /// Waits between tries.
+    async fn sleep(&self, milliseconds: u32);
+    /// A number in 0..1 to spread retries out.
+    fn jitter(&self) -> f64;
 }

@@ -1,7 +1,21 @@
 //! The OpenAI chat-completions wire format, spoken by OpenAI and most self-hosted servers.
 
+use super::retry::{is_quota_exhausted, post_with_retries, RetryPolicy};
 use super::{ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, Usage};
 use serde_json::{json, Value};
+use std::cell::Cell;
+
+/// How the reply's JSON shape is requested. Servers that refuse one way get the next, and the
+/// model keeps the way that worked for the rest of the task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputMode {
+    /// `response_format: json_schema` (strict): OpenAI, vLLM, LM Studio, llama.cpp, Ollama.
+    JsonSchema,
+    /// `response_format: json_object`: servers without schema support (DeepSeek, Groq's older models).
+    JsonObject,
+    /// No `response_format`; the prompt alone asks for JSON, and replies are parsed defensively.
+    PromptOnly,
+}
 
 /// Longest piece of an error body quoted back to the user.
 const MAX_DETAIL_CHARS: usize = 300;
@@ -11,6 +25,8 @@ pub struct OpenAiCompatible<H> {
     model: String,
     api_key: String,
     http: H,
+    retry: RetryPolicy,
+    mode: Cell<OutputMode>,
 }
 
 impl<H: HttpClient> OpenAiCompatible<H> {
@@ -20,22 +36,37 @@ impl<H: HttpClient> OpenAiCompatible<H> {
             model: model.trim().to_string(),
             api_key: api_key.trim().to_string(),
             http,
+            retry: RetryPolicy::default(),
+            mode: Cell::new(OutputMode::JsonSchema),
         }
+    }
+
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    pub fn output_mode(&self) -> OutputMode {
+        self.mode.get()
     }
 
     pub fn endpoint(&self) -> String {
         format!("{}/chat/completions", self.base_url)
     }
 
-    pub fn request_body(&self, request: &ChatRequest) -> Value {
-        json!({
-            "model": self.model,
-            "messages": request.messages,
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": { "name": request.schema_name, "strict": true, "schema": request.schema }
+    pub fn request_body(&self, request: &ChatRequest, mode: OutputMode) -> Value {
+        let mut body = json!({ "model": self.model, "messages": request.messages });
+        match mode {
+            OutputMode::JsonSchema => {
+                body["response_format"] = json!({
+                    "type": "json_schema",
+                    "json_schema": { "name": request.schema_name, "strict": true, "schema": request.schema }
+                });
             }
-        })
+            OutputMode::JsonObject => body["response_format"] = json!({ "type": "json_object" }),
+            OutputMode::PromptOnly => {}
+        }
+        body
     }
 
     fn headers(&self) -> Vec<(String, String)> {
@@ -48,28 +79,60 @@ impl<H: HttpClient> OpenAiCompatible<H> {
 
     fn error_for(&self, status: u16, body: &str) -> LlmError {
         let detail = error_detail(body);
+        let lower = body.to_ascii_lowercase();
         match status {
             401 | 403 => LlmError::Unauthorized { status, detail },
             404 => LlmError::NotFound { model: self.model.clone(), detail },
+            429 if is_quota_exhausted(body) => LlmError::QuotaExhausted { detail },
             429 => LlmError::RateLimited { detail },
+            400 | 413 if CONTEXT_TOO_LONG.iter().any(|phrase| lower.contains(phrase)) => {
+                LlmError::ContextTooLong { detail }
+            }
             _ => LlmError::Http { status, detail },
         }
+    }
+}
+
+/// Phrases with which servers reject a request longer than the model's context.
+const CONTEXT_TOO_LONG: &[&str] =
+    &["context_length_exceeded", "maximum context length", "context length", "too many tokens", "prompt is too long"];
+
+/// Whether a 400 says the server does not accept the requested `response_format`.
+fn rejects_output_format(status: u16, body: &str) -> bool {
+    let lower = body.to_ascii_lowercase();
+    matches!(status, 400 | 422 | 500)
+        && (lower.contains("response_format")
+            || lower.contains("json_schema")
+            || lower.contains("json_object")
+            || lower.contains("structured output"))
+}
+
+fn next_mode(mode: OutputMode) -> Option<OutputMode> {
+    match mode {
+        OutputMode::JsonSchema => Some(OutputMode::JsonObject),
+        OutputMode::JsonObject => Some(OutputMode::PromptOnly),
+        OutputMode::PromptOnly => None,
     }
 }
 
 impl<H: HttpClient> ChatModel for OpenAiCompatible<H> {
     async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
         let url = self.endpoint();
-        let body = self.request_body(request).to_string();
-        let response = self
-            .http
-            .post_json(&url, &self.headers(), body)
-            .await
-            .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
-        if !(200..300).contains(&response.status) {
-            return Err(self.error_for(response.status, &response.body));
+        let headers = self.headers();
+        loop {
+            let mode = self.mode.get();
+            let body = self.request_body(request, mode).to_string();
+            let response = post_with_retries(&self.http, &self.retry, &url, &headers, &body)
+                .await
+                .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
+            if (200..300).contains(&response.status) {
+                return parse_reply(&response.body);
+            }
+            match next_mode(mode).filter(|_| rejects_output_format(response.status, &response.body)) {
+                Some(next) => self.mode.set(next),
+                None => return Err(self.error_for(response.status, &response.body)),
+            }
         }
-        parse_reply(&response.body)
     }
 }
 

@@ -85,10 +85,13 @@ fn stops_remaining_actions_when_the_page_changes_under_them() {
 #[test]
 fn unusable_replies_are_explained_to_the_model_and_end_the_task_when_repeated() {
     let shop = FakeShop::new();
-    let model = ScriptedModel::new(vec![Ok("not json".into()), Ok("still not".into()), Ok("{\"x\":1}".into())]);
+    // Each step asks twice (the second time with the problem explained) before it counts as failed.
+    let replies = ["not json", "still not", "{oops", "no", "nope", "{\"x\":1}"];
+    let model = ScriptedModel::new(replies.iter().map(|r| Ok(r.to_string())).collect());
     let (end, events) = run(&shop, &model, 10);
     let AgentEvent::Error { message, steps } = end else { panic!("expected an error, got {end:?}") };
     assert_eq!(steps, 3);
+    assert_eq!(model.requests.borrow().len(), 6);
     assert!(
         message.contains("3 failed steps")
             && message.contains("reply could not be used (the reply has no \"action\" list)"),
@@ -100,6 +103,23 @@ fn unusable_replies_are_explained_to_the_model_and_end_the_task_when_repeated() 
         .iter()
         .any(|m| m.content.contains("Your reply could not be used: the reply contains no JSON object")));
     assert!(format!("{events:?}").contains("supports structured JSON output"));
+}
+
+#[test]
+fn one_bad_reply_is_corrected_within_the_step_and_forgotten() {
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![
+        Ok("Sure! I will click it.".into()),
+        reply(r#"[{"click_element":{"index":1}}]"#),
+        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+    ]);
+    let (end, _) = run(&shop, &model, 5);
+    assert!(matches!(end, AgentEvent::Result { success: true, steps: 2, .. }), "{end:?}");
+    assert_eq!(shop.cart.get(), 1);
+    let retry = &model.requests.borrow()[1].messages;
+    assert!(retry.iter().any(|m| m.content == "Your reply could not be used: the reply contains no JSON object. Reply with one JSON object in the required format."));
+    let next_step = &model.requests.borrow()[2].messages;
+    assert!(!next_step.iter().any(|m| m.content.contains("could not be used")), "the failed exchange is dropped");
 }
 
 #[test]

@@ -2,11 +2,13 @@ use super::*;
 use crate::llm::{ChatMessage, HttpResponse};
 use futures::executor::block_on;
 use std::cell::RefCell;
+use std::collections::VecDeque;
 
-/// Answers every request with one canned response and records what was sent.
+/// Answers requests from a queue (repeating the last answer) and records what was sent and waited.
 struct CannedHttp {
-    response: Result<HttpResponse, String>,
+    responses: RefCell<VecDeque<Result<HttpResponse, String>>>,
     sent: RefCell<Vec<SentRequest>>,
+    slept: RefCell<Vec<u32>>,
 }
 
 struct SentRequest {
@@ -17,15 +19,36 @@ struct SentRequest {
 
 impl CannedHttp {
     fn new(response: Result<HttpResponse, String>) -> Self {
-        Self { response, sent: RefCell::new(Vec::new()) }
+        Self::sequence(vec![response])
+    }
+
+    fn sequence(responses: Vec<Result<HttpResponse, String>>) -> Self {
+        Self { responses: RefCell::new(responses.into()), sent: RefCell::default(), slept: RefCell::default() }
     }
 }
 
 impl HttpClient for &CannedHttp {
     async fn post_json(&self, url: &str, headers: &[(String, String)], body: String) -> Result<HttpResponse, String> {
         self.sent.borrow_mut().push(SentRequest { url: url.to_string(), headers: headers.to_vec(), body });
-        self.response.clone()
+        let mut queue = self.responses.borrow_mut();
+        if queue.len() > 1 {
+            queue.pop_front().unwrap()
+        } else {
+            queue.front().cloned().unwrap()
+        }
     }
+
+    async fn sleep(&self, milliseconds: u32) {
+        self.slept.borrow_mut().push(milliseconds);
+    }
+
+    fn jitter(&self) -> f64 {
+        1.0
+    }
+}
+
+fn status(status: u16, body: &str) -> Result<HttpResponse, String> {
+    Ok(HttpResponse { status, body: body.into(), retry_after: None })
 }
 
 fn request() -> ChatRequest {
@@ -37,7 +60,77 @@ fn request() -> ChatRequest {
 }
 
 fn ok(body: &str) -> Result<HttpResponse, String> {
-    Ok(HttpResponse { status: 200, body: body.into() })
+    status(200, body)
+}
+
+const REPLY: &str = r#"{"choices":[{"message":{"content":"{}"}}]}"#;
+
+fn model(http: &CannedHttp) -> OpenAiCompatible<&CannedHttp> {
+    OpenAiCompatible::new("http://x.test/v1", "m", "k", http)
+}
+
+#[test]
+fn retries_passing_failures_with_backoff() {
+    let http = CannedHttp::sequence(vec![status(503, "busy"), status(502, ""), ok(REPLY)]);
+    assert!(block_on(model(&http).complete(&request())).is_ok());
+    assert_eq!(http.sent.borrow().len(), 3);
+    assert_eq!(*http.slept.borrow(), vec![1000, 2000]);
+}
+
+#[test]
+fn waits_as_long_as_retry_after_says() {
+    let limited = Ok(HttpResponse { status: 429, body: "slow down".into(), retry_after: Some("3".into()) });
+    let http = CannedHttp::sequence(vec![limited, ok(REPLY)]);
+    assert!(block_on(model(&http).complete(&request())).is_ok());
+    assert_eq!(*http.slept.borrow(), vec![3000]);
+}
+
+#[test]
+fn gives_up_after_the_last_try_with_a_clear_error() {
+    let http = CannedHttp::new(status(429, r#"{"error":{"message":"Rate limit reached"}}"#));
+    let err = block_on(model(&http).complete(&request())).unwrap_err();
+    assert!(matches!(err, LlmError::RateLimited { .. }), "{err:?}");
+    assert_eq!(http.sent.borrow().len(), 4);
+
+    let http = CannedHttp::new(Err("Failed to fetch".into()));
+    assert!(matches!(block_on(model(&http).complete(&request())), Err(LlmError::Unreachable { .. })));
+    assert_eq!(http.sent.borrow().len(), 2, "a refused connection is tried twice, not four times");
+}
+
+#[test]
+fn an_exhausted_quota_is_not_retried() {
+    let http = CannedHttp::new(status(
+        429,
+        r#"{"error":{"code":"insufficient_quota","message":"You exceeded your current quota"}}"#,
+    ));
+    let err = block_on(model(&http).complete(&request())).unwrap_err();
+    assert!(matches!(err, LlmError::QuotaExhausted { .. }), "{err:?}");
+    assert!(err.to_string().contains("billing"));
+    assert_eq!(http.sent.borrow().len(), 1);
+}
+
+#[test]
+fn falls_back_when_the_server_refuses_json_schema_and_remembers() {
+    let refuse = status(400, r#"{"error":{"message":"response_format type json_schema is not supported"}}"#);
+    let http = CannedHttp::sequence(vec![refuse, ok(REPLY), ok(REPLY)]);
+    let m = model(&http);
+    assert!(block_on(m.complete(&request())).is_ok());
+    assert_eq!(m.output_mode(), OutputMode::JsonObject);
+    assert!(block_on(m.complete(&request())).is_ok());
+    let bodies: Vec<Value> = http.sent.borrow().iter().map(|s| serde_json::from_str(&s.body).unwrap()).collect();
+    assert_eq!(bodies[0]["response_format"]["type"], "json_schema");
+    assert_eq!(bodies[1]["response_format"], json!({"type": "json_object"}));
+    assert_eq!(bodies[2]["response_format"], json!({"type": "json_object"}), "the working mode is kept");
+}
+
+#[test]
+fn a_context_overflow_says_so() {
+    let http = CannedHttp::new(status(
+        400,
+        r#"{"error":{"code":"context_length_exceeded","message":"This model's maximum context length is 8192 tokens"}}"#,
+    ));
+    let err = block_on(model(&http).complete(&request())).unwrap_err();
+    assert!(matches!(err, LlmError::ContextTooLong { .. }), "{err:?}");
 }
 
 #[test]
@@ -85,11 +178,11 @@ fn maps_statuses_to_errors_the_user_can_act_on() {
     let cases = [
         (401, r#"{"error":{"message":"Incorrect API key provided"}}"#, "refused the API key"),
         (404, r#"{"error":{"message":"model not found"}}"#, "does not know the model \"m\""),
-        (429, "slow down", "rate limiting"),
+        (429, "slow down", "too many"),
         (500, "", "no details given"),
     ];
     for (status, body, expected) in cases {
-        let http = CannedHttp::new(Ok(HttpResponse { status, body: body.into() }));
+        let http = CannedHttp::new(Ok(HttpResponse { status, body: body.into(), retry_after: None }));
         let err =
             block_on(OpenAiCompatible::new("http://x.test/v1", "m", "k", &http).complete(&request())).unwrap_err();
         assert!(err.to_string().contains(expected), "{status}: {err}");
