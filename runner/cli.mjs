@@ -6,12 +6,13 @@
 import { parseArgs } from 'node:util';
 import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask } from './launch.mjs';
 
-const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] --base-url URL --model NAME
+const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [--base-url URL] --model NAME
                    [--api-key-env VAR] [--max-steps N] [--json] [--headed] [--approve]
 
   --task TEXT         what the agent should do
   --url URL           page to start on (default: about:blank)
-  --base-url URL      OpenAI-compatible API root, e.g. https://api.openai.com/v1
+  --provider P        openai, anthropic, gemini or openai-compatible (the default)
+  --base-url URL      the API root; required for openai-compatible servers, optional for the others
   --model NAME        model name, e.g. gpt-4o-mini
   --api-key-env VAR   environment variable holding the API key (never pass keys on the command line)
   --max-steps N       step limit (default 25)
@@ -33,7 +34,8 @@ function parse(argv) {
       options: {
         task: { type: 'string' },
         url: { type: 'string', default: 'about:blank' },
-        'base-url': { type: 'string' },
+        'base-url': { type: 'string', default: '' },
+        provider: { type: 'string', default: 'openai-compatible' },
         model: { type: 'string' },
         'api-key-env': { type: 'string' },
         'max-steps': { type: 'string', default: '25' },
@@ -51,7 +53,9 @@ function parse(argv) {
     process.exit(0);
   }
   if (!values.task?.trim()) usageError('--task is required');
-  if (!values['base-url']) usageError('--base-url is required');
+  const providers = ['openai', 'anthropic', 'gemini', 'openai-compatible'];
+  if (!providers.includes(values.provider)) usageError(`--provider must be one of ${providers.join(', ')}`);
+  if (!values['base-url'] && values.provider === 'openai-compatible') usageError('--base-url is required for an openai-compatible server');
   if (!values.model) usageError('--model is required');
   const maxSteps = Number(values['max-steps']);
   if (!Number.isInteger(maxSteps) || maxSteps < 1) usageError('--max-steps must be a positive whole number');
@@ -88,6 +92,7 @@ const agent = await launchAgentBrowser({ headless: !options.headed });
 let exitCode = 1;
 try {
   await applySettings(agent, {
+    provider: options.provider,
     baseUrl: options['base-url'],
     model: options.model,
     apiKey: options.apiKey,

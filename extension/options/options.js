@@ -8,7 +8,7 @@ const core = init();
 
 const form = document.getElementById('settings');
 const status = document.getElementById('status');
-const fields = ['baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations'];
+const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations'];
 const checkboxes = ['highlights', 'trustedInput'];
 const lists = ['allowList', 'denyList'];
 const listFrom = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
@@ -37,6 +37,7 @@ async function load() {
 form.addEventListener('submit', async (e) => {
   e.preventDefault();
   const settings = {
+    provider: form.elements.provider.value,
     baseUrl: form.elements.baseUrl.value.trim(),
     model: form.elements.model.value.trim(),
     apiKey: form.elements.apiKey.value.trim(),

@@ -80,7 +80,7 @@ test('the panel runs the shop task on a strict-CSP page: the cart really changes
     assert.equal(llm.requests.length, 4);
     for (const request of llm.requests) {
       assert.equal(request.model, 'scripted-model');
-      assert.equal(request.response_format.type, 'json_schema');
+      assert.equal(request.raw.response_format.type, 'json_schema');
       assert.equal(request.messages.filter((m) => m.role === 'system').length, 1);
     }
     assert.equal(llm.headers[0].authorization, 'Bearer sk-test-key');
@@ -217,7 +217,7 @@ test('the options page validates with the core and saves to chrome.storage.local
   await options.click('button[type=submit]');
   await waitUntil(async () => (await options.locator('#status').textContent()) === 'Saved.');
   const stored = await agent.worker.evaluate(() => chrome.storage.local.get('settings'));
-  assert.deepEqual(stored.settings, { baseUrl: 'http://localhost:11434/v1', model: 'gpt-4o-mini', apiKey: 'sk-local', maxSteps: 12, highlights: true, searchEngine: 'duckduckgo', confirmations: 'normal', trustedInput: false, allowList: [], denyList: [], secrets: [] });
+  assert.deepEqual(stored.settings, { provider: 'openai-compatible', baseUrl: 'http://localhost:11434/v1', model: 'gpt-4o-mini', apiKey: 'sk-local', maxSteps: 12, highlights: true, searchEngine: 'duckduckgo', confirmations: 'normal', trustedInput: false, allowList: [], denyList: [], secrets: [] });
 
   await options.reload();
   await waitUntil(async () => (await options.locator('#model').inputValue()) === 'gpt-4o-mini');

@@ -96,3 +96,25 @@ test('the runner refuses consequential actions unless --approve is given', async
     await llm.close();
   }
 });
+
+for (const provider of ['anthropic', 'gemini']) {
+  test(`the runner completes the shop task with --provider ${provider}, in that provider's wire format`, async () => {
+    const llm = await startLlmServer(shopScript(site.origin));
+    try {
+      const base = provider === 'anthropic' ? llm.baseUrl : llm.baseUrl.replace(/\/v1$/, '/v1beta');
+      const { code, stdout, stderr } = await runner(
+        ['--task', SHOP_TASK, '--url', `${site.origin}/shop/`, '--provider', provider, '--base-url', base,
+          '--model', `${provider}-model`, '--api-key-env', 'RUNNER_TEST_KEY'],
+        { RUNNER_TEST_KEY: 'key-123' },
+      );
+      assert.equal(code, 0, stdout + stderr);
+      assert.match(stdout, /^Answer: The cart total is \$14\.50$/m);
+      assert.ok(llm.requests.every((r) => r.format === provider));
+      assert.equal(llm.requests[0].messages[0].role, 'system');
+      const key = provider === 'anthropic' ? llm.headers[0]['x-api-key'] : llm.headers[0]['x-goog-api-key'];
+      assert.equal(key, 'key-123');
+    } finally {
+      await llm.close();
+    }
+  });
+}

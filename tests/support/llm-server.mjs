@@ -1,4 +1,6 @@
-// A scripted model for tests, on loopback, speaking the OpenAI chat-completions wire format.
+// A scripted model for tests, on loopback, speaking three wire formats by path: OpenAI
+// chat-completions (/chat/completions), Anthropic Messages (/messages) and Gemini generateContent
+// (/models/NAME:generateContent), each with its own reply, error and usage shapes.
 //
 // A script is a list of replies, one per request, in order. A reply is one of:
 //   { actions: [...], next_goal?, memory?, evaluation? }  a navigator reply. Actions may name their
@@ -9,7 +11,8 @@
 //   { raw: "text" }                                      reply content sent as is (malformed output)
 //   { status: 401, body: {...}, headers?: {...} }        an HTTP error with that JSON body (and headers)
 //   { hang: true }                                       never answers; counts in `aborted` when the client gives up
-// Every request body is recorded in `requests`. Past the end of the script it answers HTTP 500.
+// Every request is recorded in `requests` as { format, model, messages: [{role, content}], raw },
+// whatever its wire format. Past the end of the script it answers HTTP 500.
 
 import { createServer } from 'node:http';
 
@@ -56,9 +59,61 @@ function completion(content) {
   };
 }
 
+/** A successful reply carrying `content` (JSON text or raw text) in the request's wire format. */
+function success(format, content, isJson) {
+  switch (format) {
+    case 'anthropic':
+      return {
+        id: 'msg_scripted', type: 'message', role: 'assistant', model: 'scripted',
+        content: isJson
+          ? [{ type: 'tool_use', id: 'toolu_scripted', name: 'navigator_output', input: JSON.parse(content) }]
+          : [{ type: 'text', text: content }],
+        stop_reason: isJson ? 'tool_use' : 'end_turn',
+        usage: { input_tokens: 100, output_tokens: 20 },
+      };
+    case 'gemini':
+      return {
+        candidates: [{ content: { role: 'model', parts: [{ text: content }] }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 20, totalTokenCount: 120 },
+      };
+    default:
+      return completion(content);
+  }
+}
+
+/** An error body in the request's wire format. */
+function failure(format, status, body) {
+  const message = body?.error?.message ?? 'scripted error';
+  if (format === 'anthropic') {
+    const type = { 401: 'authentication_error', 429: 'rate_limit_error', 529: 'overloaded_error' }[status] ?? 'invalid_request_error';
+    return { type: 'error', error: { type, message } };
+  }
+  if (format === 'gemini') {
+    const code = { 400: 'INVALID_ARGUMENT', 403: 'PERMISSION_DENIED', 429: 'RESOURCE_EXHAUSTED' }[status] ?? 'INTERNAL';
+    return { error: { code: status, message, status: code } };
+  }
+  return body ?? {};
+}
+
+/** The request in one shape, whatever its wire format. */
+function normalize(url, raw) {
+  if (url.endsWith('/messages')) {
+    const messages = raw.messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : m.content.map((b) => b.text ?? '').join('') }));
+    return { format: 'anthropic', model: raw.model, messages: raw.system ? [{ role: 'system', content: raw.system }, ...messages] : messages, raw };
+  }
+  const gemini = url.match(/\/models\/([^/:]+):generateContent/);
+  if (gemini) {
+    const messages = raw.contents.map((c) => ({ role: c.role === 'model' ? 'assistant' : 'user', content: c.parts.map((p) => p.text).join('') }));
+    const system = raw.systemInstruction?.parts?.map((p) => p.text).join('');
+    return { format: 'gemini', model: gemini[1], messages: system ? [{ role: 'system', content: system }, ...messages] : messages, raw };
+  }
+  return { format: 'openai', model: raw.model, messages: raw.messages, raw };
+}
+
 function respond(step, request, previousState) {
-  if (step.status) return { status: step.status, body: JSON.stringify(step.body ?? {}), headers: step.headers };
-  if ('raw' in step) return { status: 200, body: JSON.stringify(completion(step.raw)) };
+  const { format } = request;
+  if (step.status) return { status: step.status, body: JSON.stringify(failure(format, step.status, step.body)), headers: step.headers };
+  if ('raw' in step) return { status: 200, body: JSON.stringify(success(format, step.raw, false)) };
   const state = lastState(request);
   const reply = {
     current_state: {
@@ -68,7 +123,7 @@ function respond(step, request, previousState) {
     },
     action: step.actions.map((action) => resolveAction(state, previousState, action)),
   };
-  return { status: 200, body: JSON.stringify(completion(JSON.stringify(reply))) };
+  return { status: 200, body: JSON.stringify(success(format, JSON.stringify(reply), true)) };
 }
 
 export async function startLlmServer(script) {
@@ -83,10 +138,12 @@ export async function startLlmServer(script) {
         res.writeHead(status, { 'content-type': 'application/json', 'access-control-allow-origin': '*', ...headers });
         res.end(body);
       };
-      if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) return send(404, '{"error":{"message":"not found"}}');
+      const path = new URL(req.url, 'http://x').pathname;
+      const known = path.endsWith('/chat/completions') || path.endsWith('/messages') || path.includes(':generateContent');
+      if (req.method !== 'POST' || !known) return send(404, '{"error":{"message":"not found"}}');
       let request;
       try {
-        request = JSON.parse(data);
+        request = normalize(path, JSON.parse(data));
       } catch {
         return send(400, '{"error":{"message":"body is not JSON"}}');
       }

@@ -1,6 +1,7 @@
 //! The user's settings as the options page stores them in `chrome.storage.local`.
 
 use crate::actions::SearchEngine;
+use crate::llm::Provider;
 use crate::safety::{Secret, Secrets, SitePolicy, Strictness};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -11,7 +12,9 @@ const MAX_MAX_STEPS: u32 = 200;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Settings {
-    /// The chat-completions API root, e.g. `https://api.openai.com/v1`.
+    pub provider: Provider,
+    /// The API root, e.g. `https://api.openai.com/v1`; may be empty for OpenAI, Anthropic and
+    /// Gemini (their public endpoints), required for other OpenAI-compatible servers.
     pub base_url: String,
     pub model: String,
     /// May be empty for local servers that need none.
@@ -38,6 +41,7 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Self {
+            provider: Provider::default(),
             base_url: String::new(),
             model: String::new(),
             api_key: String::new(),
@@ -94,10 +98,11 @@ impl SettingsError {
 impl Settings {
     pub fn validate(&self) -> Result<(), SettingsError> {
         let base_url = self.base_url.trim();
-        if base_url.is_empty() {
+        if base_url.is_empty() && self.provider.needs_base_url() {
             return Err(SettingsError::MissingBaseUrl);
         }
         match url::Url::parse(base_url) {
+            _ if base_url.is_empty() => {}
             Ok(url) if matches!(url.scheme(), "http" | "https") => {}
             _ => return Err(SettingsError::BadBaseUrl(base_url.to_string())),
         }
@@ -157,6 +162,16 @@ mod tests {
         for (settings, expected) in cases {
             assert_eq!(settings.validate(), Err(expected));
         }
+    }
+
+    #[test]
+    fn known_providers_need_no_base_url() {
+        let anthropic = Settings { provider: Provider::Anthropic, base_url: String::new(), ..valid() };
+        assert_eq!(anthropic.validate(), Ok(()));
+        let compatible = Settings { provider: Provider::OpenAiCompatible, base_url: String::new(), ..valid() };
+        assert_eq!(compatible.validate(), Err(SettingsError::MissingBaseUrl));
+        let stored: Settings = serde_json::from_str(r#"{"provider":"gemini","model":"g"}"#).unwrap();
+        assert_eq!(stored.provider, Provider::Gemini);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use agent_core::agent::{run_task, AgentEvent, TaskConfig, UserGate};
 use agent_core::browser::Browser;
 use agent_core::cancel::CancelToken;
 use agent_core::dom_map::{serialize, ElementRegistry, MapOptions, PageMap};
-use agent_core::llm::OpenAiCompatible;
+use agent_core::llm::AnyModel;
 use agent_core::protocol::{self, PanelRequest};
 use agent_core::settings::Settings;
 use agent_core::tokens::estimate_tokens;
@@ -156,7 +156,7 @@ async fn run(
         Some(tab) => tab,
         None => browser.active_tab().await?,
     };
-    let model = OpenAiCompatible::new(&settings.base_url, &settings.model, &settings.api_key, FetchClient);
+    let model = AnyModel::new(settings.provider, &settings.base_url, &settings.model, &settings.api_key, FetchClient);
     let config = TaskConfig {
         task,
         tab,

@@ -1,4 +1,13 @@
+use super::retry::is_quota_exhausted;
+use serde_json::Value;
 use std::fmt;
+
+/// Longest piece of an error body quoted back to the user.
+const MAX_DETAIL_CHARS: usize = 300;
+
+/// Phrases with which servers reject a request longer than the model's context.
+const CONTEXT_TOO_LONG: &[&str] =
+    &["context_length_exceeded", "maximum context length", "context length", "too many tokens", "prompt is too long"];
 
 /// What went wrong talking to a model, phrased for the user with what to do about it.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,5 +63,41 @@ impl fmt::Display for LlmError {
                 "The model provider's answer was not a chat-completions reply ({detail}). Check that the base URL points to an OpenAI-compatible API."
             ),
         }
+    }
+}
+
+impl LlmError {
+    /// The error an unsuccessful response stands for. Every provider's error body puts its
+    /// message at `error.message` (OpenAI, Anthropic, Gemini and the compatible servers).
+    pub fn from_response(status: u16, body: &str, model: &str) -> LlmError {
+        let detail = error_detail(body);
+        let lower = body.to_ascii_lowercase();
+        match status {
+            401 | 403 => LlmError::Unauthorized { status, detail },
+            400 if lower.contains("api key not valid") || lower.contains("api_key_invalid") => {
+                LlmError::Unauthorized { status, detail }
+            }
+            404 => LlmError::NotFound { model: model.to_string(), detail },
+            429 if is_quota_exhausted(body) => LlmError::QuotaExhausted { detail },
+            429 => LlmError::RateLimited { detail },
+            400 | 413 if CONTEXT_TOO_LONG.iter().any(|phrase| lower.contains(phrase)) => {
+                LlmError::ContextTooLong { detail }
+            }
+            _ => LlmError::Http { status, detail },
+        }
+    }
+}
+
+/// The provider's own error message when the body has one.
+fn error_detail(body: &str) -> String {
+    let from_json = serde_json::from_str::<Value>(body).ok().and_then(|value| {
+        let error = value.get("error")?;
+        error.get("message").and_then(Value::as_str).or_else(|| error.as_str()).map(str::to_string)
+    });
+    let detail = from_json.unwrap_or_else(|| body.trim().to_string());
+    if detail.is_empty() {
+        "no details given".to_string()
+    } else {
+        crate::text::truncate_chars(&detail, MAX_DETAIL_CHARS)
     }
 }

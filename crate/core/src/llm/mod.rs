@@ -3,12 +3,20 @@
 //! Providers speak HTTP through [`HttpClient`], so that their request building and reply parsing
 //! are tested natively; the extension supplies a `fetch`-based client.
 
+pub mod anthropic;
 mod error;
+pub mod gemini;
 mod openai;
+mod provider;
+#[cfg(test)]
+mod providers_tests;
 pub mod retry;
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use error::LlmError;
-pub use openai::{OpenAiCompatible, OutputMode};
+pub use openai::{parse_reply as parse_openai_reply, OpenAiCompatible, OutputMode};
+pub use provider::{AnyModel, Provider};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -37,6 +45,30 @@ impl ChatMessage {
     pub fn assistant(content: impl Into<String>) -> Self {
         Self { role: Role::Assistant, content: content.into() }
     }
+}
+
+/// The system message apart, and the rest with consecutive messages of one role merged: the
+/// form APIs that require alternating turns (Anthropic, Gemini) accept.
+pub fn alternating(messages: &[ChatMessage]) -> (Option<String>, Vec<ChatMessage>) {
+    let mut system = None;
+    let mut turns: Vec<ChatMessage> = Vec::new();
+    for message in messages {
+        if message.role == Role::System {
+            system = Some(message.content.clone());
+            continue;
+        }
+        match turns.last_mut() {
+            Some(last) if last.role == message.role => {
+                last.content.push_str("\n\n");
+                last.content.push_str(&message.content);
+            }
+            _ => turns.push(message.clone()),
+        }
+    }
+    if turns.first().is_some_and(|m| m.role == Role::Assistant) {
+        turns.insert(0, ChatMessage::user("(The conversation so far follows.)"));
+    }
+    (system, turns)
 }
 
 /// One request to a model: the conversation and the JSON schema its reply must follow.

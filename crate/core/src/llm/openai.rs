@@ -1,6 +1,6 @@
 //! The OpenAI chat-completions wire format, spoken by OpenAI and most self-hosted servers.
 
-use super::retry::{is_quota_exhausted, post_with_retries, RetryPolicy};
+use super::retry::{post_with_retries, RetryPolicy};
 use super::{ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, Usage};
 use serde_json::{json, Value};
 use std::cell::Cell;
@@ -16,9 +16,6 @@ pub enum OutputMode {
     /// No `response_format`; the prompt alone asks for JSON, and replies are parsed defensively.
     PromptOnly,
 }
-
-/// Longest piece of an error body quoted back to the user.
-const MAX_DETAIL_CHARS: usize = 300;
 
 pub struct OpenAiCompatible<H> {
     base_url: String,
@@ -76,26 +73,7 @@ impl<H: HttpClient> OpenAiCompatible<H> {
         }
         headers
     }
-
-    fn error_for(&self, status: u16, body: &str) -> LlmError {
-        let detail = error_detail(body);
-        let lower = body.to_ascii_lowercase();
-        match status {
-            401 | 403 => LlmError::Unauthorized { status, detail },
-            404 => LlmError::NotFound { model: self.model.clone(), detail },
-            429 if is_quota_exhausted(body) => LlmError::QuotaExhausted { detail },
-            429 => LlmError::RateLimited { detail },
-            400 | 413 if CONTEXT_TOO_LONG.iter().any(|phrase| lower.contains(phrase)) => {
-                LlmError::ContextTooLong { detail }
-            }
-            _ => LlmError::Http { status, detail },
-        }
-    }
 }
-
-/// Phrases with which servers reject a request longer than the model's context.
-const CONTEXT_TOO_LONG: &[&str] =
-    &["context_length_exceeded", "maximum context length", "context length", "too many tokens", "prompt is too long"];
 
 /// Whether a 400 says the server does not accept the requested `response_format`.
 fn rejects_output_format(status: u16, body: &str) -> bool {
@@ -130,7 +108,7 @@ impl<H: HttpClient> ChatModel for OpenAiCompatible<H> {
             }
             match next_mode(mode).filter(|_| rejects_output_format(response.status, &response.body)) {
                 Some(next) => self.mode.set(next),
-                None => return Err(self.error_for(response.status, &response.body)),
+                None => return Err(LlmError::from_response(response.status, &response.body, &self.model)),
             }
         }
     }
@@ -158,20 +136,6 @@ pub fn parse_reply(body: &str) -> Result<ChatReply, LlmError> {
         output_tokens: usage.get("completion_tokens").and_then(Value::as_u64).unwrap_or(0),
     });
     Ok(ChatReply { content, usage })
-}
-
-/// The provider's own error message when the body has one (`{"error": {"message": ...}}`).
-fn error_detail(body: &str) -> String {
-    let from_json = serde_json::from_str::<Value>(body).ok().and_then(|value| {
-        let error = value.get("error")?;
-        error.get("message").and_then(Value::as_str).or_else(|| error.as_str()).map(str::to_string)
-    });
-    let detail = from_json.unwrap_or_else(|| body.trim().to_string());
-    if detail.is_empty() {
-        "no details given".to_string()
-    } else {
-        crate::text::truncate_chars(&detail, MAX_DETAIL_CHARS)
-    }
 }
 
 #[cfg(test)]

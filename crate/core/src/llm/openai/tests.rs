@@ -1,67 +1,7 @@
 use super::*;
-use crate::llm::{ChatMessage, HttpResponse};
+use crate::llm::testing::{ok, request, status, CannedHttp, SentRequest};
+use crate::llm::HttpResponse;
 use futures::executor::block_on;
-use std::cell::RefCell;
-use std::collections::VecDeque;
-
-/// Answers requests from a queue (repeating the last answer) and records what was sent and waited.
-struct CannedHttp {
-    responses: RefCell<VecDeque<Result<HttpResponse, String>>>,
-    sent: RefCell<Vec<SentRequest>>,
-    slept: RefCell<Vec<u32>>,
-}
-
-struct SentRequest {
-    url: String,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl CannedHttp {
-    fn new(response: Result<HttpResponse, String>) -> Self {
-        Self::sequence(vec![response])
-    }
-
-    fn sequence(responses: Vec<Result<HttpResponse, String>>) -> Self {
-        Self { responses: RefCell::new(responses.into()), sent: RefCell::default(), slept: RefCell::default() }
-    }
-}
-
-impl HttpClient for &CannedHttp {
-    async fn post_json(&self, url: &str, headers: &[(String, String)], body: String) -> Result<HttpResponse, String> {
-        self.sent.borrow_mut().push(SentRequest { url: url.to_string(), headers: headers.to_vec(), body });
-        let mut queue = self.responses.borrow_mut();
-        if queue.len() > 1 {
-            queue.pop_front().unwrap()
-        } else {
-            queue.front().cloned().unwrap()
-        }
-    }
-
-    async fn sleep(&self, milliseconds: u32) {
-        self.slept.borrow_mut().push(milliseconds);
-    }
-
-    fn jitter(&self) -> f64 {
-        1.0
-    }
-}
-
-fn status(status: u16, body: &str) -> Result<HttpResponse, String> {
-    Ok(HttpResponse { status, body: body.into(), retry_after: None })
-}
-
-fn request() -> ChatRequest {
-    ChatRequest {
-        messages: vec![ChatMessage::system("sys"), ChatMessage::user("hi")],
-        schema_name: "navigator_output".into(),
-        schema: json!({"type": "object"}),
-    }
-}
-
-fn ok(body: &str) -> Result<HttpResponse, String> {
-    status(200, body)
-}
 
 const REPLY: &str = r#"{"choices":[{"message":{"content":"{}"}}]}"#;
 

@@ -1,0 +1,98 @@
+//! The Anthropic Messages API: structured output through a forced tool call.
+
+use super::retry::{post_with_retries, RetryPolicy};
+use super::{alternating, ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, Usage};
+use serde_json::{json, Value};
+
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com/v1";
+const API_VERSION: &str = "2023-06-01";
+/// Room for the reply; the navigator's replies are short, extraction answers a little longer.
+const MAX_TOKENS: u32 = 4096;
+
+pub struct Anthropic<H> {
+    base_url: String,
+    model: String,
+    api_key: String,
+    http: H,
+    retry: RetryPolicy,
+}
+
+impl<H: HttpClient> Anthropic<H> {
+    pub fn new(base_url: &str, model: &str, api_key: &str, http: H) -> Self {
+        let base_url = if base_url.trim().is_empty() { DEFAULT_BASE_URL } else { base_url.trim() };
+        Self {
+            base_url: base_url.trim_end_matches('/').to_string(),
+            model: model.trim().to_string(),
+            api_key: api_key.trim().to_string(),
+            http,
+            retry: RetryPolicy::default(),
+        }
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("{}/messages", self.base_url)
+    }
+
+    pub fn headers(&self) -> Vec<(String, String)> {
+        vec![
+            ("Content-Type".into(), "application/json".into()),
+            ("x-api-key".into(), self.api_key.clone()),
+            ("anthropic-version".into(), API_VERSION.into()),
+            // The request comes from the extension, which the user has given the key to.
+            ("anthropic-dangerous-direct-browser-access".into(), "true".into()),
+        ]
+    }
+
+    pub fn request_body(&self, request: &ChatRequest) -> Value {
+        let (system, messages) = alternating(&request.messages);
+        let mut body = json!({
+            "model": self.model,
+            "max_tokens": MAX_TOKENS,
+            "messages": messages,
+            "tools": [{
+                "name": request.schema_name,
+                "description": "Give your reply by calling this tool with arguments that follow its schema.",
+                "input_schema": request.schema,
+            }],
+            "tool_choice": { "type": "tool", "name": request.schema_name },
+        });
+        if let Some(system) = system {
+            body["system"] = json!(system);
+        }
+        body
+    }
+}
+
+impl<H: HttpClient> ChatModel for Anthropic<H> {
+    async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
+        let url = self.endpoint();
+        let body = self.request_body(request).to_string();
+        let response = post_with_retries(&self.http, &self.retry, &url, &self.headers(), &body)
+            .await
+            .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
+        if !(200..300).contains(&response.status) {
+            return Err(LlmError::from_response(response.status, &response.body, &self.model));
+        }
+        parse_reply(&response.body)
+    }
+}
+
+/// Reads the forced tool call's input (or, failing that, the text) and the usage.
+pub fn parse_reply(body: &str) -> Result<ChatReply, LlmError> {
+    let malformed = |detail: &str| LlmError::MalformedResponse { detail: detail.to_string() };
+    let value: Value = serde_json::from_str(body).map_err(|_| malformed("the body is not JSON"))?;
+    let blocks = value.get("content").and_then(Value::as_array).ok_or_else(|| malformed("it has no content"))?;
+    let tool_input = blocks.iter().find(|b| b["type"] == "tool_use").map(|b| b["input"].to_string());
+    let text: String = blocks.iter().filter(|b| b["type"] == "text").filter_map(|b| b["text"].as_str()).collect();
+    let content = match (tool_input, value["stop_reason"].as_str()) {
+        (Some(input), _) => input,
+        (None, Some("max_tokens")) => return Err(malformed("the reply was cut off at the token limit")),
+        (None, _) if !text.trim().is_empty() => text,
+        (None, _) => return Err(malformed("the reply has neither a tool call nor text")),
+    };
+    let usage = value.get("usage").map(|u| Usage {
+        input_tokens: u["input_tokens"].as_u64().unwrap_or(0),
+        output_tokens: u["output_tokens"].as_u64().unwrap_or(0),
+    });
+    Ok(ChatReply { content, usage })
+}

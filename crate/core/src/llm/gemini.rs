@@ -1,0 +1,121 @@
+//! Google Gemini's generateContent: structured output through a response schema.
+
+use super::retry::{post_with_retries, RetryPolicy};
+use super::{alternating, ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, Role, Usage};
+use serde_json::{json, Map, Value};
+
+pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
+
+pub struct Gemini<H> {
+    base_url: String,
+    model: String,
+    api_key: String,
+    http: H,
+    retry: RetryPolicy,
+}
+
+impl<H: HttpClient> Gemini<H> {
+    pub fn new(base_url: &str, model: &str, api_key: &str, http: H) -> Self {
+        let base_url = if base_url.trim().is_empty() { DEFAULT_BASE_URL } else { base_url.trim() };
+        Self {
+            base_url: base_url.trim_end_matches('/').to_string(),
+            model: model.trim().trim_start_matches("models/").to_string(),
+            api_key: api_key.trim().to_string(),
+            http,
+            retry: RetryPolicy::default(),
+        }
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("{}/models/{}:generateContent", self.base_url, self.model)
+    }
+
+    pub fn headers(&self) -> Vec<(String, String)> {
+        vec![("Content-Type".into(), "application/json".into()), ("x-goog-api-key".into(), self.api_key.clone())]
+    }
+
+    pub fn request_body(&self, request: &ChatRequest) -> Value {
+        let (system, messages) = alternating(&request.messages);
+        let contents: Vec<Value> = messages
+            .iter()
+            .map(|m| {
+                let role = if m.role == Role::Assistant { "model" } else { "user" };
+                json!({ "role": role, "parts": [{ "text": m.content }] })
+            })
+            .collect();
+        let mut body = json!({
+            "contents": contents,
+            "generationConfig": { "responseMimeType": "application/json", "responseSchema": gemini_schema(&request.schema) },
+        });
+        if let Some(system) = system {
+            body["systemInstruction"] = json!({ "parts": [{ "text": system }] });
+        }
+        body
+    }
+}
+
+/// A JSON schema in the OpenAPI subset Gemini accepts: no `additionalProperties`, and nullable
+/// types written as `nullable: true` rather than a type list.
+pub fn gemini_schema(schema: &Value) -> Value {
+    match schema {
+        Value::Object(object) => {
+            let mut out = Map::new();
+            for (key, value) in object {
+                match (key.as_str(), value) {
+                    ("additionalProperties", _) => {}
+                    ("type", Value::Array(types)) => {
+                        let concrete = types.iter().find(|t| *t != "null").cloned().unwrap_or(json!("string"));
+                        out.insert("type".into(), concrete);
+                        if types.iter().any(|t| t == "null") {
+                            out.insert("nullable".into(), json!(true));
+                        }
+                    }
+                    _ => {
+                        out.insert(key.clone(), gemini_schema(value));
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(gemini_schema).collect()),
+        other => other.clone(),
+    }
+}
+
+impl<H: HttpClient> ChatModel for Gemini<H> {
+    async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
+        let url = self.endpoint();
+        let body = self.request_body(request).to_string();
+        let response = post_with_retries(&self.http, &self.retry, &url, &self.headers(), &body)
+            .await
+            .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
+        if !(200..300).contains(&response.status) {
+            return Err(LlmError::from_response(response.status, &response.body, &self.model));
+        }
+        parse_reply(&response.body)
+    }
+}
+
+/// Reads the first candidate's text and the usage.
+pub fn parse_reply(body: &str) -> Result<ChatReply, LlmError> {
+    let malformed = |detail: String| LlmError::MalformedResponse { detail };
+    let value: Value = serde_json::from_str(body).map_err(|_| malformed("the body is not JSON".into()))?;
+    if let Some(reason) = value.pointer("/promptFeedback/blockReason").and_then(Value::as_str) {
+        return Err(malformed(format!("the provider blocked the request ({reason})")));
+    }
+    let candidate = value.pointer("/candidates/0").ok_or_else(|| malformed("it has no candidates".into()))?;
+    let text: String = candidate
+        .pointer("/content/parts")
+        .and_then(Value::as_array)
+        .map(|parts| parts.iter().filter_map(|p| p["text"].as_str()).collect())
+        .unwrap_or_default();
+    if text.trim().is_empty() {
+        let reason = candidate["finishReason"].as_str().unwrap_or("no text");
+        return Err(malformed(format!("the reply has no text (finish reason {reason})")));
+    }
+    let usage = value.get("usageMetadata").map(|u| Usage {
+        input_tokens: u["promptTokenCount"].as_u64().unwrap_or(0),
+        output_tokens: u["candidatesTokenCount"].as_u64().unwrap_or(0),
+    });
+    Ok(ChatReply { content: text, usage })
+}

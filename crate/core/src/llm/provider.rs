@@ -1,0 +1,58 @@
+//! The provider the user chose, behind one interface.
+
+use super::anthropic::Anthropic;
+use super::gemini::Gemini;
+use super::{ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, OpenAiCompatible};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Provider {
+    #[serde(rename = "openai")]
+    OpenAi,
+    Anthropic,
+    Gemini,
+    /// Any server speaking OpenAI's chat-completions format at the given base URL.
+    #[default]
+    #[serde(rename = "openai-compatible")]
+    OpenAiCompatible,
+}
+
+pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+
+impl Provider {
+    /// Whether the user must give a base URL (the others have a default one).
+    pub fn needs_base_url(self) -> bool {
+        self == Provider::OpenAiCompatible
+    }
+}
+
+pub enum AnyModel<H> {
+    OpenAi(OpenAiCompatible<H>),
+    Anthropic(Anthropic<H>),
+    Gemini(Gemini<H>),
+}
+
+impl<H: HttpClient> AnyModel<H> {
+    pub fn new(provider: Provider, base_url: &str, model: &str, api_key: &str, http: H) -> Self {
+        match provider {
+            Provider::OpenAi => {
+                let base = if base_url.trim().is_empty() { OPENAI_BASE_URL } else { base_url };
+                AnyModel::OpenAi(OpenAiCompatible::new(base, model, api_key, http))
+            }
+            Provider::OpenAiCompatible => AnyModel::OpenAi(OpenAiCompatible::new(base_url, model, api_key, http)),
+            Provider::Anthropic => AnyModel::Anthropic(Anthropic::new(base_url, model, api_key, http)),
+            Provider::Gemini => AnyModel::Gemini(Gemini::new(base_url, model, api_key, http)),
+        }
+    }
+}
+
+impl<H: HttpClient> ChatModel for AnyModel<H> {
+    async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
+        match self {
+            AnyModel::OpenAi(model) => model.complete(request).await,
+            AnyModel::Anthropic(model) => model.complete(request).await,
+            AnyModel::Gemini(model) => model.complete(request).await,
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! Contract tests for the Anthropic and Gemini wire formats: request shape, reply parsing,
+//! errors and retries, against canned responses in each provider's documented format.
+
+use super::anthropic::{self, Anthropic};
+use super::gemini::{self, Gemini};
+use super::testing::{ok, request, status, CannedHttp};
+use super::{alternating, ChatMessage, ChatModel, ChatRequest, LlmError, Role, Usage};
+use futures::executor::block_on;
+use serde_json::{json, Value};
+
+fn conversation() -> ChatRequest {
+    ChatRequest {
+        messages: vec![
+            ChatMessage::system("sys"),
+            ChatMessage::user("task"),
+            ChatMessage::assistant("step 1"),
+            ChatMessage::assistant("step 2"),
+            ChatMessage::user("state"),
+        ],
+        schema_name: "navigator_output".into(),
+        schema: json!({"type": "object", "properties": {"i": {"type": ["integer", "null"]}}, "additionalProperties": false}),
+    }
+}
+
+fn sent_body(http: &CannedHttp) -> Value {
+    serde_json::from_str(&http.sent.borrow()[0].body).unwrap()
+}
+
+#[test]
+fn turns_are_made_alternating_with_the_system_message_apart() {
+    let (system, turns) = alternating(&conversation().messages);
+    assert_eq!(system.as_deref(), Some("sys"));
+    let roles: Vec<Role> = turns.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant, Role::User]);
+    assert_eq!(turns[1].content, "step 1\n\nstep 2");
+}
+
+const ANTHROPIC_REPLY: &str = r#"{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"tool_use","id":"tu_1","name":"navigator_output","input":{"action":[]}}],"stop_reason":"tool_use","usage":{"input_tokens":120,"output_tokens":9}}"#;
+
+#[test]
+fn anthropic_requests_force_the_tool_with_the_browser_headers() {
+    let http = CannedHttp::new(ok(ANTHROPIC_REPLY));
+    let reply = block_on(Anthropic::new("", "claude-x", "sk-ant", &http).complete(&conversation())).unwrap();
+    assert_eq!(reply.content, r#"{"action":[]}"#);
+    assert_eq!(reply.usage, Some(Usage { input_tokens: 120, output_tokens: 9 }));
+    let sent = &http.sent.borrow()[0];
+    assert_eq!(sent.url, "https://api.anthropic.com/v1/messages");
+    for header in [
+        ("x-api-key", "sk-ant"),
+        ("anthropic-version", "2023-06-01"),
+        ("anthropic-dangerous-direct-browser-access", "true"),
+    ] {
+        assert!(sent.headers.contains(&(header.0.into(), header.1.into())), "missing {header:?}");
+    }
+    let body = sent_body(&http);
+    assert_eq!(body["system"], "sys");
+    assert_eq!(body["messages"].as_array().unwrap().len(), 3);
+    assert_eq!(body["tool_choice"], json!({"type": "tool", "name": "navigator_output"}));
+    assert_eq!(body["tools"][0]["input_schema"]["type"], "object");
+    assert!(body["max_tokens"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn anthropic_replies_that_are_cut_off_or_empty_are_malformed() {
+    let cut = r#"{"content":[{"type":"text","text":"{\"act"}],"stop_reason":"max_tokens"}"#;
+    assert!(anthropic::parse_reply(cut).unwrap_err().to_string().contains("cut off"));
+    let text = r#"{"content":[{"type":"text","text":"{\"action\":[]}"}],"stop_reason":"end_turn"}"#;
+    assert_eq!(anthropic::parse_reply(text).unwrap().content, r#"{"action":[]}"#);
+    assert!(anthropic::parse_reply(r#"{"content":[]}"#).is_err());
+    assert!(anthropic::parse_reply("<html>").is_err());
+}
+
+#[test]
+fn anthropic_errors_are_classified_and_overload_is_retried() {
+    let auth = status(401, r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#);
+    let http = CannedHttp::new(auth);
+    let err = block_on(Anthropic::new("", "m", "k", &http).complete(&request())).unwrap_err();
+    assert!(matches!(err, LlmError::Unauthorized { .. }) && err.to_string().contains("invalid x-api-key"), "{err}");
+
+    let overloaded = status(529, r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#);
+    let http = CannedHttp::sequence(vec![overloaded, ok(ANTHROPIC_REPLY)]);
+    assert!(block_on(Anthropic::new("", "m", "k", &http).complete(&request())).is_ok());
+    assert_eq!(http.sent.borrow().len(), 2);
+
+    let long = status(
+        400,
+        r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#,
+    );
+    let http = CannedHttp::new(long);
+    assert!(matches!(
+        block_on(Anthropic::new("", "m", "k", &http).complete(&request())),
+        Err(LlmError::ContextTooLong { .. })
+    ));
+}
+
+const GEMINI_REPLY: &str = r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"{\"action\":[]}"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":88,"candidatesTokenCount":7}}"#;
+
+#[test]
+fn gemini_requests_carry_the_schema_in_its_dialect() {
+    let http = CannedHttp::new(ok(GEMINI_REPLY));
+    let reply = block_on(Gemini::new("", "models/gemini-x", "g-key", &http).complete(&conversation())).unwrap();
+    assert_eq!(reply.content, r#"{"action":[]}"#);
+    assert_eq!(reply.usage, Some(Usage { input_tokens: 88, output_tokens: 7 }));
+    let sent = &http.sent.borrow()[0];
+    assert_eq!(sent.url, "https://generativelanguage.googleapis.com/v1beta/models/gemini-x:generateContent");
+    assert!(sent.headers.contains(&("x-goog-api-key".into(), "g-key".into())));
+    let body = sent_body(&http);
+    assert_eq!(body["systemInstruction"]["parts"][0]["text"], "sys");
+    let roles: Vec<&str> = body["contents"].as_array().unwrap().iter().map(|c| c["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "model", "user"]);
+    let schema = &body["generationConfig"]["responseSchema"];
+    assert_eq!(body["generationConfig"]["responseMimeType"], "application/json");
+    assert!(schema.get("additionalProperties").is_none());
+    assert_eq!(schema["properties"]["i"], json!({"type": "integer", "nullable": true}));
+}
+
+#[test]
+fn gemini_blocked_or_empty_replies_are_malformed() {
+    let blocked = r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#;
+    assert!(gemini::parse_reply(blocked).unwrap_err().to_string().contains("blocked the request (SAFETY)"));
+    let empty = r#"{"candidates":[{"content":{"parts":[]},"finishReason":"MAX_TOKENS"}]}"#;
+    assert!(gemini::parse_reply(empty).unwrap_err().to_string().contains("finish reason MAX_TOKENS"));
+}
+
+#[test]
+fn gemini_errors_are_classified_and_rate_limits_retried() {
+    let bad_key = status(
+        400,
+        r#"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}"#,
+    );
+    let http = CannedHttp::new(bad_key);
+    assert!(matches!(
+        block_on(Gemini::new("", "m", "k", &http).complete(&request())),
+        Err(LlmError::Unauthorized { .. })
+    ));
+
+    let limited = status(
+        429,
+        r#"{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}"#,
+    );
+    let http = CannedHttp::sequence(vec![limited, ok(GEMINI_REPLY)]);
+    assert!(block_on(Gemini::new("", "m", "k", &http).complete(&request())).is_ok());
+}

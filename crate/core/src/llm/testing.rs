@@ -1,0 +1,65 @@
+//! A canned HTTP client and a sample request for the providers' contract tests.
+
+use super::{ChatMessage, ChatRequest, HttpClient, HttpResponse};
+use serde_json::json;
+use std::cell::RefCell;
+use std::collections::VecDeque;
+
+/// Answers requests from a queue (repeating the last answer) and records what was sent and waited.
+pub struct CannedHttp {
+    pub responses: RefCell<VecDeque<Result<HttpResponse, String>>>,
+    pub sent: RefCell<Vec<SentRequest>>,
+    pub slept: RefCell<Vec<u32>>,
+}
+
+pub struct SentRequest {
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl CannedHttp {
+    pub fn new(response: Result<HttpResponse, String>) -> Self {
+        Self::sequence(vec![response])
+    }
+
+    pub fn sequence(responses: Vec<Result<HttpResponse, String>>) -> Self {
+        Self { responses: RefCell::new(responses.into()), sent: RefCell::default(), slept: RefCell::default() }
+    }
+}
+
+impl HttpClient for &CannedHttp {
+    async fn post_json(&self, url: &str, headers: &[(String, String)], body: String) -> Result<HttpResponse, String> {
+        self.sent.borrow_mut().push(SentRequest { url: url.to_string(), headers: headers.to_vec(), body });
+        let mut queue = self.responses.borrow_mut();
+        if queue.len() > 1 {
+            queue.pop_front().unwrap()
+        } else {
+            queue.front().cloned().unwrap()
+        }
+    }
+
+    async fn sleep(&self, milliseconds: u32) {
+        self.slept.borrow_mut().push(milliseconds);
+    }
+
+    fn jitter(&self) -> f64 {
+        1.0
+    }
+}
+
+pub fn status(status: u16, body: &str) -> Result<HttpResponse, String> {
+    Ok(HttpResponse { status, body: body.into(), retry_after: None })
+}
+
+pub fn request() -> ChatRequest {
+    ChatRequest {
+        messages: vec![ChatMessage::system("sys"), ChatMessage::user("hi")],
+        schema_name: "navigator_output".into(),
+        schema: json!({"type": "object"}),
+    }
+}
+
+pub fn ok(body: &str) -> Result<HttpResponse, String> {
+    status(200, body)
+}
