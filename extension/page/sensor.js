@@ -126,27 +126,17 @@
     const started = performance.now();
     const nodes = [];
     const listeners = listenerElements();
-    const cursorOf = new Map();
     let truncated = '';
 
-    const cursor = (el) => {
-      let value = cursorOf.get(el);
-      if (value === undefined) {
-        value = getComputedStyle(el).cursor;
-        cursorOf.set(el, value);
-      }
-      return value;
-    };
-
     // Text colour against the background actually behind it, for hiding-in-plain-sight checks.
+    // Colours go to the core as the browser writes them ("rgb(0, 0, 0)"); it parses them.
     const paperOf = new Map();
-    const rgba = (css) => (css.match(/[\d.]+/g) ?? []).map(Number);
     const paper = (el) => {
-      if (!el) return [255, 255, 255];
+      if (!el) return 'rgb(255, 255, 255)';
       let value = paperOf.get(el);
       if (value === undefined) {
-        const [r, g, b, a = 1] = rgba(getComputedStyle(el).backgroundColor);
-        value = a > 0.5 ? [r, g, b] : paper(el.parentElement);
+        const background = getComputedStyle(el).backgroundColor;
+        value = background.endsWith(', 0)') || background === 'transparent' ? paper(el.parentElement) : background;
         paperOf.set(el, value);
       }
       return value;
@@ -156,7 +146,7 @@
     const isCandidate = (el, attrs, node) => CANDIDATE_TAGS.has(el.tagName) || node.listener || node.pointer
       || node.editable || (attrs && ('role' in attrs || 'tabindex' in attrs || 'onclick' in attrs));
 
-    const record = (el, parent, attrs, text, pointer) => {
+    const record = (el, parent, attrs, text, pointer, style) => {
       const rect = el.getBoundingClientRect();
       const node = {
         id: elementId(el),
@@ -168,10 +158,9 @@
       if (attrs) node.attrs = attrs;
       if (text) {
         node.text = text;
-        const style = getComputedStyle(el);
-        node.ink = rgba(style.color);
+        node.ink = style.color;
         node.paper = paper(el);
-        node.fontSize = parseFloat(style.fontSize) || 0;
+        node.fontSize = style.fontSize;
       }
       if (pointer) node.pointer = true;
       if (typeof el.onclick === 'function' || listeners.has(el)) node.listener = true;
@@ -197,10 +186,11 @@
 
     const root = document.body ?? document.documentElement;
     if (!root) return JSON.stringify({ doc: DOC, host: hostToken, url: location.href, title: document.title, nodes });
-    nodes.push(record(root, null, readAttrs(root), ownText(root), false));
+    const rootStyle = getComputedStyle(root);
+    nodes.push(record(root, null, readAttrs(root), ownText(root), false, rootStyle));
     // Depth-first in document order with an explicit stack: pages nest deeper than JS recursion goes.
     // A shadow root's content comes before the host's light children.
-    const stack = [{ next: root.firstElementChild, parent: 0, cursor: cursor(root) }];
+    const stack = [{ next: root.firstElementChild, parent: 0, cursor: rootStyle.cursor }];
     let visited = 0;
     while (stack.length) {
       const level = stack[stack.length - 1];
@@ -221,14 +211,15 @@
       }
       const attrs = readAttrs(el);
       const text = ownText(el);
-      const elCursor = cursor(el);
+      const style = getComputedStyle(el);
+      const elCursor = style.cursor;
       const pointer = elCursor === 'pointer' && level.cursor !== 'pointer';
       const shadow = shadowRootOf(el);
       let position = level.parent;
       if (text || attrs || pointer || shadow || el.inert || ALWAYS.has(el.tagName) || el.isContentEditable
           || listeners.has(el) || typeof el.onclick === 'function') {
         position = nodes.length;
-        nodes.push(record(el, level.parent, attrs, text, pointer));
+        nodes.push(record(el, level.parent, attrs, text, pointer, style));
       }
       if (el.namespaceURI === SVG_NS) continue; // Icons: their inner shapes say nothing.
       if (el.firstElementChild) stack.push({ next: el.firstElementChild, parent: position, cursor: elCursor });

@@ -327,17 +327,27 @@ fn judge(nodes: &[PlacedNode], labels: &LabelLinks) -> Judgement {
 fn is_camouflaged(node: &RawNode) -> bool {
     const MIN_CONTRAST: f64 = 1.2;
     const MIN_FONT_PX: f64 = 4.0;
-    if node.font_size.is_some_and(|size| size < MIN_FONT_PX) {
+    let font_px = node.font_size.as_deref().and_then(|size| size.trim_end_matches("px").parse::<f64>().ok());
+    if font_px.is_some_and(|size| size < MIN_FONT_PX) {
         return true;
     }
-    let (Some(ink), Some(paper)) = (node.ink.as_deref(), node.paper.as_deref()) else { return false };
-    if ink.len() < 3 || paper.len() < 3 {
+    let (Some(ink), Some(paper)) = (node.ink.as_deref().and_then(css_color), node.paper.as_deref().and_then(css_color))
+    else {
         return false;
+    };
+    ink[3] < 0.1 || contrast(&ink[..3], &paper[..3]) < MIN_CONTRAST
+}
+
+/// `rgb(r, g, b)` or `rgba(r, g, b, a)` as CSS serializes computed colours.
+fn css_color(text: &str) -> Option<[f64; 4]> {
+    let inner = text.trim().strip_prefix("rgba(").or_else(|| text.trim().strip_prefix("rgb("))?.strip_suffix(')')?;
+    let parts: Vec<f64> =
+        inner.split([',', ' ', '/']).filter(|p| !p.is_empty()).map(|p| p.parse().ok()).collect::<Option<_>>()?;
+    match parts[..] {
+        [r, g, b] => Some([r, g, b, 1.0]),
+        [r, g, b, a] => Some([r, g, b, a]),
+        _ => None,
     }
-    if ink.get(3).is_some_and(|&alpha| alpha < 0.1) {
-        return true;
-    }
-    contrast(&ink[..3], &paper[..3]) < MIN_CONTRAST
 }
 
 /// The WCAG contrast ratio of two sRGB colours (1 to 21).

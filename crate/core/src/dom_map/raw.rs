@@ -72,11 +72,11 @@ pub struct RawNode {
     pub options: Option<Vec<String>>,
     /// For an iframe: where its content starts in the frame's viewport.
     pub frame_origin: Option<[f64; 2]>,
-    /// For an element with text: its text colour (r, g, b and maybe alpha), the colour of the
-    /// background behind it, and its font size in pixels.
-    pub ink: Option<Vec<f64>>,
-    pub paper: Option<Vec<f64>>,
-    pub font_size: Option<f64>,
+    /// For an element with text, as CSS computes them: its text colour ("rgb(0, 0, 0)"), the
+    /// colour of the background behind it, and its font size ("16px").
+    pub ink: Option<String>,
+    pub paper: Option<String>,
+    pub font_size: Option<String>,
 }
 
 impl RawNode {

@@ -427,26 +427,26 @@ fn page_text_that_addresses_the_agent_is_defused_and_reported() {
 
 #[test]
 fn text_camouflaged_as_background_or_microscopic_is_left_out() {
-    let colored = |id, text: &str, ink: [f64; 3], paper: [f64; 3]| {
+    let colored = |id, text: &str, ink: &str, paper: &str| {
         let mut n = node(id, Some(0), "p", text);
-        n.ink = Some(ink.to_vec());
-        n.paper = Some(paper.to_vec());
-        n.font_size = Some(16.0);
+        n.ink = Some(ink.into());
+        n.paper = Some(paper.into());
+        n.font_size = Some("16px".into());
         n
     };
     let mut tiny = node(5, Some(0), "p", "Tiny instructions");
-    tiny.font_size = Some(1.0);
-    let mut transparent = colored(6, "Invisible ink", [0.0, 0.0, 0.0], [255.0, 255.0, 255.0]);
-    transparent.ink = Some(vec![0.0, 0.0, 0.0, 0.0]);
+    tiny.font_size = Some("1px".into());
+    let white = "rgb(255, 255, 255)";
     assert_eq!(
         body_of(vec![
             node(1, None, "body", ""),
-            colored(2, "Readable", [20.0, 20.0, 20.0], [255.0, 255.0, 255.0]),
-            colored(3, "White on white", [255.0, 255.0, 255.0], [255.0, 255.0, 255.0]),
-            colored(4, "Near white", [250.0, 250.0, 250.0], [255.0, 255.0, 255.0]),
+            colored(2, "Readable", "rgb(20, 20, 20)", white),
+            colored(3, "White on white", white, white),
+            colored(4, "Near white", "rgb(250, 250, 250)", white),
             tiny,
-            transparent,
+            colored(6, "Invisible ink", "rgba(0, 0, 0, 0)", white),
+            colored(7, "Light on dark", "rgba(240, 240, 240, 0.9)", "rgb(10, 10, 40)"),
         ]),
-        "Readable"
+        "Readable\nLight on dark"
     );
 }
