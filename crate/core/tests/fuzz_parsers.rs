@@ -2,7 +2,7 @@
 
 use agent_core::actions::Action;
 use agent_core::agent::parse_navigator_output;
-use agent_core::llm::{anthropic, gemini, parse_openai_reply};
+use agent_core::llm::{anthropic, gemini, parse_openai_reply, repair};
 use proptest::prelude::*;
 
 /// Text that is often almost JSON: fragments of the shapes the parsers look for.
@@ -70,6 +70,7 @@ proptest! {
         let _ = parse_openai_reply(&text);
         let _ = anthropic::parse_reply(&text);
         let _ = gemini::parse_reply(&text);
+        let _ = repair::parse_lenient(&text);
     }
 
     #[test]

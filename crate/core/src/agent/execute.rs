@@ -781,7 +781,7 @@ fn quote_list(items: &[String]) -> String {
 fn parse_extraction(reply: &str) -> Option<(bool, String)> {
     let start = reply.find('{')?;
     let end = reply.rfind('}')?;
-    let value: serde_json::Value = serde_json::from_str(reply.get(start..=end)?).ok()?;
+    let value = crate::llm::repair::parse_lenient(reply.get(start..=end)?).ok()?;
     Some((value.get("found")?.as_bool()?, value.get("answer")?.as_str().unwrap_or_default().to_string()))
 }
 

@@ -2,6 +2,7 @@
 //! what the JSON must say.
 
 use crate::actions::Action;
+use crate::llm::repair::parse_lenient;
 use serde_json::Value;
 
 /// The navigator's thinking for one step.
@@ -21,7 +22,7 @@ pub struct NavigatorOutput {
 /// Parses a reply, returning a precise reason the model can act on when it cannot be used.
 pub fn parse_navigator_output(reply: &str) -> Result<NavigatorOutput, String> {
     let json = extract_json(reply).ok_or_else(|| "the reply contains no JSON object".to_string())?;
-    let value: Value = serde_json::from_str(json).map_err(|err| format!("the reply is not valid JSON ({err})"))?;
+    let value: Value = parse_lenient(json).map_err(|err| format!("the reply is not valid JSON ({err})"))?;
     let state = value.get("current_state").and_then(Value::as_object);
     let field = |name: &str| state.and_then(|s| s.get(name)).and_then(Value::as_str).unwrap_or_default().to_string();
     let brain = AgentBrain {
@@ -49,8 +50,11 @@ fn extract_json(reply: &str) -> Option<&str> {
         None => reply,
     };
     let start = reply.find('{')?;
-    let end = reply.rfind('}')?;
-    (end > start).then(|| &reply[start..=end])
+    // A reply cut off before its closing brace keeps everything from the opening one.
+    Some(match reply.rfind('}') {
+        Some(end) if end > start => &reply[start..=end],
+        _ => &reply[start..],
+    })
 }
 
 #[cfg(test)]
@@ -73,9 +77,17 @@ mod tests {
     }
 
     #[test]
+    fn reads_near_json_and_cut_off_replies() {
+        let sloppy = "{current_state: {next_goal: 'Open cart',}, action: [{'click_element': {'index': 3}},],}";
+        assert_eq!(parse_navigator_output(sloppy).unwrap().actions, vec![Action::ClickElement { index: 3 }]);
+        let cut = r#"{"current_state":{"next_goal":"x"},"action":[{"click_element":{"index":3}}"#;
+        assert_eq!(parse_navigator_output(cut).unwrap().actions, vec![Action::ClickElement { index: 3 }]);
+    }
+
+    #[test]
     fn says_precisely_what_is_wrong() {
         assert_eq!(parse_navigator_output("I will click the button").unwrap_err(), "the reply contains no JSON object");
-        assert!(parse_navigator_output("{oops}").unwrap_err().starts_with("the reply is not valid JSON"));
+        assert!(parse_navigator_output("{oops: }}").unwrap_err().starts_with("the reply is not valid JSON"));
         assert!(parse_navigator_output(r#"{"current_state":{}}"#).unwrap_err().contains("no \"action\" list"));
         assert!(parse_navigator_output(r#"{"action":[]}"#).unwrap_err().contains("empty"));
         assert!(parse_navigator_output(r#"{"action":[{"done":{"text":"x"}},{"jump":{}}]}"#)

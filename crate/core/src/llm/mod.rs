@@ -10,6 +10,7 @@ mod openai;
 mod provider;
 #[cfg(test)]
 mod providers_tests;
+pub mod repair;
 pub mod retry;
 #[cfg(test)]
 pub(crate) mod testing;
