@@ -99,9 +99,8 @@ fn drop_trailing_comma(out: &mut String) {
 
 /// A reply cut off after `"key":` or `"key"` cannot keep that key.
 fn drop_dangling_key(out: &mut String) {
-    let trimmed = out.trim_end();
-    if trimmed.ends_with(':') {
-        let without_colon = trimmed[..trimmed.len() - 1].trim_end();
+    if let Some(without_colon) = out.trim_end().strip_suffix(':') {
+        let without_colon = without_colon.trim_end();
         if let Some(start) = without_colon.strip_suffix('"').and_then(|s| s.rfind('"')) {
             out.truncate(start);
             drop_trailing_comma(out);
