@@ -81,6 +81,7 @@ function describe(event) {
     case 'result': return `${event.success ? 'Answer' : 'Not done'}: ${event.text}`;
     case 'error': return `Error: ${event.message}`;
     case 'warning': return `Warning: ${event.message}`;
+    case 'usage': return null; // Summed up at the end.
     case 'approval_needed': return `Approval needed: ${event.question}`;
     case 'stopped': return `Stopped after ${event.steps} steps.`;
     default: return null;
@@ -100,10 +101,12 @@ try {
   });
   const { tabId } = await openTarget(agent, options.url);
   const panel = await openPanel(agent, tabId);
+  let usage = null;
   const end = await runTask(panel, {
     task: options.task,
     tabId,
     onEvent(event) {
+      if (event.type === 'usage') usage = event;
       const line = options.json ? JSON.stringify(event) : describe(event);
       if (line) process.stdout.write(`${line}\n`);
     },
@@ -112,6 +115,10 @@ try {
       return options.approve;
     },
   });
+  if (usage && !options.json) {
+    const cost = usage.cost === null ? '' : `, $${usage.cost.toFixed(4)}`;
+    process.stdout.write(`Tokens: ${usage.input_tokens} in, ${usage.output_tokens} out${cost}\n`);
+  }
   exitCode = end.type === 'result' && end.success ? 0 : 1;
 } catch (err) {
   process.stderr.write(`error: ${err.message}\n`);

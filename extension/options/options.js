@@ -17,6 +17,12 @@ const secretsFrom = (text) => listFrom(text).map((line) => {
   const [name = '', value = '', sites = ''] = line.split('|').map((part) => part.trim());
   return { name, value, domains: sites.split(',').map((site) => site.trim()).filter(Boolean) };
 });
+/** "model | input | output" lines <-> prices. */
+const pricesFrom = (text) => listFrom(text).map((line) => {
+  const [model = '', input = '0', output = '0'] = line.split('|').map((part) => part.trim());
+  return { model, input: Number(input) || 0, output: Number(output) || 0 };
+});
+const pricesText = (prices) => prices.map((p) => `${p.model} | ${p.input} | ${p.output}`).join('\n');
 const secretsText = (secrets) => secrets.map((s) => `${s.name} | ${s.value} | ${s.domains.join(', ')}`).join('\n');
 
 function show(message, isError) {
@@ -31,6 +37,7 @@ async function load() {
   for (const name of checkboxes) if (settings[name] !== undefined) form.elements[name].checked = settings[name];
   for (const name of lists) if (settings[name] !== undefined) form.elements[name].value = settings[name].join('\n');
   if (settings.secrets) form.elements.secrets.value = secretsText(settings.secrets);
+  if (settings.prices) form.elements.prices.value = pricesText(settings.prices);
   document.getElementById('fields').disabled = false;
 }
 
@@ -49,6 +56,7 @@ form.addEventListener('submit', async (e) => {
     allowList: listFrom(form.elements.allowList.value),
     denyList: listFrom(form.elements.denyList.value),
     secrets: secretsFrom(form.elements.secrets.value),
+    prices: pricesFrom(form.elements.prices.value),
   };
   for (const name of [...fields, ...lists, 'secrets']) form.elements[name].removeAttribute('aria-invalid');
   await core;

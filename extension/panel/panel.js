@@ -9,6 +9,7 @@ const form = document.getElementById('composer');
 const input = document.getElementById('task');
 const stopButton = document.getElementById('stop');
 const sendButton = document.getElementById('send');
+const usageLine = document.getElementById('usage');
 
 /** Set by the runner and tests (`panel.html?tab=ID`); otherwise the active tab of this window. */
 const fixedTabId = Number(new URLSearchParams(location.search).get('tab')) || null;
@@ -79,9 +80,25 @@ function renderApproval(event) {
   return box;
 }
 
+/** "12.3k" for a token count. */
+function tokens(count) {
+  return count >= 1000 ? `${(count / 1000).toFixed(1)}k` : String(count);
+}
+
+function renderUsage(event) {
+  const cost = event.cost === null || event.cost === undefined
+    ? ''
+    : ` · $${event.cost.toFixed(event.cost < 0.1 ? 4 : 2)}`;
+  usageLine.textContent = `Tokens: ${tokens(event.input_tokens)} in · ${tokens(event.output_tokens)} out${cost}`;
+  usageLine.hidden = false;
+}
+
 /** Renders one event from the worker. */
 function render(event) {
   switch (event.type) {
+    case 'usage':
+      renderUsage(event);
+      break;
     case 'task_started':
       setRunning(true);
       append(element('div', 'message user', event.task));

@@ -22,7 +22,13 @@ after(async () => {
 });
 
 async function useModel(baseUrl) {
-  await applySettings(agent, { baseUrl, model: 'scripted-model', apiKey: 'sk-test-key', maxSteps: 10 });
+  await applySettings(agent, {
+    baseUrl,
+    model: 'scripted-model',
+    apiKey: 'sk-test-key',
+    maxSteps: 10,
+    prices: [{ model: 'scripted-model', input: 1, output: 2 }],
+  });
 }
 
 async function sendTask(panel, task) {
@@ -74,6 +80,8 @@ test('the panel runs the shop task on a strict-CSP page: the cart really changes
     assert.match(await steps.nth(1).textContent(), /Typed "blue" into <input> "Filter" \[\d+\]/);
     assert.match(await steps.nth(2).textContent(), /Clicked <button> "Add Blue mug to cart" \[\d+\]/);
     assert.equal(await panel.locator('.user').textContent(), SHOP_TASK);
+    // 4 calls of 100 input and 20 output tokens, at $1 and $2 per million.
+    assert.equal(await panel.locator('#usage').textContent(), 'Tokens: 400 in · 80 out · $0.0006');
     assert.equal(await panel.locator('#stop').isHidden(), true);
 
     // What the model was sent: one system message, structured output, the key, the page map.
@@ -217,7 +225,7 @@ test('the options page validates with the core and saves to chrome.storage.local
   await options.click('button[type=submit]');
   await waitUntil(async () => (await options.locator('#status').textContent()) === 'Saved.');
   const stored = await agent.worker.evaluate(() => chrome.storage.local.get('settings'));
-  assert.deepEqual(stored.settings, { provider: 'openai-compatible', baseUrl: 'http://localhost:11434/v1', model: 'gpt-4o-mini', apiKey: 'sk-local', maxSteps: 12, highlights: true, searchEngine: 'duckduckgo', confirmations: 'normal', trustedInput: false, allowList: [], denyList: [], secrets: [] });
+  assert.deepEqual(stored.settings, { provider: 'openai-compatible', baseUrl: 'http://localhost:11434/v1', model: 'gpt-4o-mini', apiKey: 'sk-local', maxSteps: 12, highlights: true, searchEngine: 'duckduckgo', confirmations: 'normal', trustedInput: false, allowList: [], denyList: [], secrets: [], prices: [{ model: 'scripted-model', input: 1, output: 2 }] });
 
   await options.reload();
   await waitUntil(async () => (await options.locator('#model').inputValue()) === 'gpt-4o-mini');

@@ -1,6 +1,7 @@
 //! The user's settings as the options page stores them in `chrome.storage.local`.
 
 use crate::actions::SearchEngine;
+use crate::llm::pricing::{price_of, Price};
 use crate::llm::Provider;
 use crate::safety::{Secret, Secrets, SitePolicy, Strictness};
 use serde::{Deserialize, Serialize};
@@ -36,6 +37,18 @@ pub struct Settings {
     pub confirmations: Strictness,
     /// Named secrets the model types by placeholder, each limited to its sites.
     pub secrets: Vec<Secret>,
+    /// The user's prices per model, before the built-in table.
+    pub prices: Vec<ModelPrice>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ModelPrice {
+    pub model: String,
+    /// Dollars per million input tokens.
+    pub input: f64,
+    /// Dollars per million output tokens.
+    pub output: f64,
 }
 
 impl Default for Settings {
@@ -53,6 +66,7 @@ impl Default for Settings {
             deny_list: Vec::new(),
             confirmations: Strictness::Normal,
             secrets: Vec::new(),
+            prices: Vec::new(),
         }
     }
 }
@@ -115,6 +129,13 @@ impl Settings {
         self.site_policy()?;
         self.named_secrets()?;
         Ok(())
+    }
+
+    /// The price of the chosen model, if known.
+    pub fn model_price(&self) -> Option<Price> {
+        let mine: Vec<(String, Price)> =
+            self.prices.iter().map(|p| (p.model.clone(), Price { input: p.input, output: p.output })).collect();
+        price_of(&self.model, &mine)
     }
 
     pub fn named_secrets(&self) -> Result<Secrets, SettingsError> {

@@ -168,6 +168,7 @@ async fn run(
         policy,
         strictness: settings.confirmations,
         secrets,
+        price: settings.model_price(),
     };
     run_task(&config, browser, &model, user, cancel, &|event| browser.emit(&event)).await;
     Ok(())

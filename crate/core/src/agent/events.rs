@@ -21,6 +21,12 @@ pub enum AgentEvent {
         next_goal: String,
         actions: Vec<ActionReport>,
     },
+    /// Tokens used by the task so far, and their cost when the model's price is known.
+    Usage {
+        input_tokens: u64,
+        output_tokens: u64,
+        cost: Option<f64>,
+    },
     /// Something the user should know, such as page text that tried to instruct the agent.
     Warning {
         message: String,

@@ -478,11 +478,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let mut answers = Vec::new();
         for piece in pieces.iter().take(EXTRACT_MAX_CHUNKS) {
             let request = extraction_request(query, &self.config.secrets.redact(piece));
-            let reply = match self.cancel.guard(self.model.complete(&request)).await {
-                None => return Err(StepError::Cancelled),
-                Some(Err(err)) => return Err(StepError::Fatal(err.to_string())),
-                Some(Ok(reply)) => reply.content,
-            };
+            let reply = self.complete(&request).await?;
             match parse_extraction(&reply) {
                 Some((true, answer)) => answers.push(answer),
                 Some((false, _)) => {}

@@ -250,7 +250,10 @@ impl ChatModel for ScriptedModel {
     async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
         self.requests.borrow_mut().push(request.clone());
         let reply = self.replies.borrow_mut().pop_front().expect("the script ran out of replies");
-        reply.map(|content| ChatReply { content, usage: None })
+        reply.map(|content| ChatReply {
+            content,
+            usage: Some(crate::llm::Usage { input_tokens: 100, output_tokens: 20 }),
+        })
     }
 }
 
@@ -273,6 +276,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         policy: SitePolicy::default(),
         strictness: Strictness::Normal,
         secrets: Secrets::default(),
+        price: None,
     }
 }
 

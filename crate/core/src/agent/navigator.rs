@@ -7,6 +7,7 @@ use crate::actions::{Action, SearchEngine};
 use crate::browser::{Browser, BrowserError, Highlight, TabId};
 use crate::cancel::CancelToken;
 use crate::dom_map::{elements_in_scope, ElementRegistry, MapOptions, PageMap};
+use crate::llm::pricing::{cost, Price};
 use crate::llm::{ChatMessage, ChatModel, ChatRequest};
 use crate::safety::{mentioned_hosts, Finding, PolicyRefusal, Secrets, SitePolicy, Strictness};
 use std::cell::{Cell, RefCell};
@@ -32,6 +33,8 @@ pub struct TaskConfig {
     pub strictness: Strictness,
     /// Named secrets the model may type by placeholder.
     pub secrets: Secrets,
+    /// The model's price, to report the task's cost as it runs.
+    pub price: Option<Price>,
 }
 
 /// The user, for the actions they must approve.
@@ -81,6 +84,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         warned: RefCell::default(),
         tainted_hosts: RefCell::default(),
         approvals: Cell::new(0),
+        usage: Cell::new((0, 0)),
     };
     let end = match navigator.adopt_tab(config.tab).await {
         Ok(()) => navigator.run().await,
@@ -114,6 +118,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     pub(super) tainted_hosts: RefCell<HashSet<String>>,
     /// Approval requests made so far (their ids).
     pub(super) approvals: Cell<u32>,
+    /// Input and output tokens used so far.
+    usage: Cell<(u64, u64)>,
 }
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
@@ -326,10 +332,27 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             message.content = self.config.secrets.redact(&message.content);
         }
         let request = ChatRequest { messages, schema_name: "navigator_output".into(), schema: navigator_schema() };
-        match self.cancel.guard(self.model.complete(&request)).await {
+        self.complete(&request).await
+    }
+
+    /// One model call, cancellable, its usage added to the task's and reported.
+    pub(super) async fn complete(&self, request: &ChatRequest) -> Result<String, StepError> {
+        match self.cancel.guard(self.model.complete(request)).await {
             None => Err(StepError::Cancelled),
             Some(Err(err)) => Err(StepError::Fatal(err.to_string())),
-            Some(Ok(reply)) => Ok(reply.content),
+            Some(Ok(reply)) => {
+                if let Some(usage) = reply.usage {
+                    let (input, output) = self.usage.get();
+                    let total = (input + usage.input_tokens, output + usage.output_tokens);
+                    self.usage.set(total);
+                    (self.emit)(AgentEvent::Usage {
+                        input_tokens: total.0,
+                        output_tokens: total.1,
+                        cost: self.config.price.map(|price| cost(price, total.0, total.1)),
+                    });
+                }
+                Ok(reply.content)
+            }
         }
     }
 }

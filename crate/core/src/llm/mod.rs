@@ -7,6 +7,7 @@ pub mod anthropic;
 mod error;
 pub mod gemini;
 mod openai;
+pub mod pricing;
 mod provider;
 #[cfg(test)]
 mod providers_tests;

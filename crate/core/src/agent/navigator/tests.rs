@@ -182,3 +182,27 @@ fn refuses_restricted_urls_without_navigating() {
     let state = model.requests.borrow()[1].messages.last().unwrap().content.clone();
     assert!(state.contains("chrome: pages cannot be opened"), "{state}");
 }
+
+#[test]
+fn usage_and_cost_are_reported_as_the_task_runs() {
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![
+        reply(r#"[{"click_element":{"index":1}}]"#),
+        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+    ]);
+    let config = TaskConfig {
+        price: Some(crate::llm::pricing::Price { input: 2.5, output: 10.0 }),
+        ..crate::agent::fakes::config(5)
+    };
+    let (_, events) = crate::agent::fakes::run_with(&config, &shop, &model);
+    let usage: Vec<(u64, u64, Option<f64>)> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Usage { input_tokens, output_tokens, cost } => Some((*input_tokens, *output_tokens, *cost)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(usage.len(), 2);
+    assert_eq!((usage[1].0, usage[1].1), (200, 40));
+    assert!((usage[1].2.unwrap() - 0.0009).abs() < 1e-12);
+}
