@@ -41,7 +41,9 @@ test('the runner completes the shop task, printing one JSON event per line', asy
     );
     assert.equal(code, 0, stderr);
     const events = stdout.trim().split('\n').map((line) => JSON.parse(line));
-    assert.deepEqual(events.map((e) => e.type), [
+    const usage = events.filter((e) => e.type === 'usage');
+    assert.deepEqual(usage.at(-1), { v: 1, type: 'usage', input_tokens: 400, output_tokens: 80, cost: null });
+    assert.deepEqual(events.filter((e) => e.type !== 'usage').map((e) => e.type), [
       'task_started', 'step_started', 'step', 'step_started', 'step', 'step_started', 'step', 'step_started', 'step', 'result',
     ]);
     assert.deepEqual(events.at(-1), { v: 1, type: 'result', success: true, text: 'The cart total is $14.50', steps: 4 });
