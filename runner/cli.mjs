@@ -11,7 +11,7 @@ const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [-
 
   --task TEXT         what the agent should do
   --url URL           page to start on (default: about:blank)
-  --provider P        openai, anthropic, gemini or openai-compatible (the default)
+  --provider P        openai, anthropic, gemini, azure or openai-compatible (the default)
   --base-url URL      the API root; required for openai-compatible servers, optional for the others
   --model NAME        model name, e.g. gpt-4o-mini
   --api-key-env VAR   environment variable holding the API key (never pass keys on the command line)
@@ -53,9 +53,9 @@ function parse(argv) {
     process.exit(0);
   }
   if (!values.task?.trim()) usageError('--task is required');
-  const providers = ['openai', 'anthropic', 'gemini', 'openai-compatible'];
+  const providers = ['openai', 'anthropic', 'gemini', 'openai-compatible', 'azure'];
   if (!providers.includes(values.provider)) usageError(`--provider must be one of ${providers.join(', ')}`);
-  if (!values['base-url'] && values.provider === 'openai-compatible') usageError('--base-url is required for an openai-compatible server');
+  if (!values['base-url'] && ['openai-compatible', 'azure'].includes(values.provider)) usageError(`--base-url is required for ${values.provider}`);
   if (!values.model) usageError('--model is required');
   const maxSteps = Number(values['max-steps']);
   if (!Number.isInteger(maxSteps) || maxSteps < 1) usageError('--max-steps must be a positive whole number');

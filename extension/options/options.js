@@ -8,7 +8,7 @@ const core = init();
 
 const form = document.getElementById('settings');
 const status = document.getElementById('status');
-const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations'];
+const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'temperature', 'reasoningEffort', 'apiVersion'];
 const checkboxes = ['highlights', 'trustedInput'];
 const lists = ['allowList', 'denyList'];
 const listFrom = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
@@ -33,7 +33,7 @@ function show(message, isError) {
 /** Fills the form from storage; the fields stay disabled until then so no typing is overwritten. */
 async function load() {
   const settings = (await loadSettings()) ?? {};
-  for (const name of fields) if (settings[name] !== undefined) form.elements[name].value = settings[name];
+  for (const name of fields) if (settings[name] !== undefined && settings[name] !== null) form.elements[name].value = settings[name];
   for (const name of checkboxes) if (settings[name] !== undefined) form.elements[name].checked = settings[name];
   for (const name of lists) if (settings[name] !== undefined) form.elements[name].value = settings[name].join('\n');
   if (settings.secrets) form.elements.secrets.value = secretsText(settings.secrets);
@@ -52,6 +52,9 @@ form.addEventListener('submit', async (e) => {
     highlights: form.elements.highlights.checked,
     searchEngine: form.elements.searchEngine.value,
     confirmations: form.elements.confirmations.value,
+    temperature: form.elements.temperature.value === '' ? null : Number(form.elements.temperature.value),
+    reasoningEffort: form.elements.reasoningEffort.value || null,
+    apiVersion: form.elements.apiVersion.value.trim() || null,
     trustedInput: form.elements.trustedInput.checked,
     allowList: listFrom(form.elements.allowList.value),
     denyList: listFrom(form.elements.denyList.value),

@@ -145,6 +145,19 @@ test('an overloaded or rate-limiting provider is waited for, and the task comple
   }
 });
 
+test('a local server that refuses the extension is explained (Ollama origins)', async () => {
+  const refusing = await startLlmServer([{ status: 403, empty: true }]);
+  try {
+    await useModel(refusing.baseUrl);
+    const { panel } = await openShop();
+    await sendTask(panel, SHOP_TASK);
+    await panel.locator('.error').waitFor({ timeout: TIMEOUT });
+    assert.match(await panel.locator('.error').textContent(), /refused the extension \(HTTP 403\)\. Ollama accepts browser extensions only when started with OLLAMA_ORIGINS=chrome-extension:\/\/\*/);
+  } finally {
+    await refusing.close();
+  }
+});
+
 test('replies that are not valid JSON end the task with a clear message', async () => {
   const llm = await startLlmServer(['Sure, I will click it.', '{"action": [', 'no', 'nope', '{}', '{"x": 1}'].map((raw) => ({ raw })));
   try {
@@ -225,7 +238,7 @@ test('the options page validates with the core and saves to chrome.storage.local
   await options.click('button[type=submit]');
   await waitUntil(async () => (await options.locator('#status').textContent()) === 'Saved.');
   const stored = await agent.worker.evaluate(() => chrome.storage.local.get('settings'));
-  assert.deepEqual(stored.settings, { provider: 'openai-compatible', baseUrl: 'http://localhost:11434/v1', model: 'gpt-4o-mini', apiKey: 'sk-local', maxSteps: 12, highlights: true, searchEngine: 'duckduckgo', confirmations: 'normal', trustedInput: false, allowList: [], denyList: [], secrets: [], prices: [{ model: 'scripted-model', input: 1, output: 2 }] });
+  assert.deepEqual(stored.settings, { provider: 'openai-compatible', baseUrl: 'http://localhost:11434/v1', model: 'gpt-4o-mini', apiKey: 'sk-local', maxSteps: 12, highlights: true, searchEngine: 'duckduckgo', confirmations: 'normal', trustedInput: false, allowList: [], denyList: [], secrets: [], prices: [{ model: 'scripted-model', input: 1, output: 2 }], temperature: null, reasoningEffort: null, apiVersion: null });
 
   await options.reload();
   await waitUntil(async () => (await options.locator('#model').inputValue()) === 'gpt-4o-mini');

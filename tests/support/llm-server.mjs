@@ -112,7 +112,10 @@ function normalize(url, raw) {
 
 function respond(step, request, previousState) {
   const { format } = request;
-  if (step.status) return { status: step.status, body: JSON.stringify(failure(format, step.status, step.body)), headers: step.headers };
+  if (step.status) {
+    const body = step.empty ? '' : JSON.stringify(failure(format, step.status, step.body));
+    return { status: step.status, body, headers: step.headers };
+  }
   if ('raw' in step) return { status: 200, body: JSON.stringify(success(format, step.raw, false)) };
   const state = lastState(request);
   const reply = {

@@ -2,7 +2,7 @@
 
 use crate::actions::SearchEngine;
 use crate::llm::pricing::{price_of, Price};
-use crate::llm::Provider;
+use crate::llm::{Effort, ModelOptions, Provider};
 use crate::safety::{Secret, Secrets, SitePolicy, Strictness};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -39,6 +39,12 @@ pub struct Settings {
     pub secrets: Vec<Secret>,
     /// The user's prices per model, before the built-in table.
     pub prices: Vec<ModelPrice>,
+    /// Sampling temperature; the provider's default when unset.
+    pub temperature: Option<f64>,
+    /// For reasoning models: how hard to think (OpenAI `reasoning_effort`, Gemini thinking budget).
+    pub reasoning_effort: Option<Effort>,
+    /// Azure OpenAI's `api-version`.
+    pub api_version: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -67,6 +73,9 @@ impl Default for Settings {
             confirmations: Strictness::Normal,
             secrets: Vec::new(),
             prices: Vec::new(),
+            temperature: None,
+            reasoning_effort: None,
+            api_version: None,
         }
     }
 }
@@ -79,6 +88,7 @@ pub enum SettingsError {
     BadMaxSteps(u32),
     BadSiteList { field: &'static str, problem: String },
     BadSecret(String),
+    BadTemperature(f64),
 }
 
 impl fmt::Display for SettingsError {
@@ -88,6 +98,9 @@ impl fmt::Display for SettingsError {
             SettingsError::BadBaseUrl(url) => write!(f, "The provider base URL \"{url}\" is not an http(s) address. Enter one such as https://api.openai.com/v1 in the settings."),
             SettingsError::MissingModel => write!(f, "No model is set. Enter a model name (such as gpt-4o-mini or llama3.1) in the settings."),
             SettingsError::BadMaxSteps(n) => write!(f, "Max steps must be between 1 and {MAX_MAX_STEPS}, not {n}. Change it in the settings."),
+            SettingsError::BadTemperature(t) => {
+                write!(f, "The temperature must be between 0 and 2, not {t}. Change it in the settings, or leave it empty.")
+            }
             SettingsError::BadSecret(problem) => write!(f, "A secret is not usable: {problem}. Correct it in the settings."),
             SettingsError::BadSiteList { problem, .. } => {
                 write!(f, "A site list entry is not usable: {problem}. Correct it in the settings.")
@@ -105,6 +118,7 @@ impl SettingsError {
             SettingsError::BadMaxSteps(_) => "maxSteps",
             SettingsError::BadSiteList { field, .. } => field,
             SettingsError::BadSecret(_) => "secrets",
+            SettingsError::BadTemperature(_) => "temperature",
         }
     }
 }
@@ -128,7 +142,18 @@ impl Settings {
         }
         self.site_policy()?;
         self.named_secrets()?;
+        if let Some(t) = self.temperature.filter(|t| !(0.0..=2.0).contains(t)) {
+            return Err(SettingsError::BadTemperature(t));
+        }
         Ok(())
+    }
+
+    pub fn model_options(&self) -> ModelOptions {
+        ModelOptions {
+            temperature: self.temperature,
+            reasoning_effort: self.reasoning_effort,
+            api_version: self.api_version.clone().filter(|v| !v.trim().is_empty()),
+        }
     }
 
     /// The price of the chosen model, if known.

@@ -156,7 +156,14 @@ async fn run(
         Some(tab) => tab,
         None => browser.active_tab().await?,
     };
-    let model = AnyModel::new(settings.provider, &settings.base_url, &settings.model, &settings.api_key, FetchClient);
+    let model = AnyModel::new(
+        settings.provider,
+        &settings.base_url,
+        &settings.model,
+        &settings.api_key,
+        settings.model_options(),
+        FetchClient,
+    );
     let config = TaskConfig {
         task,
         tab,

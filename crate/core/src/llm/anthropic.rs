@@ -1,7 +1,7 @@
 //! The Anthropic Messages API: structured output through a forced tool call.
 
 use super::retry::{post_with_retries, RetryPolicy};
-use super::{alternating, ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, Usage};
+use super::{alternating, ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, ModelOptions, Usage};
 use serde_json::{json, Value};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com/v1";
@@ -15,6 +15,7 @@ pub struct Anthropic<H> {
     api_key: String,
     http: H,
     retry: RetryPolicy,
+    options: ModelOptions,
 }
 
 impl<H: HttpClient> Anthropic<H> {
@@ -26,7 +27,15 @@ impl<H: HttpClient> Anthropic<H> {
             api_key: api_key.trim().to_string(),
             http,
             retry: RetryPolicy::default(),
+            options: ModelOptions::default(),
         }
+    }
+
+    /// Temperature applies; reasoning effort does not (extended thinking cannot be combined with
+    /// the forced tool that gives structured output).
+    pub fn with_options(mut self, options: ModelOptions) -> Self {
+        self.options = options;
+        self
     }
 
     pub fn endpoint(&self) -> String {
@@ -58,6 +67,9 @@ impl<H: HttpClient> Anthropic<H> {
         });
         if let Some(system) = system {
             body["system"] = json!(system);
+        }
+        if let Some(temperature) = self.options.temperature {
+            body["temperature"] = json!(temperature.clamp(0.0, 1.0));
         }
         body
     }

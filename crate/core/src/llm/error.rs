@@ -14,6 +14,8 @@ const CONTEXT_TOO_LONG: &[&str] =
 pub enum LlmError {
     /// No response at all: server down, wrong address, or the request was refused (CORS).
     Unreachable { url: String, detail: String },
+    /// 403 from a server on this computer: it refuses requests from extensions (Ollama's origins).
+    OriginRefused { url: String },
     /// 401 or 403: the key is missing, wrong or lacks access.
     Unauthorized { status: u16, detail: String },
     /// 404: usually an unknown model or a base URL without the API path.
@@ -36,6 +38,10 @@ impl fmt::Display for LlmError {
             LlmError::Unreachable { url, detail } => write!(
                 f,
                 "Could not reach the model provider at {url} ({detail}). Check the base URL in the settings and that the server is running; for Ollama, start it with OLLAMA_ORIGINS=chrome-extension://* so that it accepts the extension."
+            ),
+            LlmError::OriginRefused { url } => write!(
+                f,
+                "The server at {url} refused the extension (HTTP 403). Ollama accepts browser extensions only when started with OLLAMA_ORIGINS=chrome-extension://* — set it and restart Ollama; other local servers have a similar CORS or origin setting."
             ),
             LlmError::Unauthorized { status, detail } => write!(
                 f,

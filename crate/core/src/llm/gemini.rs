@@ -1,7 +1,7 @@
 //! Google Gemini's generateContent: structured output through a response schema.
 
 use super::retry::{post_with_retries, RetryPolicy};
-use super::{alternating, ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, Role, Usage};
+use super::{alternating, ChatModel, ChatReply, ChatRequest, Effort, HttpClient, LlmError, ModelOptions, Role, Usage};
 use serde_json::{json, Map, Value};
 
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
@@ -12,6 +12,7 @@ pub struct Gemini<H> {
     api_key: String,
     http: H,
     retry: RetryPolicy,
+    options: ModelOptions,
 }
 
 impl<H: HttpClient> Gemini<H> {
@@ -23,7 +24,13 @@ impl<H: HttpClient> Gemini<H> {
             api_key: api_key.trim().to_string(),
             http,
             retry: RetryPolicy::default(),
+            options: ModelOptions::default(),
         }
+    }
+
+    pub fn with_options(mut self, options: ModelOptions) -> Self {
+        self.options = options;
+        self
     }
 
     pub fn endpoint(&self) -> String {
@@ -49,6 +56,17 @@ impl<H: HttpClient> Gemini<H> {
         });
         if let Some(system) = system {
             body["systemInstruction"] = json!({ "parts": [{ "text": system }] });
+        }
+        if let Some(temperature) = self.options.temperature {
+            body["generationConfig"]["temperature"] = json!(temperature);
+        }
+        if let Some(effort) = self.options.reasoning_effort {
+            let budget = match effort {
+                Effort::Low => 1024,
+                Effort::Medium => 4096,
+                Effort::High => 16384,
+            };
+            body["generationConfig"]["thinkingConfig"] = json!({ "thinkingBudget": budget });
         }
         body
     }

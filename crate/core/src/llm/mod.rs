@@ -73,6 +73,34 @@ pub fn alternating(messages: &[ChatMessage]) -> (Option<String>, Vec<ChatMessage
     (system, turns)
 }
 
+/// How hard a reasoning model should think.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Effort {
+    Low,
+    Medium,
+    High,
+}
+
+impl Effort {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effort::Low => "low",
+            Effort::Medium => "medium",
+            Effort::High => "high",
+        }
+    }
+}
+
+/// Per-model request options the user may set.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelOptions {
+    pub temperature: Option<f64>,
+    pub reasoning_effort: Option<Effort>,
+    /// Azure OpenAI's `api-version` query parameter.
+    pub api_version: Option<String>,
+}
+
 /// One request to a model: the conversation and the JSON schema its reply must follow.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatRequest {

@@ -1,7 +1,7 @@
 //! The OpenAI chat-completions wire format, spoken by OpenAI and most self-hosted servers.
 
 use super::retry::{post_with_retries, RetryPolicy};
-use super::{ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, Usage};
+use super::{ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, ModelOptions, Usage};
 use serde_json::{json, Value};
 use std::cell::Cell;
 
@@ -24,6 +24,9 @@ pub struct OpenAiCompatible<H> {
     http: H,
     retry: RetryPolicy,
     mode: Cell<OutputMode>,
+    options: ModelOptions,
+    /// Azure OpenAI: the key goes in an `api-key` header and the URL carries the API version.
+    azure: bool,
 }
 
 impl<H: HttpClient> OpenAiCompatible<H> {
@@ -35,7 +38,20 @@ impl<H: HttpClient> OpenAiCompatible<H> {
             http,
             retry: RetryPolicy::default(),
             mode: Cell::new(OutputMode::JsonSchema),
+            options: ModelOptions::default(),
+            azure: false,
         }
+    }
+
+    pub fn with_options(mut self, options: ModelOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Speaks to an Azure OpenAI deployment (`base_url` ends in `/openai/deployments/NAME`).
+    pub fn for_azure(mut self) -> Self {
+        self.azure = true;
+        self
     }
 
     pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
@@ -48,11 +64,21 @@ impl<H: HttpClient> OpenAiCompatible<H> {
     }
 
     pub fn endpoint(&self) -> String {
-        format!("{}/chat/completions", self.base_url)
+        match (&self.options.api_version, self.azure) {
+            (Some(version), true) => format!("{}/chat/completions?api-version={version}", self.base_url),
+            (None, true) => format!("{}/chat/completions?api-version={AZURE_API_VERSION}", self.base_url),
+            _ => format!("{}/chat/completions", self.base_url),
+        }
     }
 
     pub fn request_body(&self, request: &ChatRequest, mode: OutputMode) -> Value {
         let mut body = json!({ "model": self.model, "messages": request.messages });
+        if let Some(temperature) = self.options.temperature {
+            body["temperature"] = json!(temperature);
+        }
+        if let Some(effort) = self.options.reasoning_effort {
+            body["reasoning_effort"] = json!(effort.as_str());
+        }
         match mode {
             OutputMode::JsonSchema => {
                 body["response_format"] = json!({
@@ -68,7 +94,9 @@ impl<H: HttpClient> OpenAiCompatible<H> {
 
     fn headers(&self) -> Vec<(String, String)> {
         let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
-        if !self.api_key.is_empty() {
+        if self.azure {
+            headers.push(("api-key".to_string(), self.api_key.clone()));
+        } else if !self.api_key.is_empty() {
             headers.push(("Authorization".to_string(), format!("Bearer {}", self.api_key)));
         }
         headers
@@ -83,6 +111,17 @@ fn rejects_output_format(status: u16, body: &str) -> bool {
             || lower.contains("json_schema")
             || lower.contains("json_object")
             || lower.contains("structured output"))
+}
+
+/// Azure OpenAI's current generally available API version.
+const AZURE_API_VERSION: &str = "2024-10-21";
+
+/// A server on this computer (Ollama, LM Studio, llama.cpp...).
+fn is_local(base_url: &str) -> bool {
+    url::Url::parse(base_url)
+        .ok()
+        .and_then(|url| url.host_str().map(|h| matches!(h, "localhost" | "127.0.0.1" | "[::1]" | "::1")))
+        .unwrap_or(false)
 }
 
 fn next_mode(mode: OutputMode) -> Option<OutputMode> {
@@ -105,6 +144,9 @@ impl<H: HttpClient> ChatModel for OpenAiCompatible<H> {
                 .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
             if (200..300).contains(&response.status) {
                 return parse_reply(&response.body);
+            }
+            if response.status == 403 && is_local(&self.base_url) && !response.body.contains("\"error\"") {
+                return Err(LlmError::OriginRefused { url: self.base_url.clone() });
             }
             match next_mode(mode).filter(|_| rejects_output_format(response.status, &response.body)) {
                 Some(next) => self.mode.set(next),

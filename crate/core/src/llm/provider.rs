@@ -2,7 +2,7 @@
 
 use super::anthropic::Anthropic;
 use super::gemini::Gemini;
-use super::{ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, OpenAiCompatible};
+use super::{ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, ModelOptions, OpenAiCompatible};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -16,6 +16,8 @@ pub enum Provider {
     #[default]
     #[serde(rename = "openai-compatible")]
     OpenAiCompatible,
+    /// An Azure OpenAI deployment: the base URL ends in `/openai/deployments/NAME`.
+    Azure,
 }
 
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
@@ -23,7 +25,7 @@ pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 impl Provider {
     /// Whether the user must give a base URL (the others have a default one).
     pub fn needs_base_url(self) -> bool {
-        self == Provider::OpenAiCompatible
+        matches!(self, Provider::OpenAiCompatible | Provider::Azure)
     }
 }
 
@@ -34,15 +36,22 @@ pub enum AnyModel<H> {
 }
 
 impl<H: HttpClient> AnyModel<H> {
-    pub fn new(provider: Provider, base_url: &str, model: &str, api_key: &str, http: H) -> Self {
+    pub fn new(provider: Provider, base_url: &str, model: &str, api_key: &str, options: ModelOptions, http: H) -> Self {
         match provider {
             Provider::OpenAi => {
                 let base = if base_url.trim().is_empty() { OPENAI_BASE_URL } else { base_url };
-                AnyModel::OpenAi(OpenAiCompatible::new(base, model, api_key, http))
+                AnyModel::OpenAi(OpenAiCompatible::new(base, model, api_key, http).with_options(options))
             }
-            Provider::OpenAiCompatible => AnyModel::OpenAi(OpenAiCompatible::new(base_url, model, api_key, http)),
-            Provider::Anthropic => AnyModel::Anthropic(Anthropic::new(base_url, model, api_key, http)),
-            Provider::Gemini => AnyModel::Gemini(Gemini::new(base_url, model, api_key, http)),
+            Provider::OpenAiCompatible => {
+                AnyModel::OpenAi(OpenAiCompatible::new(base_url, model, api_key, http).with_options(options))
+            }
+            Provider::Azure => AnyModel::OpenAi(
+                OpenAiCompatible::new(base_url, model, api_key, http).with_options(options).for_azure(),
+            ),
+            Provider::Anthropic => {
+                AnyModel::Anthropic(Anthropic::new(base_url, model, api_key, http).with_options(options))
+            }
+            Provider::Gemini => AnyModel::Gemini(Gemini::new(base_url, model, api_key, http).with_options(options)),
         }
     }
 }

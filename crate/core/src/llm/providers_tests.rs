@@ -141,3 +141,62 @@ fn gemini_errors_are_classified_and_rate_limits_retried() {
     let http = CannedHttp::sequence(vec![limited, ok(GEMINI_REPLY)]);
     assert!(block_on(Gemini::new("", "m", "k", &http).complete(&request())).is_ok());
 }
+
+#[test]
+fn options_reach_each_provider_in_its_own_words() {
+    use super::{AnyModel, Effort, ModelOptions, Provider};
+    let options = ModelOptions { temperature: Some(0.2), reasoning_effort: Some(Effort::High), api_version: None };
+    let http = CannedHttp::new(ok(r#"{"choices":[{"message":{"content":"{}"}}]}"#));
+    block_on(AnyModel::new(Provider::OpenAi, "", "o4-mini", "k", options.clone(), &http).complete(&request())).unwrap();
+    let body = sent_body(&http);
+    assert_eq!(body["temperature"], 0.2);
+    assert_eq!(body["reasoning_effort"], "high");
+    assert_eq!(http.sent.borrow()[0].url, "https://api.openai.com/v1/chat/completions");
+
+    let http = CannedHttp::new(ok(GEMINI_REPLY));
+    block_on(AnyModel::new(Provider::Gemini, "", "g", "k", options.clone(), &http).complete(&request())).unwrap();
+    let body = sent_body(&http);
+    assert_eq!(body["generationConfig"]["temperature"], 0.2);
+    assert_eq!(body["generationConfig"]["thinkingConfig"]["thinkingBudget"], 16384);
+
+    let http = CannedHttp::new(ok(ANTHROPIC_REPLY));
+    block_on(AnyModel::new(Provider::Anthropic, "", "c", "k", options, &http).complete(&request())).unwrap();
+    let body = sent_body(&http);
+    assert_eq!(body["temperature"], 0.2);
+    assert!(body.get("thinking").is_none(), "thinking cannot be combined with a forced tool");
+}
+
+#[test]
+fn azure_deployments_get_the_api_version_and_key_header() {
+    use super::{AnyModel, ModelOptions, Provider};
+    let http = CannedHttp::new(ok(r#"{"choices":[{"message":{"content":"{}"}}]}"#));
+    let base = "https://res.openai.azure.com/openai/deployments/agent";
+    block_on(
+        AnyModel::new(Provider::Azure, base, "gpt-4o", "az-key", ModelOptions::default(), &http).complete(&request()),
+    )
+    .unwrap();
+    let sent = &http.sent.borrow()[0];
+    assert_eq!(sent.url, format!("{base}/chat/completions?api-version=2024-10-21"));
+    assert!(sent.headers.contains(&("api-key".into(), "az-key".into())));
+    assert!(sent.headers.iter().all(|(name, _)| name != "Authorization"));
+}
+
+#[test]
+fn a_local_server_refusing_the_extension_is_explained() {
+    use super::{AnyModel, ModelOptions, Provider};
+    let http = CannedHttp::new(status(403, ""));
+    let err = block_on(
+        AnyModel::new(
+            Provider::OpenAiCompatible,
+            "http://localhost:11434/v1",
+            "llama3.1",
+            "",
+            ModelOptions::default(),
+            &http,
+        )
+        .complete(&request()),
+    )
+    .unwrap_err();
+    assert!(matches!(err, LlmError::OriginRefused { .. }));
+    assert!(err.to_string().contains("OLLAMA_ORIGINS=chrome-extension://*"), "{err}");
+}
