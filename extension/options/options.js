@@ -1,7 +1,7 @@
 // The options page: reads and writes the provider settings in chrome.storage.local; the core
 // validates them so that the page and the agent agree on what is valid.
 
-import init, { validateSettings } from '../core/agent_wasm.js';
+import init, { listModels, validateSettings } from '../core/agent_wasm.js';
 import { loadSettings, saveSettings } from '../shared/settings-store.js';
 
 const core = init();
@@ -41,9 +41,9 @@ async function load() {
   document.getElementById('fields').disabled = false;
 }
 
-form.addEventListener('submit', async (e) => {
-  e.preventDefault();
-  const settings = {
+/** The settings as the form shows them. */
+function readForm() {
+  return {
     provider: form.elements.provider.value,
     baseUrl: form.elements.baseUrl.value.trim(),
     model: form.elements.model.value.trim(),
@@ -61,7 +61,28 @@ form.addEventListener('submit', async (e) => {
     secrets: secretsFrom(form.elements.secrets.value),
     prices: pricesFrom(form.elements.prices.value),
   };
-  for (const name of [...fields, ...lists, 'secrets']) form.elements[name].removeAttribute('aria-invalid');
+}
+
+// The provider's own model list, offered as suggestions for the model field.
+document.getElementById('load-models').addEventListener('click', async () => {
+  await core;
+  show('Loading models…', false);
+  try {
+    const models = await listModels(readForm());
+    document.getElementById('model-list').replaceChildren(...models.map((name) => {
+      const option = document.createElement('option');
+      option.value = name;
+      return option;
+    }));
+    show(`${models.length} models available: choose one in the model field.`, false);
+  } catch (err) {
+    show(String(err), true);
+  }
+});
+
+form.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const settings = readForm();  for (const name of [...fields, ...lists, 'secrets']) form.elements[name].removeAttribute('aria-invalid');
   await core;
   const problem = validateSettings(settings);
   if (problem) {

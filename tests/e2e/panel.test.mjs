@@ -238,10 +238,29 @@ test('the options page validates with the core and saves to chrome.storage.local
   await options.click('button[type=submit]');
   await waitUntil(async () => (await options.locator('#status').textContent()) === 'Saved.');
   const stored = await agent.worker.evaluate(() => chrome.storage.local.get('settings'));
-  assert.deepEqual(stored.settings, { provider: 'openai-compatible', baseUrl: 'http://localhost:11434/v1', model: 'gpt-4o-mini', apiKey: 'sk-local', maxSteps: 12, highlights: true, searchEngine: 'duckduckgo', confirmations: 'normal', trustedInput: false, allowList: [], denyList: [], secrets: [], prices: [{ model: 'scripted-model', input: 1, output: 2 }], temperature: null, reasoningEffort: null, apiVersion: null });
+  const { provider, baseUrl, model, apiKey, maxSteps, searchEngine, confirmations, trustedInput, temperature } = stored.settings;
+  assert.deepEqual(
+    { provider, baseUrl, model, apiKey, maxSteps, searchEngine, confirmations, trustedInput, temperature },
+    {
+      provider: 'openai-compatible', baseUrl: 'http://localhost:11434/v1', model: 'gpt-4o-mini', apiKey: 'sk-local',
+      maxSteps: 12, searchEngine: 'duckduckgo', confirmations: 'normal', trustedInput: false, temperature: null,
+    },
+  );
 
   await options.reload();
   await waitUntil(async () => (await options.locator('#model').inputValue()) === 'gpt-4o-mini');
+
+  // The provider's model list, fetched through the core, becomes the model field's suggestions.
+  const llm = await startLlmServer([]);
+  try {
+    await options.fill('#baseUrl', llm.baseUrl);
+    await options.click('#load-models');
+    await waitUntil(async () => (await options.locator('#status').textContent()).startsWith('2 models available'));
+    const suggested = await options.locator('#model-list option').evaluateAll((list) => list.map((o) => o.value));
+    assert.deepEqual(suggested, ['other-model', 'scripted-model']);
+  } finally {
+    await llm.close();
+  }
 });
 
 async function waitUntil(condition, timeout = 5000) {

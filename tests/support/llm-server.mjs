@@ -142,6 +142,9 @@ export async function startLlmServer(script) {
         res.end(body);
       };
       const path = new URL(req.url, 'http://x').pathname;
+      if (req.method === 'GET' && path.endsWith('/models')) {
+        return send(200, JSON.stringify({ object: 'list', data: [{ id: 'scripted-model' }, { id: 'other-model' }] }));
+      }
       const known = path.endsWith('/chat/completions') || path.endsWith('/messages') || path.includes(':generateContent');
       if (req.method !== 'POST' || !known) return send(404, '{"error":{"message":"not found"}}');
       let request;

@@ -37,14 +37,24 @@ pub async fn sleep(milliseconds: u32) {
 }
 
 impl FetchClient {
-    async fn fetch(&self, url: &str, headers: &[(String, String)], body: String) -> Result<HttpResponse, String> {
+    /// One request; `body` makes it a POST, none a GET.
+    async fn fetch(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: Option<String>,
+    ) -> Result<HttpResponse, String> {
         let controller = AbortController::new().map_err(|_| "the browser could not create a request".to_string())?;
         let mut guard = AbortOnDrop(Some(controller.clone()));
-        let mut builder = Request::post(url).abort_signal(Some(&controller.signal()));
+        let builder = if body.is_some() { Request::post(url) } else { Request::get(url) };
+        let mut builder = builder.abort_signal(Some(&controller.signal()));
         for (name, value) in headers {
             builder = builder.header(name, value);
         }
-        let request = builder.body(body).map_err(|err| err.to_string())?;
+        let request = match body {
+            Some(body) => builder.body(body).map_err(|err| err.to_string())?,
+            None => builder.build().map_err(|err| err.to_string())?,
+        };
         let response = request.send().await.map_err(|err| err.to_string())?;
         let status = response.status();
         let retry_after = response.headers().get("retry-after");
@@ -52,17 +62,30 @@ impl FetchClient {
         guard.0 = None;
         Ok(HttpResponse { status, body, retry_after })
     }
-}
 
-impl HttpClient for FetchClient {
-    async fn post_json(&self, url: &str, headers: &[(String, String)], body: String) -> Result<HttpResponse, String> {
+    /// A request bounded in time; dropping it (stop, or the time limit) aborts it.
+    async fn bounded(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: Option<String>,
+    ) -> Result<HttpResponse, String> {
         let request = std::pin::pin!(self.fetch(url, headers, body));
         let timeout = std::pin::pin!(sleep(REQUEST_TIMEOUT_MS));
         match select(request, timeout).await {
             Either::Left((outcome, _)) => outcome,
-            // Dropping the request aborts it.
             Either::Right(_) => Err(format!("no answer within {} s", REQUEST_TIMEOUT_MS / 1000)),
         }
+    }
+}
+
+impl HttpClient for FetchClient {
+    async fn post_json(&self, url: &str, headers: &[(String, String)], body: String) -> Result<HttpResponse, String> {
+        self.bounded(url, headers, Some(body)).await
+    }
+
+    async fn get(&self, url: &str, headers: &[(String, String)]) -> Result<HttpResponse, String> {
+        self.bounded(url, headers, None).await
     }
 
     async fn sleep(&self, milliseconds: u32) {

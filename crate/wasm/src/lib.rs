@@ -181,6 +181,25 @@ async fn run(
     Ok(())
 }
 
+/// The models the provider in `settings` offers, for the options page; rejects with a message
+/// saying what went wrong.
+#[wasm_bindgen(js_name = listModels)]
+pub fn list_models(settings: JsValue) -> js_sys::Promise {
+    wasm_bindgen_futures::future_to_promise(async move {
+        let settings = settings_from_js(settings).map_err(|err| JsValue::from_str(&err))?;
+        let model = AnyModel::new(
+            settings.provider,
+            &settings.base_url,
+            &settings.model,
+            &settings.api_key,
+            settings.model_options(),
+            FetchClient,
+        );
+        let models = model.list_models().await.map_err(|err| JsValue::from_str(&err.to_string()))?;
+        Ok(to_js(&models))
+    })
+}
+
 /// Checks settings before the options page saves them: `undefined` when valid, else
 /// `{ field, message }` naming the field at fault and what to enter.
 #[wasm_bindgen(js_name = validateSettings)]

@@ -38,6 +38,18 @@ impl<H: HttpClient> Anthropic<H> {
         self
     }
 
+    /// The models the key may use (`GET /models`).
+    pub async fn list_models(&self) -> Result<Vec<String>, LlmError> {
+        let url = format!("{}/models?limit=1000", self.base_url);
+        super::fetch_model_list(&self.http, &url, &self.headers(), &self.model, |v| {
+            v["data"]
+                .as_array()
+                .map(|d| d.iter().filter_map(|m| m["id"].as_str().map(str::to_string)).collect())
+                .unwrap_or_default()
+        })
+        .await
+    }
+
     pub fn endpoint(&self) -> String {
         format!("{}/messages", self.base_url)
     }

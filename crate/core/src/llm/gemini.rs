@@ -33,6 +33,24 @@ impl<H: HttpClient> Gemini<H> {
         self
     }
 
+    /// The models that can generate content (`GET /models`).
+    pub async fn list_models(&self) -> Result<Vec<String>, LlmError> {
+        let url = format!("{}/models?pageSize=1000", self.base_url);
+        super::fetch_model_list(&self.http, &url, &self.headers(), &self.model, |v| {
+            let models = v["models"].as_array().cloned().unwrap_or_default();
+            models
+                .iter()
+                .filter(|m| {
+                    m["supportedGenerationMethods"]
+                        .as_array()
+                        .is_none_or(|ms| ms.iter().any(|x| x == "generateContent"))
+                })
+                .filter_map(|m| m["name"].as_str().map(|n| n.trim_start_matches("models/").to_string()))
+                .collect()
+        })
+        .await
+    }
+
     pub fn endpoint(&self) -> String {
         format!("{}/models/{}:generateContent", self.base_url, self.model)
     }

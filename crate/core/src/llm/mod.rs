@@ -127,6 +127,27 @@ pub trait ChatModel {
     async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError>;
 }
 
+/// GETs a provider's model list and reads the names out of it with `names`.
+pub(crate) async fn fetch_model_list<H: HttpClient>(
+    http: &H,
+    url: &str,
+    headers: &[(String, String)],
+    model: &str,
+    names: impl Fn(&serde_json::Value) -> Vec<String>,
+) -> Result<Vec<String>, LlmError> {
+    let response =
+        http.get(url, headers).await.map_err(|detail| LlmError::Unreachable { url: url.to_string(), detail })?;
+    if !(200..300).contains(&response.status) {
+        return Err(LlmError::from_response(response.status, &response.body, model));
+    }
+    let value: serde_json::Value = serde_json::from_str(&response.body)
+        .map_err(|_| LlmError::MalformedResponse { detail: "the model list is not JSON".into() })?;
+    let mut list = names(&value);
+    list.sort();
+    list.dedup();
+    Ok(list)
+}
+
 /// A finished HTTP exchange, whatever its status.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct HttpResponse {
@@ -140,6 +161,8 @@ pub struct HttpResponse {
 pub trait HttpClient {
     /// POSTs a JSON body; `Err` only when no response arrived at all (refused, DNS, CORS, timeout).
     async fn post_json(&self, url: &str, headers: &[(String, String)], body: String) -> Result<HttpResponse, String>;
+    /// GETs a resource, with the same meaning of `Err`.
+    async fn get(&self, url: &str, headers: &[(String, String)]) -> Result<HttpResponse, String>;
     /// Waits between tries.
     async fn sleep(&self, milliseconds: u32);
     /// A number in 0..1 to spread retries out.

@@ -59,6 +59,18 @@ impl<H: HttpClient> OpenAiCompatible<H> {
         self
     }
 
+    /// The models the server offers (`GET /models`).
+    pub async fn list_models(&self) -> Result<Vec<String>, LlmError> {
+        let url = format!("{}/models", self.base_url);
+        super::fetch_model_list(&self.http, &url, &self.headers(), &self.model, |v| {
+            v["data"]
+                .as_array()
+                .map(|d| d.iter().filter_map(|m| m["id"].as_str().map(str::to_string)).collect())
+                .unwrap_or_default()
+        })
+        .await
+    }
+
     pub fn output_mode(&self) -> OutputMode {
         self.mode.get()
     }

@@ -56,6 +56,17 @@ impl<H: HttpClient> AnyModel<H> {
     }
 }
 
+impl<H: HttpClient> AnyModel<H> {
+    /// The models the provider offers, for the settings page.
+    pub async fn list_models(&self) -> Result<Vec<String>, LlmError> {
+        match self {
+            AnyModel::OpenAi(model) => model.list_models().await,
+            AnyModel::Anthropic(model) => model.list_models().await,
+            AnyModel::Gemini(model) => model.list_models().await,
+        }
+    }
+}
+
 impl<H: HttpClient> ChatModel for AnyModel<H> {
     async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
         match self {

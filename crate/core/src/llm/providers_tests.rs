@@ -200,3 +200,38 @@ fn a_local_server_refusing_the_extension_is_explained() {
     assert!(matches!(err, LlmError::OriginRefused { .. }));
     assert!(err.to_string().contains("OLLAMA_ORIGINS=chrome-extension://*"), "{err}");
 }
+
+#[test]
+fn model_lists_are_read_from_each_provider() {
+    use super::{AnyModel, ModelOptions, Provider};
+    let cases = [
+        (
+            Provider::OpenAiCompatible,
+            "http://x.test/v1",
+            r#"{"object":"list","data":[{"id":"llama3.1"},{"id":"qwen2.5"}]}"#,
+            "http://x.test/v1/models",
+            vec!["llama3.1", "qwen2.5"],
+        ),
+        (
+            Provider::Anthropic,
+            "",
+            r#"{"data":[{"id":"claude-sonnet-4-5","type":"model"}],"has_more":false}"#,
+            "https://api.anthropic.com/v1/models?limit=1000",
+            vec!["claude-sonnet-4-5"],
+        ),
+        (
+            Provider::Gemini,
+            "",
+            r#"{"models":[{"name":"models/gemini-2.5-flash","supportedGenerationMethods":["generateContent"]},{"name":"models/embedding-001","supportedGenerationMethods":["embedContent"]}]}"#,
+            "https://generativelanguage.googleapis.com/v1beta/models?pageSize=1000",
+            vec!["gemini-2.5-flash"],
+        ),
+    ];
+    for (provider, base, body, url, expected) in cases {
+        let http = CannedHttp::new(ok(body));
+        let models =
+            block_on(AnyModel::new(provider, base, "m", "k", ModelOptions::default(), &http).list_models()).unwrap();
+        assert_eq!(models, expected, "{provider:?}");
+        assert_eq!(http.sent.borrow()[0].url, url);
+    }
+}

@@ -39,6 +39,10 @@ impl HttpClient for &CannedHttp {
         }
     }
 
+    async fn get(&self, url: &str, headers: &[(String, String)]) -> Result<HttpResponse, String> {
+        self.post_json(url, headers, String::new()).await
+    }
+
     async fn sleep(&self, milliseconds: u32) {
         self.slept.borrow_mut().push(milliseconds);
     }
