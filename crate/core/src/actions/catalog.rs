@@ -115,10 +115,12 @@ pub fn actions_prompt() -> String {
 }
 
 /// The JSON schema of the action list, for strict structured output: every parameter is listed as
-/// required, optional ones accept `null`.
-pub fn actions_schema() -> Value {
+/// required, optional ones accept `null`. With `only_done`, the list may hold nothing but `done`
+/// (the last step).
+pub fn actions_schema(only_done: bool) -> Value {
     let variants: Vec<Value> = CATALOG
         .iter()
+        .filter(|spec| !only_done || spec.name == "done")
         .map(|spec| {
             let mut properties = Map::new();
             for &(name, kind, required, _) in spec.params {
@@ -171,8 +173,15 @@ mod tests {
     }
 
     #[test]
+    fn the_last_step_offers_only_done() {
+        let variants = actions_schema(true)["items"]["anyOf"].as_array().unwrap().clone();
+        assert_eq!(variants.len(), 1);
+        assert!(variants[0]["properties"]["done"].is_object());
+    }
+
+    #[test]
     fn optional_parameters_are_nullable_and_all_are_required_for_strict_mode() {
-        let schema = actions_schema();
+        let schema = actions_schema(false);
         let scroll = schema["items"]["anyOf"]
             .as_array()
             .unwrap()

@@ -5,6 +5,7 @@ mod events;
 mod execute;
 #[cfg(test)]
 mod fakes;
+mod loop_guard;
 mod navigator;
 mod output;
 mod prompt;

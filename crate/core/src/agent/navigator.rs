@@ -1,6 +1,7 @@
 //! The navigator loop: observe the page, ask the model, run its actions, report, repeat.
 
 use super::events::{ActionReport, AgentEvent};
+use super::loop_guard::{page_fingerprint, LoopGuard};
 use super::output::{parse_navigator_output, NavigatorOutput};
 use super::prompt::{navigator_schema, state_message, system_prompt};
 use crate::actions::{Action, SearchEngine};
@@ -85,6 +86,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         tainted_hosts: RefCell::default(),
         approvals: Cell::new(0),
         usage: Cell::new((0, 0)),
+        loop_guard: RefCell::default(),
     };
     let end = match navigator.adopt_tab(config.tab).await {
         Ok(()) => navigator.run().await,
@@ -120,6 +122,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     pub(super) approvals: Cell<u32>,
     /// Input and output tokens used so far.
     usage: Cell<(u64, u64)>,
+    /// Notices the agent going round in circles.
+    loop_guard: RefCell<LoopGuard>,
 }
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
@@ -198,7 +202,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             (&tabs, self.tab.get()),
             &self.config.map,
         );
-        let output = match self.ask_for_output(state).await? {
+        let page_seen = page_fingerprint(&state_page_part(&state));
+        let output = match self.ask_for_output(state, step == max_steps).await? {
             Ok(output) => output,
             Err((reason, problem)) => {
                 let failure = format!("the model's reply could not be used ({reason}). If this keeps happening, choose a model that supports structured JSON output.");
@@ -222,7 +227,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let page = page.ok();
         let (reports, finished) = self.run_actions(&output.actions, page.as_ref()).await?;
         let failure = reports.iter().find(|report| !report.ok).map(|report| report.outcome.clone());
-        let results = reports.iter().map(result_line).collect();
+        let mut results: Vec<String> = reports.iter().map(result_line).collect();
+        let actions_taken = output.actions.iter().map(|a| a.to_json().to_string()).collect::<Vec<_>>().join(",");
+        if let Some(nudge) = self.loop_guard.borrow_mut().record(page_seen, actions_taken) {
+            results.push(nudge);
+        }
         (self.emit)(AgentEvent::Step {
             step,
             max_steps,
@@ -267,8 +276,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     /// The model's output for this step. A reply that cannot be used is explained to the model,
     /// which gets one more try at once; `Err` gives the reason and what the model was told.
-    async fn ask_for_output(&mut self, state: String) -> Result<Result<NavigatorOutput, (String, String)>, StepError> {
-        let mut reply = self.ask_model(state.clone()).await?;
+    async fn ask_for_output(
+        &mut self,
+        state: String,
+        last_step: bool,
+    ) -> Result<Result<NavigatorOutput, (String, String)>, StepError> {
+        let mut reply = self.ask_model(state.clone(), last_step).await?;
         for attempt in 0..2 {
             let reason = match parse_navigator_output(&reply) {
                 Ok(output) => {
@@ -287,7 +300,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             if attempt == 1 {
                 return Ok(Err((reason, problem)));
             }
-            reply = self.ask_model(state.clone()).await?;
+            reply = self.ask_model(state.clone(), last_step).await?;
         }
         unreachable!("the loop returns on its second pass")
     }
@@ -322,7 +335,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
     }
 
-    async fn ask_model(&self, state: String) -> Result<String, StepError> {
+    async fn ask_model(&self, state: String, last_step: bool) -> Result<String, StepError> {
         let mut messages = Vec::with_capacity(self.history.len() + 2);
         messages.push(ChatMessage::system(system_prompt(self.config.secrets.prompt().as_deref())));
         messages.extend(self.history.iter().cloned());
@@ -331,7 +344,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         for message in &mut messages {
             message.content = self.config.secrets.redact(&message.content);
         }
-        let request = ChatRequest { messages, schema_name: "navigator_output".into(), schema: navigator_schema() };
+        let request =
+            ChatRequest { messages, schema_name: "navigator_output".into(), schema: navigator_schema(last_step) };
         self.complete(&request).await
     }
 
@@ -381,6 +395,11 @@ fn compact_output(output: &NavigatorOutput) -> String {
         "action": output.actions.iter().map(Action::to_json).collect::<Vec<_>>(),
     })
     .to_string()
+}
+
+/// The part of a state message that shows the page (what changes when the page does).
+fn state_page_part(state: &str) -> &str {
+    state.find("<page_content>").map_or(state, |start| &state[start..])
 }
 
 fn result_line(report: &ActionReport) -> String {

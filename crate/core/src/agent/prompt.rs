@@ -30,8 +30,8 @@ You may give several actions; they run in order and stop early when the page cha
     }
 }
 
-/// The structured-output schema of the navigator's reply.
-pub fn navigator_schema() -> Value {
+/// The structured-output schema of the navigator's reply; on the last step only `done` is offered.
+pub fn navigator_schema(last_step: bool) -> Value {
     json!({
         "type": "object",
         "properties": {
@@ -45,7 +45,7 @@ pub fn navigator_schema() -> Value {
                 "required": ["evaluation_previous_goal", "memory", "next_goal"],
                 "additionalProperties": false
             },
-            "action": actions_schema()
+            "action": actions_schema(last_step)
         },
         "required": ["current_state", "action"],
         "additionalProperties": false

@@ -206,3 +206,29 @@ fn usage_and_cost_are_reported_as_the_task_runs() {
     assert_eq!((usage[1].0, usage[1].1), (200, 40));
     assert!((usage[1].2.unwrap() - 0.0009).abs() < 1e-12);
 }
+
+#[test]
+fn going_round_in_circles_is_called_out_to_the_model() {
+    let shop = FakeShop::new();
+    let hover = || reply(r#"[{"hover":{"index":2}}]"#);
+    let model =
+        ScriptedModel::new(vec![hover(), hover(), hover(), reply(r#"[{"done":{"text":"stuck","success":false}}]"#)]);
+    run(&shop, &model, 10);
+    assert!(!model.state(2).contains("not working"));
+    let fourth = model.state(3);
+    assert!(fourth.contains("You have now taken the same actions on the same, unchanged page 3 times"), "{fourth}");
+}
+
+#[test]
+fn the_last_step_offers_only_done_in_the_schema() {
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![
+        reply(r#"[{"hover":{"index":2}}]"#),
+        reply(r#"[{"done":{"text":"x","success":false}}]"#),
+    ]);
+    run(&shop, &model, 2);
+    let requests = model.requests.borrow();
+    let variants = |i: usize| requests[i].schema["properties"]["action"]["items"]["anyOf"].as_array().unwrap().len();
+    assert!(variants(0) > 1);
+    assert_eq!(variants(1), 1);
+}
