@@ -202,7 +202,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             (&tabs, self.tab.get()),
             &self.config.map,
         );
-        let page_seen = page_fingerprint(&state_page_part(&state));
+        let page_seen = page_fingerprint(state_page_part(&state));
         let output = match self.ask_for_output(state, step == max_steps).await? {
             Ok(output) => output,
             Err((reason, problem)) => {
