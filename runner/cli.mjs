@@ -82,6 +82,7 @@ function describe(event) {
     case 'error': return `Error: ${event.message}`;
     case 'warning': return `Warning: ${event.message}`;
     case 'usage': return null; // Summed up at the end.
+    case 'model_output': return null; // Streamed text; the step says what was decided.
     case 'approval_needed': return `Approval needed: ${event.question}`;
     case 'stopped': return `Stopped after ${event.steps} steps.`;
     default: return null;

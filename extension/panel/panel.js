@@ -99,6 +99,17 @@ function render(event) {
     case 'usage':
       renderUsage(event);
       break;
+    case 'model_output':
+      // The reply as it streams in, in the step's thinking line.
+      if (thinking) {
+        let stream = thinking.querySelector('.stream');
+        if (!stream) {
+          stream = element('pre', 'stream');
+          thinking.append(stream);
+        }
+        stream.textContent = event.text.length > 400 ? `…${event.text.slice(-400)}` : event.text;
+      }
+      break;
     case 'task_started':
       setRunning(true);
       append(element('div', 'message user', event.task));

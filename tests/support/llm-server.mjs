@@ -129,6 +129,19 @@ function respond(step, request, previousState) {
   return { status: 200, body: JSON.stringify(success(format, JSON.stringify(reply), true)) };
 }
 
+/** A chat completion sent as OpenAI streams it: the content in three deltas, then the usage. */
+function sendStream(res, completionBody) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'access-control-allow-origin': '*' });
+  const content = completionBody.choices[0].message.content;
+  const third = Math.ceil(content.length / 3);
+  const chunk = (delta) => ({ id: completionBody.id, object: 'chat.completion.chunk', choices: [{ index: 0, delta }] });
+  const events = [chunk({ role: 'assistant', content: '' })];
+  for (let i = 0; i < content.length; i += third) events.push(chunk({ content: content.slice(i, i + third) }));
+  events.push({ id: completionBody.id, object: 'chat.completion.chunk', choices: [], usage: completionBody.usage });
+  for (const event of events) res.write(`data: ${JSON.stringify(event)}\n\n`);
+  res.end('data: [DONE]\n\n');
+}
+
 export async function startLlmServer(script) {
   const requests = [];
   const headers = [];
@@ -164,6 +177,7 @@ export async function startLlmServer(script) {
       try {
         const previousState = requests.length > 1 ? lastState(requests[requests.length - 2]) : '';
         const { status, body, headers: extra } = respond(step, request, previousState);
+        if (status === 200 && request.format === 'openai' && request.raw.stream) return sendStream(res, JSON.parse(body));
         send(status, body, extra);
       } catch (err) {
         send(500, JSON.stringify({ error: { message: `script error: ${err.message}` } }));

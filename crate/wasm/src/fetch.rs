@@ -37,6 +37,53 @@ pub async fn sleep(milliseconds: u32) {
 }
 
 impl FetchClient {
+    /// A POST whose response body is handed to `on_chunk` as it arrives (decoded as UTF-8 across
+    /// chunk boundaries) and also returned whole.
+    async fn fetch_streaming(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: String,
+        on_chunk: &dyn Fn(&str),
+    ) -> Result<HttpResponse, String> {
+        let controller = AbortController::new().map_err(|_| "the browser could not create a request".to_string())?;
+        let mut guard = AbortOnDrop(Some(controller.clone()));
+        let mut builder = Request::post(url).abort_signal(Some(&controller.signal()));
+        for (name, value) in headers {
+            builder = builder.header(name, value);
+        }
+        let response =
+            builder.body(body).map_err(|err| err.to_string())?.send().await.map_err(|err| err.to_string())?;
+        let status = response.status();
+        let retry_after = response.headers().get("retry-after");
+        let Some(stream) = response.body() else {
+            guard.0 = None;
+            return Ok(HttpResponse { status, body: String::new(), retry_after });
+        };
+        let reader: web_sys::ReadableStreamDefaultReader =
+            stream.get_reader().dyn_into().map_err(|_| "the response cannot be read as a stream".to_string())?;
+        let decoder = web_sys::TextDecoder::new().map_err(|_| "no text decoder".to_string())?;
+        let options = web_sys::TextDecodeOptions::new();
+        options.set_stream(true);
+        let mut whole = String::new();
+        loop {
+            let result = wasm_bindgen_futures::JsFuture::from(reader.read()).await.map_err(|err| format!("{err:?}"))?;
+            let done = js_sys::Reflect::get(&result, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true);
+            if done {
+                break;
+            }
+            let value = js_sys::Reflect::get(&result, &"value".into()).map_err(|_| "no chunk".to_string())?;
+            let bytes: js_sys::Uint8Array = value.dyn_into().map_err(|_| "a chunk is not bytes".to_string())?;
+            let text = decoder
+                .decode_with_js_u8_array_and_options(&bytes, &options)
+                .map_err(|_| "a chunk is not UTF-8".to_string())?;
+            whole.push_str(&text);
+            on_chunk(&text);
+        }
+        guard.0 = None;
+        Ok(HttpResponse { status, body: whole, retry_after })
+    }
+
     /// One request; `body` makes it a POST, none a GET.
     async fn fetch(
         &self,
@@ -86,6 +133,21 @@ impl HttpClient for FetchClient {
 
     async fn get(&self, url: &str, headers: &[(String, String)]) -> Result<HttpResponse, String> {
         self.bounded(url, headers, None).await
+    }
+
+    async fn post_stream(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: String,
+        on_chunk: &dyn Fn(&str),
+    ) -> Result<HttpResponse, String> {
+        let request = std::pin::pin!(self.fetch_streaming(url, headers, body, on_chunk));
+        let timeout = std::pin::pin!(sleep(REQUEST_TIMEOUT_MS));
+        match select(request, timeout).await {
+            Either::Left((outcome, _)) => outcome,
+            Either::Right(_) => Err(format!("no answer within {} s", REQUEST_TIMEOUT_MS / 1000)),
+        }
     }
 
     async fn sleep(&self, milliseconds: u32) {

@@ -21,6 +21,10 @@ pub enum AgentEvent {
         next_goal: String,
         actions: Vec<ActionReport>,
     },
+    /// The model's reply so far, as it streams in (the reply is complete in the next `step`).
+    ModelOutput {
+        text: String,
+    },
     /// Tokens used by the task so far, and their cost when the model's price is known.
     Usage {
         input_tokens: u64,
@@ -84,6 +88,7 @@ impl AgentEvent {
             AgentEvent::Result { success, text, steps } => AgentEvent::Result { success, text: redact(&text), steps },
             AgentEvent::Error { message, steps } => AgentEvent::Error { message: redact(&message), steps },
             AgentEvent::Warning { message } => AgentEvent::Warning { message: redact(&message) },
+            AgentEvent::ModelOutput { text } => AgentEvent::ModelOutput { text: redact(&text) },
             AgentEvent::ApprovalNeeded { id, question, url } => {
                 AgentEvent::ApprovalNeeded { id, question: redact(&question), url: redact(&url) }
             }

@@ -346,12 +346,21 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
         let request =
             ChatRequest { messages, schema_name: "navigator_output".into(), schema: navigator_schema(last_step) };
-        self.complete(&request).await
+        self.complete(&request, true).await
     }
 
-    /// One model call, cancellable, its usage added to the task's and reported.
-    pub(super) async fn complete(&self, request: &ChatRequest) -> Result<String, StepError> {
-        match self.cancel.guard(self.model.complete(request)).await {
+    /// One model call, cancellable, its usage added to the task's and reported; with `stream`, the
+    /// reply is shown to the user as it arrives.
+    pub(super) async fn complete(&self, request: &ChatRequest, stream: bool) -> Result<String, StepError> {
+        const SHOW_EVERY_CHARS: usize = 24;
+        let shown = Cell::new(0usize);
+        let on_text = |text: &str| {
+            if stream && text.len() >= shown.get() + SHOW_EVERY_CHARS {
+                shown.set(text.len());
+                (self.emit)(AgentEvent::ModelOutput { text: text.to_string() });
+            }
+        };
+        match self.cancel.guard(self.model.complete_streaming(request, &on_text)).await {
             None => Err(StepError::Cancelled),
             Some(Err(err)) => Err(StepError::Fatal(err.to_string())),
             Some(Ok(reply)) => {

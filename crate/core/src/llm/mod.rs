@@ -13,6 +13,7 @@ mod provider;
 mod providers_tests;
 pub mod repair;
 pub mod retry;
+pub mod sse;
 #[cfg(test)]
 pub(crate) mod testing;
 
@@ -125,6 +126,13 @@ pub struct ChatReply {
 #[allow(async_fn_in_trait)]
 pub trait ChatModel {
     async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError>;
+
+    /// Like `complete`, calling `on_text` with the reply so far as it streams in, where the
+    /// provider streams; others answer all at once.
+    async fn complete_streaming(&self, request: &ChatRequest, on_text: &dyn Fn(&str)) -> Result<ChatReply, LlmError> {
+        let _ = on_text;
+        self.complete(request).await
+    }
 }
 
 /// GETs a provider's model list and reads the names out of it with `names`.
@@ -163,6 +171,14 @@ pub trait HttpClient {
     async fn post_json(&self, url: &str, headers: &[(String, String)], body: String) -> Result<HttpResponse, String>;
     /// GETs a resource, with the same meaning of `Err`.
     async fn get(&self, url: &str, headers: &[(String, String)]) -> Result<HttpResponse, String>;
+    /// POSTs and hands the body to `on_chunk` as it arrives; the response holds the whole body.
+    async fn post_stream(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: String,
+        on_chunk: &dyn Fn(&str),
+    ) -> Result<HttpResponse, String>;
     /// Waits between tries.
     async fn sleep(&self, milliseconds: u32);
     /// A number in 0..1 to spread retries out.

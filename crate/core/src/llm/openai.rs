@@ -1,9 +1,10 @@
 //! The OpenAI chat-completions wire format, spoken by OpenAI and most self-hosted servers.
 
-use super::retry::{post_with_retries, RetryPolicy};
-use super::{ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, ModelOptions, Usage};
+use super::retry::{is_passing, post_with_retries, RetryPolicy};
+use super::sse::{SseEvent, SseParser};
+use super::{ChatModel, ChatReply, ChatRequest, HttpClient, HttpResponse, LlmError, ModelOptions, Usage};
 use serde_json::{json, Value};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 /// How the reply's JSON shape is requested. Servers that refuse one way get the next, and the
 /// model keeps the way that worked for the rest of the task.
@@ -27,6 +28,58 @@ pub struct OpenAiCompatible<H> {
     options: ModelOptions,
     /// Azure OpenAI: the key goes in an `api-key` header and the URL carries the API version.
     azure: bool,
+    /// Off once the server shows it cannot stream.
+    streaming: Cell<bool>,
+}
+
+/// The reply assembled from streamed chunks.
+#[derive(Default)]
+struct StreamState {
+    parser: RefCell<SseParser>,
+    text: RefCell<String>,
+    usage: RefCell<Option<Usage>>,
+}
+
+impl StreamState {
+    fn push(&self, chunk: &str, on_text: &dyn Fn(&str)) {
+        let events = self.parser.borrow_mut().push(chunk);
+        self.take(events, on_text);
+    }
+
+    fn take(&self, events: Vec<SseEvent>, on_text: &dyn Fn(&str)) {
+        let mut grew = false;
+        for event in events.iter().filter(|e| e.data != "[DONE]") {
+            let Ok(value) = serde_json::from_str::<Value>(&event.data) else { continue };
+            if let Some(delta) = value.pointer("/choices/0/delta/content").and_then(Value::as_str) {
+                self.text.borrow_mut().push_str(delta);
+                grew = true;
+            }
+            if let Some(usage) = value.get("usage").filter(|u| u.is_object()) {
+                *self.usage.borrow_mut() = Some(Usage {
+                    input_tokens: usage["prompt_tokens"].as_u64().unwrap_or(0),
+                    output_tokens: usage["completion_tokens"].as_u64().unwrap_or(0),
+                });
+            }
+        }
+        if grew {
+            on_text(&self.text.borrow());
+        }
+    }
+
+    /// The whole reply; a server that answered without streaming is read as a plain reply.
+    fn finish(&self, body: &str) -> Result<ChatReply, LlmError> {
+        if let Some(event) = self.parser.borrow_mut().finish() {
+            self.take(vec![event], &|_| {});
+        }
+        let text = self.text.borrow().clone();
+        if text.is_empty() && body.trim_start().starts_with('{') {
+            return parse_reply(body);
+        }
+        if text.is_empty() {
+            return Err(LlmError::MalformedResponse { detail: "the streamed reply was empty".into() });
+        }
+        Ok(ChatReply { content: text, usage: self.usage.borrow().clone() })
+    }
 }
 
 impl<H: HttpClient> OpenAiCompatible<H> {
@@ -40,6 +93,7 @@ impl<H: HttpClient> OpenAiCompatible<H> {
             mode: Cell::new(OutputMode::JsonSchema),
             options: ModelOptions::default(),
             azure: false,
+            streaming: Cell::new(true),
         }
     }
 
@@ -69,6 +123,21 @@ impl<H: HttpClient> OpenAiCompatible<H> {
                 .unwrap_or_default()
         })
         .await
+    }
+
+    /// An unsuccessful response: the error to report, or `Ok` when the next output mode should be
+    /// tried (the server refused the one asked for).
+    fn after_failure(&self, response: &HttpResponse) -> Result<(), LlmError> {
+        if response.status == 403 && is_local(&self.base_url) && !response.body.contains("\"error\"") {
+            return Err(LlmError::OriginRefused { url: self.base_url.clone() });
+        }
+        match next_mode(self.mode.get()).filter(|_| rejects_output_format(response.status, &response.body)) {
+            Some(next) => {
+                self.mode.set(next);
+                Ok(())
+            }
+            None => Err(LlmError::from_response(response.status, &response.body, &self.model)),
+        }
     }
 
     pub fn output_mode(&self) -> OutputMode {
@@ -145,25 +214,47 @@ fn next_mode(mode: OutputMode) -> Option<OutputMode> {
 }
 
 impl<H: HttpClient> ChatModel for OpenAiCompatible<H> {
+    async fn complete_streaming(&self, request: &ChatRequest, on_text: &dyn Fn(&str)) -> Result<ChatReply, LlmError> {
+        let url = self.endpoint();
+        let headers = self.headers();
+        while self.streaming.get() {
+            let mut body = self.request_body(request, self.mode.get());
+            body["stream"] = json!(true);
+            body["stream_options"] = json!({ "include_usage": true });
+            let stream = StreamState::default();
+            let on_chunk = |chunk: &str| stream.push(chunk, on_text);
+            let response = self
+                .http
+                .post_stream(&url, &headers, body.to_string(), &on_chunk)
+                .await
+                .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
+            if (200..300).contains(&response.status) {
+                return stream.finish(&response.body);
+            }
+            if is_passing(response.status, &response.body) {
+                break; // Retries, with their backoff, are the plain path's.
+            }
+            if matches!(response.status, 400 | 422) && response.body.contains("stream") {
+                self.streaming.set(false); // This server cannot stream (or take stream_options).
+                break;
+            }
+            self.after_failure(&response)?;
+        }
+        self.complete(request).await
+    }
+
     async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
         let url = self.endpoint();
         let headers = self.headers();
         loop {
-            let mode = self.mode.get();
-            let body = self.request_body(request, mode).to_string();
+            let body = self.request_body(request, self.mode.get()).to_string();
             let response = post_with_retries(&self.http, &self.retry, &url, &headers, &body)
                 .await
                 .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
             if (200..300).contains(&response.status) {
                 return parse_reply(&response.body);
             }
-            if response.status == 403 && is_local(&self.base_url) && !response.body.contains("\"error\"") {
-                return Err(LlmError::OriginRefused { url: self.base_url.clone() });
-            }
-            match next_mode(mode).filter(|_| rejects_output_format(response.status, &response.body)) {
-                Some(next) => self.mode.set(next),
-                None => return Err(LlmError::from_response(response.status, &response.body, &self.model)),
-            }
+            self.after_failure(&response)?;
         }
     }
 }

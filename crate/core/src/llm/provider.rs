@@ -68,6 +68,14 @@ impl<H: HttpClient> AnyModel<H> {
 }
 
 impl<H: HttpClient> ChatModel for AnyModel<H> {
+    async fn complete_streaming(&self, request: &ChatRequest, on_text: &dyn Fn(&str)) -> Result<ChatReply, LlmError> {
+        match self {
+            AnyModel::OpenAi(model) => model.complete_streaming(request, on_text).await,
+            AnyModel::Anthropic(model) => model.complete(request).await,
+            AnyModel::Gemini(model) => model.complete(request).await,
+        }
+    }
+
     async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
         match self {
             AnyModel::OpenAi(model) => model.complete(request).await,

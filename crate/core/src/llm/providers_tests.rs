@@ -235,3 +235,39 @@ fn model_lists_are_read_from_each_provider() {
         assert_eq!(http.sent.borrow()[0].url, url);
     }
 }
+
+#[test]
+fn openai_compatible_replies_stream_in_and_add_up() {
+    use super::{AnyModel, ModelOptions, Provider};
+    let chunks = [
+        r#"{"choices":[{"delta":{"role":"assistant","content":""}}]}"#,
+        r#"{"choices":[{"delta":{"content":"{\"action\": "}}]}"#,
+        r#"{"choices":[{"delta":{"content":"[]}"}}]}"#,
+        r#"{"choices":[],"usage":{"prompt_tokens":50,"completion_tokens":6}}"#,
+        "[DONE]",
+    ];
+    let body: String = chunks.iter().map(|c| format!("data: {c}\n\n")).collect();
+    let http = CannedHttp::new(ok(&body));
+    let seen = std::cell::RefCell::new(Vec::new());
+    let model = AnyModel::new(Provider::OpenAiCompatible, "http://x.test/v1", "m", "", ModelOptions::default(), &http);
+    let reply =
+        block_on(model.complete_streaming(&request(), &|text| seen.borrow_mut().push(text.to_string()))).unwrap();
+    assert_eq!(reply.content, r#"{"action": []}"#);
+    assert_eq!(reply.usage, Some(Usage { input_tokens: 50, output_tokens: 6 }));
+    assert_eq!(seen.borrow().last().map(String::as_str), Some(r#"{"action": []}"#));
+    assert!(seen.borrow().len() >= 2, "partial text was shown as it came");
+    assert_eq!(sent_body(&http)["stream"], true);
+}
+
+#[test]
+fn a_server_that_cannot_stream_is_asked_again_without_and_not_again() {
+    use super::{AnyModel, ModelOptions, Provider};
+    let refuse = status(400, r#"{"error":{"message":"Unrecognized request argument supplied: stream_options"}}"#);
+    let http = CannedHttp::sequence(vec![refuse, ok(r#"{"choices":[{"message":{"content":"{}"}}]}"#)]);
+    let model = AnyModel::new(Provider::OpenAiCompatible, "http://x.test/v1", "m", "", ModelOptions::default(), &http);
+    assert_eq!(block_on(model.complete_streaming(&request(), &|_| {})).unwrap().content, "{}");
+    assert_eq!(block_on(model.complete_streaming(&request(), &|_| {})).unwrap().content, "{}");
+    let bodies: Vec<Value> = http.sent.borrow().iter().map(|s| serde_json::from_str(&s.body).unwrap()).collect();
+    assert_eq!(bodies.len(), 3);
+    assert!(bodies[1].get("stream").is_none() && bodies[2].get("stream").is_none());
+}

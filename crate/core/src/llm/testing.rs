@@ -43,6 +43,21 @@ impl HttpClient for &CannedHttp {
         self.post_json(url, headers, String::new()).await
     }
 
+    async fn post_stream(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: String,
+        on_chunk: &dyn Fn(&str),
+    ) -> Result<HttpResponse, String> {
+        let response = self.post_json(url, headers, body).await?;
+        // Deliver the body in small pieces, as a network would.
+        for piece in response.body.as_bytes().chunks(7) {
+            on_chunk(&String::from_utf8_lossy(piece));
+        }
+        Ok(response)
+    }
+
     async fn sleep(&self, milliseconds: u32) {
         self.slept.borrow_mut().push(milliseconds);
     }
