@@ -114,6 +114,7 @@ for (const provider of ['anthropic', 'gemini']) {
       assert.equal(code, 0, stdout + stderr);
       assert.match(stdout, /^Answer: The cart total is \$14\.50$/m);
       assert.ok(llm.requests.every((r) => r.format === provider));
+      assert.ok(llm.requests.every((r) => (provider === 'anthropic' ? r.raw.stream : r.stream)), 'replies were streamed');
       assert.equal(llm.requests[0].messages[0].role, 'system');
       const key = provider === 'anthropic' ? llm.headers[0]['x-api-key'] : llm.headers[0]['x-goog-api-key'];
       assert.equal(key, 'key-123');

@@ -101,11 +101,12 @@ function normalize(url, raw) {
     const messages = raw.messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : m.content.map((b) => b.text ?? '').join('') }));
     return { format: 'anthropic', model: raw.model, messages: raw.system ? [{ role: 'system', content: raw.system }, ...messages] : messages, raw };
   }
-  const gemini = url.match(/\/models\/([^/:]+):generateContent/);
+  const gemini = url.match(/\/models\/([^/:]+):(?:stream)?[gG]enerateContent/);
   if (gemini) {
     const messages = raw.contents.map((c) => ({ role: c.role === 'model' ? 'assistant' : 'user', content: c.parts.map((p) => p.text).join('') }));
     const system = raw.systemInstruction?.parts?.map((p) => p.text).join('');
-    return { format: 'gemini', model: gemini[1], messages: system ? [{ role: 'system', content: system }, ...messages] : messages, raw };
+    const stream = url.includes(':streamGenerateContent');
+    return { format: 'gemini', model: gemini[1], stream, messages: system ? [{ role: 'system', content: system }, ...messages] : messages, raw };
   }
   return { format: 'openai', model: raw.model, messages: raw.messages, raw };
 }
@@ -142,6 +143,38 @@ function sendStream(res, completionBody) {
   res.end('data: [DONE]\n\n');
 }
 
+/** A Messages reply sent as Anthropic streams it: the tool input (or text) in pieces. */
+function sendAnthropicStream(res, message) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'access-control-allow-origin': '*' });
+  const block = message.content[0];
+  const whole = block.type === 'tool_use' ? JSON.stringify(block.input) : block.text;
+  const deltaType = block.type === 'tool_use' ? 'input_json_delta' : 'text_delta';
+  const key = block.type === 'tool_use' ? 'partial_json' : 'text';
+  const send = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  send('message_start', { message: { ...message, content: [], usage: { input_tokens: message.usage.input_tokens, output_tokens: 1 } } });
+  send('content_block_start', { index: 0, content_block: block.type === 'tool_use' ? { ...block, input: {} } : { type: 'text', text: '' } });
+  const third = Math.ceil(whole.length / 3);
+  for (let i = 0; i < whole.length; i += third) send('content_block_delta', { index: 0, delta: { type: deltaType, [key]: whole.slice(i, i + third) } });
+  send('content_block_stop', { index: 0 });
+  send('message_delta', { delta: { stop_reason: message.stop_reason }, usage: { output_tokens: message.usage.output_tokens } });
+  send('message_stop', {});
+  res.end();
+}
+
+/** A generateContent reply sent as Gemini's alt=sse stream: the text in pieces, usage last. */
+function sendGeminiStream(res, reply) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'access-control-allow-origin': '*' });
+  const text = reply.candidates[0].content.parts[0].text;
+  const third = Math.ceil(text.length / 3);
+  for (let i = 0; i < text.length; i += third) {
+    const last = i + third >= text.length;
+    const chunk = { candidates: [{ content: { role: 'model', parts: [{ text: text.slice(i, i + third) }] }, ...(last ? { finishReason: 'STOP' } : {}) }] };
+    if (last) chunk.usageMetadata = reply.usageMetadata;
+    res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
+  }
+  res.end();
+}
+
 export async function startLlmServer(script) {
   const requests = [];
   const headers = [];
@@ -158,7 +191,7 @@ export async function startLlmServer(script) {
       if (req.method === 'GET' && path.endsWith('/models')) {
         return send(200, JSON.stringify({ object: 'list', data: [{ id: 'scripted-model' }, { id: 'other-model' }] }));
       }
-      const known = path.endsWith('/chat/completions') || path.endsWith('/messages') || path.includes(':generateContent');
+      const known = path.endsWith('/chat/completions') || path.endsWith('/messages') || /:(stream)?[gG]enerateContent$/.test(path);
       if (req.method !== 'POST' || !known) return send(404, '{"error":{"message":"not found"}}');
       let request;
       try {
@@ -178,6 +211,8 @@ export async function startLlmServer(script) {
         const previousState = requests.length > 1 ? lastState(requests[requests.length - 2]) : '';
         const { status, body, headers: extra } = respond(step, request, previousState);
         if (status === 200 && request.format === 'openai' && request.raw.stream) return sendStream(res, JSON.parse(body));
+        if (status === 200 && request.format === 'anthropic' && request.raw.stream) return sendAnthropicStream(res, JSON.parse(body));
+        if (status === 200 && request.format === 'gemini' && request.stream) return sendGeminiStream(res, JSON.parse(body));
         send(status, body, extra);
       } catch (err) {
         send(500, JSON.stringify({ error: { message: `script error: ${err.message}` } }));

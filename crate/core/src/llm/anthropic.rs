@@ -1,8 +1,10 @@
 //! The Anthropic Messages API: structured output through a forced tool call.
 
 use super::retry::{post_with_retries, RetryPolicy};
+use super::sse::SseParser;
 use super::{alternating, ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, ModelOptions, Usage};
 use serde_json::{json, Value};
+use std::cell::RefCell;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com/v1";
 const API_VERSION: &str = "2023-06-01";
@@ -88,6 +90,60 @@ impl<H: HttpClient> Anthropic<H> {
 }
 
 impl<H: HttpClient> ChatModel for Anthropic<H> {
+    /// Streams the forced tool call's input as it is written (`input_json_delta` events).
+    async fn complete_streaming(&self, request: &ChatRequest, on_text: &dyn Fn(&str)) -> Result<ChatReply, LlmError> {
+        let url = self.endpoint();
+        let mut body = self.request_body(request);
+        body["stream"] = json!(true);
+        let state = RefCell::new((SseParser::default(), String::new(), Usage::default(), None::<String>));
+        let on_chunk = |chunk: &str| {
+            let mut state = state.borrow_mut();
+            let events = state.0.push(chunk);
+            let before = state.1.len();
+            for event in events {
+                let Ok(value) = serde_json::from_str::<Value>(&event.data) else { continue };
+                match value["type"].as_str() {
+                    Some("message_start") => {
+                        state.2.input_tokens =
+                            value.pointer("/message/usage/input_tokens").and_then(Value::as_u64).unwrap_or(0);
+                    }
+                    Some("content_block_delta") => {
+                        let delta = &value["delta"];
+                        let piece =
+                            delta["partial_json"].as_str().or_else(|| delta["text"].as_str()).unwrap_or_default();
+                        state.1.push_str(piece);
+                    }
+                    Some("message_delta") => {
+                        state.2.output_tokens =
+                            value.pointer("/usage/output_tokens").and_then(Value::as_u64).unwrap_or(0);
+                        state.3 = value.pointer("/delta/stop_reason").and_then(Value::as_str).map(str::to_string);
+                    }
+                    _ => {}
+                }
+            }
+            if state.1.len() > before {
+                on_text(&state.1);
+            }
+        };
+        let response = self
+            .http
+            .post_stream(&url, &self.headers(), body.to_string(), &on_chunk)
+            .await
+            .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
+        if !(200..300).contains(&response.status) {
+            // Retries and error messages are the plain path's.
+            return self.complete(request).await;
+        }
+        let (_, text, usage, stop) = state.into_inner();
+        match (text.is_empty(), stop.as_deref()) {
+            (_, Some("max_tokens")) => {
+                Err(LlmError::MalformedResponse { detail: "the reply was cut off at the token limit".into() })
+            }
+            (true, _) => Err(LlmError::MalformedResponse { detail: "the streamed reply was empty".into() }),
+            (false, _) => Ok(ChatReply { content: text, usage: Some(usage) }),
+        }
+    }
+
     async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
         let url = self.endpoint();
         let body = self.request_body(request).to_string();

@@ -1,8 +1,10 @@
 //! Google Gemini's generateContent: structured output through a response schema.
 
 use super::retry::{post_with_retries, RetryPolicy};
+use super::sse::SseParser;
 use super::{alternating, ChatModel, ChatReply, ChatRequest, Effort, HttpClient, LlmError, ModelOptions, Role, Usage};
 use serde_json::{json, Map, Value};
+use std::cell::RefCell;
 
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
 
@@ -119,6 +121,45 @@ pub fn gemini_schema(schema: &Value) -> Value {
 }
 
 impl<H: HttpClient> ChatModel for Gemini<H> {
+    /// Streams with `streamGenerateContent?alt=sse`: each event carries the next piece of text.
+    async fn complete_streaming(&self, request: &ChatRequest, on_text: &dyn Fn(&str)) -> Result<ChatReply, LlmError> {
+        let url = format!("{}/models/{}:streamGenerateContent?alt=sse", self.base_url, self.model);
+        let body = self.request_body(request).to_string();
+        let state = RefCell::new((SseParser::default(), String::new(), None::<Usage>));
+        let on_chunk = |chunk: &str| {
+            let mut state = state.borrow_mut();
+            let events = state.0.push(chunk);
+            let before = state.1.len();
+            for event in events {
+                let Ok(value) = serde_json::from_str::<Value>(&event.data) else { continue };
+                if let Some(parts) = value.pointer("/candidates/0/content/parts").and_then(Value::as_array) {
+                    let piece: String = parts.iter().filter_map(|p| p["text"].as_str()).collect();
+                    state.1.push_str(&piece);
+                }
+                if let Some(u) = value.get("usageMetadata") {
+                    state.2 = Some(Usage {
+                        input_tokens: u["promptTokenCount"].as_u64().unwrap_or(0),
+                        output_tokens: u["candidatesTokenCount"].as_u64().unwrap_or(0),
+                    });
+                }
+            }
+            if state.1.len() > before {
+                on_text(&state.1);
+            }
+        };
+        let response = self
+            .http
+            .post_stream(&url, &self.headers(), body, &on_chunk)
+            .await
+            .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
+        let (_, text, usage) = state.into_inner();
+        if !(200..300).contains(&response.status) || text.trim().is_empty() {
+            // Errors, retries and blocked replies are the plain path's to report.
+            return self.complete(request).await;
+        }
+        Ok(ChatReply { content: text, usage })
+    }
+
     async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
         let url = self.endpoint();
         let body = self.request_body(request).to_string();

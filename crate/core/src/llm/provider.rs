@@ -71,8 +71,8 @@ impl<H: HttpClient> ChatModel for AnyModel<H> {
     async fn complete_streaming(&self, request: &ChatRequest, on_text: &dyn Fn(&str)) -> Result<ChatReply, LlmError> {
         match self {
             AnyModel::OpenAi(model) => model.complete_streaming(request, on_text).await,
-            AnyModel::Anthropic(model) => model.complete(request).await,
-            AnyModel::Gemini(model) => model.complete(request).await,
+            AnyModel::Anthropic(model) => model.complete_streaming(request, on_text).await,
+            AnyModel::Gemini(model) => model.complete_streaming(request, on_text).await,
         }
     }
 

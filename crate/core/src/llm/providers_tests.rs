@@ -271,3 +271,49 @@ fn a_server_that_cannot_stream_is_asked_again_without_and_not_again() {
     assert_eq!(bodies.len(), 3);
     assert!(bodies[1].get("stream").is_none() && bodies[2].get("stream").is_none());
 }
+
+#[test]
+fn anthropic_tool_input_streams_in() {
+    let events = [
+        ("message_start", r#"{"type":"message_start","message":{"usage":{"input_tokens":70,"output_tokens":1}}}"#),
+        (
+            "content_block_start",
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"navigator_output","input":{}}}"#,
+        ),
+        (
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"action\": "}}"#,
+        ),
+        (
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"[]}"}}"#,
+        ),
+        ("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}"#),
+        ("message_stop", r#"{"type":"message_stop"}"#),
+    ];
+    let body: String = events.iter().map(|(name, data)| format!("event: {name}\ndata: {data}\n\n")).collect();
+    let http = CannedHttp::new(ok(&body));
+    let seen = std::cell::RefCell::new(Vec::new());
+    let reply = block_on(
+        Anthropic::new("", "c", "k", &http).complete_streaming(&request(), &|t| seen.borrow_mut().push(t.to_string())),
+    )
+    .unwrap();
+    assert_eq!(reply.content, r#"{"action": []}"#);
+    assert_eq!(reply.usage, Some(Usage { input_tokens: 70, output_tokens: 9 }));
+    assert_eq!(seen.borrow().len(), 2);
+    assert_eq!(sent_body(&http)["stream"], true);
+}
+
+#[test]
+fn gemini_text_streams_in() {
+    let chunks = [
+        r#"{"candidates":[{"content":{"parts":[{"text":"{\"action\": "}],"role":"model"}}]}"#,
+        r#"{"candidates":[{"content":{"parts":[{"text":"[]}"}],"role":"model"},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":40,"candidatesTokenCount":5}}"#,
+    ];
+    let body: String = chunks.iter().map(|c| format!("data: {c}\r\n\r\n")).collect();
+    let http = CannedHttp::new(ok(&body));
+    let reply = block_on(Gemini::new("", "g", "k", &http).complete_streaming(&request(), &|_| {})).unwrap();
+    assert_eq!(reply.content, r#"{"action": []}"#);
+    assert_eq!(reply.usage, Some(Usage { input_tokens: 40, output_tokens: 5 }));
+    assert!(http.sent.borrow()[0].url.ends_with("/models/g:streamGenerateContent?alt=sse"));
+}
