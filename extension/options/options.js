@@ -8,8 +8,8 @@ const core = init();
 
 const form = document.getElementById('settings');
 const status = document.getElementById('status');
-const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'temperature', 'reasoningEffort', 'apiVersion'];
-const checkboxes = ['highlights', 'trustedInput'];
+const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries'];
+const checkboxes = ['highlights', 'trustedInput', 'validator'];
 const lists = ['allowList', 'denyList'];
 const listFrom = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
 /** "name | value | site, site" lines <-> secrets. */
@@ -56,6 +56,8 @@ function readForm() {
     reasoningEffort: form.elements.reasoningEffort.value || null,
     apiVersion: form.elements.apiVersion.value.trim() || null,
     trustedInput: form.elements.trustedInput.checked,
+    validator: form.elements.validator.checked,
+    validatorRetries: Number(form.elements.validatorRetries.value) || 0,
     allowList: listFrom(form.elements.allowList.value),
     denyList: listFrom(form.elements.denyList.value),
     secrets: secretsFrom(form.elements.secrets.value),

@@ -138,6 +138,10 @@ function render(event) {
       clearThinking();
       append(renderApproval(event));
       break;
+    case 'validation':
+      append(element('div', `message notice validation ${event.valid ? 'accepted' : 'rejected'}`,
+        `${event.valid ? 'Checked' : 'Not accepted yet'}: ${event.reason}`));
+      break;
     case 'warning':
       append(element('div', 'message warning', event.message)).setAttribute('role', 'alert');
       break;

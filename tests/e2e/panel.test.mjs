@@ -80,8 +80,8 @@ test('the panel runs the shop task on a strict-CSP page: the cart really changes
     assert.match(await steps.nth(1).textContent(), /Typed "blue" into <input> "Filter" \[\d+\]/);
     assert.match(await steps.nth(2).textContent(), /Clicked <button> "Add Blue mug to cart" \[\d+\]/);
     assert.equal(await panel.locator('.user').textContent(), SHOP_TASK);
-    // 4 calls of 100 input and 20 output tokens, at $1 and $2 per million.
-    assert.equal(await panel.locator('#usage').textContent(), 'Tokens: 400 in · 80 out · $0.0006');
+    // 4 navigator calls and the validator's, of 100 input and 20 output tokens, at $1 and $2 per million.
+    assert.equal(await panel.locator('#usage').textContent(), 'Tokens: 500 in · 100 out · $0.0007');
     assert.equal(await panel.locator('#stop').isHidden(), true);
 
     // What the model was sent: one system message, structured output, the key, the page map.
@@ -97,6 +97,25 @@ test('the panel runs the shop task on a strict-CSP page: the cart really changes
     assert.match(lastState, /click_element: Clicked <button> "Add Blue mug to cart"/);
     // Hidden content never reaches the model, and filtered-out products are gone.
     assert.doesNotMatch(lastState, /Secret hidden offer|Red mug/);
+  } finally {
+    await llm.close();
+  }
+});
+
+test('the validator sends back a premature answer, and the panel shows why', async () => {
+  const llm = await startLlmServer([
+    { actions: [{ done: { text: 'The cart total is $0.00', success: true } }] },
+    { validate: { is_valid: false, reason: 'the blue mug is not in the cart yet', answer: '' } },
+    ...shopScript(site.origin),
+  ]);
+  try {
+    const { page, panel } = await openShop();
+    await assertShopTaskSucceeds(panel, llm);
+    assert.equal(await panel.locator('.validation.rejected').textContent(), 'Not accepted yet: the blue mug is not in the cart yet');
+    assert.equal(await panel.locator('.validation.accepted').count(), 1);
+    assert.equal(llm.validations.length, 2);
+    assert.match(llm.requests[1].messages.at(-1).content, /The validator did not accept your answer: the blue mug is not in the cart yet/);
+    assert.equal(await page.locator('#cart-count').textContent(), 'Cart: 1 item');
   } finally {
     await llm.close();
   }

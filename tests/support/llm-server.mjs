@@ -11,7 +11,9 @@
 //   { raw: "text" }                                      reply content sent as is (malformed output)
 //   { status: 401, body: {...}, headers?: {...} }        an HTTP error with that JSON body (and headers)
 //   { hang: true }                                       never answers; counts in `aborted` when the client gives up
-// Every request is recorded in `requests` as { format, model, messages: [{role, content}], raw },
+//   { validate: { is_valid, reason, answer } }           the validator's verdict on the next claimed success
+//       (without one, a validator request is accepted automatically)
+// Validator requests are recorded apart, in `validations`. Every other request is recorded in `requests` as { format, model, messages: [{role, content}], raw },
 // whatever its wire format. Past the end of the script it answers HTTP 500.
 
 import { createServer } from 'node:http';
@@ -175,8 +177,18 @@ function sendGeminiStream(res, reply) {
   res.end();
 }
 
+/** Sends a reply, streamed when the request asked for a stream and the reply is a success. */
+function answer(res, request, status, body, headers = {}) {
+  if (status === 200 && request.format === 'openai' && request.raw.stream) return sendStream(res, JSON.parse(body));
+  if (status === 200 && request.format === 'anthropic' && request.raw.stream) return sendAnthropicStream(res, JSON.parse(body));
+  if (status === 200 && request.format === 'gemini' && request.stream) return sendGeminiStream(res, JSON.parse(body));
+  res.writeHead(status, { 'content-type': 'application/json', 'access-control-allow-origin': '*', ...headers });
+  return res.end(body);
+}
+
 export async function startLlmServer(script) {
   const requests = [];
+  const validations = [];
   const headers = [];
   const stats = { aborted: 0 };
   const server = createServer((req, res) => {
@@ -199,6 +211,13 @@ export async function startLlmServer(script) {
       } catch {
         return send(400, '{"error":{"message":"body is not JSON"}}');
       }
+      if (request.messages[0]?.content?.startsWith('You check whether a browser agent')) {
+        validations.push(request);
+        const scripted = script[requests.length]?.validate;
+        if (scripted) script.splice(requests.length, 1);
+        const verdict = scripted ?? { is_valid: true, reason: 'the page supports the answer', answer: '' };
+        return answer(res, request, 200, JSON.stringify(success(request.format, JSON.stringify(verdict), true)));
+      }
       requests.push(request);
       headers.push(req.headers);
       const step = script[requests.length - 1];
@@ -210,10 +229,7 @@ export async function startLlmServer(script) {
       try {
         const previousState = requests.length > 1 ? lastState(requests[requests.length - 2]) : '';
         const { status, body, headers: extra } = respond(step, request, previousState);
-        if (status === 200 && request.format === 'openai' && request.raw.stream) return sendStream(res, JSON.parse(body));
-        if (status === 200 && request.format === 'anthropic' && request.raw.stream) return sendAnthropicStream(res, JSON.parse(body));
-        if (status === 200 && request.format === 'gemini' && request.stream) return sendGeminiStream(res, JSON.parse(body));
-        send(status, body, extra);
+        answer(res, request, status, body, extra);
       } catch (err) {
         send(500, JSON.stringify({ error: { message: `script error: ${err.message}` } }));
       }
@@ -224,6 +240,7 @@ export async function startLlmServer(script) {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    validations,
     headers,
     stats,
     close: () => {

@@ -45,6 +45,10 @@ pub struct Settings {
     pub reasoning_effort: Option<Effort>,
     /// Azure OpenAI's `api-version`.
     pub api_version: Option<String>,
+    /// Check a claimed success with the validator before reporting it.
+    pub validator: bool,
+    /// Rejections the validator may give before the task ends as not verified.
+    pub validator_retries: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -76,6 +80,8 @@ impl Default for Settings {
             temperature: None,
             reasoning_effort: None,
             api_version: None,
+            validator: true,
+            validator_retries: 2,
         }
     }
 }
@@ -146,6 +152,11 @@ impl Settings {
             return Err(SettingsError::BadTemperature(t));
         }
         Ok(())
+    }
+
+    /// The validator's allowance of rejections, or `None` when it is off.
+    pub fn validator_rejections(&self) -> Option<u32> {
+        self.validator.then_some(self.validator_retries.min(5))
     }
 
     pub fn model_options(&self) -> ModelOptions {

@@ -176,6 +176,7 @@ async fn run(
         strictness: settings.confirmations,
         secrets,
         price: settings.model_price(),
+        validator_rejections: settings.validator_rejections(),
     };
     run_task(&config, browser, &model, user, cancel, &|event| browser.emit(&event)).await;
     Ok(())

@@ -21,6 +21,11 @@ pub enum AgentEvent {
         next_goal: String,
         actions: Vec<ActionReport>,
     },
+    /// The validator's judgement of a claimed success.
+    Validation {
+        valid: bool,
+        reason: String,
+    },
     /// The model's reply so far, as it streams in (the reply is complete in the next `step`).
     ModelOutput {
         text: String,
@@ -89,6 +94,7 @@ impl AgentEvent {
             AgentEvent::Error { message, steps } => AgentEvent::Error { message: redact(&message), steps },
             AgentEvent::Warning { message } => AgentEvent::Warning { message: redact(&message) },
             AgentEvent::ModelOutput { text } => AgentEvent::ModelOutput { text: redact(&text) },
+            AgentEvent::Validation { valid, reason } => AgentEvent::Validation { valid, reason: redact(&reason) },
             AgentEvent::ApprovalNeeded { id, question, url } => {
                 AgentEvent::ApprovalNeeded { id, question: redact(&question), url: redact(&url) }
             }

@@ -277,6 +277,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         strictness: Strictness::Normal,
         secrets: Secrets::default(),
         price: None,
+        validator_rejections: None,
     }
 }
 

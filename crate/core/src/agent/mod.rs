@@ -9,6 +9,7 @@ mod loop_guard;
 mod navigator;
 mod output;
 mod prompt;
+mod validator;
 
 pub use events::{ActionReport, AgentEvent};
 pub use navigator::{run_task, TaskConfig, UserGate};

@@ -4,6 +4,7 @@ use super::events::{ActionReport, AgentEvent};
 use super::loop_guard::{page_fingerprint, LoopGuard};
 use super::output::{parse_navigator_output, NavigatorOutput};
 use super::prompt::{navigator_schema, state_message, system_prompt};
+use super::validator::{parse_verdict, validator_request};
 use crate::actions::{Action, SearchEngine};
 use crate::browser::{Browser, BrowserError, Highlight, TabId};
 use crate::cancel::CancelToken;
@@ -36,6 +37,9 @@ pub struct TaskConfig {
     pub secrets: Secrets,
     /// The model's price, to report the task's cost as it runs.
     pub price: Option<Price>,
+    /// How many times the validator may reject a claimed success before the task ends as not
+    /// verified; `None` turns the validator off.
+    pub validator_rejections: Option<u32>,
 }
 
 /// The user, for the actions they must approve.
@@ -87,6 +91,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         approvals: Cell::new(0),
         usage: Cell::new((0, 0)),
         loop_guard: RefCell::default(),
+        rejections: Cell::new(0),
     };
     let end = match navigator.adopt_tab(config.tab).await {
         Ok(()) => navigator.run().await,
@@ -124,6 +129,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     usage: Cell<(u64, u64)>,
     /// Notices the agent going round in circles.
     loop_guard: RefCell<LoopGuard>,
+    /// Times the validator rejected a claimed success.
+    rejections: Cell<u32>,
 }
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
@@ -241,9 +248,51 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             actions: reports,
         });
         Ok(match finished {
-            Some((success, text)) => StepEnd::Finished { success, text },
+            Some((true, text)) => self.validated(step, text).await?,
+            Some((false, text)) => StepEnd::Finished { success: false, text },
             None => StepEnd::Continue { results, failure },
         })
+    }
+
+    /// A claimed success, put to the validator: confirmed, sent back to the navigator with the
+    /// reason, or, once the rejections allowed are used up, ended honestly as not verified.
+    async fn validated(&mut self, step: u32, claimed: String) -> Result<StepEnd, StepError> {
+        let Some(allowed) = self.config.validator_rejections else {
+            return Ok(StepEnd::Finished { success: true, text: claimed });
+        };
+        let page = self.observe(Look::Peek).await?;
+        let state = state_message(
+            step,
+            self.config.max_steps,
+            page.as_ref().map_err(Clone::clone),
+            &[],
+            (&[], self.tab.get()),
+            &self.config.map,
+        );
+        let request = validator_request(&self.config.task, &claimed, &self.config.secrets.redact(&state));
+        let Some(verdict) = parse_verdict(&self.complete(&request, false).await?) else {
+            // An unusable verdict cannot overrule the navigator; the claim stands.
+            return Ok(StepEnd::Finished { success: true, text: claimed });
+        };
+        (self.emit)(AgentEvent::Validation { valid: verdict.valid, reason: verdict.reason.clone() });
+        if verdict.valid {
+            let text = if verdict.answer.trim().is_empty() { claimed } else { verdict.answer };
+            return Ok(StepEnd::Finished { success: true, text });
+        }
+        let rejections = self.rejections.get() + 1;
+        self.rejections.set(rejections);
+        if rejections > allowed {
+            return Ok(StepEnd::Finished {
+                success: false,
+                text: format!("{claimed}\n\n(Not verified: {})", verdict.reason),
+            });
+        }
+        let feedback = format!(
+            "The validator did not accept your answer: {}. The task is not done yet; continue, then use done again.",
+            verdict.reason
+        );
+        self.history.push(ChatMessage::user(feedback.clone()));
+        Ok(StepEnd::Continue { results: vec![feedback], failure: None })
     }
 
     /// The page map, or why the page cannot be read (the model may still navigate away).

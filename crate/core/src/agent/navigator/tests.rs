@@ -232,3 +232,45 @@ fn the_last_step_offers_only_done_in_the_schema() {
     assert!(variants(0) > 1);
     assert_eq!(variants(1), 1);
 }
+
+fn with_validator(rejections: u32) -> TaskConfig {
+    TaskConfig { validator_rejections: Some(rejections), ..crate::agent::fakes::config(10) }
+}
+
+#[test]
+fn the_validator_confirms_a_success_with_its_answer() {
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![
+        reply(r#"[{"done":{"text":"Total is 0","success":true}}]"#),
+        Ok(r#"{"is_valid": true, "reason": "the page shows the total", "answer": "The cart total is $0.00."}"#.into()),
+    ]);
+    let (end, events) = crate::agent::fakes::run_with(&with_validator(1), &shop, &model);
+    assert_eq!(end, AgentEvent::Result { success: true, text: "The cart total is $0.00.".into(), steps: 1 });
+    assert!(events.contains(&AgentEvent::Validation { valid: true, reason: "the page shows the total".into() }));
+    let validation = &model.requests.borrow()[1];
+    assert_eq!(validation.schema_name, "validation");
+    assert_eq!(validation.messages.len(), 2, "the validator never sees the history");
+    assert!(validation.messages[1].content.contains("Cart total: $0.00"));
+}
+
+#[test]
+fn a_rejection_sends_the_navigator_back_and_repeated_ones_end_honestly() {
+    let shop = FakeShop::new();
+    let reject = || Ok(r#"{"is_valid": false, "reason": "the cart is still empty", "answer": ""}"#.to_string());
+    let model = ScriptedModel::new(vec![
+        reply(r#"[{"done":{"text":"Added the mug","success":true}}]"#),
+        reject(),
+        reply(r#"[{"done":{"text":"Added the mug, really","success":true}}]"#),
+        reject(),
+    ]);
+    let (end, _) = crate::agent::fakes::run_with(&with_validator(1), &shop, &model);
+    assert_eq!(
+        end,
+        AgentEvent::Result {
+            success: false,
+            text: "Added the mug, really\n\n(Not verified: the cart is still empty)".into(),
+            steps: 2
+        }
+    );
+    assert!(model.state(2).contains("The validator did not accept your answer: the cart is still empty."));
+}
