@@ -138,6 +138,16 @@ function render(event) {
       clearThinking();
       append(renderApproval(event));
       break;
+    case 'plan': {
+      const box = element('section', 'message plan');
+      box.setAttribute('aria-label', 'Plan');
+      box.append(element('h2', null, 'Plan'), element('p', 'progress', event.progress));
+      const list = element('ol');
+      for (const next of event.next_steps) list.append(element('li', null, next));
+      box.append(list);
+      append(box);
+      break;
+    }
     case 'validation':
       append(element('div', `message notice validation ${event.valid ? 'accepted' : 'rejected'}`,
         `${event.valid ? 'Checked' : 'Not accepted yet'}: ${event.reason}`));

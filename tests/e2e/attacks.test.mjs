@@ -42,7 +42,7 @@ async function runOn(path, script, settings = {}) {
     const panel = await openPanel(agent, target.tabId);
     const events = [];
     const end = await runTask(panel, { task: 'tell me about this page', tabId: target.tabId, onEvent: (e) => events.push(e) });
-    const sent = llm.requests.map((r) => JSON.stringify(r.messages)).join('\n');
+    const sent = [...llm.requests, ...llm.plans, ...llm.validations].map((r) => JSON.stringify(r.messages)).join('\n');
     const outcomes = events.filter((e) => e.type === 'step').flatMap((e) => e.actions.map((a) => a.outcome));
     const warnings = await panel.locator('.warning').allTextContents().catch(() => []);
     return { end, events, sent, outcomes, page: target.page, panel, warnings, llm };

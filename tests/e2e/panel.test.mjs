@@ -80,8 +80,10 @@ test('the panel runs the shop task on a strict-CSP page: the cart really changes
     assert.match(await steps.nth(1).textContent(), /Typed "blue" into <input> "Filter" \[\d+\]/);
     assert.match(await steps.nth(2).textContent(), /Clicked <button> "Add Blue mug to cart" \[\d+\]/);
     assert.equal(await panel.locator('.user').textContent(), SHOP_TASK);
-    // 4 navigator calls and the validator's, of 100 input and 20 output tokens, at $1 and $2 per million.
-    assert.equal(await panel.locator('#usage').textContent(), 'Tokens: 500 in · 100 out · $0.0007');
+    // 4 navigator calls, 2 plans (steps 1 and 4) and the validator's, of 100 input and 20 output
+    // tokens each, at $1 and $2 per million.
+    assert.equal(await panel.locator('#usage').textContent(), 'Tokens: 700 in · 140 out · $0.0010');
+    assert.equal(await panel.locator('.plan').count(), 2);
     assert.equal(await panel.locator('#stop').isHidden(), true);
 
     // What the model was sent: one system message, structured output, the key, the page map.

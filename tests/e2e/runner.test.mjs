@@ -44,9 +44,10 @@ test('the runner completes the shop task, printing one JSON event per line', asy
     // The model's replies streamed in (OpenAI's SSE format) before each step was reported.
     assert.ok(events.some((e) => e.type === 'model_output' && e.text.startsWith('{"current_state"')));
     const usage = events.filter((e) => e.type === 'usage');
-    assert.deepEqual(usage.at(-1), { v: 1, type: 'usage', input_tokens: 500, output_tokens: 100, cost: null });
+    assert.deepEqual(usage.at(-1), { v: 1, type: 'usage', input_tokens: 700, output_tokens: 140, cost: null });
     assert.deepEqual(events.filter((e) => !['usage', 'model_output'].includes(e.type)).map((e) => e.type), [
-      'task_started', 'step_started', 'step', 'step_started', 'step', 'step_started', 'step', 'step_started', 'step', 'validation', 'result',
+      'task_started', 'step_started', 'plan', 'step', 'step_started', 'step', 'step_started', 'step', 'step_started', 'plan', 'step',
+      'validation', 'result',
     ]);
     assert.deepEqual(events.at(-1), { v: 1, type: 'result', success: true, text: 'The cart total is $14.50', steps: 4 });
     assert.equal(events[1].max_steps, 6);

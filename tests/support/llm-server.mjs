@@ -13,6 +13,7 @@
 //   { hang: true }                                       never answers; counts in `aborted` when the client gives up
 //   { validate: { is_valid, reason, answer } }           the validator's verdict on the next claimed success
 //       (without one, a validator request is accepted automatically)
+//   { plan: { ... } }                                     the planner's next plan (else a plain one is made up)
 // Validator requests are recorded apart, in `validations`. Every other request is recorded in `requests` as { format, model, messages: [{role, content}], raw },
 // whatever its wire format. Past the end of the script it answers HTTP 500.
 
@@ -189,6 +190,7 @@ function answer(res, request, status, body, headers = {}) {
 export async function startLlmServer(script) {
   const requests = [];
   const validations = [];
+  const plans = [];
   const headers = [];
   const stats = { aborted: 0 };
   const server = createServer((req, res) => {
@@ -218,6 +220,16 @@ export async function startLlmServer(script) {
         const verdict = scripted ?? { is_valid: true, reason: 'the page supports the answer', answer: '' };
         return answer(res, request, 200, JSON.stringify(success(request.format, JSON.stringify(verdict), true)));
       }
+      if (request.messages[0]?.content?.startsWith('You are the planner')) {
+        plans.push(request);
+        const scripted = script[requests.length]?.plan;
+        if (scripted) script.splice(requests.length, 1);
+        const plan = scripted ?? {
+          analysis: 'Following the task', progress: 'In progress', challenges: 'None so far',
+          next_steps: ['Continue with the task'], reasoning: 'scripted', web_task: true, answer: '',
+        };
+        return answer(res, request, 200, JSON.stringify(success(request.format, JSON.stringify(plan), true)));
+      }
       requests.push(request);
       headers.push(req.headers);
       const step = script[requests.length - 1];
@@ -241,6 +253,7 @@ export async function startLlmServer(script) {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     validations,
+    plans,
     headers,
     stats,
     close: () => {

@@ -49,6 +49,8 @@ pub struct Settings {
     pub validator: bool,
     /// Rejections the validator may give before the task ends as not verified.
     pub validator_retries: u32,
+    /// The planner runs at the first step and every this many steps; 0 turns it off.
+    pub planning_interval: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -82,6 +84,7 @@ impl Default for Settings {
             api_version: None,
             validator: true,
             validator_retries: 2,
+            planning_interval: 3,
         }
     }
 }

@@ -177,6 +177,7 @@ async fn run(
         secrets,
         price: settings.model_price(),
         validator_rejections: settings.validator_rejections(),
+        planning_interval: Some(settings.planning_interval).filter(|&n| n > 0),
     };
     run_task(&config, browser, &model, user, cancel, &|event| browser.emit(&event)).await;
     Ok(())

@@ -21,6 +21,12 @@ pub enum AgentEvent {
         next_goal: String,
         actions: Vec<ActionReport>,
     },
+    /// The planner's view of the task: where it stands and what comes next.
+    Plan {
+        progress: String,
+        challenges: String,
+        next_steps: Vec<String>,
+    },
     /// The validator's judgement of a claimed success.
     Validation {
         valid: bool,
@@ -94,6 +100,11 @@ impl AgentEvent {
             AgentEvent::Error { message, steps } => AgentEvent::Error { message: redact(&message), steps },
             AgentEvent::Warning { message } => AgentEvent::Warning { message: redact(&message) },
             AgentEvent::ModelOutput { text } => AgentEvent::ModelOutput { text: redact(&text) },
+            AgentEvent::Plan { progress, challenges, next_steps } => AgentEvent::Plan {
+                progress: redact(&progress),
+                challenges: redact(&challenges),
+                next_steps: next_steps.iter().map(|s| redact(s)).collect(),
+            },
             AgentEvent::Validation { valid, reason } => AgentEvent::Validation { valid, reason: redact(&reason) },
             AgentEvent::ApprovalNeeded { id, question, url } => {
                 AgentEvent::ApprovalNeeded { id, question: redact(&question), url: redact(&url) }

@@ -278,6 +278,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         secrets: Secrets::default(),
         price: None,
         validator_rejections: None,
+        planning_interval: None,
     }
 }
 

@@ -8,6 +8,7 @@ mod fakes;
 mod loop_guard;
 mod navigator;
 mod output;
+mod planner;
 mod prompt;
 mod validator;
 

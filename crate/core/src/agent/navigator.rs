@@ -3,6 +3,7 @@
 use super::events::{ActionReport, AgentEvent};
 use super::loop_guard::{page_fingerprint, LoopGuard};
 use super::output::{parse_navigator_output, NavigatorOutput};
+use super::planner::{parse_plan, planner_request};
 use super::prompt::{navigator_schema, state_message, system_prompt};
 use super::validator::{parse_verdict, validator_request};
 use crate::actions::{Action, SearchEngine};
@@ -40,6 +41,8 @@ pub struct TaskConfig {
     /// How many times the validator may reject a claimed success before the task ends as not
     /// verified; `None` turns the validator off.
     pub validator_rejections: Option<u32>,
+    /// The planner runs at the first step and then every this many steps; `None` turns it off.
+    pub planning_interval: Option<u32>,
 }
 
 /// The user, for the actions they must approve.
@@ -209,6 +212,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             (&tabs, self.tab.get()),
             &self.config.map,
         );
+        if let Some(answer) = self.plan(step, &state).await? {
+            return Ok(StepEnd::Finished { success: true, text: answer });
+        }
         let page_seen = page_fingerprint(state_page_part(&state));
         let output = match self.ask_for_output(state, step == max_steps).await? {
             Ok(output) => output,
@@ -252,6 +258,27 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Some((false, text)) => StepEnd::Finished { success: false, text },
             None => StepEnd::Continue { results, failure },
         })
+    }
+
+    /// Runs the planner when it is due; its plan joins the history just before the state message.
+    /// Returns the planner's own answer for a task that needs no browser (at the first step).
+    async fn plan(&mut self, step: u32, state: &str) -> Result<Option<String>, StepError> {
+        let Some(interval) = self.config.planning_interval.filter(|&n| n > 0) else { return Ok(None) };
+        if (step - 1) % interval != 0 {
+            return Ok(None);
+        }
+        let request = planner_request(&self.history, &self.config.secrets.redact(state));
+        let Some(plan) = parse_plan(&self.complete(&request, false).await?) else { return Ok(None) };
+        if step == 1 && !plan.web_task && !plan.answer.trim().is_empty() {
+            return Ok(Some(plan.answer));
+        }
+        (self.emit)(AgentEvent::Plan {
+            progress: plan.progress.clone(),
+            challenges: plan.challenges.clone(),
+            next_steps: plan.next_steps.clone(),
+        });
+        self.history.push(ChatMessage::user(plan.for_navigator()));
+        Ok(None)
     }
 
     /// A claimed success, put to the validator: confirmed, sent back to the navigator with the

@@ -274,3 +274,42 @@ fn a_rejection_sends_the_navigator_back_and_repeated_ones_end_honestly() {
     );
     assert!(model.state(2).contains("The validator did not accept your answer: the cart is still empty."));
 }
+
+const PLAN: &str = r#"{"analysis":"a","progress":"Just started","challenges":"none","next_steps":["Add the mug"],"reasoning":"r","web_task":true,"answer":""}"#;
+
+#[test]
+fn the_planner_runs_every_few_steps_and_the_navigator_reads_its_plan() {
+    let shop = FakeShop::new();
+    let hover = || reply(r#"[{"hover":{"index":2}}]"#);
+    let model = ScriptedModel::new(vec![
+        Ok(PLAN.into()),
+        hover(),
+        hover(),
+        Ok(PLAN.into()),
+        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+    ]);
+    let config = TaskConfig { planning_interval: Some(2), ..crate::agent::fakes::config(10) };
+    let (end, events) = crate::agent::fakes::run_with(&config, &shop, &model);
+    assert!(matches!(end, AgentEvent::Result { success: true, steps: 3, .. }), "{end:?}");
+    let requests = model.requests.borrow();
+    let names: Vec<&str> = requests.iter().map(|r| r.schema_name.as_str()).collect();
+    assert_eq!(names, ["plan", "navigator_output", "navigator_output", "plan", "navigator_output"]);
+    assert!(requests[1]
+        .messages
+        .iter()
+        .any(|m| m.content.starts_with("Plan from the planner") && m.content.contains("1. Add the mug")));
+    assert_eq!(requests[3].messages.len(), 1 + 4 + 1, "the planner sees the whole history and the state");
+    assert_eq!(events.iter().filter(|e| matches!(e, AgentEvent::Plan { .. })).count(), 2);
+}
+
+#[test]
+fn a_task_that_needs_no_browser_is_answered_by_the_planner() {
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![Ok(
+        r#"{"analysis":"","progress":"","challenges":"","next_steps":[],"reasoning":"arithmetic","web_task":false,"answer":"12 × 12 = 144"}"#.into(),
+    )]);
+    let config = TaskConfig { planning_interval: Some(3), ..crate::agent::fakes::config(10) };
+    let (end, _) = crate::agent::fakes::run_with(&config, &shop, &model);
+    assert_eq!(end, AgentEvent::Result { success: true, text: "12 × 12 = 144".into(), steps: 1 });
+    assert!(shop.ops.borrow().is_empty());
+}
