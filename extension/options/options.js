@@ -8,7 +8,7 @@ const core = init();
 
 const form = document.getElementById('settings');
 const status = document.getElementById('status');
-const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval'];
+const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval', 'plannerModel', 'validatorModel'];
 const checkboxes = ['highlights', 'trustedInput', 'validator'];
 const lists = ['allowList', 'denyList'];
 const listFrom = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
@@ -59,6 +59,8 @@ function readForm() {
     validator: form.elements.validator.checked,
     validatorRetries: Number(form.elements.validatorRetries.value) || 0,
     planningInterval: Number(form.elements.planningInterval.value) || 0,
+    plannerModel: form.elements.plannerModel.value.trim() || null,
+    validatorModel: form.elements.validatorModel.value.trim() || null,
     allowList: listFrom(form.elements.allowList.value),
     denyList: listFrom(form.elements.denyList.value),
     secrets: secretsFrom(form.elements.secrets.value),

@@ -51,6 +51,10 @@ pub struct Settings {
     pub validator_retries: u32,
     /// The planner runs at the first step and every this many steps; 0 turns it off.
     pub planning_interval: u32,
+    /// The planner's model, when not the navigator's (same provider).
+    pub planner_model: Option<String>,
+    /// The validator's model, when not the navigator's (same provider).
+    pub validator_model: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -85,6 +89,8 @@ impl Default for Settings {
             validator: true,
             validator_retries: 2,
             planning_interval: 3,
+            planner_model: None,
+            validator_model: None,
         }
     }
 }

@@ -5,7 +5,7 @@
 mod fetch;
 mod host;
 
-use agent_core::agent::{run_task, AgentEvent, TaskConfig, UserGate};
+use agent_core::agent::{run_task, AgentEvent, Models, TaskConfig, UserGate};
 use agent_core::browser::Browser;
 use agent_core::cancel::CancelToken;
 use agent_core::dom_map::{serialize, ElementRegistry, MapOptions, PageMap};
@@ -156,14 +156,21 @@ async fn run(
         Some(tab) => tab,
         None => browser.active_tab().await?,
     };
-    let model = AnyModel::new(
-        settings.provider,
-        &settings.base_url,
-        &settings.model,
-        &settings.api_key,
-        settings.model_options(),
-        FetchClient,
-    );
+    let model_named = |name: Option<&String>| {
+        let name = name.map(|n| n.trim()).filter(|n| !n.is_empty()).unwrap_or(&settings.model);
+        AnyModel::new(
+            settings.provider,
+            &settings.base_url,
+            name,
+            &settings.api_key,
+            settings.model_options(),
+            FetchClient,
+        )
+    };
+    let navigator = model_named(None);
+    let planner = model_named(settings.planner_model.as_ref());
+    let validator = model_named(settings.validator_model.as_ref());
+    let models = Models { navigator: &navigator, planner: &planner, validator: &validator };
     let config = TaskConfig {
         task,
         tab,
@@ -179,7 +186,7 @@ async fn run(
         validator_rejections: settings.validator_rejections(),
         planning_interval: Some(settings.planning_interval).filter(|&n| n > 0),
     };
-    run_task(&config, browser, &model, user, cancel, &|event| browser.emit(&event)).await;
+    run_task(&config, browser, models, user, cancel, &|event| browser.emit(&event)).await;
     Ok(())
 }
 

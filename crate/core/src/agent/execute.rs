@@ -478,7 +478,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let mut answers = Vec::new();
         for piece in pieces.iter().take(EXTRACT_MAX_CHUNKS) {
             let request = extraction_request(query, &self.config.secrets.redact(piece));
-            let reply = self.complete(&request, false).await?;
+            let reply = self.complete(self.models.navigator, &request, false).await?;
             match parse_extraction(&reply) {
                 Some((true, answer)) => answers.push(answer),
                 Some((false, _)) => {}

@@ -1,6 +1,6 @@
 //! A fake browser and a scripted model for the agent's native tests.
 
-use super::navigator::{run_task, TaskConfig, UserGate};
+use super::navigator::{run_task, Models, TaskConfig, UserGate};
 use super::AgentEvent;
 use crate::actions::trusted::InputCommand;
 use crate::actions::{PageOp, SearchEngine};
@@ -298,7 +298,7 @@ pub fn run_as(
 ) -> (AgentEvent, Vec<AgentEvent>) {
     let events = RefCell::new(Vec::new());
     let emit = |event: AgentEvent| events.borrow_mut().push(event);
-    let end = block_on(run_task(config, shop, model, user, &CancelToken::new(), &emit));
+    let end = block_on(run_task(config, shop, Models::single(model), user, &CancelToken::new(), &emit));
     (end, events.into_inner())
 }
 

@@ -45,6 +45,20 @@ pub struct TaskConfig {
     pub planning_interval: Option<u32>,
 }
 
+/// The model each agent uses (they may be the same).
+pub struct Models<'a, M> {
+    pub navigator: &'a M,
+    pub planner: &'a M,
+    pub validator: &'a M,
+}
+
+impl<'a, M> Models<'a, M> {
+    /// One model for every agent.
+    pub fn single(model: &'a M) -> Self {
+        Models { navigator: model, planner: model, validator: model }
+    }
+}
+
 /// The user, for the actions they must approve.
 #[allow(async_fn_in_trait)]
 pub trait UserGate {
@@ -69,7 +83,7 @@ enum StepEnd {
 pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
     config: &TaskConfig,
     browser: &B,
-    model: &M,
+    models: Models<'_, M>,
     gate: &G,
     cancel: &CancelToken,
     emit: &dyn Fn(AgentEvent),
@@ -80,7 +94,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
     let mut navigator = Navigator {
         config,
         browser,
-        model,
+        models,
         gate,
         cancel,
         emit,
@@ -108,7 +122,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
 pub(super) struct Navigator<'a, B, M, G> {
     pub(super) config: &'a TaskConfig,
     pub(super) browser: &'a B,
-    pub(super) model: &'a M,
+    pub(super) models: Models<'a, M>,
     pub(super) gate: &'a G,
     pub(super) cancel: &'a CancelToken,
     pub(super) emit: &'a dyn Fn(AgentEvent),
@@ -268,7 +282,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(None);
         }
         let request = planner_request(&self.history, &self.config.secrets.redact(state));
-        let Some(plan) = parse_plan(&self.complete(&request, false).await?) else { return Ok(None) };
+        let Some(plan) = parse_plan(&self.complete(self.models.planner, &request, false).await?) else {
+            return Ok(None);
+        };
         if step == 1 && !plan.web_task && !plan.answer.trim().is_empty() {
             return Ok(Some(plan.answer));
         }
@@ -297,7 +313,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             &self.config.map,
         );
         let request = validator_request(&self.config.task, &claimed, &self.config.secrets.redact(&state));
-        let Some(verdict) = parse_verdict(&self.complete(&request, false).await?) else {
+        let Some(verdict) = parse_verdict(&self.complete(self.models.validator, &request, false).await?) else {
             // An unusable verdict cannot overrule the navigator; the claim stands.
             return Ok(StepEnd::Finished { success: true, text: claimed });
         };
@@ -422,12 +438,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
         let request =
             ChatRequest { messages, schema_name: "navigator_output".into(), schema: navigator_schema(last_step) };
-        self.complete(&request, true).await
+        self.complete(self.models.navigator, &request, true).await
     }
 
     /// One model call, cancellable, its usage added to the task's and reported; with `stream`, the
     /// reply is shown to the user as it arrives.
-    pub(super) async fn complete(&self, request: &ChatRequest, stream: bool) -> Result<String, StepError> {
+    pub(super) async fn complete(&self, model: &M, request: &ChatRequest, stream: bool) -> Result<String, StepError> {
         const SHOW_EVERY_CHARS: usize = 24;
         let shown = Cell::new(0usize);
         let on_text = |text: &str| {
@@ -436,7 +452,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 (self.emit)(AgentEvent::ModelOutput { text: text.to_string() });
             }
         };
-        match self.cancel.guard(self.model.complete_streaming(request, &on_text)).await {
+        match self.cancel.guard(model.complete_streaming(request, &on_text)).await {
             None => Err(StepError::Cancelled),
             Some(Err(err)) => Err(StepError::Fatal(err.to_string())),
             Some(Ok(reply)) => {

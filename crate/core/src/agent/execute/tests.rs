@@ -46,7 +46,7 @@ fn run_with_replacement(shop: &FakeShop, model: &ScriptedModel) -> (AgentEvent, 
     let end = futures::executor::block_on(crate::agent::run_task(
         &crate::agent::fakes::config(5),
         shop,
-        &wrapped,
+        crate::agent::Models::single(&wrapped),
         &crate::agent::fakes::FakeUser { approves: false, asked: Default::default() },
         &crate::cancel::CancelToken::new(),
         &emit,

@@ -166,7 +166,7 @@ fn stopping_before_a_step_ends_the_task_as_stopped() {
     let cancel = CancelToken::new();
     cancel.cancel();
     let user = crate::agent::fakes::FakeUser { approves: false, asked: Default::default() };
-    let end = block_on(run_task(&config(5), &shop, &model, &user, &cancel, &|_| {}));
+    let end = block_on(run_task(&config(5), &shop, crate::agent::Models::single(&model), &user, &cancel, &|_| {}));
     assert_eq!(end, AgentEvent::Stopped { steps: 0 });
 }
 
@@ -312,4 +312,21 @@ fn a_task_that_needs_no_browser_is_answered_by_the_planner() {
     let (end, _) = crate::agent::fakes::run_with(&config, &shop, &model);
     assert_eq!(end, AgentEvent::Result { success: true, text: "12 × 12 = 144".into(), steps: 1 });
     assert!(shop.ops.borrow().is_empty());
+}
+
+#[test]
+fn each_agent_asks_its_own_model() {
+    let shop = FakeShop::new();
+    let navigator = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+    let planner = ScriptedModel::new(vec![Ok(PLAN.into())]);
+    let validator = ScriptedModel::new(vec![Ok(r#"{"is_valid": true, "reason": "fine", "answer": ""}"#.into())]);
+    let config =
+        TaskConfig { planning_interval: Some(3), validator_rejections: Some(1), ..crate::agent::fakes::config(5) };
+    let user = crate::agent::fakes::FakeUser { approves: false, asked: Default::default() };
+    let models = crate::agent::Models { navigator: &navigator, planner: &planner, validator: &validator };
+    let end = block_on(run_task(&config, &shop, models, &user, &CancelToken::new(), &|_| {}));
+    assert!(matches!(end, AgentEvent::Result { success: true, .. }), "{end:?}");
+    assert_eq!(planner.requests.borrow()[0].schema_name, "plan");
+    assert_eq!(navigator.requests.borrow()[0].schema_name, "navigator_output");
+    assert_eq!(validator.requests.borrow()[0].schema_name, "validation");
 }
