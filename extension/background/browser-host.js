@@ -8,6 +8,9 @@ const SENSOR_FILE = 'extension/page/sensor.js';
 // never finish loading (blocked ads, broken embeds), and the sensor needs no idle document.
 /** A frame that takes longer to answer is left out of the page map (the top frame: an error). */
 const FRAME_TIMEOUT_MS = 3000;
+/** Chrome's limit on captureVisibleTab is two calls a second. */
+const CAPTURE_INTERVAL_MS = 550;
+let lastCapture = 0;
 /** Going back or forward that has not started by then had nowhere to go. */
 const HISTORY_TIMEOUT_MS = 5000;
 /** Upper bound for a page load after go_to_url or a click that navigates. */
@@ -322,6 +325,24 @@ export function createBrowserHost(emit) {
 
     sleep(milliseconds) {
       return new Promise((resolve) => { setTimeout(resolve, milliseconds); });
+    },
+
+    /** What the tab shows, as a JPEG (the tab must be the visible one of its window to be captured). */
+    async screenshot(tabId) {
+      const tab = await getTab(tabId);
+      if (!tab.active) await chrome.tabs.update(tabId, { active: true });
+      // Chrome allows two captures a second; a tab just brought forward needs a frame or two.
+      for (let attempt = 0; ; attempt++) {
+        const wait = lastCapture + CAPTURE_INTERVAL_MS - Date.now();
+        if (wait > 0) await new Promise((resolve) => { setTimeout(resolve, wait); });
+        lastCapture = Date.now();
+        try {
+          const dataUrl = await chrome.tabs.captureVisibleTab(tab.windowId, { format: 'jpeg', quality: 60 });
+          return { mediaType: 'image/jpeg', base64: dataUrl.slice(dataUrl.indexOf(',') + 1) };
+        } catch (err) {
+          if (attempt >= 3) throw hostError('script', `the screenshot failed (${err.message})`);
+        }
+      }
     },
 
     /** Trusted input commands (built by the core), then the same settling and tab following as perform. */

@@ -9,7 +9,7 @@ const core = init();
 const form = document.getElementById('settings');
 const status = document.getElementById('status');
 const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval', 'plannerModel', 'validatorModel'];
-const checkboxes = ['highlights', 'trustedInput', 'validator'];
+const checkboxes = ['highlights', 'trustedInput', 'validator', 'vision'];
 const lists = ['allowList', 'denyList'];
 const listFrom = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
 /** "name | value | site, site" lines <-> secrets. */
@@ -57,6 +57,7 @@ function readForm() {
     apiVersion: form.elements.apiVersion.value.trim() || null,
     trustedInput: form.elements.trustedInput.checked,
     validator: form.elements.validator.checked,
+    vision: form.elements.vision.checked,
     validatorRetries: Number(form.elements.validatorRetries.value) || 0,
     planningInterval: Number(form.elements.planningInterval.value) || 0,
     plannerModel: form.elements.plannerModel.value.trim() || null,

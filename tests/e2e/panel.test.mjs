@@ -131,6 +131,25 @@ test('the validator sends back a premature answer, and the panel shows why', asy
   }
 });
 
+test('with vision on, each step shows the model a screenshot of the page', async () => {
+  const llm = await startLlmServer(shopScript(site.origin));
+  try {
+    const { panel } = await openShop();
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted-model', maxSteps: 10, vision: true });
+    await sendTask(panel, SHOP_TASK);
+    await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
+    assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $14.50');
+    for (const request of llm.requests) {
+      const images = request.raw.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+        .filter((part) => part.type === 'image_url');
+      assert.equal(images.length, 1, 'one screenshot, with the state');
+      assert.match(images[0].image_url.url, /^data:image\/jpeg;base64,\/9j\//);
+    }
+  } finally {
+    await llm.close();
+  }
+});
+
 test('an unreachable provider ends the task with a clear message', async () => {
   await useModel(`http://127.0.0.1:${await closedPort()}/v1`);
   const { panel } = await openShop();

@@ -111,7 +111,8 @@ function normalize(url, raw) {
     const stream = url.includes(':streamGenerateContent');
     return { format: 'gemini', model: gemini[1], stream, messages: system ? [{ role: 'system', content: system }, ...messages] : messages, raw };
   }
-  return { format: 'openai', model: raw.model, messages: raw.messages, raw };
+  const text = (content) => (typeof content === 'string' ? content : content.filter((p) => p.type === 'text').map((p) => p.text).join(''));
+  return { format: 'openai', model: raw.model, messages: raw.messages.map((m) => ({ role: m.role, content: text(m.content) })), raw };
 }
 
 function respond(step, request, previousState) {

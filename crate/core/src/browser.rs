@@ -6,6 +6,7 @@
 use crate::actions::trusted::InputCommand;
 use crate::actions::PageOp;
 use crate::dom_map::{ElementRef, RawFrame};
+use crate::llm::Image;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -34,6 +35,8 @@ pub trait Browser {
     async fn close_tab(&self, tab: TabId) -> Result<(), BrowserError>;
     /// Waits, for the `wait` action.
     async fn sleep(&self, milliseconds: u32);
+    /// A picture of what the tab shows (for vision).
+    async fn screenshot(&self, tab: TabId) -> Result<Image, BrowserError>;
     /// Sends trusted input (DevTools Protocol `Input` commands) to the tab, then waits for the
     /// page to settle as `perform` does. Only used when the user turned trusted input on.
     async fn input(&self, tab: TabId, commands: &[InputCommand]) -> Result<OpOutcome, BrowserError>;

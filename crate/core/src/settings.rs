@@ -55,6 +55,8 @@ pub struct Settings {
     pub planner_model: Option<String>,
     /// The validator's model, when not the navigator's (same provider).
     pub validator_model: Option<String>,
+    /// Show the model a screenshot each step (for models that see images).
+    pub vision: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -91,6 +93,7 @@ impl Default for Settings {
             planning_interval: 3,
             planner_model: None,
             validator_model: None,
+            vision: false,
         }
     }
 }

@@ -6,6 +6,7 @@ use agent_core::actions::PageOp;
 use agent_core::agent::AgentEvent;
 use agent_core::browser::{Browser, BrowserError, Highlight, HistoryStep, OpOutcome, TabId, TabInfo};
 use agent_core::dom_map::{RawFrame, RawPage};
+use agent_core::llm::Image;
 use agent_core::protocol::encode_event;
 use agent_core::settings::Settings;
 use serde::Deserialize;
@@ -37,6 +38,8 @@ extern "C" {
     async fn close_tab(this: &BrowserHost, tab: TabId) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method)]
     async fn sleep(this: &BrowserHost, milliseconds: u32);
+    #[wasm_bindgen(method, catch)]
+    async fn screenshot(this: &BrowserHost, tab: TabId) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch)]
     async fn input(this: &BrowserHost, tab: TabId, commands: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch)]
@@ -123,6 +126,15 @@ impl Browser for HostBrowser {
 
     async fn sleep(&self, milliseconds: u32) {
         self.host.sleep(milliseconds).await;
+    }
+
+    async fn screenshot(&self, tab: TabId) -> Result<Image, BrowserError> {
+        let value = self.host.screenshot(tab).await.map_err(browser_error)?;
+        let get = |key: &str| js_sys::Reflect::get(&value, &key.into()).ok().and_then(|v| v.as_string());
+        match (get("mediaType"), get("base64")) {
+            (Some(media_type), Some(base64)) => Ok(Image { media_type, base64 }),
+            _ => Err(BrowserError::Script("the screenshot could not be read".into())),
+        }
     }
 
     async fn input(&self, tab: TabId, commands: &[InputCommand]) -> Result<OpOutcome, BrowserError> {

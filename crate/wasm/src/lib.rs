@@ -185,6 +185,7 @@ async fn run(
         price: settings.model_price(),
         validator_rejections: settings.validator_rejections(),
         planning_interval: Some(settings.planning_interval).filter(|&n| n > 0),
+        vision: settings.vision,
     };
     run_task(&config, browser, models, user, cancel, &|event| browser.emit(&event)).await;
     Ok(())

@@ -193,6 +193,10 @@ impl Browser for FakeShop {
         self.slept_ms.set(self.slept_ms.get() + milliseconds);
     }
 
+    async fn screenshot(&self, _tab: TabId) -> Result<crate::llm::Image, BrowserError> {
+        Ok(crate::llm::Image { media_type: "image/jpeg".into(), base64: "AAAA".into() })
+    }
+
     async fn input(&self, _tab: TabId, commands: &[InputCommand]) -> Result<OpOutcome, BrowserError> {
         self.input_commands.borrow_mut().extend(commands.iter().cloned());
         // The fake page has one trusted-input listener: a press over the add button (x 0..100, y 20..30).
@@ -279,6 +283,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         price: None,
         validator_rejections: None,
         planning_interval: None,
+        vision: false,
     }
 }
 

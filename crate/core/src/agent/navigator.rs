@@ -11,7 +11,7 @@ use crate::browser::{Browser, BrowserError, Highlight, TabId};
 use crate::cancel::CancelToken;
 use crate::dom_map::{elements_in_scope, ElementRegistry, MapOptions, PageMap};
 use crate::llm::pricing::{cost, Price};
-use crate::llm::{ChatMessage, ChatModel, ChatRequest};
+use crate::llm::{ChatMessage, ChatModel, ChatRequest, Image};
 use crate::safety::{mentioned_hosts, Finding, PolicyRefusal, Secrets, SitePolicy, Strictness};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -43,6 +43,8 @@ pub struct TaskConfig {
     pub validator_rejections: Option<u32>,
     /// The planner runs at the first step and then every this many steps; `None` turns it off.
     pub planning_interval: Option<u32>,
+    /// Show the model a screenshot with each step's state.
+    pub vision: bool,
 }
 
 /// The model each agent uses (they may be the same).
@@ -226,11 +228,22 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             (&tabs, self.tab.get()),
             &self.config.map,
         );
+        // The screenshot goes with this step's state message only, and leaves the history with it.
+        let images = match self.config.vision {
+            true => match self.browser.screenshot(self.tab.get()).await {
+                Ok(image) => vec![image],
+                Err(err) => {
+                    self.warn_once(format!("Vision is on, but no screenshot could be taken this step: {err}."));
+                    Vec::new()
+                }
+            },
+            false => Vec::new(),
+        };
         if let Some(answer) = self.plan(step, &state).await? {
             return Ok(StepEnd::Finished { success: true, text: answer });
         }
         let page_seen = page_fingerprint(state_page_part(&state));
-        let output = match self.ask_for_output(state, step == max_steps).await? {
+        let output = match self.ask_for_output(state, images, step == max_steps).await? {
             Ok(output) => output,
             Err((reason, problem)) => {
                 let failure = format!("the model's reply could not be used ({reason}). If this keeps happening, choose a model that supports structured JSON output.");
@@ -371,9 +384,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     async fn ask_for_output(
         &mut self,
         state: String,
+        images: Vec<Image>,
         last_step: bool,
     ) -> Result<Result<NavigatorOutput, (String, String)>, StepError> {
-        let mut reply = self.ask_model(state.clone(), last_step).await?;
+        let mut reply = self.ask_model(state.clone(), images.clone(), last_step).await?;
         for attempt in 0..2 {
             let reason = match parse_navigator_output(&reply) {
                 Ok(output) => {
@@ -392,7 +406,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             if attempt == 1 {
                 return Ok(Err((reason, problem)));
             }
-            reply = self.ask_model(state.clone(), last_step).await?;
+            reply = self.ask_model(state.clone(), images.clone(), last_step).await?;
         }
         unreachable!("the loop returns on its second pass")
     }
@@ -406,6 +420,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 Some(format!("the browser blocked this page: {refusal}. Go back or choose another way"))
             }
             _ => None,
+        }
+    }
+
+    /// Tells the user something, once per task.
+    fn warn_once(&self, message: String) {
+        if self.warned.borrow_mut().insert(message.clone()) {
+            (self.emit)(AgentEvent::Warning { message });
         }
     }
 
@@ -427,11 +448,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
     }
 
-    async fn ask_model(&self, state: String, last_step: bool) -> Result<String, StepError> {
+    async fn ask_model(&self, state: String, images: Vec<Image>, last_step: bool) -> Result<String, StepError> {
         let mut messages = Vec::with_capacity(self.history.len() + 2);
         messages.push(ChatMessage::system(system_prompt(self.config.secrets.prompt().as_deref())));
         messages.extend(self.history.iter().cloned());
-        messages.push(ChatMessage::user(state));
+        messages.push(ChatMessage::user(state).with_images(images));
         // The model never sees a secret's value, whatever the page shows.
         for message in &mut messages {
             message.content = self.config.secrets.redact(&message.content);

@@ -68,6 +68,19 @@ impl<H: HttpClient> Anthropic<H> {
 
     pub fn request_body(&self, request: &ChatRequest) -> Value {
         let (system, messages) = alternating(&request.messages);
+        let messages: Vec<Value> = messages
+            .iter()
+            .map(|m| {
+                if m.images.is_empty() {
+                    return json!({ "role": m.role, "content": m.content });
+                }
+                let mut content = vec![json!({ "type": "text", "text": m.content })];
+                content.extend(m.images.iter().map(|image| {
+                    json!({ "type": "image", "source": { "type": "base64", "media_type": image.media_type, "data": image.base64 } })
+                }));
+                json!({ "role": m.role, "content": content })
+            })
+            .collect();
         let mut body = json!({
             "model": self.model,
             "max_tokens": MAX_TOKENS,

@@ -63,13 +63,18 @@ impl<H: HttpClient> Gemini<H> {
 
     pub fn request_body(&self, request: &ChatRequest) -> Value {
         let (system, messages) = alternating(&request.messages);
-        let contents: Vec<Value> = messages
-            .iter()
-            .map(|m| {
-                let role = if m.role == Role::Assistant { "model" } else { "user" };
-                json!({ "role": role, "parts": [{ "text": m.content }] })
-            })
-            .collect();
+        let contents: Vec<Value> =
+            messages
+                .iter()
+                .map(|m| {
+                    let role = if m.role == Role::Assistant { "model" } else { "user" };
+                    let mut parts = vec![json!({ "text": m.content })];
+                    parts.extend(m.images.iter().map(
+                        |image| json!({ "inline_data": { "mime_type": image.media_type, "data": image.base64 } }),
+                    ));
+                    json!({ "role": role, "parts": parts })
+                })
+                .collect();
         let mut body = json!({
             "contents": contents,
             "generationConfig": { "responseMimeType": "application/json", "responseSchema": gemini_schema(&request.schema) },

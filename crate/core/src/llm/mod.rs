@@ -32,21 +32,62 @@ pub enum Role {
     Assistant,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatMessage {
     pub role: Role,
     pub content: String,
+    /// Pictures shown with the text (screenshots, when vision is on).
+    pub images: Vec<Image>,
+}
+
+/// A picture, base64-encoded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Image {
+    /// `image/jpeg` or `image/png`.
+    pub media_type: String,
+    pub base64: String,
+}
+
+impl Image {
+    pub fn data_url(&self) -> String {
+        format!("data:{};base64,{}", self.media_type, self.base64)
+    }
 }
 
 impl ChatMessage {
     pub fn system(content: impl Into<String>) -> Self {
-        Self { role: Role::System, content: content.into() }
+        Self { role: Role::System, content: content.into(), images: Vec::new() }
     }
     pub fn user(content: impl Into<String>) -> Self {
-        Self { role: Role::User, content: content.into() }
+        Self { role: Role::User, content: content.into(), images: Vec::new() }
     }
     pub fn assistant(content: impl Into<String>) -> Self {
-        Self { role: Role::Assistant, content: content.into() }
+        Self { role: Role::Assistant, content: content.into(), images: Vec::new() }
+    }
+    pub fn with_images(mut self, images: Vec<Image>) -> Self {
+        self.images = images;
+        self
+    }
+}
+
+/// OpenAI's chat-completions form: the text alone, or text and `image_url` parts.
+impl Serialize for ChatMessage {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("role", &self.role)?;
+        if self.images.is_empty() {
+            map.serialize_entry("content", &self.content)?;
+        } else {
+            let mut parts = vec![serde_json::json!({ "type": "text", "text": self.content })];
+            parts.extend(
+                self.images
+                    .iter()
+                    .map(|image| serde_json::json!({ "type": "image_url", "image_url": { "url": image.data_url() } })),
+            );
+            map.serialize_entry("content", &parts)?;
+        }
+        map.end()
     }
 }
 
@@ -64,6 +105,7 @@ pub fn alternating(messages: &[ChatMessage]) -> (Option<String>, Vec<ChatMessage
             Some(last) if last.role == message.role => {
                 last.content.push_str("\n\n");
                 last.content.push_str(&message.content);
+                last.images.extend(message.images.iter().cloned());
             }
             _ => turns.push(message.clone()),
         }

@@ -317,3 +317,34 @@ fn gemini_text_streams_in() {
     assert_eq!(reply.usage, Some(Usage { input_tokens: 40, output_tokens: 5 }));
     assert!(http.sent.borrow()[0].url.ends_with("/models/g:streamGenerateContent?alt=sse"));
 }
+
+#[test]
+fn screenshots_travel_in_each_provider_s_image_format() {
+    use super::{AnyModel, Image, ModelOptions, Provider};
+    let image = Image { media_type: "image/jpeg".into(), base64: "QUJD".into() };
+    let with_image = ChatRequest {
+        messages: vec![ChatMessage::system("sys"), ChatMessage::user("state").with_images(vec![image])],
+        ..request()
+    };
+    let http = CannedHttp::new(ok(r#"{"choices":[{"message":{"content":"{}"}}]}"#));
+    block_on(AnyModel::new(Provider::OpenAi, "", "m", "k", ModelOptions::default(), &http).complete(&with_image))
+        .unwrap();
+    assert_eq!(
+        sent_body(&http)["messages"][1]["content"][1],
+        json!({"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,QUJD"}})
+    );
+
+    let http = CannedHttp::new(ok(ANTHROPIC_REPLY));
+    block_on(Anthropic::new("", "c", "k", &http).complete(&with_image)).unwrap();
+    assert_eq!(
+        sent_body(&http)["messages"][0]["content"][1],
+        json!({"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": "QUJD"}})
+    );
+
+    let http = CannedHttp::new(ok(GEMINI_REPLY));
+    block_on(Gemini::new("", "g", "k", &http).complete(&with_image)).unwrap();
+    assert_eq!(
+        sent_body(&http)["contents"][0]["parts"][1],
+        json!({"inline_data": {"mime_type": "image/jpeg", "data": "QUJD"}})
+    );
+}

@@ -330,3 +330,18 @@ fn each_agent_asks_its_own_model() {
     assert_eq!(navigator.requests.borrow()[0].schema_name, "navigator_output");
     assert_eq!(validator.requests.borrow()[0].schema_name, "validation");
 }
+
+#[test]
+fn with_vision_each_state_carries_a_screenshot_that_leaves_with_it() {
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![
+        reply(r#"[{"hover":{"index":2}}]"#),
+        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+    ]);
+    let config = TaskConfig { vision: true, ..crate::agent::fakes::config(5) };
+    crate::agent::fakes::run_with(&config, &shop, &model);
+    let requests = model.requests.borrow();
+    let second = &requests[1].messages;
+    assert_eq!(second.last().unwrap().images.len(), 1);
+    assert_eq!(second.iter().map(|m| m.images.len()).sum::<usize>(), 1, "older screenshots are not kept");
+}
