@@ -8,7 +8,7 @@ const core = init();
 
 const form = document.getElementById('settings');
 const status = document.getElementById('status');
-const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval', 'plannerModel', 'validatorModel'];
+const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval', 'plannerModel', 'validatorModel', 'plannerTemperature', 'validatorTemperature', 'plannerReasoningEffort', 'validatorReasoningEffort', 'requestTimeoutSeconds'];
 const checkboxes = ['highlights', 'trustedInput', 'validator', 'vision'];
 const lists = ['allowList', 'denyList'];
 const listFrom = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
@@ -41,6 +41,8 @@ async function load() {
   document.getElementById('fields').disabled = false;
 }
 
+const numberOrNull = (text) => (text.trim() === '' ? null : Number(text));
+
 /** The settings as the form shows them. */
 function readForm() {
   return {
@@ -49,10 +51,11 @@ function readForm() {
     model: form.elements.model.value.trim(),
     apiKey: form.elements.apiKey.value.trim(),
     maxSteps: Number(form.elements.maxSteps.value),
+    requestTimeoutSeconds: Number(form.elements.requestTimeoutSeconds.value) || 120,
     highlights: form.elements.highlights.checked,
     searchEngine: form.elements.searchEngine.value,
     confirmations: form.elements.confirmations.value,
-    temperature: form.elements.temperature.value === '' ? null : Number(form.elements.temperature.value),
+    temperature: numberOrNull(form.elements.temperature.value),
     reasoningEffort: form.elements.reasoningEffort.value || null,
     apiVersion: form.elements.apiVersion.value.trim() || null,
     trustedInput: form.elements.trustedInput.checked,
@@ -62,6 +65,10 @@ function readForm() {
     planningInterval: Number(form.elements.planningInterval.value) || 0,
     plannerModel: form.elements.plannerModel.value.trim() || null,
     validatorModel: form.elements.validatorModel.value.trim() || null,
+    plannerTemperature: numberOrNull(form.elements.plannerTemperature.value),
+    validatorTemperature: numberOrNull(form.elements.validatorTemperature.value),
+    plannerReasoningEffort: form.elements.plannerReasoningEffort.value || null,
+    validatorReasoningEffort: form.elements.validatorReasoningEffort.value || null,
     allowList: listFrom(form.elements.allowList.value),
     denyList: listFrom(form.elements.denyList.value),
     secrets: secretsFrom(form.elements.secrets.value),

@@ -206,6 +206,22 @@ test('a local server that refuses the extension is explained (Ollama origins)', 
   }
 });
 
+test('a provider that does not answer in time is tried again, then reported', async () => {
+  const llm = await startLlmServer([{ hang: true }, { hang: true }, { hang: true }]);
+  try {
+    const { panel } = await openShop();
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted-model', maxSteps: 5, requestTimeoutSeconds: 1, planningInterval: 0 });
+    await sendTask(panel, SHOP_TASK);
+    await panel.locator('.error').waitFor({ timeout: TIMEOUT });
+    assert.match(await panel.locator('.error').textContent(), /Could not reach the model provider at .* \(no answer within 1 s\)/);
+    // The streamed try, then the plain path's two tries.
+    assert.equal(llm.requests.length, 3);
+    await waitUntil(() => llm.stats.aborted === 3);
+  } finally {
+    await llm.close();
+  }
+});
+
 test('replies that are not valid JSON end the task with a clear message', async () => {
   const llm = await startLlmServer(['Sure, I will click it.', '{"action": [', 'no', 'nope', '{}', '{"x": 1}'].map((raw) => ({ raw })));
   try {

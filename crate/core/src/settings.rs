@@ -55,8 +55,15 @@ pub struct Settings {
     pub planner_model: Option<String>,
     /// The validator's model, when not the navigator's (same provider).
     pub validator_model: Option<String>,
+    /// The planner's and the validator's own temperature and reasoning effort, when set.
+    pub planner_temperature: Option<f64>,
+    pub planner_reasoning_effort: Option<Effort>,
+    pub validator_temperature: Option<f64>,
+    pub validator_reasoning_effort: Option<Effort>,
     /// Show the model a screenshot each step (for models that see images).
     pub vision: bool,
+    /// How long a model request may take before it counts as failed (and is tried again).
+    pub request_timeout_seconds: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -93,7 +100,12 @@ impl Default for Settings {
             planning_interval: 3,
             planner_model: None,
             validator_model: None,
+            planner_temperature: None,
+            planner_reasoning_effort: None,
+            validator_temperature: None,
+            validator_reasoning_effort: None,
             vision: false,
+            request_timeout_seconds: 120,
         }
     }
 }
@@ -160,7 +172,8 @@ impl Settings {
         }
         self.site_policy()?;
         self.named_secrets()?;
-        if let Some(t) = self.temperature.filter(|t| !(0.0..=2.0).contains(t)) {
+        let temperatures = [self.temperature, self.planner_temperature, self.validator_temperature];
+        if let Some(t) = temperatures.into_iter().flatten().find(|t| !(0.0..=2.0).contains(t)) {
             return Err(SettingsError::BadTemperature(t));
         }
         Ok(())
@@ -176,6 +189,22 @@ impl Settings {
             temperature: self.temperature,
             reasoning_effort: self.reasoning_effort,
             api_version: self.api_version.clone().filter(|v| !v.trim().is_empty()),
+        }
+    }
+
+    /// The options of the planner (`planner`) or the validator: their own where set, else the
+    /// navigator's.
+    pub fn agent_options(&self, planner: bool) -> ModelOptions {
+        let (temperature, effort) = if planner {
+            (self.planner_temperature, self.planner_reasoning_effort)
+        } else {
+            (self.validator_temperature, self.validator_reasoning_effort)
+        };
+        let base = self.model_options();
+        ModelOptions {
+            temperature: temperature.or(base.temperature),
+            reasoning_effort: effort.or(base.reasoning_effort),
+            ..base
         }
     }
 
@@ -231,6 +260,23 @@ mod tests {
         for (settings, expected) in cases {
             assert_eq!(settings.validate(), Err(expected));
         }
+    }
+
+    #[test]
+    fn agents_have_their_own_options_or_the_navigator_s() {
+        let settings = Settings {
+            temperature: Some(0.7),
+            reasoning_effort: Some(Effort::Low),
+            planner_reasoning_effort: Some(Effort::High),
+            validator_temperature: Some(0.0),
+            ..valid()
+        };
+        let planner = settings.agent_options(true);
+        assert_eq!((planner.temperature, planner.reasoning_effort), (Some(0.7), Some(Effort::High)));
+        let validator = settings.agent_options(false);
+        assert_eq!((validator.temperature, validator.reasoning_effort), (Some(0.0), Some(Effort::Low)));
+        let bad = Settings { planner_temperature: Some(3.0), ..valid() };
+        assert_eq!(bad.validate(), Err(SettingsError::BadTemperature(3.0)));
     }
 
     #[test]

@@ -7,10 +7,11 @@ use gloo_net::http::Request;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::AbortController;
 
-/// A model that has not answered by then is treated as unreachable (and tried again).
-const REQUEST_TIMEOUT_MS: u32 = 120_000;
-
-pub struct FetchClient;
+/// `fetch` with a time limit: a model that has not answered by then is treated as unreachable
+/// (and tried again).
+pub struct FetchClient {
+    pub timeout_ms: u32,
+}
 
 /// Aborts the fetch if the request future is dropped before it finishes (the user pressed stop).
 struct AbortOnDrop(Option<AbortController>);
@@ -118,10 +119,10 @@ impl FetchClient {
         body: Option<String>,
     ) -> Result<HttpResponse, String> {
         let request = std::pin::pin!(self.fetch(url, headers, body));
-        let timeout = std::pin::pin!(sleep(REQUEST_TIMEOUT_MS));
+        let timeout = std::pin::pin!(sleep(self.timeout_ms));
         match select(request, timeout).await {
             Either::Left((outcome, _)) => outcome,
-            Either::Right(_) => Err(format!("no answer within {} s", REQUEST_TIMEOUT_MS / 1000)),
+            Either::Right(_) => Err(format!("no answer within {} s", self.timeout_ms / 1000)),
         }
     }
 }
@@ -143,10 +144,10 @@ impl HttpClient for FetchClient {
         on_chunk: &dyn Fn(&str),
     ) -> Result<HttpResponse, String> {
         let request = std::pin::pin!(self.fetch_streaming(url, headers, body, on_chunk));
-        let timeout = std::pin::pin!(sleep(REQUEST_TIMEOUT_MS));
+        let timeout = std::pin::pin!(sleep(self.timeout_ms));
         match select(request, timeout).await {
             Either::Left((outcome, _)) => outcome,
-            Either::Right(_) => Err(format!("no answer within {} s", REQUEST_TIMEOUT_MS / 1000)),
+            Either::Right(_) => Err(format!("no answer within {} s", self.timeout_ms / 1000)),
         }
     }
 

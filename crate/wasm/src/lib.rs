@@ -156,20 +156,14 @@ async fn run(
         Some(tab) => tab,
         None => browser.active_tab().await?,
     };
-    let model_named = |name: Option<&String>| {
+    let model_named = |name: Option<&String>, options| {
         let name = name.map(|n| n.trim()).filter(|n| !n.is_empty()).unwrap_or(&settings.model);
-        AnyModel::new(
-            settings.provider,
-            &settings.base_url,
-            name,
-            &settings.api_key,
-            settings.model_options(),
-            FetchClient,
-        )
+        let http = FetchClient { timeout_ms: settings.request_timeout_seconds.max(1) * 1000 };
+        AnyModel::new(settings.provider, &settings.base_url, name, &settings.api_key, options, http)
     };
-    let navigator = model_named(None);
-    let planner = model_named(settings.planner_model.as_ref());
-    let validator = model_named(settings.validator_model.as_ref());
+    let navigator = model_named(None, settings.model_options());
+    let planner = model_named(settings.planner_model.as_ref(), settings.agent_options(true));
+    let validator = model_named(settings.validator_model.as_ref(), settings.agent_options(false));
     let models = Models { navigator: &navigator, planner: &planner, validator: &validator };
     let config = TaskConfig {
         task,
@@ -203,7 +197,7 @@ pub fn list_models(settings: JsValue) -> js_sys::Promise {
             &settings.model,
             &settings.api_key,
             settings.model_options(),
-            FetchClient,
+            FetchClient { timeout_ms: settings.request_timeout_seconds.max(1) * 1000 },
         );
         let models = model.list_models().await.map_err(|err| JsValue::from_str(&err.to_string()))?;
         Ok(to_js(&models))

@@ -138,11 +138,11 @@ impl<H: HttpClient> ChatModel for Anthropic<H> {
                 on_text(&state.1);
             }
         };
-        let response = self
-            .http
-            .post_stream(&url, &self.headers(), body.to_string(), &on_chunk)
-            .await
-            .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
+        let response = self.http.post_stream(&url, &self.headers(), body.to_string(), &on_chunk).await;
+        let Ok(response) = response else {
+            // No answer at all: the plain path tries again, with its backoff, and reports.
+            return self.complete(request).await;
+        };
         if !(200..300).contains(&response.status) {
             // Retries and error messages are the plain path's.
             return self.complete(request).await;

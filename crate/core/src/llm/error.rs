@@ -85,6 +85,7 @@ impl LlmError {
             }
             404 => LlmError::NotFound { model: model.to_string(), detail },
             429 if is_quota_exhausted(body) => LlmError::QuotaExhausted { detail },
+            402 => LlmError::QuotaExhausted { detail }, // OpenRouter: out of credits
             429 => LlmError::RateLimited { detail },
             400 | 413 if CONTEXT_TOO_LONG.iter().any(|phrase| lower.contains(phrase)) => {
                 LlmError::ContextTooLong { detail }
@@ -97,8 +98,11 @@ impl LlmError {
 /// The provider's own error message when the body has one.
 fn error_detail(body: &str) -> String {
     let from_json = serde_json::from_str::<Value>(body).ok().and_then(|value| {
-        let error = value.get("error")?;
-        error.get("message").and_then(Value::as_str).or_else(|| error.as_str()).map(str::to_string)
+        let message = match value.get("error") {
+            Some(error) => error.get("message").and_then(Value::as_str).or_else(|| error.as_str()),
+            None => value.get("message").and_then(Value::as_str), // vLLM: {"object": "error", "message": ...}
+        };
+        message.map(str::to_string)
     });
     let detail = from_json.unwrap_or_else(|| body.trim().to_string());
     if detail.is_empty() {

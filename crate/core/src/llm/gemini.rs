@@ -152,11 +152,11 @@ impl<H: HttpClient> ChatModel for Gemini<H> {
                 on_text(&state.1);
             }
         };
-        let response = self
-            .http
-            .post_stream(&url, &self.headers(), body, &on_chunk)
-            .await
-            .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
+        let response = self.http.post_stream(&url, &self.headers(), body, &on_chunk).await;
+        let Ok(response) = response else {
+            // No answer at all: the plain path tries again, with its backoff, and reports.
+            return self.complete(request).await;
+        };
         let (_, text, usage) = state.into_inner();
         if !(200..300).contains(&response.status) || text.trim().is_empty() {
             // Errors, retries and blocked replies are the plain path's to report.

@@ -12,6 +12,8 @@ use std::cell::{Cell, RefCell};
 pub enum OutputMode {
     /// `response_format: json_schema` (strict): OpenAI, vLLM, LM Studio, llama.cpp, Ollama.
     JsonSchema,
+    /// A forced function call whose parameters are the schema.
+    FunctionCall,
     /// `response_format: json_object`: servers without schema support (DeepSeek, Groq's older models).
     JsonObject,
     /// No `response_format`; the prompt alone asks for JSON, and replies are parsed defensively.
@@ -167,6 +169,13 @@ impl<H: HttpClient> OpenAiCompatible<H> {
                     "json_schema": { "name": request.schema_name, "strict": true, "schema": request.schema }
                 });
             }
+            OutputMode::FunctionCall => {
+                body["tools"] = json!([{
+                    "type": "function",
+                    "function": { "name": request.schema_name, "description": "Give your reply as this call's arguments.", "parameters": request.schema }
+                }]);
+                body["tool_choice"] = json!({ "type": "function", "function": { "name": request.schema_name } });
+            }
             OutputMode::JsonObject => body["response_format"] = json!({ "type": "json_object" }),
             OutputMode::PromptOnly => {}
         }
@@ -187,11 +196,16 @@ impl<H: HttpClient> OpenAiCompatible<H> {
 /// Whether a 400 says the server does not accept the requested `response_format`.
 fn rejects_output_format(status: u16, body: &str) -> bool {
     let lower = body.to_ascii_lowercase();
-    matches!(status, 400 | 422 | 500)
-        && (lower.contains("response_format")
-            || lower.contains("json_schema")
-            || lower.contains("json_object")
-            || lower.contains("structured output"))
+    const FORMAT_WORDS: &[&str] = &[
+        "response_format",
+        "json_schema",
+        "json_object",
+        "structured output",
+        "tool_choice",
+        "tools",
+        "function call",
+    ];
+    matches!(status, 400 | 422 | 500) && FORMAT_WORDS.iter().any(|word| lower.contains(word))
 }
 
 /// Azure OpenAI's current generally available API version.
@@ -207,7 +221,8 @@ fn is_local(base_url: &str) -> bool {
 
 fn next_mode(mode: OutputMode) -> Option<OutputMode> {
     match mode {
-        OutputMode::JsonSchema => Some(OutputMode::JsonObject),
+        OutputMode::JsonSchema => Some(OutputMode::FunctionCall),
+        OutputMode::FunctionCall => Some(OutputMode::JsonObject),
         OutputMode::JsonObject => Some(OutputMode::PromptOnly),
         OutputMode::PromptOnly => None,
     }
@@ -223,11 +238,9 @@ impl<H: HttpClient> ChatModel for OpenAiCompatible<H> {
             body["stream_options"] = json!({ "include_usage": true });
             let stream = StreamState::default();
             let on_chunk = |chunk: &str| stream.push(chunk, on_text);
-            let response = self
-                .http
-                .post_stream(&url, &headers, body.to_string(), &on_chunk)
-                .await
-                .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
+            let Ok(response) = self.http.post_stream(&url, &headers, body.to_string(), &on_chunk).await else {
+                break; // No answer at all: the plain path tries again, with its backoff, and reports.
+            };
             if (200..300).contains(&response.status) {
                 return stream.finish(&response.body);
             }

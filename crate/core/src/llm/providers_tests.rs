@@ -348,3 +348,118 @@ fn screenshots_travel_in_each_provider_s_image_format() {
         json!({"inline_data": {"mime_type": "image/jpeg", "data": "QUJD"}})
     );
 }
+
+/// The OpenAI-compatible servers, each with what its documentation says about addresses, keys,
+/// structured output and errors.
+#[test]
+fn openai_compatible_servers_behave_as_documented() {
+    use super::{AnyModel, ModelOptions, OpenAiCompatible, OutputMode, Provider};
+    let reply = r#"{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"{}"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}"#;
+    struct Server {
+        name: &'static str,
+        base: &'static str,
+        key: &'static str,
+        /// The server's documented answer to a json_schema request it cannot honour, if any.
+        schema_refusal: Option<&'static str>,
+        expected_mode: OutputMode,
+    }
+    let servers = [
+        Server {
+            name: "Ollama",
+            base: "http://localhost:11434/v1",
+            key: "",
+            schema_refusal: None,
+            expected_mode: OutputMode::JsonSchema,
+        },
+        Server {
+            name: "LM Studio",
+            base: "http://localhost:1234/v1",
+            key: "lm-studio",
+            schema_refusal: None,
+            expected_mode: OutputMode::JsonSchema,
+        },
+        Server {
+            name: "llama.cpp",
+            base: "http://127.0.0.1:8080/v1",
+            key: "",
+            schema_refusal: None,
+            expected_mode: OutputMode::JsonSchema,
+        },
+        Server {
+            name: "vLLM",
+            base: "http://gpu.local:8000/v1",
+            key: "token",
+            schema_refusal: Some(
+                r#"{"object":"error","message":"response_format json_schema requires guided decoding","type":"BadRequestError","code":400}"#,
+            ),
+            expected_mode: OutputMode::FunctionCall,
+        },
+        Server {
+            name: "OpenRouter",
+            base: "https://openrouter.ai/api/v1",
+            key: "sk-or",
+            schema_refusal: None,
+            expected_mode: OutputMode::JsonSchema,
+        },
+        Server {
+            name: "Groq",
+            base: "https://api.groq.com/openai/v1",
+            key: "gsk",
+            schema_refusal: Some(
+                r#"{"error":{"message":"response_format` json_schema` is not supported with this model","type":"invalid_request_error"}}"#,
+            ),
+            expected_mode: OutputMode::FunctionCall,
+        },
+        Server {
+            name: "DeepSeek",
+            base: "https://api.deepseek.com/v1",
+            key: "sk-ds",
+            schema_refusal: Some(
+                r#"{"error":{"message":"This response_format type is unavailable now","type":"invalid_request_error"}}"#,
+            ),
+            expected_mode: OutputMode::FunctionCall,
+        },
+    ];
+    for server in servers {
+        let mut responses = Vec::new();
+        if let Some(refusal) = server.schema_refusal {
+            responses.push(status(400, refusal));
+        }
+        responses.push(ok(reply));
+        let http = CannedHttp::sequence(responses);
+        let model = OpenAiCompatible::new(server.base, "m", server.key, &http);
+        let answer = block_on(model.complete(&request())).unwrap();
+        assert_eq!(answer.content, "{}", "{}", server.name);
+        assert_eq!(model.output_mode(), server.expected_mode, "{}", server.name);
+        let sent = &http.sent.borrow()[0];
+        assert_eq!(sent.url, format!("{}/chat/completions", server.base), "{}", server.name);
+        let auth = sent.headers.iter().find(|(name, _)| name == "Authorization").map(|(_, v)| v.clone());
+        assert_eq!(auth, (!server.key.is_empty()).then(|| format!("Bearer {}", server.key)), "{}", server.name);
+    }
+
+    // OpenRouter's out-of-credits answer and vLLM's error body say what to do.
+    let http = CannedHttp::new(status(402, r#"{"error":{"code":402,"message":"Insufficient credits"}}"#));
+    let err = block_on(
+        AnyModel::new(
+            Provider::OpenAiCompatible,
+            "https://openrouter.ai/api/v1",
+            "m",
+            "k",
+            ModelOptions::default(),
+            &http,
+        )
+        .complete(&request()),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, LlmError::QuotaExhausted { .. }) && err.to_string().contains("Insufficient credits"),
+        "{err}"
+    );
+    let http = CannedHttp::new(status(
+        400,
+        r#"{"object":"error","message":"max_tokens is too large","type":"BadRequestError","code":400}"#,
+    ));
+    let err =
+        block_on(OpenAiCompatible::new("http://gpu.local:8000/v1", "m", "", &http).complete(&request())).unwrap_err();
+    assert!(err.to_string().contains("max_tokens is too large"), "{err}");
+}

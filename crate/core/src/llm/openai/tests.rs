@@ -52,15 +52,18 @@ fn an_exhausted_quota_is_not_retried() {
 #[test]
 fn falls_back_when_the_server_refuses_json_schema_and_remembers() {
     let refuse = status(400, r#"{"error":{"message":"response_format type json_schema is not supported"}}"#);
-    let http = CannedHttp::sequence(vec![refuse, ok(REPLY), ok(REPLY)]);
+    let no_tools = status(400, r#"{"error":{"message":"This model does not support tools"}}"#);
+    let http = CannedHttp::sequence(vec![refuse, no_tools, ok(REPLY), ok(REPLY)]);
     let m = model(&http);
-    assert!(block_on(m.complete(&request())).is_ok());
+    block_on(m.complete(&request())).unwrap();
     assert_eq!(m.output_mode(), OutputMode::JsonObject);
     assert!(block_on(m.complete(&request())).is_ok());
     let bodies: Vec<Value> = http.sent.borrow().iter().map(|s| serde_json::from_str(&s.body).unwrap()).collect();
     assert_eq!(bodies[0]["response_format"]["type"], "json_schema");
-    assert_eq!(bodies[1]["response_format"], json!({"type": "json_object"}));
-    assert_eq!(bodies[2]["response_format"], json!({"type": "json_object"}), "the working mode is kept");
+    assert_eq!(bodies[1]["tool_choice"]["function"]["name"], "navigator_output", "then a forced function call");
+    assert_eq!(bodies[1]["tools"][0]["function"]["parameters"], json!({"type": "object"}));
+    assert_eq!(bodies[2]["response_format"], json!({"type": "json_object"}));
+    assert_eq!(bodies[3]["response_format"], json!({"type": "json_object"}), "the working mode is kept");
 }
 
 #[test]
