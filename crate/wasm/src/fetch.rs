@@ -111,14 +111,12 @@ impl FetchClient {
         Ok(HttpResponse { status, body, retry_after })
     }
 
-    /// A request bounded in time; dropping it (stop, or the time limit) aborts it.
-    async fn bounded(
+    /// The request, unless the time limit comes first; dropping it (stop, or the limit) aborts it.
+    async fn within_time_limit(
         &self,
-        url: &str,
-        headers: &[(String, String)],
-        body: Option<String>,
+        request: impl std::future::Future<Output = Result<HttpResponse, String>>,
     ) -> Result<HttpResponse, String> {
-        let request = std::pin::pin!(self.fetch(url, headers, body));
+        let request = std::pin::pin!(request);
         let timeout = std::pin::pin!(sleep(self.timeout_ms));
         match select(request, timeout).await {
             Either::Left((outcome, _)) => outcome,
@@ -129,11 +127,11 @@ impl FetchClient {
 
 impl HttpClient for FetchClient {
     async fn post_json(&self, url: &str, headers: &[(String, String)], body: String) -> Result<HttpResponse, String> {
-        self.bounded(url, headers, Some(body)).await
+        self.within_time_limit(self.fetch(url, headers, Some(body))).await
     }
 
     async fn get(&self, url: &str, headers: &[(String, String)]) -> Result<HttpResponse, String> {
-        self.bounded(url, headers, None).await
+        self.within_time_limit(self.fetch(url, headers, None)).await
     }
 
     async fn post_stream(
@@ -143,12 +141,7 @@ impl HttpClient for FetchClient {
         body: String,
         on_chunk: &dyn Fn(&str),
     ) -> Result<HttpResponse, String> {
-        let request = std::pin::pin!(self.fetch_streaming(url, headers, body, on_chunk));
-        let timeout = std::pin::pin!(sleep(self.timeout_ms));
-        match select(request, timeout).await {
-            Either::Left((outcome, _)) => outcome,
-            Either::Right(_) => Err(format!("no answer within {} s", self.timeout_ms / 1000)),
-        }
+        self.within_time_limit(self.fetch_streaming(url, headers, body, on_chunk)).await
     }
 
     async fn sleep(&self, milliseconds: u32) {

@@ -22,9 +22,8 @@ pub struct Anthropic<H> {
 
 impl<H: HttpClient> Anthropic<H> {
     pub fn new(base_url: &str, model: &str, api_key: &str, http: H) -> Self {
-        let base_url = if base_url.trim().is_empty() { DEFAULT_BASE_URL } else { base_url.trim() };
         Self {
-            base_url: base_url.trim_end_matches('/').to_string(),
+            base_url: super::api_root(base_url, DEFAULT_BASE_URL),
             model: model.trim().to_string(),
             api_key: api_key.trim().to_string(),
             http,
@@ -43,13 +42,7 @@ impl<H: HttpClient> Anthropic<H> {
     /// The models the key may use (`GET /models`).
     pub async fn list_models(&self) -> Result<Vec<String>, LlmError> {
         let url = format!("{}/models?limit=1000", self.base_url);
-        super::fetch_model_list(&self.http, &url, &self.headers(), &self.model, |v| {
-            v["data"]
-                .as_array()
-                .map(|d| d.iter().filter_map(|m| m["id"].as_str().map(str::to_string)).collect())
-                .unwrap_or_default()
-        })
-        .await
+        super::fetch_model_list(&self.http, &url, &self.headers(), &self.model, super::ids_in_data).await
     }
 
     pub fn endpoint(&self) -> String {

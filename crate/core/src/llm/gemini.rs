@@ -19,9 +19,8 @@ pub struct Gemini<H> {
 
 impl<H: HttpClient> Gemini<H> {
     pub fn new(base_url: &str, model: &str, api_key: &str, http: H) -> Self {
-        let base_url = if base_url.trim().is_empty() { DEFAULT_BASE_URL } else { base_url.trim() };
         Self {
-            base_url: base_url.trim_end_matches('/').to_string(),
+            base_url: super::api_root(base_url, DEFAULT_BASE_URL),
             model: model.trim().trim_start_matches("models/").to_string(),
             api_key: api_key.trim().to_string(),
             http,

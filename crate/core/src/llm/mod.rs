@@ -177,6 +177,20 @@ pub trait ChatModel {
     }
 }
 
+/// The `id`s of a `{"data": [{"id": ...}]}` model list (OpenAI and Anthropic).
+pub(crate) fn ids_in_data(list: &serde_json::Value) -> Vec<String> {
+    list["data"]
+        .as_array()
+        .map(|models| models.iter().filter_map(|m| m["id"].as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
+}
+
+/// The API root to use: the user's, else the provider's public one, without a trailing slash.
+pub(crate) fn api_root(base_url: &str, default: &str) -> String {
+    let base = if base_url.trim().is_empty() { default } else { base_url.trim() };
+    base.trim_end_matches('/').to_string()
+}
+
 /// GETs a provider's model list and reads the names out of it with `names`.
 pub(crate) async fn fetch_model_list<H: HttpClient>(
     http: &H,

@@ -110,21 +110,10 @@ impl<H: HttpClient> OpenAiCompatible<H> {
         self
     }
 
-    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
-        self.retry = retry;
-        self
-    }
-
     /// The models the server offers (`GET /models`).
     pub async fn list_models(&self) -> Result<Vec<String>, LlmError> {
         let url = format!("{}/models", self.base_url);
-        super::fetch_model_list(&self.http, &url, &self.headers(), &self.model, |v| {
-            v["data"]
-                .as_array()
-                .map(|d| d.iter().filter_map(|m| m["id"].as_str().map(str::to_string)).collect())
-                .unwrap_or_default()
-        })
-        .await
+        super::fetch_model_list(&self.http, &url, &self.headers(), &self.model, super::ids_in_data).await
     }
 
     /// An unsuccessful response: the error to report, or `Ok` when the next output mode should be
