@@ -203,7 +203,9 @@ form.addEventListener('submit', async (e) => {
   const task = input.value.trim();
   if (!task || running) return;
   input.value = '';
-  send({ type: 'start_task', task, tabId: await targetTabId() });
+  // A task sent after another in this chat continues its conversation.
+  const followUp = log.querySelector('.user') !== null;
+  send({ type: 'start_task', task, tabId: await targetTabId(), followUp });
 });
 
 input.addEventListener('keydown', (e) => {
@@ -214,6 +216,12 @@ input.addEventListener('keydown', (e) => {
 });
 
 stopButton.addEventListener('click', () => send({ type: 'stop' }));
+document.getElementById('new-chat').addEventListener('click', () => {
+  if (running) return;
+  log.replaceChildren();
+  usageLine.hidden = true;
+  input.focus();
+});
 document.addEventListener('keydown', (e) => {
   if (e.key === 'Escape' && running) send({ type: 'stop' });
 });

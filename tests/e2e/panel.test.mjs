@@ -150,6 +150,35 @@ test('with vision on, each step shows the model a screenshot of the page', async
   }
 });
 
+test('a second task in the same chat is a follow-up; a new chat starts afresh', async () => {
+  const llm = await startLlmServer([
+    { actions: [{ done: { text: 'There are 3 mugs.', success: true } }] },
+    { actions: [{ done: { text: 'The cheapest is the green one.', success: true } }] },
+    { actions: [{ done: { text: 'Hello.', success: true } }] },
+  ]);
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted-model', maxSteps: 5, planningInterval: 0, validator: false });
+    const { panel } = await openShop();
+    await sendTask(panel, 'how many mugs are there?');
+    await panel.locator('.answer').nth(0).waitFor({ timeout: TIMEOUT });
+    await sendTask(panel, 'which is the cheapest?');
+    await panel.locator('.answer').nth(1).waitFor({ timeout: TIMEOUT });
+    const followUp = llm.requests[1].messages.map((m) => m.content);
+    assert.ok(followUp.includes('Your task: how many mugs are there?'));
+    assert.ok(followUp.some((c) => c.includes('There are 3 mugs.')));
+    assert.ok(followUp.some((c) => c.endsWith('which is the cheapest?') && c.startsWith('Your follow-up task')));
+
+    await panel.click('#new-chat');
+    assert.equal(await panel.locator('.message').count(), 0);
+    await sendTask(panel, 'say hello');
+    await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
+    const fresh = llm.requests[2].messages.map((m) => m.content);
+    assert.ok(!fresh.some((c) => c.includes('how many mugs')), 'a new chat forgets the old one');
+  } finally {
+    await llm.close();
+  }
+});
+
 test('an unreachable provider ends the task with a clear message', async () => {
   await useModel(`http://127.0.0.1:${await closedPort()}/v1`);
   const { panel } = await openShop();

@@ -20,6 +20,9 @@ pub enum PanelRequest {
         task: String,
         #[serde(rename = "tabId")]
         tab_id: Option<i32>,
+        /// Continue the conversation of the previous task rather than start a new one.
+        #[serde(rename = "followUp", default)]
+        follow_up: bool,
     },
     /// Stops the running task, cancelling a model call in flight.
     Stop,
@@ -74,7 +77,7 @@ mod tests {
     fn reads_start_and_stop() {
         assert_eq!(
             PanelRequest::parse(&json!({"v": 1, "type": "start_task", "task": "buy a mug", "tabId": 4})),
-            Ok(PanelRequest::StartTask { task: "buy a mug".into(), tab_id: Some(4) })
+            Ok(PanelRequest::StartTask { task: "buy a mug".into(), tab_id: Some(4), follow_up: false })
         );
         assert_eq!(PanelRequest::parse(&json!({"v": 1, "type": "stop"})), Ok(PanelRequest::Stop));
         assert_eq!(

@@ -9,7 +9,7 @@ use agent_core::agent::{run_task, AgentEvent, Models, TaskConfig, UserGate};
 use agent_core::browser::Browser;
 use agent_core::cancel::CancelToken;
 use agent_core::dom_map::{serialize, ElementRegistry, MapOptions, PageMap};
-use agent_core::llm::AnyModel;
+use agent_core::llm::{AnyModel, ChatMessage};
 use agent_core::protocol::{self, PanelRequest};
 use agent_core::settings::Settings;
 use agent_core::tokens::estimate_tokens;
@@ -28,6 +28,8 @@ pub struct Core {
     browser: Rc<HostBrowser>,
     running: Rc<RefCell<Option<CancelToken>>>,
     user: Rc<PanelUser>,
+    /// The conversation follow-up tasks continue.
+    conversation: Rc<RefCell<Vec<ChatMessage>>>,
 }
 
 /// The user, answering approval requests through the panel; each request waits on a channel
@@ -62,6 +64,7 @@ impl Core {
             browser: Rc::new(HostBrowser::new(host)),
             running: Rc::new(RefCell::new(None)),
             user: Rc::new(PanelUser::default()),
+            conversation: Rc::default(),
         }
     }
 
@@ -78,7 +81,7 @@ impl Core {
                     token.cancel();
                 }
             }
-            Ok(PanelRequest::StartTask { task, tab_id }) => self.start(task, tab_id),
+            Ok(PanelRequest::StartTask { task, tab_id, follow_up }) => self.start(task, tab_id, follow_up),
             Ok(PanelRequest::Approve { id, approved }) => self.user.answer(id, approved),
         }
     }
@@ -117,7 +120,7 @@ impl Core {
 }
 
 impl Core {
-    fn start(&self, task: String, tab_id: Option<i32>) {
+    fn start(&self, task: String, tab_id: Option<i32>, follow_up: bool) {
         if self.is_running() {
             self.browser.emit(&AgentEvent::Error {
                 message: "A task is already running. Stop it before starting another.".into(),
@@ -125,13 +128,17 @@ impl Core {
             });
             return;
         }
+        if !follow_up {
+            self.conversation.borrow_mut().clear();
+        }
         let cancel = CancelToken::new();
         *self.running.borrow_mut() = Some(cancel.clone());
         let browser = Rc::clone(&self.browser);
         let running = Rc::clone(&self.running);
         let user = Rc::clone(&self.user);
+        let conversation = Rc::clone(&self.conversation);
         wasm_bindgen_futures::spawn_local(async move {
-            if let Err(message) = run(&browser, &user, task, tab_id, &cancel).await {
+            if let Err(message) = run(&browser, &user, conversation, task, tab_id, &cancel).await {
                 browser.emit(&AgentEvent::Error { message, steps: 0 });
             }
             running.borrow_mut().take();
@@ -144,6 +151,7 @@ impl Core {
 async fn run(
     browser: &HostBrowser,
     user: &PanelUser,
+    conversation: Rc<RefCell<Vec<ChatMessage>>>,
     task: String,
     tab_id: Option<i32>,
     cancel: &CancelToken,
@@ -180,6 +188,7 @@ async fn run(
         validator_rejections: settings.validator_rejections(),
         planning_interval: Some(settings.planning_interval).filter(|&n| n > 0),
         vision: settings.vision,
+        conversation,
     };
     run_task(&config, browser, models, user, cancel, &|event| browser.emit(&event)).await;
     Ok(())

@@ -284,6 +284,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         validator_rejections: None,
         planning_interval: None,
         vision: false,
+        conversation: Default::default(),
     }
 }
 

@@ -15,6 +15,7 @@ use crate::llm::{ChatMessage, ChatModel, ChatRequest, Image};
 use crate::safety::{mentioned_hosts, Finding, PolicyRefusal, Secrets, SitePolicy, Strictness};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
+use std::rc::Rc;
 
 /// Consecutive unusable replies or failed steps after which the task ends.
 pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
@@ -45,6 +46,9 @@ pub struct TaskConfig {
     pub planning_interval: Option<u32>,
     /// Show the model a screenshot with each step's state.
     pub vision: bool,
+    /// The conversation so far, shared across tasks: a follow-up task continues it, and each
+    /// task leaves its history here for the next.
+    pub conversation: Rc<RefCell<Vec<ChatMessage>>>,
 }
 
 /// The model each agent uses (they may be the same).
@@ -100,7 +104,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         gate,
         cancel,
         emit,
-        history: Vec::new(),
+        history: config.conversation.borrow().clone(),
         registry: RefCell::default(),
         tab: Cell::new(config.tab),
         focus_frame: Cell::new(0),
@@ -117,6 +121,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         Err(message) => AgentEvent::Error { message, steps: 0 },
     };
     browser.finish(navigator.tab.get()).await;
+    *config.conversation.borrow_mut() = std::mem::take(&mut navigator.history);
     emit(end.clone());
     end
 }
@@ -170,7 +175,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     async fn run(&mut self) -> AgentEvent {
         let max_steps = self.config.max_steps;
         (self.emit)(AgentEvent::TaskStarted { task: self.config.task.clone() });
-        self.history.push(ChatMessage::user(format!("Your task: {}", self.config.task)));
+        let task = &self.config.task;
+        self.history.push(ChatMessage::user(if self.history.is_empty() {
+            format!("Your task: {task}")
+        } else {
+            format!("Your follow-up task, in the same conversation (earlier tasks are above): {task}")
+        }));
         let mut results = Vec::new();
         let mut failures = 0;
         for step in 1..=max_steps {

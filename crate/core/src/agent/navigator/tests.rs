@@ -345,3 +345,25 @@ fn with_vision_each_state_carries_a_screenshot_that_leaves_with_it() {
     assert_eq!(second.last().unwrap().images.len(), 1);
     assert_eq!(second.iter().map(|m| m.images.len()).sum::<usize>(), 1, "older screenshots are not kept");
 }
+
+#[test]
+fn a_follow_up_task_continues_the_conversation() {
+    let shop = FakeShop::new();
+    let config = crate::agent::fakes::config(5);
+    let first = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"Total is $0.00","success":true}}]"#)]);
+    crate::agent::fakes::run_with(&config, &shop, &first);
+    let follow_up = TaskConfig { task: "and now add one".into(), ..config.clone() };
+    let second = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+    crate::agent::fakes::run_with(&follow_up, &shop, &second);
+    let messages = &second.requests.borrow()[0].messages;
+    assert!(messages[1].content.starts_with("Your task: add the blue mug"));
+    assert!(messages.iter().any(|m| m.content.contains("Total is $0.00")), "the first task's answer is remembered");
+    assert!(messages
+        .iter()
+        .any(|m| m.content.starts_with("Your follow-up task") && m.content.ends_with("and now add one")));
+    // A new conversation starts empty.
+    config.conversation.borrow_mut().clear();
+    let fresh = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+    crate::agent::fakes::run_with(&config, &shop, &fresh);
+    assert_eq!(fresh.requests.borrow()[0].messages.len(), 3);
+}
