@@ -83,6 +83,8 @@ function describe(event) {
     case 'warning': return `Warning: ${event.message}`;
     case 'usage': return null; // Summed up at the end.
     case 'model_output': return null; // Streamed text; the step says what was decided.
+    case 'paused': return `Paused at step ${event.step}.`;
+    case 'resumed': return `Resumed at step ${event.step}.`;
     case 'plan': return `Plan: ${event.progress}${event.next_steps.map((s, i) => `\n  ${i + 1}. ${s}`).join('')}`;
     case 'validation': return `${event.valid ? 'Checked' : 'Not accepted yet'}: ${event.reason}`;
     case 'approval_needed': return `Approval needed: ${event.question}`;

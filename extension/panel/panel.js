@@ -8,6 +8,7 @@ const log = document.getElementById('log');
 const form = document.getElementById('composer');
 const input = document.getElementById('task');
 const stopButton = document.getElementById('stop');
+const pauseButton = document.getElementById('pause');
 const sendButton = document.getElementById('send');
 const usageLine = document.getElementById('usage');
 
@@ -31,9 +32,18 @@ function append(el) {
   return el;
 }
 
+let paused = false;
+
+function setPaused(value) {
+  paused = value;
+  pauseButton.textContent = value ? 'Resume' : 'Pause';
+}
+
 function setRunning(value) {
   running = value;
   stopButton.hidden = !value;
+  pauseButton.hidden = !value;
+  if (!value) setPaused(false);
   sendButton.disabled = value;
 }
 
@@ -152,6 +162,15 @@ function render(event) {
       append(element('div', `message notice validation ${event.valid ? 'accepted' : 'rejected'}`,
         `${event.valid ? 'Checked' : 'Not accepted yet'}: ${event.reason}`));
       break;
+    case 'paused':
+      clearThinking();
+      setPaused(true);
+      append(element('div', 'message notice paused', `Paused at step ${event.step}. Resume when you are ready.`));
+      break;
+    case 'resumed':
+      setPaused(false);
+      append(element('div', 'message notice', `Resumed at step ${event.step}.`));
+      break;
     case 'warning':
       append(element('div', 'message warning', event.message)).setAttribute('role', 'alert');
       break;
@@ -216,6 +235,7 @@ input.addEventListener('keydown', (e) => {
 });
 
 stopButton.addEventListener('click', () => send({ type: 'stop' }));
+pauseButton.addEventListener('click', () => send({ type: paused ? 'resume' : 'pause' }));
 document.getElementById('new-chat').addEventListener('click', () => {
   if (running) return;
   log.replaceChildren();

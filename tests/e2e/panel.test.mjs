@@ -288,6 +288,26 @@ test('stop cancels a task while the model is thinking, aborts the request and cl
   }
 });
 
+test('pause abandons the model call in flight; resume asks again and the task completes', async () => {
+  const llm = await startLlmServer([{ hang: true }, ...shopScript(site.origin)]);
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted-model', maxSteps: 10, planningInterval: 0 });
+    const { page, panel } = await openShop();
+    await sendTask(panel, SHOP_TASK);
+    await panel.locator('.thinking').waitFor({ timeout: TIMEOUT });
+    await panel.click('#pause');
+    await panel.locator('.paused').waitFor({ timeout: TIMEOUT });
+    assert.equal(await panel.locator('#pause').textContent(), 'Resume');
+    await waitUntil(() => llm.stats.aborted === 1);
+    await panel.click('#pause');
+    await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
+    assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $14.50');
+    assert.equal(await page.locator('#cart-count').textContent(), 'Cart: 1 item');
+  } finally {
+    await llm.close();
+  }
+});
+
 test('missing settings are explained in the panel', async () => {
   await applySettings(agent, { baseUrl: '', model: '', apiKey: '', maxSteps: 10 });
   const { panel } = await openShop();

@@ -1,4 +1,5 @@
-//! Cancellation that a running task notices between steps and while waiting for the model.
+//! Stopping and pausing a running task: noticed between steps and actions, and while waiting for
+//! the model (whose request is then abandoned, and made again on resume).
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -15,6 +16,7 @@ pub struct CancelToken {
 #[derive(Default)]
 struct Inner {
     cancelled: Cell<bool>,
+    paused: Cell<bool>,
     wakers: RefCell<Vec<Waker>>,
 }
 
@@ -25,9 +27,37 @@ impl CancelToken {
 
     pub fn cancel(&self) {
         self.inner.cancelled.set(true);
+        self.wake();
+    }
+
+    pub fn pause(&self) {
+        self.inner.paused.set(true);
+        self.wake();
+    }
+
+    pub fn resume(&self) {
+        self.inner.paused.set(false);
+        self.wake();
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.inner.paused.get() && !self.is_cancelled()
+    }
+
+    fn wake(&self) {
         for waker in self.inner.wakers.borrow_mut().drain(..) {
             waker.wake();
         }
+    }
+
+    /// Resolves when the task is stopped or paused.
+    pub fn interrupted(&self) -> Until {
+        Until { token: self.clone(), done: |token| token.is_cancelled() || token.is_paused() }
+    }
+
+    /// Resolves when the task is resumed or stopped.
+    pub fn resumed(&self) -> Until {
+        Until { token: self.clone(), done: |token| !token.is_paused() }
     }
 
     pub fn is_cancelled(&self) -> bool {
@@ -52,6 +82,24 @@ impl CancelToken {
 
 pub struct Cancelled {
     token: CancelToken,
+}
+
+/// Resolves once `done` holds for the token.
+pub struct Until {
+    token: CancelToken,
+    done: fn(&CancelToken) -> bool,
+}
+
+impl Future for Until {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if (self.done)(&self.token) {
+            Poll::Ready(())
+        } else {
+            self.token.inner.wakers.borrow_mut().push(cx.waker().clone());
+            Poll::Pending
+        }
+    }
 }
 
 impl Future for Cancelled {

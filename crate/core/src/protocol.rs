@@ -26,8 +26,15 @@ pub enum PanelRequest {
     },
     /// Stops the running task, cancelling a model call in flight.
     Stop,
+    /// Pauses the running task at once (a model call in flight is abandoned, and made again on
+    /// resume); `resume` continues it.
+    Pause,
+    Resume,
     /// The user's answer to an `approval_needed` event.
-    Approve { id: u32, approved: bool },
+    Approve {
+        id: u32,
+        approved: bool,
+    },
 }
 
 impl PanelRequest {

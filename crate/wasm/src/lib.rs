@@ -76,11 +76,9 @@ impl Core {
             .and_then(|value| PanelRequest::parse(&value));
         match request {
             Err(reason) => self.browser.emit(&AgentEvent::Error { message: reason, steps: 0 }),
-            Ok(PanelRequest::Stop) => {
-                if let Some(token) = self.running.borrow().as_ref() {
-                    token.cancel();
-                }
-            }
+            Ok(PanelRequest::Stop) => self.with_task(CancelToken::cancel),
+            Ok(PanelRequest::Pause) => self.with_task(CancelToken::pause),
+            Ok(PanelRequest::Resume) => self.with_task(CancelToken::resume),
             Ok(PanelRequest::StartTask { task, tab_id, follow_up }) => self.start(task, tab_id, follow_up),
             Ok(PanelRequest::Approve { id, approved }) => self.user.answer(id, approved),
         }
@@ -120,6 +118,13 @@ impl Core {
 }
 
 impl Core {
+    /// Applies `control` to the running task, if there is one.
+    fn with_task(&self, control: fn(&CancelToken)) {
+        if let Some(token) = self.running.borrow().as_ref() {
+            control(token);
+        }
+    }
+
     fn start(&self, task: String, tab_id: Option<i32>, follow_up: bool) {
         if self.is_running() {
             self.browser.emit(&AgentEvent::Error {

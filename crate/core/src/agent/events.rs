@@ -64,6 +64,13 @@ pub enum AgentEvent {
         message: String,
         steps: u32,
     },
+    /// The task waits for the user to resume it (a model request in flight was abandoned).
+    Paused {
+        step: u32,
+    },
+    Resumed {
+        step: u32,
+    },
     /// The user stopped the task.
     Stopped {
         steps: u32,

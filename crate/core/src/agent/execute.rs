@@ -43,6 +43,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         // A fresh look taken right after the previous action, reused to check the next one.
         let mut latest: Option<PageMap> = None;
         for (i, action) in actions.iter().enumerate() {
+            self.wait_while_paused().await;
             if self.cancel.is_cancelled() {
                 return Err(StepError::Cancelled);
             }

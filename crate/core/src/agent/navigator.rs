@@ -115,6 +115,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         usage: Cell::new((0, 0)),
         loop_guard: RefCell::default(),
         rejections: Cell::new(0),
+        current_step: Cell::new(0),
     };
     let end = match navigator.adopt_tab(config.tab).await {
         Ok(()) => navigator.run().await,
@@ -155,6 +156,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     loop_guard: RefCell<LoopGuard>,
     /// Times the validator rejected a claimed success.
     rejections: Cell<u32>,
+    /// The step under way, for pause reports.
+    current_step: Cell<u32>,
 }
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
@@ -184,6 +187,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let mut results = Vec::new();
         let mut failures = 0;
         for step in 1..=max_steps {
+            self.current_step.set(step);
+            self.wait_while_paused().await;
             if self.cancel.is_cancelled() {
                 return AgentEvent::Stopped { steps: step - 1 };
             }
@@ -472,8 +477,22 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         self.complete(self.models.navigator, &request, true).await
     }
 
+    /// Waits, if the user paused the task, until they resume or stop it.
+    pub(super) async fn wait_while_paused(&self) {
+        if !self.cancel.is_paused() {
+            return;
+        }
+        let step = self.current_step.get();
+        (self.emit)(AgentEvent::Paused { step });
+        self.cancel.resumed().await;
+        if !self.cancel.is_cancelled() {
+            (self.emit)(AgentEvent::Resumed { step });
+        }
+    }
+
     /// One model call, cancellable, its usage added to the task's and reported; with `stream`, the
-    /// reply is shown to the user as it arrives.
+    /// reply is shown to the user as it arrives. A pause abandons the call, which is made again
+    /// on resume.
     pub(super) async fn complete(&self, model: &M, request: &ChatRequest, stream: bool) -> Result<String, StepError> {
         const SHOW_EVERY_CHARS: usize = 24;
         let shown = Cell::new(0usize);
@@ -483,10 +502,29 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 (self.emit)(AgentEvent::ModelOutput { text: text.to_string() });
             }
         };
-        match self.cancel.guard(model.complete_streaming(request, &on_text)).await {
-            None => Err(StepError::Cancelled),
-            Some(Err(err)) => Err(StepError::Fatal(err.to_string())),
-            Some(Ok(reply)) => {
+        let outcome = loop {
+            // The call is dropped (and its request aborted) before any wait for resume.
+            let finished = {
+                let call = std::pin::pin!(model.complete_streaming(request, &on_text));
+                match futures::future::select(call, self.cancel.interrupted()).await {
+                    futures::future::Either::Left((outcome, _)) => Some(outcome),
+                    futures::future::Either::Right(_) => None,
+                }
+            };
+            if let Some(outcome) = finished {
+                break outcome;
+            }
+            if !self.cancel.is_cancelled() {
+                self.wait_while_paused().await;
+            }
+            if self.cancel.is_cancelled() {
+                return Err(StepError::Cancelled);
+            }
+            shown.set(0);
+        };
+        match outcome {
+            Err(err) => Err(StepError::Fatal(err.to_string())),
+            Ok(reply) => {
                 if let Some(usage) = reply.usage {
                     let (input, output) = self.usage.get();
                     let total = (input + usage.input_tokens, output + usage.output_tokens);

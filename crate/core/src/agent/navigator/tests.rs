@@ -367,3 +367,47 @@ fn a_follow_up_task_continues_the_conversation() {
     crate::agent::fakes::run_with(&config, &shop, &fresh);
     assert_eq!(fresh.requests.borrow()[0].messages.len(), 3);
 }
+
+#[test]
+fn a_pause_during_a_model_call_abandons_it_and_resume_asks_again() {
+    struct PausesOnFirstCall<'a> {
+        inner: ScriptedModel,
+        cancel: &'a CancelToken,
+        calls: std::cell::Cell<u32>,
+    }
+    impl ChatModel for PausesOnFirstCall<'_> {
+        async fn complete(&self, request: &ChatRequest) -> Result<crate::llm::ChatReply, crate::llm::LlmError> {
+            self.calls.set(self.calls.get() + 1);
+            if self.calls.get() == 1 {
+                self.cancel.pause(); // The user presses Pause while the model thinks.
+                futures::future::pending::<()>().await;
+            }
+            self.inner.complete(request).await
+        }
+    }
+    let shop = FakeShop::new();
+    let cancel = CancelToken::new();
+    let model = PausesOnFirstCall {
+        inner: ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]),
+        cancel: &cancel,
+        calls: Default::default(),
+    };
+    let user = crate::agent::fakes::FakeUser { approves: false, asked: Default::default() };
+    let events = RefCell::new(Vec::new());
+    let emit = |e: AgentEvent| events.borrow_mut().push(e);
+    let resume_when_paused = async {
+        cancel.interrupted().await;
+        cancel.resume();
+    };
+    let config = crate::agent::fakes::config(5);
+    let (end, ()) = block_on(async {
+        futures::join!(
+            run_task(&config, &shop, crate::agent::Models::single(&model), &user, &cancel, &emit),
+            resume_when_paused
+        )
+    });
+    assert!(matches!(end, AgentEvent::Result { success: true, .. }), "{end:?}");
+    assert_eq!(model.calls.get(), 2, "the abandoned call was made again");
+    let events = events.into_inner();
+    assert!(events.contains(&AgentEvent::Paused { step: 1 }) && events.contains(&AgentEvent::Resumed { step: 1 }));
+}
