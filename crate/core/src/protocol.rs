@@ -35,6 +35,13 @@ pub enum PanelRequest {
         id: u32,
         approved: bool,
     },
+    /// The user's decision on a `review_needed` step: run, skip, retry (with feedback) or cancel.
+    Review {
+        id: u32,
+        decision: String,
+        #[serde(default)]
+        feedback: String,
+    },
 }
 
 impl PanelRequest {

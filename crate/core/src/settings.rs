@@ -64,6 +64,8 @@ pub struct Settings {
     pub vision: bool,
     /// How long a model request may take before it counts as failed (and is tried again).
     pub request_timeout_seconds: u32,
+    /// Put each step's actions to the user before they run.
+    pub ask_before_acting: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -106,6 +108,7 @@ impl Default for Settings {
             validator_reasoning_effort: None,
             vision: false,
             request_timeout_seconds: 120,
+            ask_before_acting: false,
         }
     }
 }

@@ -5,7 +5,7 @@
 mod fetch;
 mod host;
 
-use agent_core::agent::{run_task, AgentEvent, Models, TaskConfig, UserGate};
+use agent_core::agent::{run_task, AgentEvent, Models, Review, TaskConfig, UserGate};
 use agent_core::browser::Browser;
 use agent_core::cancel::CancelToken;
 use agent_core::dom_map::{serialize, ElementRegistry, MapOptions, PageMap};
@@ -36,23 +36,31 @@ pub struct Core {
 /// that the panel's `approve` message completes.
 #[derive(Default)]
 struct PanelUser {
-    pending: RefCell<HashMap<u32, oneshot::Sender<bool>>>,
+    pending: RefCell<HashMap<u32, oneshot::Sender<Review>>>,
 }
 
 impl PanelUser {
-    fn answer(&self, id: u32, approved: bool) {
+    fn answer(&self, id: u32, decision: Review) {
         if let Some(sender) = self.pending.borrow_mut().remove(&id) {
-            let _ = sender.send(approved);
+            let _ = sender.send(decision);
         }
+    }
+
+    async fn ask(&self, id: u32) -> Option<Review> {
+        let (sender, receiver) = oneshot::channel();
+        self.pending.borrow_mut().insert(id, sender);
+        receiver.await.ok()
     }
 }
 
 impl UserGate for PanelUser {
     async fn approve(&self, id: u32) -> bool {
-        let (sender, receiver) = oneshot::channel();
-        self.pending.borrow_mut().insert(id, sender);
         // A request abandoned (panel closed, task stopped) counts as refused.
-        receiver.await.unwrap_or(false)
+        self.ask(id).await == Some(Review::Run)
+    }
+
+    async fn review(&self, id: u32) -> Review {
+        self.ask(id).await.unwrap_or(Review::Cancel)
     }
 }
 
@@ -80,7 +88,18 @@ impl Core {
             Ok(PanelRequest::Pause) => self.with_task(CancelToken::pause),
             Ok(PanelRequest::Resume) => self.with_task(CancelToken::resume),
             Ok(PanelRequest::StartTask { task, tab_id, follow_up }) => self.start(task, tab_id, follow_up),
-            Ok(PanelRequest::Approve { id, approved }) => self.user.answer(id, approved),
+            Ok(PanelRequest::Approve { id, approved }) => {
+                self.user.answer(id, if approved { Review::Run } else { Review::Skip })
+            }
+            Ok(PanelRequest::Review { id, decision, feedback }) => self.user.answer(
+                id,
+                match decision.as_str() {
+                    "run" => Review::Run,
+                    "skip" => Review::Skip,
+                    "retry" => Review::Retry(feedback),
+                    _ => Review::Cancel,
+                },
+            ),
         }
     }
 
@@ -193,6 +212,7 @@ async fn run(
         validator_rejections: settings.validator_rejections(),
         planning_interval: Some(settings.planning_interval).filter(|&n| n > 0),
         vision: settings.vision,
+        ask_before_acting: settings.ask_before_acting,
         conversation,
     };
     run_task(&config, browser, models, user, cancel, &|event| browser.emit(&event)).await;

@@ -27,6 +27,13 @@ pub enum AgentEvent {
         challenges: String,
         next_steps: Vec<String>,
     },
+    /// In ask-before-acting mode: the step's actions wait for the user (answered with `review`).
+    ReviewNeeded {
+        id: u32,
+        step: u32,
+        next_goal: String,
+        actions: Vec<String>,
+    },
     /// The validator's judgement of a claimed success.
     Validation {
         valid: bool,

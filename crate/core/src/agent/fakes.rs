@@ -1,6 +1,6 @@
 //! A fake browser and a scripted model for the agent's native tests.
 
-use super::navigator::{run_task, Models, TaskConfig, UserGate};
+use super::navigator::{run_task, Models, Review, TaskConfig, UserGate};
 use super::AgentEvent;
 use crate::actions::trusted::InputCommand;
 use crate::actions::{PageOp, SearchEngine};
@@ -224,12 +224,19 @@ impl Browser for FakeShop {
 pub struct FakeUser {
     pub approves: bool,
     pub asked: RefCell<Vec<u32>>,
+    /// Decisions on reviewed steps, in order (then Run).
+    pub reviews: RefCell<VecDeque<Review>>,
 }
 
 impl UserGate for FakeUser {
     async fn approve(&self, id: u32) -> bool {
         self.asked.borrow_mut().push(id);
         self.approves
+    }
+
+    async fn review(&self, id: u32) -> Review {
+        self.asked.borrow_mut().push(id);
+        self.reviews.borrow_mut().pop_front().unwrap_or(Review::Run)
     }
 }
 
@@ -284,6 +291,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         validator_rejections: None,
         planning_interval: None,
         vision: false,
+        ask_before_acting: false,
         conversation: Default::default(),
     }
 }
@@ -293,7 +301,7 @@ pub fn run(shop: &FakeShop, model: &ScriptedModel, max_steps: u32) -> (AgentEven
 }
 
 pub fn run_with(config: &TaskConfig, shop: &FakeShop, model: &ScriptedModel) -> (AgentEvent, Vec<AgentEvent>) {
-    run_as(config, shop, model, &FakeUser { approves: false, asked: RefCell::default() })
+    run_as(config, shop, model, &FakeUser { approves: false, asked: RefCell::default(), reviews: RefCell::default() })
 }
 
 pub fn run_as(

@@ -13,6 +13,6 @@ mod prompt;
 mod validator;
 
 pub use events::{ActionReport, AgentEvent};
-pub use navigator::{run_task, Models, TaskConfig, UserGate};
+pub use navigator::{run_task, Models, Review, TaskConfig, UserGate};
 pub use output::{parse_navigator_output, AgentBrain, NavigatorOutput};
 pub use prompt::{navigator_schema, state_message, system_prompt};

@@ -46,6 +46,8 @@ pub struct TaskConfig {
     pub planning_interval: Option<u32>,
     /// Show the model a screenshot with each step's state.
     pub vision: bool,
+    /// Put each step's actions to the user before they run.
+    pub ask_before_acting: bool,
     /// The conversation so far, shared across tasks: a follow-up task continues it, and each
     /// task leaves its history here for the next.
     pub conversation: Rc<RefCell<Vec<ChatMessage>>>,
@@ -70,6 +72,18 @@ impl<'a, M> Models<'a, M> {
 pub trait UserGate {
     /// Waits for the user's answer to approval request `id` (announced by `ApprovalNeeded`).
     async fn approve(&self, id: u32) -> bool;
+    /// Waits for the user's decision on a step's actions (announced by `ReviewNeeded`).
+    async fn review(&self, id: u32) -> Review;
+}
+
+/// The user's decision on a step's actions, in ask-before-acting mode.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Review {
+    Run,
+    Skip,
+    /// Think again, with the user's feedback.
+    Retry(String),
+    Cancel,
 }
 
 /// How a step ended, for the loop.
@@ -279,6 +293,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             }
         };
         self.history.push(ChatMessage::assistant(compact_output(&output)));
+        if let Some(reviewed) = self.review(step, &output).await? {
+            return Ok(reviewed);
+        }
         let page = page.ok();
         let (reports, finished) = self.run_actions(&output.actions, page.as_ref()).await?;
         let failure = reports.iter().find(|report| !report.ok).map(|report| report.outcome.clone());
@@ -300,6 +317,30 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Some((false, text)) => StepEnd::Finished { success: false, text },
             None => StepEnd::Continue { results, failure },
         })
+    }
+
+    /// In ask-before-acting mode, puts the step's actions to the user. `None` means run them.
+    async fn review(&mut self, step: u32, output: &NavigatorOutput) -> Result<Option<StepEnd>, StepError> {
+        if !self.config.ask_before_acting {
+            return Ok(None);
+        }
+        let id = self.approvals.get() + 1;
+        self.approvals.set(id);
+        let actions = output.actions.iter().map(|a| a.to_json().to_string()).collect();
+        (self.emit)(AgentEvent::ReviewNeeded { id, step, next_goal: output.brain.next_goal.clone(), actions });
+        let decision = self.cancel.guard(self.gate.review(id)).await.ok_or(StepError::Cancelled)?;
+        let (note, retry) = match decision {
+            Review::Run => return Ok(None),
+            Review::Cancel => return Err(StepError::Cancelled),
+            Review::Skip => ("The user skipped these actions; choose what to do next.".to_string(), false),
+            Review::Retry(feedback) => {
+                (format!("The user did not run these actions and asks you to reconsider: {feedback}"), true)
+            }
+        };
+        if retry {
+            self.history.push(ChatMessage::user(note.clone()));
+        }
+        Ok(Some(StepEnd::Continue { results: vec![note], failure: None }))
     }
 
     /// Runs the planner when it is due; its plan joins the history just before the state message.

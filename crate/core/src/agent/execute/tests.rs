@@ -47,7 +47,7 @@ fn run_with_replacement(shop: &FakeShop, model: &ScriptedModel) -> (AgentEvent, 
         &crate::agent::fakes::config(5),
         shop,
         crate::agent::Models::single(&wrapped),
-        &crate::agent::fakes::FakeUser { approves: false, asked: Default::default() },
+        &crate::agent::fakes::FakeUser { approves: false, asked: Default::default(), reviews: Default::default() },
         &crate::cancel::CancelToken::new(),
         &emit,
     ));
@@ -268,7 +268,7 @@ fn consequential_actions_wait_for_the_user_and_a_refusal_is_respected() {
 
     let shop = FakeShop::new();
     buy_page(&shop);
-    let user = FakeUser { approves: false, asked: Default::default() };
+    let user = FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
     let (_, events) = run_as(&config, &shop, &model(), &user);
     assert_eq!(*user.asked.borrow(), vec![1]);
     let asked = events.iter().find_map(|e| match e {
@@ -284,7 +284,7 @@ fn consequential_actions_wait_for_the_user_and_a_refusal_is_respected() {
 
     let shop = FakeShop::new();
     buy_page(&shop);
-    let user = FakeUser { approves: true, asked: Default::default() };
+    let user = FakeUser { approves: true, asked: Default::default(), reviews: Default::default() };
     run_as(&config, &shop, &model(), &user);
     assert_eq!(shop.cart.get(), 1, "bought once allowed");
 }

@@ -2,6 +2,7 @@ use super::*;
 use crate::agent::fakes::{config, reply, run, FakeShop, ScriptedModel};
 use crate::llm::LlmError;
 use futures::executor::block_on;
+use std::cell::RefCell;
 
 #[test]
 fn completes_a_task_and_reports_each_step() {
@@ -165,7 +166,8 @@ fn stopping_before_a_step_ends_the_task_as_stopped() {
     let model = ScriptedModel::new(vec![]);
     let cancel = CancelToken::new();
     cancel.cancel();
-    let user = crate::agent::fakes::FakeUser { approves: false, asked: Default::default() };
+    let user =
+        crate::agent::fakes::FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
     let end = block_on(run_task(&config(5), &shop, crate::agent::Models::single(&model), &user, &cancel, &|_| {}));
     assert_eq!(end, AgentEvent::Stopped { steps: 0 });
 }
@@ -322,7 +324,8 @@ fn each_agent_asks_its_own_model() {
     let validator = ScriptedModel::new(vec![Ok(r#"{"is_valid": true, "reason": "fine", "answer": ""}"#.into())]);
     let config =
         TaskConfig { planning_interval: Some(3), validator_rejections: Some(1), ..crate::agent::fakes::config(5) };
-    let user = crate::agent::fakes::FakeUser { approves: false, asked: Default::default() };
+    let user =
+        crate::agent::fakes::FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
     let models = crate::agent::Models { navigator: &navigator, planner: &planner, validator: &validator };
     let end = block_on(run_task(&config, &shop, models, &user, &CancelToken::new(), &|_| {}));
     assert!(matches!(end, AgentEvent::Result { success: true, .. }), "{end:?}");
@@ -392,7 +395,8 @@ fn a_pause_during_a_model_call_abandons_it_and_resume_asks_again() {
         cancel: &cancel,
         calls: Default::default(),
     };
-    let user = crate::agent::fakes::FakeUser { approves: false, asked: Default::default() };
+    let user =
+        crate::agent::fakes::FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
     let events = RefCell::new(Vec::new());
     let emit = |e: AgentEvent| events.borrow_mut().push(e);
     let resume_when_paused = async {
@@ -410,4 +414,38 @@ fn a_pause_during_a_model_call_abandons_it_and_resume_asks_again() {
     assert_eq!(model.calls.get(), 2, "the abandoned call was made again");
     let events = events.into_inner();
     assert!(events.contains(&AgentEvent::Paused { step: 1 }) && events.contains(&AgentEvent::Resumed { step: 1 }));
+}
+
+#[test]
+fn ask_before_acting_runs_skips_retries_or_cancels_as_the_user_says() {
+    use crate::agent::Review;
+    let shop = FakeShop::new();
+    let click = || reply(r#"[{"click_element":{"index":1}}]"#);
+    let model =
+        ScriptedModel::new(vec![click(), click(), click(), reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+    let user = crate::agent::fakes::FakeUser {
+        approves: false,
+        asked: Default::default(),
+        reviews: RefCell::new(
+            vec![Review::Skip, Review::Retry("use the other button".into()), Review::Run, Review::Run].into(),
+        ),
+    };
+    let config = TaskConfig { ask_before_acting: true, ..crate::agent::fakes::config(10) };
+    let (end, events) = crate::agent::fakes::run_as(&config, &shop, &model, &user);
+    assert!(matches!(end, AgentEvent::Result { success: true, .. }), "{end:?}");
+    assert_eq!(shop.cart.get(), 1, "only the step the user let run clicked");
+    assert!(model.state(1).contains("The user skipped these actions"));
+    assert!(model.state(2).contains("asks you to reconsider: use the other button"));
+    assert_eq!(events.iter().filter(|e| matches!(e, AgentEvent::ReviewNeeded { .. })).count(), 4);
+
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![click()]);
+    let user = crate::agent::fakes::FakeUser {
+        approves: false,
+        asked: Default::default(),
+        reviews: RefCell::new(vec![Review::Cancel].into()),
+    };
+    let (end, _) = crate::agent::fakes::run_as(&config, &shop, &model, &user);
+    assert_eq!(end, AgentEvent::Stopped { steps: 1 });
+    assert_eq!(shop.cart.get(), 0);
 }
