@@ -130,6 +130,8 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         loop_guard: RefCell::default(),
         rejections: Cell::new(0),
         current_step: Cell::new(0),
+        nudged: Cell::new(false),
+        replan: Cell::new(false),
     };
     let end = match navigator.adopt_tab(config.tab).await {
         Ok(()) => navigator.run().await,
@@ -172,6 +174,10 @@ pub(super) struct Navigator<'a, B, M, G> {
     rejections: Cell<u32>,
     /// The step under way, for pause reports.
     current_step: Cell<u32>,
+    /// The previous step was called out as going round in circles.
+    nudged: Cell<bool>,
+    /// The planner runs at the next step whatever its interval.
+    replan: Cell<bool>,
 }
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
@@ -301,7 +307,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let failure = reports.iter().find(|report| !report.ok).map(|report| report.outcome.clone());
         let mut results: Vec<String> = reports.iter().map(result_line).collect();
         let actions_taken = output.actions.iter().map(|a| a.to_json().to_string()).collect::<Vec<_>>().join(",");
-        if let Some(nudge) = self.loop_guard.borrow_mut().record(page_seen, actions_taken) {
+        let nudge = self.loop_guard.borrow_mut().record(page_seen, actions_taken);
+        // A loop that persists after the model was told brings the planner in at once.
+        self.replan.set(nudge.is_some() && self.nudged.get());
+        self.nudged.set(nudge.is_some());
+        if let Some(nudge) = nudge {
             results.push(nudge);
         }
         (self.emit)(AgentEvent::Step {
@@ -347,7 +357,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Returns the planner's own answer for a task that needs no browser (at the first step).
     async fn plan(&mut self, step: u32, state: &str) -> Result<Option<String>, StepError> {
         let Some(interval) = self.config.planning_interval.filter(|&n| n > 0) else { return Ok(None) };
-        if (step - 1) % interval != 0 {
+        if (step - 1) % interval != 0 && !self.replan.replace(false) {
             return Ok(None);
         }
         let request = planner_request(&self.history, &self.config.secrets.redact(state));

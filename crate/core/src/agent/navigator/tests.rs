@@ -449,3 +449,23 @@ fn ask_before_acting_runs_skips_retries_or_cancels_as_the_user_says() {
     assert_eq!(end, AgentEvent::Stopped { steps: 1 });
     assert_eq!(shop.cart.get(), 0);
 }
+
+#[test]
+fn a_loop_that_persists_after_the_nudge_brings_the_planner_in() {
+    let shop = FakeShop::new();
+    let hover = || reply(r#"[{"hover":{"index":2}}]"#);
+    let model = ScriptedModel::new(vec![
+        Ok(PLAN.into()),
+        hover(),
+        hover(),
+        hover(), // third time: the model is told
+        hover(), // still: the planner comes in before the next step
+        Ok(PLAN.into()),
+        reply(r#"[{"done":{"text":"stuck","success":false}}]"#),
+    ]);
+    let config = TaskConfig { planning_interval: Some(100), ..crate::agent::fakes::config(10) };
+    let (end, _) = crate::agent::fakes::run_with(&config, &shop, &model);
+    assert!(matches!(end, AgentEvent::Result { steps: 5, .. }), "{end:?}");
+    let names: Vec<String> = model.requests.borrow().iter().map(|r| r.schema_name.clone()).collect();
+    assert_eq!(names[5], "plan", "{names:?}");
+}
