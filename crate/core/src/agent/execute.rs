@@ -10,6 +10,7 @@ use crate::actions::{parse_keys, search_url, trusted, Action, PageOp, ScrollDire
 use crate::browser::{Browser, BrowserError, HistoryStep, OpOutcome, ScrollState};
 use crate::content::{chunks, to_markdown, RawContent};
 use crate::dom_map::{ElementRef, MapElement, PageMap};
+use crate::llm::repair::{outermost_object, parse_lenient};
 use crate::llm::ChatModel;
 use crate::safety::{assess, PolicyRefusal};
 use crate::text::truncate_words;
@@ -776,9 +777,9 @@ fn quote_list(items: &[String]) -> String {
 
 /// Reads `{"found": bool, "answer": "..."}`, tolerating the wrappers models put around JSON.
 fn parse_extraction(reply: &str) -> Option<(bool, String)> {
-    let start = reply.find('{')?;
-    let end = reply.rfind('}')?;
-    let value = crate::llm::repair::parse_lenient(reply.get(start..=end)?).ok()?;
+    // Unlike other replies, a cut-off one is refused: it would report a truncated answer as found.
+    let json = outermost_object(reply).filter(|json| json.ends_with('}'))?;
+    let value = parse_lenient(json).ok()?;
     Some((value.get("found")?.as_bool()?, value.get("answer")?.as_str().unwrap_or_default().to_string()))
 }
 

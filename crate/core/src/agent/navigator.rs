@@ -503,14 +503,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         for finding in findings {
             let new_hosts = finding.hosts.iter().filter(|host| !trusted_hosts.contains(host));
             self.tainted_hosts.borrow_mut().extend(new_hosts.cloned());
-            let warning = &finding.excerpt;
-            if self.warned.borrow_mut().insert(warning.clone()) {
-                (self.emit)(AgentEvent::Warning {
-                    message: format!(
-                        "This page contains text that tries to instruct the agent; it was treated as page content, not as a command: \"{warning}\""
-                    ),
-                });
-            }
+            self.warn_once(format!(
+                "This page contains text that tries to instruct the agent; it was treated as page content, not as a command: \"{}\"",
+                finding.excerpt
+            ));
         }
     }
 

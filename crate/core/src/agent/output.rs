@@ -2,7 +2,7 @@
 //! what the JSON must say.
 
 use crate::actions::Action;
-use crate::llm::repair::parse_lenient;
+use crate::llm::repair::{outermost_object, parse_lenient};
 use serde_json::Value;
 
 /// The navigator's thinking for one step.
@@ -49,12 +49,7 @@ fn extract_json(reply: &str) -> Option<&str> {
         Some(end) => &reply[end + "</think>".len()..],
         None => reply,
     };
-    let start = reply.find('{')?;
-    // A reply cut off before its closing brace keeps everything from the opening one.
-    Some(match reply.rfind('}') {
-        Some(end) if end > start => &reply[start..=end],
-        _ => &reply[start..],
-    })
+    outermost_object(reply)
 }
 
 #[cfg(test)]

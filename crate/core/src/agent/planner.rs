@@ -2,7 +2,7 @@
 //! own instructions, and writes a short plan the navigator sees next. At the start it also tells
 //! whether the task needs the browser at all, and answers directly when it does not.
 
-use crate::llm::repair::parse_lenient;
+use crate::llm::repair::object_in;
 use crate::llm::{ChatMessage, ChatRequest};
 use serde_json::{json, Value};
 
@@ -59,9 +59,7 @@ pub fn planner_request(history: &[ChatMessage], state: &str) -> ChatRequest {
 
 /// Reads the planner's reply; `None` when unusable (the navigator then goes on without a plan).
 pub fn parse_plan(reply: &str) -> Option<Plan> {
-    let start = reply.find('{')?;
-    let end = reply.rfind('}').filter(|&end| end > start).unwrap_or(reply.len() - 1);
-    let value = parse_lenient(reply.get(start..=end)?).ok()?;
+    let value = object_in(reply)?;
     let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
     Some(Plan {
         analysis: text("analysis"),

@@ -2,7 +2,7 @@
 //! instructions, the task, the claimed answer and the page as it is now, never the history
 //! (so it cannot be talked into agreeing), and says whether the task is really done.
 
-use crate::llm::repair::parse_lenient;
+use crate::llm::repair::object_in;
 use crate::llm::{ChatMessage, ChatRequest};
 use serde_json::json;
 
@@ -38,9 +38,7 @@ pub fn validator_request(task: &str, claimed: &str, state: &str) -> ChatRequest 
 
 /// Reads the validator's reply; `None` when it is unusable (the claim then stands unverified).
 pub fn parse_verdict(reply: &str) -> Option<Verdict> {
-    let start = reply.find('{')?;
-    let end = reply.rfind('}').filter(|&end| end > start).unwrap_or(reply.len() - 1);
-    let value = parse_lenient(reply.get(start..=end)?).ok()?;
+    let value = object_in(reply)?;
     Some(Verdict {
         valid: value.get("is_valid")?.as_bool()?,
         reason: value.get("reason").and_then(|r| r.as_str()).unwrap_or_default().to_string(),

@@ -9,6 +9,21 @@ pub fn parse_lenient(text: &str) -> Result<Value, serde_json::Error> {
     serde_json::from_str(text).or_else(|strict| serde_json::from_str(&repair(text)).map_err(|_| strict))
 }
 
+/// The outermost `{...}` of a model's reply, dropping any prose or code fence around it. A reply
+/// cut off before its closing brace keeps everything from the opening one, for [`repair`] to close.
+pub fn outermost_object(reply: &str) -> Option<&str> {
+    let start = reply.find('{')?;
+    Some(match reply.rfind('}') {
+        Some(end) if end > start => &reply[start..=end],
+        _ => &reply[start..],
+    })
+}
+
+/// The JSON object a model's reply holds, read leniently; `None` when it holds none.
+pub fn object_in(reply: &str) -> Option<Value> {
+    parse_lenient(outermost_object(reply)?).ok()
+}
+
 /// The text with near-JSON mended; valid JSON comes back unchanged in meaning.
 pub fn repair(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
@@ -150,5 +165,14 @@ mod tests {
     fn hopeless_text_keeps_the_strict_error() {
         let err = parse_lenient("{oops: }}}").unwrap_err();
         assert!(err.to_string().contains("line 1"), "{err}");
+    }
+
+    #[test]
+    fn finds_the_object_amid_prose_and_after_a_cut() {
+        assert_eq!(outermost_object("Sure! ```json\n{\"a\": {\"b\": 1}}\n``` done"), Some(r#"{"a": {"b": 1}}"#));
+        assert_eq!(outermost_object(r#"} stray {"a": "cut"#), Some(r#"{"a": "cut"#));
+        assert_eq!(outermost_object("no object here"), None);
+        assert_eq!(object_in(r#"Verdict: {"ok": True,}"#), Some(serde_json::json!({"ok": true})));
+        assert_eq!(object_in("{nonsense: }}}"), None);
     }
 }
