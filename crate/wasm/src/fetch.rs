@@ -16,12 +16,41 @@ pub struct FetchClient {
 /// Aborts the fetch if the request future is dropped before it finishes (the user pressed stop).
 struct AbortOnDrop(Option<AbortController>);
 
+impl AbortOnDrop {
+    /// The response has been read whole: nothing is left to abort.
+    fn finished(mut self) {
+        self.0 = None;
+    }
+}
+
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         if let Some(controller) = self.0.take() {
             controller.abort();
         }
     }
+}
+
+/// Sends a request (`body` makes it a POST, none a GET) whose response arrives with the guard
+/// that aborts it if the caller is dropped before reading it whole.
+async fn send(
+    url: &str,
+    headers: &[(String, String)],
+    body: Option<String>,
+) -> Result<(gloo_net::http::Response, AbortOnDrop), String> {
+    let controller = AbortController::new().map_err(|_| "the browser could not create a request".to_string())?;
+    let guard = AbortOnDrop(Some(controller.clone()));
+    let builder = if body.is_some() { Request::post(url) } else { Request::get(url) };
+    let mut builder = builder.abort_signal(Some(&controller.signal()));
+    for (name, value) in headers {
+        builder = builder.header(name, value);
+    }
+    let request = match body {
+        Some(body) => builder.body(body).map_err(|err| err.to_string())?,
+        None => builder.build().map_err(|err| err.to_string())?,
+    };
+    let response = request.send().await.map_err(|err| err.to_string())?;
+    Ok((response, guard))
 }
 
 /// Resolves after `milliseconds`, with the worker's `setTimeout`.
@@ -47,18 +76,11 @@ impl FetchClient {
         body: String,
         on_chunk: &dyn Fn(&str),
     ) -> Result<HttpResponse, String> {
-        let controller = AbortController::new().map_err(|_| "the browser could not create a request".to_string())?;
-        let mut guard = AbortOnDrop(Some(controller.clone()));
-        let mut builder = Request::post(url).abort_signal(Some(&controller.signal()));
-        for (name, value) in headers {
-            builder = builder.header(name, value);
-        }
-        let response =
-            builder.body(body).map_err(|err| err.to_string())?.send().await.map_err(|err| err.to_string())?;
+        let (response, guard) = send(url, headers, Some(body)).await?;
         let status = response.status();
         let retry_after = response.headers().get("retry-after");
         let Some(stream) = response.body() else {
-            guard.0 = None;
+            guard.finished();
             return Ok(HttpResponse { status, body: String::new(), retry_after });
         };
         let reader: web_sys::ReadableStreamDefaultReader =
@@ -81,7 +103,7 @@ impl FetchClient {
             whole.push_str(&text);
             on_chunk(&text);
         }
-        guard.0 = None;
+        guard.finished();
         Ok(HttpResponse { status, body: whole, retry_after })
     }
 
@@ -92,22 +114,11 @@ impl FetchClient {
         headers: &[(String, String)],
         body: Option<String>,
     ) -> Result<HttpResponse, String> {
-        let controller = AbortController::new().map_err(|_| "the browser could not create a request".to_string())?;
-        let mut guard = AbortOnDrop(Some(controller.clone()));
-        let builder = if body.is_some() { Request::post(url) } else { Request::get(url) };
-        let mut builder = builder.abort_signal(Some(&controller.signal()));
-        for (name, value) in headers {
-            builder = builder.header(name, value);
-        }
-        let request = match body {
-            Some(body) => builder.body(body).map_err(|err| err.to_string())?,
-            None => builder.build().map_err(|err| err.to_string())?,
-        };
-        let response = request.send().await.map_err(|err| err.to_string())?;
+        let (response, guard) = send(url, headers, body).await?;
         let status = response.status();
         let retry_after = response.headers().get("retry-after");
         let body = response.text().await.map_err(|err| err.to_string())?;
-        guard.0 = None;
+        guard.finished();
         Ok(HttpResponse { status, body, retry_after })
     }
 
