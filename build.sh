@@ -12,6 +12,8 @@ cd "$ROOT"
 
 WASM_TARGET=wasm32-unknown-unknown
 CORE_OUT=extension/core
+# The BPE vocabularies the core loads at run time for exact token counts (not compiled in).
+VOCAB_OUT=extension/vocab
 WASM_ARTIFACT="target/$WASM_TARGET/release/agent_wasm.wasm"
 # Our own temp folder, so Chromium and chromedriver profiles do not pile up in /tmp.
 export TMPDIR="$ROOT/.tmp"
@@ -67,9 +69,37 @@ ensure_chromium() {
   fi
 }
 
+# Copies o200k_base and cl100k_base from the tiktoken-rs crate that Cargo.lock pins (cargo
+# metadata fetches it if needed) into extension/vocab/, checking them against OpenAI's published
+# SHA-256 of each file.
+install_vocabularies() {
+  local assets file want
+  assets="$(cargo metadata --format-version 1 | node -e '
+    let json = "";
+    process.stdin.on("data", (chunk) => (json += chunk)).on("end", () => {
+      const crate = JSON.parse(json).packages.find((p) => p.name === "tiktoken-rs");
+      if (!crate) { console.error("tiktoken-rs is not in Cargo.lock"); process.exit(1); }
+      console.log(require("path").join(require("path").dirname(crate.manifest_path), "assets"));
+    });')" || die "could not find the tiktoken-rs crate's vocabulary files (cargo metadata)"
+  mkdir -p "$VOCAB_OUT"
+  for file in o200k_base.tiktoken cl100k_base.tiktoken; do
+    case "$file" in
+      o200k_base.tiktoken) want=446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d ;;
+      cl100k_base.tiktoken) want=223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7 ;;
+    esac
+    if ! cmp -s "$assets/$file" "$VOCAB_OUT/$file"; then
+      say "Copying the $file vocabulary into $VOCAB_OUT"
+      [ -f "$assets/$file" ] || die "$assets/$file is missing"
+      [ "$(sha256sum "$assets/$file" | cut -d' ' -f1)" = "$want" ] || die "$assets/$file is not OpenAI's $file"
+      cp "$assets/$file" "$VOCAB_OUT/$file.tmp" && mv "$VOCAB_OUT/$file.tmp" "$VOCAB_OUT/$file"
+    fi
+  done
+}
+
 build() {
   ensure_rust_tools
   ensure_npm_packages
+  install_vocabularies
   say "Building the core (release)"
   cargo build --release --target "$WASM_TARGET" -p agent-wasm
   if [ -f "$CORE_OUT/agent_wasm_bg.wasm" ] && [ "$CORE_OUT/agent_wasm_bg.wasm" -nt "$WASM_ARTIFACT" ]; then

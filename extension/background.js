@@ -12,12 +12,18 @@ const panels = new Set();
 let taskEvents = [];
 
 function broadcast(event) {
-  if (event.type === 'task_started') taskEvents = [];
+  if (event.type === 'task_started' || event.type === 'task_resumed') taskEvents = [];
   taskEvents.push(event);
   for (const port of panels) port.postMessage(event);
 }
 
-const core = init().then(() => new Core(createBrowserHost(broadcast)));
+// A task the browser interrupted by stopping this worker is resumed before any panel is answered,
+// so that a reconnecting panel learns that its task is still running.
+const core = init().then(async () => {
+  const agent = new Core(createBrowserHost(broadcast));
+  await agent.resumeInterrupted();
+  return agent;
+});
 // Reachable from the worker's own console and from the runner, benchmark and tests (which
 // evaluate in this worker); pages and other extensions cannot reach a worker's globals.
 core.then((agent) => { globalThis.agentCore = agent; });

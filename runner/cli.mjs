@@ -1,5 +1,5 @@
-// The headless runner: ./build.sh run --task "TEXT" [--url URL] --base-url URL --model NAME
-//   [--api-key-env VAR] [--max-steps N] [--json] [--headed]
+// The headless runner: ./build.sh run --task "TEXT" [--url URL] --base-url URL --model NAME [options]
+//   (see USAGE below; the options mirror the settings page).
 // Exit status: 0 when the task succeeded, 1 when it failed, 2 on a usage error.
 // Consequential actions are refused unless --approve is given (no one is there to ask).
 
@@ -7,7 +7,9 @@ import { parseArgs } from 'node:util';
 import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask } from './launch.mjs';
 
 const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [--base-url URL] --model NAME
-                   [--api-key-env VAR] [--max-steps N] [--json] [--headed] [--approve]
+                   [--api-key-env VAR] [--max-steps N] [--planner-model NAME] [--validator-model NAME]
+                   [--planning-interval N] [--memory-interval N] [--max-input-tokens N]
+                   [--no-validator] [--vision] [--json] [--headed] [--approve]
 
   --task TEXT         what the agent should do
   --url URL           page to start on (default: about:blank)
@@ -16,6 +18,14 @@ const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [-
   --model NAME        model name, e.g. gpt-4o-mini
   --api-key-env VAR   environment variable holding the API key (never pass keys on the command line)
   --max-steps N       step limit (default 25)
+  --planner-model NAME    the planner's model (default: --model)
+  --validator-model NAME  the validator's model (default: --model)
+  --planning-interval N   plan at the first step and every N steps; 0 turns the planner off (default 3)
+  --memory-interval N     summarise older steps every N steps; 0: only when the history gets long (default 10)
+  --max-input-tokens N    the token budget of each request (default: the model's context window
+                          less room for the reply)
+  --no-validator      report a claimed success without the validator's second look
+  --vision            show the model a screenshot each step
   --json              print one JSON object per event
   --headed            show the browser window
   --approve           allow consequential actions (buying, sending, deleting...) without asking;
@@ -39,6 +49,13 @@ function parse(argv) {
         model: { type: 'string' },
         'api-key-env': { type: 'string' },
         'max-steps': { type: 'string', default: '25' },
+        'planner-model': { type: 'string' },
+        'validator-model': { type: 'string' },
+        'planning-interval': { type: 'string', default: '3' },
+        'memory-interval': { type: 'string', default: '10' },
+        'max-input-tokens': { type: 'string', default: '0' },
+        'no-validator': { type: 'boolean', default: false },
+        vision: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         headed: { type: 'boolean', default: false },
         approve: { type: 'boolean', default: false },
@@ -57,20 +74,28 @@ function parse(argv) {
   if (!providers.includes(values.provider)) usageError(`--provider must be one of ${providers.join(', ')}`);
   if (!values['base-url'] && ['openai-compatible', 'azure'].includes(values.provider)) usageError(`--base-url is required for ${values.provider}`);
   if (!values.model) usageError('--model is required');
-  const maxSteps = Number(values['max-steps']);
-  if (!Number.isInteger(maxSteps) || maxSteps < 1) usageError('--max-steps must be a positive whole number');
+  const whole = (flag, least) => {
+    const n = Number(values[flag]);
+    if (!Number.isInteger(n) || n < least) usageError(`--${flag} must be a whole number of at least ${least}`);
+    return n;
+  };
+  const maxSteps = whole('max-steps', 1);
+  const planningInterval = whole('planning-interval', 0);
+  const memoryInterval = whole('memory-interval', 0);
+  const maxInputTokens = whole('max-input-tokens', 0);
   let apiKey = '';
   if (values['api-key-env']) {
     apiKey = process.env[values['api-key-env']];
     if (apiKey === undefined) usageError(`the environment variable ${values['api-key-env']} is not set`);
   }
-  return { ...values, maxSteps, apiKey };
+  return { ...values, maxSteps, planningInterval, memoryInterval, maxInputTokens, apiKey };
 }
 
 /** One readable line per event. */
 function describe(event) {
   switch (event.type) {
     case 'task_started': return `Task: ${event.task}`;
+    case 'task_resumed': return `Resumed at step ${event.step} after the extension's background worker restarted.`;
     case 'step_started': return `Step ${event.step}/${event.max_steps}: thinking…`;
     case 'step': {
       const lines = [`Step ${event.step}/${event.max_steps}: ${event.next_goal || '(no goal given)'}`];
@@ -86,6 +111,7 @@ function describe(event) {
     case 'paused': return `Paused at step ${event.step}.`;
     case 'resumed': return `Resumed at step ${event.step}.`;
     case 'plan': return `Plan: ${event.progress}${event.next_steps.map((s, i) => `\n  ${i + 1}. ${s}`).join('')}`;
+    case 'memory': return `Memory: older steps summarised (${event.tokens_before} → ${event.tokens_after} tokens)`;
     case 'validation': return `${event.valid ? 'Checked' : 'Not accepted yet'}: ${event.reason}`;
     case 'approval_needed': return `Approval needed: ${event.question}`;
     case 'stopped': return `Stopped after ${event.steps} steps.`;
@@ -103,6 +129,13 @@ try {
     model: options.model,
     apiKey: options.apiKey,
     maxSteps: options.maxSteps,
+    plannerModel: options['planner-model'] ?? null,
+    validatorModel: options['validator-model'] ?? null,
+    planningInterval: options.planningInterval,
+    memoryInterval: options.memoryInterval,
+    maxInputTokens: options.maxInputTokens,
+    validator: !options['no-validator'],
+    vision: options.vision,
   });
   const { tabId } = await openTarget(agent, options.url);
   const panel = await openPanel(agent, tabId);

@@ -48,7 +48,10 @@ export async function launchAgentBrowser({ headless = true, grant = [] } = {}) {
   const extensionId = new URL(worker.url()).host;
   return {
     context,
-    worker,
+    /** The extension's service worker: the live one, as the browser may stop and restart it. */
+    get worker() {
+      return context.serviceWorkers().at(-1) ?? worker;
+    },
     extensionId,
     extensionUrl: (path) => `chrome-extension://${extensionId}/${path}`,
     async close() {
@@ -109,19 +112,36 @@ export async function runTask(panel, { task, tabId, onEvent = () => {}, onApprov
     return event.type === 'approval_needed' ? Boolean(await onApproval(event)) : undefined;
   });
   await panel.evaluate(({ bridge, task, tabId }) => {
-    const port = chrome.runtime.connect({ name: 'agent-panel' });
     let started = false;
-    port.onMessage.addListener(async (event) => {
-      if (event.type === 'task_started') started = true;
-      // Events of an earlier task replayed on connect are not this task's.
-      if (!started && event.type !== 'error') return;
-      if (['result', 'error', 'stopped'].includes(event.type)) port.disconnect(); // This task is over.
-      const approved = await window[bridge](event);
-      if (event.type === 'approval_needed') port.postMessage({ v: 1, type: 'approve', id: event.id, approved });
-      // No one reviews steps here: they run.
-      if (event.type === 'review_needed') port.postMessage({ v: 1, type: 'review', id: event.id, decision: 'run' });
-    });
-    port.postMessage({ v: 1, type: 'start_task', task, tabId });
+    let over = false;
+    const connect = (restarted) => {
+      const port = chrome.runtime.connect({ name: 'agent-panel' });
+      const handle = async (event) => {
+        if (event.type === 'task_started') started = true;
+        // Events of an earlier task replayed on connect are not this task's.
+        if (!started && event.type !== 'error') return;
+        if (['result', 'error', 'stopped'].includes(event.type)) {
+          over = true;
+          port.disconnect(); // This task is over.
+        }
+        const approved = await window[bridge](event);
+        if (event.type === 'approval_needed') port.postMessage({ v: 1, type: 'approve', id: event.id, approved });
+        // No one reviews steps here: they run.
+        if (event.type === 'review_needed') port.postMessage({ v: 1, type: 'review', id: event.id, decision: 'run' });
+      };
+      port.onMessage.addListener((event) => {
+        if (event.type !== 'hello') return handle(event);
+        if (!restarted) return undefined;
+        // The worker was restarted by the browser: it resumed the task, or the task is lost.
+        if (event.running) return event.events.forEach(handle);
+        return handle({ v: 1, type: 'error', steps: 0, message: 'The task was interrupted when the browser restarted the extension\'s background worker.' });
+      });
+      port.onDisconnect.addListener(() => {
+        if (!over) setTimeout(() => connect(true), 100);
+      });
+      return port;
+    };
+    connect(false).postMessage({ v: 1, type: 'start_task', task, tabId });
   }, { bridge, task, tabId });
   return finished;
 }

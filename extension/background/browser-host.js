@@ -208,10 +208,24 @@ async function replaceSessionRules(rules) {
   });
 }
 
+/** Where the running task's checkpoint is kept: session storage outlives a stopped worker, but
+ * not the browser session (a task is not resumed after the browser restarts). */
+const RUNNING_TASK_KEY = 'runningTask';
+
 export function createBrowserHost(emit) {
   return {
     emit,
     loadSettings,
+
+    saveTask(checkpoint) {
+      return checkpoint
+        ? chrome.storage.session.set({ [RUNNING_TASK_KEY]: checkpoint })
+        : chrome.storage.session.remove(RUNNING_TASK_KEY);
+    },
+
+    async loadTask() {
+      return (await chrome.storage.session.get(RUNNING_TASK_KEY))[RUNNING_TASK_KEY] ?? null;
+    },
 
     async activeTab() {
       const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });

@@ -8,7 +8,7 @@ const core = init();
 
 const form = document.getElementById('settings');
 const status = document.getElementById('status');
-const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval', 'plannerModel', 'validatorModel', 'plannerTemperature', 'validatorTemperature', 'plannerReasoningEffort', 'validatorReasoningEffort', 'requestTimeoutSeconds'];
+const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval', 'memoryInterval', 'maxInputTokens', 'plannerModel', 'validatorModel', 'plannerTemperature', 'validatorTemperature', 'plannerReasoningEffort', 'validatorReasoningEffort', 'requestTimeoutSeconds'];
 const checkboxes = ['highlights', 'trustedInput', 'validator', 'vision', 'askBeforeActing'];
 const lists = ['allowList', 'denyList'];
 const listFrom = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
@@ -64,6 +64,8 @@ function readForm() {
     askBeforeActing: form.elements.askBeforeActing.checked,
     validatorRetries: Number(form.elements.validatorRetries.value) || 0,
     planningInterval: Number(form.elements.planningInterval.value) || 0,
+    memoryInterval: Number(form.elements.memoryInterval.value) || 0,
+    maxInputTokens: Number(form.elements.maxInputTokens.value) || 0,
     plannerModel: form.elements.plannerModel.value.trim() || null,
     validatorModel: form.elements.validatorModel.value.trim() || null,
     plannerTemperature: numberOrNull(form.elements.plannerTemperature.value),

@@ -151,6 +151,12 @@ function render(event) {
       setRunning(true);
       append(element('div', 'message user', event.task));
       break;
+    case 'task_resumed':
+      clearThinking();
+      setRunning(true);
+      append(element('div', 'message notice resumed',
+        `The browser restarted the extension's background worker; the task continues from step ${event.step}.`));
+      break;
     case 'step_started':
       clearThinking();
       thinking = append(element('div', 'message thinking', `Step ${event.step} of ${event.max_steps}: thinking…`));
@@ -189,6 +195,14 @@ function render(event) {
       append(box);
       break;
     }
+    case 'memory': {
+      const box = element('details', 'message notice memory');
+      box.append(element('summary', null,
+        `Older steps summarised to save tokens (${event.tokens_before} → ${event.tokens_after} tokens)`),
+      element('p', null, event.summary));
+      append(box);
+      break;
+    }
     case 'validation':
       append(element('div', `message notice validation ${event.valid ? 'accepted' : 'rejected'}`,
         `${event.valid ? 'Checked' : 'Not accepted yet'}: ${event.reason}`));
@@ -213,7 +227,8 @@ function render(event) {
     case 'hello':
       // Sent on every connect. A panel opened mid-task catches up; a panel that was following a
       // task the worker no longer has (the worker was stopped by the browser) says so.
-      if (log.childElementCount === 0) {
+      // A task resumed by a restarted worker: everything since the restart is new to this panel.
+      if (log.childElementCount === 0 || event.events[0]?.type === 'task_resumed') {
         for (const past of event.events) render(past);
       } else if (running && !event.running) {
         clearThinking();

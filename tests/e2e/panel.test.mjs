@@ -80,10 +80,10 @@ test('the panel runs the shop task on a strict-CSP page: the cart really changes
     assert.match(await steps.nth(1).textContent(), /Typed "blue" into <input> "Filter" \[\d+\]/);
     assert.match(await steps.nth(2).textContent(), /Clicked <button> "Add Blue mug to cart" \[\d+\]/);
     assert.equal(await panel.locator('.user').textContent(), SHOP_TASK);
-    // 4 navigator calls, 2 plans (steps 1 and 4) and the validator's, of 100 input and 20 output
-    // tokens each, at $1 and $2 per million.
-    assert.equal(await panel.locator('#usage').textContent(), 'Tokens: 700 in · 140 out · $0.0010');
-    assert.equal(await panel.locator('.plan').count(), 2);
+    // 4 navigator calls, 3 plans (steps 1 and 4, and on the claim of success) and the validator's,
+    // of 100 input and 20 output tokens each, at $1 and $2 per million.
+    assert.equal(await panel.locator('#usage').textContent(), 'Tokens: 800 in · 160 out · $0.0011');
+    assert.equal(await panel.locator('.plan').count(), 3);
     assert.equal(await panel.locator('#stop').isHidden(), true);
 
     // What the model was sent: one system message, structured output, the key, the page map.
@@ -411,25 +411,60 @@ async function waitUntil(condition, timeout = 5000) {
   }
 }
 
-test('a service worker stopped by the browser mid-task is reported, and the next task runs', async () => {
+/** Stops the extension's service worker, as Chrome does to an idle one. */
+async function stopWorker(page) {
+  const cdp = await agent.context.newCDPSession(page);
+  await cdp.send('ServiceWorker.enable');
+  await cdp.send('ServiceWorker.stopAllWorkers');
+}
+
+test('a task survives the browser stopping the service worker mid-task: it resumes where it was', async () => {
+  // The first request for step 1 never returns: the worker is stopped while it waits.
+  const llm = await startLlmServer([{ hang: true }, ...shopScript(site.origin)]);
+  try {
+    await useModel(llm.baseUrl);
+    const { page, panel } = await openShop();
+    await sendTask(panel, SHOP_TASK);
+    await waitUntil(async () => llm.requests.length === 1);
+    await stopWorker(panel);
+
+    const resumed = panel.locator('.resumed');
+    await resumed.waitFor({ timeout: TIMEOUT });
+    assert.equal(await resumed.textContent(), "The browser restarted the extension's background worker; the task continues from step 1.");
+    await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
+    assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $14.50');
+    assert.equal(await page.locator('#cart-items').textContent(), 'Blue mug');
+    assert.equal(await panel.locator('.error').count(), 0);
+    // Step 1 was asked again by the new worker, then the task went on with its history.
+    assert.match(llm.requests[1].messages.at(-1).content, /^Current step: 1 of 10/);
+    assert.equal(llm.requests[1].messages.filter((m) => m.content.startsWith('Your task:')).length, 1);
+    assert.match(llm.requests[2].messages.at(-1).content, /^Current step: 2 of 10/);
+    // The checkpoint is gone once the task is over.
+    const saved = await agent.worker.evaluate(() => chrome.storage.session.get('runningTask'));
+    assert.deepEqual(saved, {});
+  } finally {
+    await llm.close();
+  }
+});
+
+test('a task whose tab closed while the worker was stopped ends with the user told, and the next task runs', async () => {
   const hanging = await startLlmServer([{ hang: true }]);
   const working = await startLlmServer(shopScript(site.origin));
   try {
     await useModel(hanging.baseUrl);
-    const { panel } = await openShop();
+    const { page, panel } = await openShop();
     await sendTask(panel, SHOP_TASK);
-    await panel.locator('.thinking').waitFor({ timeout: TIMEOUT });
-
-    const cdp = await agent.context.newCDPSession(panel);
-    await cdp.send('ServiceWorker.enable');
-    await cdp.send('ServiceWorker.stopAllWorkers');
+    await waitUntil(async () => hanging.requests.length === 1);
+    await page.close();
+    await stopWorker(panel);
 
     const error = panel.locator('.error');
     await error.waitFor({ timeout: TIMEOUT });
-    assert.match(await error.textContent(), /interrupted because the extension's background worker was restarted/);
+    assert.match(await error.textContent(), /tab .*closed/i);
     assert.equal(await panel.locator('#stop').isHidden(), true);
 
-    await assertShopTaskSucceeds(panel, working);
+    const { panel: next } = await openShop();
+    await assertShopTaskSucceeds(next, working);
   } finally {
     await hanging.close();
     await working.close();

@@ -44,15 +44,39 @@ test('the runner completes the shop task, printing one JSON event per line', asy
     // The model's replies streamed in (OpenAI's SSE format) before each step was reported.
     assert.ok(events.some((e) => e.type === 'model_output' && e.text.startsWith('{"current_state"')));
     const usage = events.filter((e) => e.type === 'usage');
-    assert.deepEqual(usage.at(-1), { v: 1, type: 'usage', input_tokens: 700, output_tokens: 140, cost: null });
+    assert.deepEqual(usage.at(-1), { v: 1, type: 'usage', input_tokens: 800, output_tokens: 160, cost: null });
     assert.deepEqual(events.filter((e) => !['usage', 'model_output'].includes(e.type)).map((e) => e.type), [
       'task_started', 'step_started', 'plan', 'step', 'step_started', 'step', 'step_started', 'step', 'step_started', 'plan', 'step',
-      'validation', 'result',
+      'plan', 'validation', 'result',
     ]);
     assert.deepEqual(events.at(-1), { v: 1, type: 'result', success: true, text: 'The cart total is $14.50', steps: 4 });
     assert.equal(events[1].max_steps, 6);
     assert.equal(llm.headers[0].authorization, 'Bearer sk-from-env');
     assert.doesNotMatch(stdout, /sk-from-env/);
+  } finally {
+    await llm.close();
+  }
+});
+
+test('the runner takes the agents\' settings as flags', async () => {
+  const llm = await startLlmServer(shopScript(site.origin));
+  try {
+    const { code, stdout, stderr } = await runner(
+      ['--task', SHOP_TASK, '--url', `${site.origin}/shop/`, '--base-url', llm.baseUrl, '--model', 'navigator-model',
+        '--planner-model', 'planner-model', '--planning-interval', '2', '--no-validator', '--vision',
+        '--max-input-tokens', '60000', '--memory-interval', '0'],
+    );
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /^Answer: The cart total is \$14\.50$/m);
+    assert.equal(llm.validations.length, 0, '--no-validator');
+    // Planned at steps 1 and 3 (and not on the claim, which no validator checks), by its own model.
+    assert.deepEqual(llm.plans.map((r) => r.model), ['planner-model', 'planner-model']);
+    assert.ok(llm.requests.every((r) => r.model === 'navigator-model'));
+    // --vision: each navigator request carries the screenshot with its state.
+    assert.ok(llm.requests.every((r) => r.raw.messages.at(-1).content.some?.((part) => part.type === 'image_url')));
+    const usage = await runner(['--task', 'x', '--base-url', llm.baseUrl, '--model', 'm', '--planning-interval', 'often']);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /--planning-interval must be a whole number of at least 0/);
   } finally {
     await llm.close();
   }

@@ -14,7 +14,8 @@
 //   { validate: { is_valid, reason, answer } }           the validator's verdict on the next claimed success
 //       (without one, a validator request is accepted automatically)
 //   { plan: { ... } }                                     the planner's next plan (else a plain one is made up)
-// Validator requests are recorded apart, in `validations`. Every other request is recorded in `requests` as { format, model, messages: [{role, content}], raw },
+//   { memory: "text" }                                    the next summary of older steps (else one is made up)
+// Validator, planner and summary requests are recorded apart, in `validations`, `plans` and `summaries`. Every other request is recorded in `requests` as { format, model, messages: [{role, content}], raw },
 // whatever its wire format. Past the end of the script it answers HTTP 500.
 
 import { createServer } from 'node:http';
@@ -192,6 +193,7 @@ export async function startLlmServer(script) {
   const requests = [];
   const validations = [];
   const plans = [];
+  const summaries = [];
   const headers = [];
   const stats = { aborted: 0 };
   const server = createServer((req, res) => {
@@ -231,6 +233,13 @@ export async function startLlmServer(script) {
         };
         return answer(res, request, 200, JSON.stringify(success(request.format, JSON.stringify(plan), true)));
       }
+      if (request.messages[0]?.content?.startsWith('You keep the memory of a browser agent')) {
+        summaries.push(request);
+        const scripted = script[requests.length]?.memory;
+        if (scripted) script.splice(requests.length, 1);
+        const memory = scripted ?? `Summary ${summaries.length} of the earlier steps.`;
+        return answer(res, request, 200, JSON.stringify(success(request.format, JSON.stringify({ memory }), true)));
+      }
       requests.push(request);
       headers.push(req.headers);
       const step = script[requests.length - 1];
@@ -255,6 +264,7 @@ export async function startLlmServer(script) {
     requests,
     validations,
     plans,
+    summaries,
     headers,
     stats,
     close: () => {

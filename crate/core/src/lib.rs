@@ -6,6 +6,8 @@
 //!
 //! - [`agent`]: the navigator loop and what it reports.
 //! - [`llm`]: chat-model providers over an abstract HTTP client.
+//! - [`messages`]: the conversation kept between steps and the token budget of every request.
+//! - [`tokens`]: token counts, exact for OpenAI-family models.
 //! - [`dom_map`]: the indexed map of a page's interactive elements.
 //! - [`actions`]: what the model may ask for and how it is validated.
 //! - [`browser`]: the small interface the browser edge implements.
@@ -19,6 +21,7 @@ pub mod cancel;
 pub mod content;
 pub mod dom_map;
 pub mod llm;
+pub mod messages;
 pub mod protocol;
 pub mod safety;
 pub mod settings;

@@ -9,6 +9,8 @@ use std::fmt;
 
 pub const DEFAULT_MAX_STEPS: u32 = 25;
 const MAX_MAX_STEPS: u32 = 200;
+/// Below this a request cannot hold the navigator's instructions, schema and a page outline.
+pub const MIN_INPUT_TOKENS: u32 = 4_000;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -66,6 +68,12 @@ pub struct Settings {
     pub request_timeout_seconds: u32,
     /// Put each step's actions to the user before they run.
     pub ask_before_acting: bool,
+    /// The most input tokens a request may carry; 0 means the model's context window less the
+    /// reply's reserve.
+    pub max_input_tokens: u32,
+    /// Older steps are summarised into a compact memory every this many steps; 0 means only when
+    /// the history takes half the token budget.
+    pub memory_interval: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -109,6 +117,8 @@ impl Default for Settings {
             vision: false,
             request_timeout_seconds: 120,
             ask_before_acting: false,
+            max_input_tokens: 0,
+            memory_interval: 10,
         }
     }
 }
@@ -122,6 +132,7 @@ pub enum SettingsError {
     BadSiteList { field: &'static str, problem: String },
     BadSecret(String),
     BadTemperature(f64),
+    BadTokenBudget(u32),
 }
 
 impl fmt::Display for SettingsError {
@@ -134,6 +145,7 @@ impl fmt::Display for SettingsError {
             SettingsError::BadTemperature(t) => {
                 write!(f, "The temperature must be between 0 and 2, not {t}. Change it in the settings, or leave it empty.")
             }
+            SettingsError::BadTokenBudget(n) => write!(f, "A token budget of {n} is too small to hold the agent's instructions and a page: set at least {MIN_INPUT_TOKENS}, or 0 to use the model's context window. Change it in the settings."),
             SettingsError::BadSecret(problem) => write!(f, "A secret is not usable: {problem}. Correct it in the settings."),
             SettingsError::BadSiteList { problem, .. } => {
                 write!(f, "A site list entry is not usable: {problem}. Correct it in the settings.")
@@ -152,6 +164,7 @@ impl SettingsError {
             SettingsError::BadSiteList { field, .. } => field,
             SettingsError::BadSecret(_) => "secrets",
             SettingsError::BadTemperature(_) => "temperature",
+            SettingsError::BadTokenBudget(_) => "maxInputTokens",
         }
     }
 }
@@ -172,6 +185,9 @@ impl Settings {
         }
         if !(1..=MAX_MAX_STEPS).contains(&self.max_steps) {
             return Err(SettingsError::BadMaxSteps(self.max_steps));
+        }
+        if self.max_input_tokens != 0 && self.max_input_tokens < MIN_INPUT_TOKENS {
+            return Err(SettingsError::BadTokenBudget(self.max_input_tokens));
         }
         self.site_policy()?;
         self.named_secrets()?;
@@ -250,6 +266,7 @@ mod tests {
             (Settings { base_url: "ftp://x".into(), ..valid() }, SettingsError::BadBaseUrl("ftp://x".into())),
             (Settings { model: "".into(), ..valid() }, SettingsError::MissingModel),
             (Settings { max_steps: 0, ..valid() }, SettingsError::BadMaxSteps(0)),
+            (Settings { max_input_tokens: 500, ..valid() }, SettingsError::BadTokenBudget(500)),
             (
                 Settings { deny_list: vec!["not a site".into()], ..valid() },
                 SettingsError::BadSiteList {

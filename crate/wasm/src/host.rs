@@ -3,7 +3,7 @@
 
 use agent_core::actions::trusted::InputCommand;
 use agent_core::actions::PageOp;
-use agent_core::agent::AgentEvent;
+use agent_core::agent::{AgentEvent, Checkpoint};
 use agent_core::browser::{Browser, BrowserError, Highlight, HistoryStep, OpOutcome, TabId, TabInfo};
 use agent_core::dom_map::{RawFrame, RawPage};
 use agent_core::llm::Image;
@@ -52,6 +52,11 @@ extern "C" {
     async fn active_tab(this: &BrowserHost) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method)]
     fn emit(this: &BrowserHost, event: JsValue);
+    /// Saves the running task's checkpoint where a restarted worker finds it; `null` clears it.
+    #[wasm_bindgen(method, catch, js_name = saveTask)]
+    async fn save_task(this: &BrowserHost, checkpoint: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = loadTask)]
+    async fn load_task(this: &BrowserHost) -> Result<JsValue, JsValue>;
 }
 
 pub struct HostBrowser {
@@ -65,6 +70,22 @@ impl HostBrowser {
 
     pub fn emit(&self, event: &AgentEvent) {
         self.host.emit(super::to_js(&encode_event(event)));
+    }
+
+    /// Saves a checkpoint of the running task, or clears it with `None`. A checkpoint that cannot
+    /// be saved only costs the ability to resume, so the task goes on.
+    pub async fn save_task(&self, checkpoint: Option<&Checkpoint>) {
+        let value = checkpoint.map_or(JsValue::NULL, super::to_js);
+        let _ = self.host.save_task(value).await;
+    }
+
+    /// The checkpoint of a task interrupted by a worker restart, if one was saved.
+    pub async fn load_task(&self) -> Result<Option<Checkpoint>, String> {
+        let value = self.host.load_task().await.map_err(|err| error_message(&err))?;
+        if value.is_null() || value.is_undefined() {
+            return Ok(None);
+        }
+        serde_wasm_bindgen::from_value(value).map(Some).map_err(|err| format!("the saved task is unreadable ({err})"))
     }
 
     pub async fn load_settings(&self) -> Result<Settings, String> {

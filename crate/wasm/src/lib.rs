@@ -4,12 +4,15 @@
 
 mod fetch;
 mod host;
+mod vocabulary;
 
-use agent_core::agent::{run_task, AgentEvent, Models, Review, TaskConfig, UserGate};
+use agent_core::agent::{run_task, AgentEvent, Budgets, Checkpoint, Models, Review, TaskConfig, UserGate};
 use agent_core::browser::Browser;
 use agent_core::cancel::CancelToken;
 use agent_core::dom_map::{serialize, ElementRegistry, MapOptions, PageMap};
-use agent_core::llm::{AnyModel, ChatMessage};
+use agent_core::llm::context::input_budget;
+use agent_core::llm::AnyModel;
+use agent_core::messages::{Budget, History};
 use agent_core::protocol::{self, PanelRequest};
 use agent_core::settings::Settings;
 use agent_core::tokens::estimate_tokens;
@@ -29,7 +32,7 @@ pub struct Core {
     running: Rc<RefCell<Option<CancelToken>>>,
     user: Rc<PanelUser>,
     /// The conversation follow-up tasks continue.
-    conversation: Rc<RefCell<Vec<ChatMessage>>>,
+    conversation: Rc<RefCell<History>>,
 }
 
 /// The user, answering approval requests through the panel; each request waits on a channel
@@ -87,7 +90,7 @@ impl Core {
             Ok(PanelRequest::Stop) => self.with_task(CancelToken::cancel),
             Ok(PanelRequest::Pause) => self.with_task(CancelToken::pause),
             Ok(PanelRequest::Resume) => self.with_task(CancelToken::resume),
-            Ok(PanelRequest::StartTask { task, tab_id, follow_up }) => self.start(task, tab_id, follow_up),
+            Ok(PanelRequest::StartTask { task, tab_id, follow_up }) => self.start(Job::New { task, tab_id, follow_up }),
             Ok(PanelRequest::Approve { id, approved }) => {
                 self.user.answer(id, if approved { Review::Run } else { Review::Skip })
             }
@@ -134,6 +137,32 @@ impl Core {
     pub fn is_running(&self) -> bool {
         self.running.borrow().is_some()
     }
+
+    /// Resumes the task a stopped worker left, if any: called once when the worker starts.
+    /// Resolves once the task is running again (or was ended with the user told why).
+    #[wasm_bindgen(js_name = resumeInterrupted)]
+    pub async fn resume_interrupted(&self) {
+        let checkpoint = match self.browser.load_task().await {
+            Ok(Some(checkpoint)) => checkpoint,
+            Ok(None) => return,
+            Err(problem) => {
+                self.browser.save_task(None).await;
+                let message = format!("A task interrupted by a restart of the extension's background worker could not be resumed: {problem}. Send the task again.");
+                return self.browser.emit(&AgentEvent::Error { message, steps: 0 });
+            }
+        };
+        if let Some(message) = checkpoint.stale(js_sys::Date::now()) {
+            self.browser.save_task(None).await;
+            return self.browser.emit(&AgentEvent::Error { message, steps: checkpoint.step.saturating_sub(1) });
+        }
+        self.start(Job::Resume(checkpoint));
+    }
+}
+
+/// A task to run: a new one from the panel, or one interrupted by a worker restart.
+enum Job {
+    New { task: String, tab_id: Option<i32>, follow_up: bool },
+    Resume(Checkpoint),
 }
 
 impl Core {
@@ -144,7 +173,7 @@ impl Core {
         }
     }
 
-    fn start(&self, task: String, tab_id: Option<i32>, follow_up: bool) {
+    fn start(&self, job: Job) {
         if self.is_running() {
             self.browser.emit(&AgentEvent::Error {
                 message: "A task is already running. Stop it before starting another.".into(),
@@ -152,7 +181,7 @@ impl Core {
             });
             return;
         }
-        if !follow_up {
+        if matches!(job, Job::New { follow_up: false, .. } | Job::Resume(_)) {
             self.conversation.borrow_mut().clear();
         }
         let cancel = CancelToken::new();
@@ -162,9 +191,10 @@ impl Core {
         let user = Rc::clone(&self.user);
         let conversation = Rc::clone(&self.conversation);
         wasm_bindgen_futures::spawn_local(async move {
-            if let Err(message) = run(&browser, &user, conversation, task, tab_id, &cancel).await {
+            if let Err(message) = run(&browser, &user, conversation, job, &cancel).await {
                 browser.emit(&AgentEvent::Error { message, steps: 0 });
             }
+            browser.save_task(None).await;
             running.borrow_mut().take();
             user.pending.borrow_mut().clear();
         });
@@ -173,30 +203,49 @@ impl Core {
 
 /// Prepares and runs one task; `Err` is a problem found before the first step.
 async fn run(
-    browser: &HostBrowser,
+    browser: &Rc<HostBrowser>,
     user: &PanelUser,
-    conversation: Rc<RefCell<Vec<ChatMessage>>>,
-    task: String,
-    tab_id: Option<i32>,
+    conversation: Rc<RefCell<History>>,
+    job: Job,
     cancel: &CancelToken,
 ) -> Result<(), String> {
     let settings = browser.load_settings().await?;
     settings.validate().map_err(|err| err.to_string())?;
     let policy = settings.site_policy().map_err(|err| err.to_string())?;
     let secrets = settings.named_secrets().map_err(|err| err.to_string())?;
-    let tab = match tab_id {
-        Some(tab) => tab,
-        None => browser.active_tab().await?,
+    let (task, tab, resume) = match job {
+        Job::New { task, tab_id: Some(tab), .. } => (task, tab, None),
+        Job::New { task, tab_id: None, .. } => (task, browser.active_tab().await?, None),
+        Job::Resume(checkpoint) => (checkpoint.task.clone(), checkpoint.tab, Some(checkpoint)),
     };
-    let model_named = |name: Option<&String>, options| {
-        let name = name.map(|n| n.trim()).filter(|n| !n.is_empty()).unwrap_or(&settings.model);
+    let saver = Rc::clone(browser);
+    let on_checkpoint = move |mut checkpoint: Checkpoint| {
+        checkpoint.saved_at_ms = js_sys::Date::now();
+        let saver = Rc::clone(&saver);
+        wasm_bindgen_futures::spawn_local(async move { saver.save_task(Some(&checkpoint)).await });
+    };
+    let name_of = |name: Option<&String>| -> String {
+        name.map(|n| n.trim()).filter(|n| !n.is_empty()).unwrap_or(&settings.model).to_string()
+    };
+    let names = [name_of(None), name_of(settings.planner_model.as_ref()), name_of(settings.validator_model.as_ref())];
+    let model_named = |name: &str, options| {
         let http = FetchClient { timeout_ms: settings.request_timeout_seconds.max(1) * 1000 };
         AnyModel::new(settings.provider, &settings.base_url, name, &settings.api_key, options, http)
     };
-    let navigator = model_named(None, settings.model_options());
-    let planner = model_named(settings.planner_model.as_ref(), settings.agent_options(true));
-    let validator = model_named(settings.validator_model.as_ref(), settings.agent_options(false));
+    let navigator = model_named(&names[0], settings.model_options());
+    let planner = model_named(&names[1], settings.agent_options(true));
+    let validator = model_named(&names[2], settings.agent_options(false));
     let models = Models { navigator: &navigator, planner: &planner, validator: &validator };
+    let budget_of = |name: &str| {
+        let limit = input_budget(settings.provider, name, Some(settings.max_input_tokens));
+        let counter = vocabulary::token_counter(settings.provider, name);
+        async move { Budget { counter: counter.await, max_input_tokens: limit } }
+    };
+    let budgets = Budgets {
+        navigator: budget_of(&names[0]).await,
+        planner: budget_of(&names[1]).await,
+        validator: budget_of(&names[2]).await,
+    };
     let config = TaskConfig {
         task,
         tab,
@@ -213,9 +262,13 @@ async fn run(
         planning_interval: Some(settings.planning_interval).filter(|&n| n > 0),
         vision: settings.vision,
         ask_before_acting: settings.ask_before_acting,
+        memory_interval: Some(settings.memory_interval).filter(|&n| n > 0),
+        budgets,
         conversation,
+        resume,
+        on_checkpoint: Some(Rc::new(on_checkpoint)),
     };
-    run_task(&config, browser, models, user, cancel, &|event| browser.emit(&event)).await;
+    run_task(&config, browser.as_ref(), models, user, cancel, &|event| browser.emit(&event)).await;
     Ok(())
 }
 

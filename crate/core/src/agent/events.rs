@@ -7,6 +7,11 @@ pub enum AgentEvent {
     TaskStarted {
         task: String,
     },
+    /// An interrupted task (the browser stopped the service worker) continues from `step`.
+    TaskResumed {
+        task: String,
+        step: u32,
+    },
     /// The model is being asked for step `step`.
     StepStarted {
         step: u32,
@@ -26,6 +31,12 @@ pub enum AgentEvent {
         progress: String,
         challenges: String,
         next_steps: Vec<String>,
+    },
+    /// Older steps were summarised into a compact memory that replaced them in the history.
+    Memory {
+        summary: String,
+        tokens_before: usize,
+        tokens_after: usize,
     },
     /// In ask-before-acting mode: the step's actions wait for the user (answered with `review`).
     ReviewNeeded {
@@ -119,6 +130,9 @@ impl AgentEvent {
                 challenges: redact(&challenges),
                 next_steps: next_steps.iter().map(|s| redact(s)).collect(),
             },
+            AgentEvent::Memory { summary, tokens_before, tokens_after } => {
+                AgentEvent::Memory { summary: redact(&summary), tokens_before, tokens_after }
+            }
             AgentEvent::Validation { valid, reason } => AgentEvent::Validation { valid, reason: redact(&reason) },
             AgentEvent::ApprovalNeeded { id, question, url } => {
                 AgentEvent::ApprovalNeeded { id, question: redact(&question), url: redact(&url) }

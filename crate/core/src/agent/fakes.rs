@@ -1,6 +1,6 @@
 //! A fake browser and a scripted model for the agent's native tests.
 
-use super::navigator::{run_task, Models, Review, TaskConfig, UserGate};
+use super::navigator::{run_task, Budgets, Models, Review, TaskConfig, UserGate};
 use super::AgentEvent;
 use crate::actions::trusted::InputCommand;
 use crate::actions::{PageOp, SearchEngine};
@@ -11,7 +11,9 @@ use crate::cancel::CancelToken;
 use crate::dom_map::tests::{node, page};
 use crate::dom_map::{MapOptions, RawFrame, RawNode};
 use crate::llm::{ChatModel, ChatReply, ChatRequest, LlmError};
+use crate::messages::Budget;
 use crate::safety::{Secrets, SitePolicy, Strictness};
+use crate::tokens::TokenCounter;
 use futures::executor::block_on;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -292,7 +294,11 @@ pub fn config(max_steps: u32) -> TaskConfig {
         planning_interval: None,
         vision: false,
         ask_before_acting: false,
+        memory_interval: None,
+        budgets: Budgets::single(Budget { counter: TokenCounter::estimate(), max_input_tokens: 1_000_000 }),
         conversation: Default::default(),
+        resume: None,
+        on_checkpoint: None,
     }
 }
 

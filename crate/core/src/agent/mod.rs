@@ -1,6 +1,7 @@
 //! The agent: the navigator loop, what it tells the model, how it reads the model's replies, and
 //! the events it reports to the panel.
 
+mod checkpoint;
 mod events;
 mod execute;
 #[cfg(test)]
@@ -10,9 +11,11 @@ mod navigator;
 mod output;
 mod planner;
 mod prompt;
+mod summarizer;
 mod validator;
 
+pub use checkpoint::Checkpoint;
 pub use events::{ActionReport, AgentEvent};
-pub use navigator::{run_task, Models, Review, TaskConfig, UserGate};
+pub use navigator::{run_task, Budgets, Models, Review, TaskConfig, UserGate};
 pub use output::{parse_navigator_output, AgentBrain, NavigatorOutput};
 pub use prompt::{navigator_schema, state_message, system_prompt};

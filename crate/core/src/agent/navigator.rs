@@ -1,17 +1,20 @@
 //! The navigator loop: observe the page, ask the model, run its actions, report, repeat.
 
+use super::checkpoint::Checkpoint;
 use super::events::{ActionReport, AgentEvent};
 use super::loop_guard::{page_fingerprint, LoopGuard};
 use super::output::{parse_navigator_output, NavigatorOutput};
-use super::planner::{parse_plan, planner_request};
+use super::planner::{parse_plan, planner_prompt, Plan};
 use super::prompt::{navigator_schema, state_message, system_prompt};
-use super::validator::{parse_verdict, validator_request};
+use super::summarizer::{parse_summary, summary_prompt, KEEP_RECENT_STEPS};
+use super::validator::{parse_verdict, validator_prompt};
 use crate::actions::{Action, SearchEngine};
 use crate::browser::{Browser, BrowserError, Highlight, TabId};
 use crate::cancel::CancelToken;
 use crate::dom_map::{elements_in_scope, ElementRegistry, MapOptions, PageMap};
 use crate::llm::pricing::{cost, Price};
 use crate::llm::{ChatMessage, ChatModel, ChatRequest, Image};
+use crate::messages::{Budget, History, Kind, Part, Prompt};
 use crate::safety::{mentioned_hosts, Finding, PolicyRefusal, Secrets, SitePolicy, Strictness};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -20,7 +23,7 @@ use std::rc::Rc;
 /// Consecutive unusable replies or failed steps after which the task ends.
 pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct TaskConfig {
     pub task: String,
     pub tab: TabId,
@@ -48,9 +51,33 @@ pub struct TaskConfig {
     pub vision: bool,
     /// Put each step's actions to the user before they run.
     pub ask_before_acting: bool,
+    /// Every this many steps older history is summarised into a compact memory; `None` only
+    /// when the budget runs tight.
+    pub memory_interval: Option<u32>,
+    /// Each agent's token budget.
+    pub budgets: Budgets,
     /// The conversation so far, shared across tasks: a follow-up task continues it, and each
     /// task leaves its history here for the next.
-    pub conversation: Rc<RefCell<Vec<ChatMessage>>>,
+    pub conversation: Rc<RefCell<History>>,
+    /// Where to resume an interrupted task, instead of starting afresh.
+    pub resume: Option<Checkpoint>,
+    /// Receives the task's checkpoint at the start of every step, to be saved.
+    pub on_checkpoint: Option<Rc<dyn Fn(Checkpoint)>>,
+}
+
+/// The token budget of each agent's model.
+#[derive(Clone)]
+pub struct Budgets {
+    pub navigator: Budget,
+    pub planner: Budget,
+    pub validator: Budget,
+}
+
+impl Budgets {
+    /// One budget for every agent.
+    pub fn single(budget: Budget) -> Self {
+        Budgets { navigator: budget.clone(), planner: budget.clone(), validator: budget }
+    }
 }
 
 /// The model each agent uses (they may be the same).
@@ -118,7 +145,11 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         gate,
         cancel,
         emit,
-        history: config.conversation.borrow().clone(),
+        history: {
+            let mut history = config.conversation.borrow().clone();
+            history.recount(&config.budgets.navigator.counter);
+            history
+        },
         registry: RefCell::default(),
         tab: Cell::new(config.tab),
         focus_frame: Cell::new(0),
@@ -133,7 +164,11 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         nudged: Cell::new(false),
         replan: Cell::new(false),
     };
-    let end = match navigator.adopt_tab(config.tab).await {
+    let resumed = match &config.resume {
+        Some(checkpoint) => navigator.restore(checkpoint),
+        None => Ok(()),
+    };
+    let end = match resumed.and(navigator.adopt_tab(config.tab).await) {
         Ok(()) => navigator.run().await,
         Err(message) => AgentEvent::Error { message, steps: 0 },
     };
@@ -151,7 +186,7 @@ pub(super) struct Navigator<'a, B, M, G> {
     pub(super) cancel: &'a CancelToken,
     pub(super) emit: &'a dyn Fn(AgentEvent),
     /// The conversation without system prompt and state messages.
-    history: Vec<ChatMessage>,
+    history: History,
     /// Keeps element indices stable from step to step.
     registry: RefCell<ElementRegistry>,
     /// The tab the agent works in; actions may switch it.
@@ -195,19 +230,59 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         })
     }
 
-    async fn run(&mut self) -> AgentEvent {
-        let max_steps = self.config.max_steps;
+    /// Takes up an interrupted task where its checkpoint left it.
+    fn restore(&mut self, checkpoint: &Checkpoint) -> Result<(), String> {
+        self.history = History::from_json(&checkpoint.history, &self.config.budgets.navigator.counter)
+            .map_err(|err| format!("The interrupted task could not be resumed: {err}. Send the task again."))?;
+        *self.task_tabs.borrow_mut() =
+            checkpoint.task_tabs.iter().copied().filter(|&tab| tab != checkpoint.tab).collect();
+        self.usage.set(checkpoint.usage);
+        self.rejections.set(checkpoint.rejections);
+        self.replan.set(checkpoint.replan);
+        Ok(())
+    }
+
+    /// The first step to run, the results it reports and the failures so far.
+    fn begin(&mut self) -> (u32, Vec<String>, u32) {
+        if let Some(checkpoint) = &self.config.resume {
+            (self.emit)(AgentEvent::TaskResumed { task: checkpoint.task.clone(), step: checkpoint.step });
+            return (checkpoint.step, checkpoint.results.clone(), checkpoint.failures);
+        }
         (self.emit)(AgentEvent::TaskStarted { task: self.config.task.clone() });
         let task = &self.config.task;
-        self.history.push(ChatMessage::user(if self.history.is_empty() {
+        let task = if self.history.is_empty() {
             format!("Your task: {task}")
         } else {
             format!("Your follow-up task, in the same conversation (earlier tasks are above): {task}")
-        }));
-        let mut results = Vec::new();
-        let mut failures = 0;
-        for step in 1..=max_steps {
+        };
+        self.keep(Kind::Task, ChatMessage::user(task));
+        (1, Vec::new(), 0)
+    }
+
+    /// Hands the task's state at the start of `step` to whoever saves it.
+    fn checkpoint(&self, step: u32, results: &[String], failures: u32) {
+        let Some(save) = &self.config.on_checkpoint else { return };
+        save(Checkpoint {
+            task: self.config.task.clone(),
+            tab: self.tab.get(),
+            task_tabs: self.task_tabs.borrow().clone(),
+            step,
+            results: results.iter().map(|result| self.config.secrets.redact(result)).collect(),
+            failures,
+            rejections: self.rejections.get(),
+            usage: self.usage.get(),
+            history: self.history.to_json(),
+            replan: self.replan.get(),
+            saved_at_ms: 0.0,
+        });
+    }
+
+    async fn run(&mut self) -> AgentEvent {
+        let max_steps = self.config.max_steps;
+        let (first_step, mut results, mut failures) = self.begin();
+        for step in first_step..=max_steps {
             self.current_step.set(step);
+            self.checkpoint(step, &results, failures);
             self.wait_while_paused().await;
             if self.cancel.is_cancelled() {
                 return AgentEvent::Stopped { steps: step - 1 };
@@ -217,6 +292,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 Ok(StepEnd::Finished { success, text }) => return AgentEvent::Result { success, text, steps: step },
                 Ok(StepEnd::Continue { results: next, failure }) => {
                     results = next;
+                    if let Err(err) = self.remember(step).await {
+                        return match err {
+                            StepError::Cancelled => AgentEvent::Stopped { steps: step },
+                            StepError::Fatal(message) => AgentEvent::Error { message, steps: step },
+                        };
+                    }
                     let Some(failure) = failure else {
                         failures = 0;
                         continue;
@@ -274,11 +355,16 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             },
             false => Vec::new(),
         };
+        // The previous step's results are in this state message; they join the history once it
+        // is gone, before anything this step adds.
+        let results_at = self.history.len();
         if let Some(answer) = self.plan(step, &state).await? {
             return Ok(StepEnd::Finished { success: true, text: answer });
         }
         let page_seen = page_fingerprint(state_page_part(&state));
-        let output = match self.ask_for_output(state, images, step == max_steps).await? {
+        let output = self.ask_for_output(state, images, step == max_steps).await;
+        self.keep_results(results_at, step, previous_results);
+        let output = match output? {
             Ok(output) => output,
             Err((reason, problem)) => {
                 let failure = format!("the model's reply could not be used ({reason}). If this keeps happening, choose a model that supports structured JSON output.");
@@ -298,7 +384,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 return Ok(StepEnd::Continue { results: vec![problem], failure: Some(failure) });
             }
         };
-        self.history.push(ChatMessage::assistant(compact_output(&output)));
+        self.keep(Kind::Output, ChatMessage::assistant(compact_output(&output)));
         if let Some(reviewed) = self.review(step, &output).await? {
             return Ok(reviewed);
         }
@@ -348,7 +434,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             }
         };
         if retry {
-            self.history.push(ChatMessage::user(note.clone()));
+            self.keep(Kind::Note, ChatMessage::user(note.clone()));
         }
         Ok(Some(StepEnd::Continue { results: vec![note], failure: None }))
     }
@@ -360,24 +446,35 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if (step - 1) % interval != 0 && !self.replan.replace(false) {
             return Ok(None);
         }
-        let request = planner_request(&self.history, &self.config.secrets.redact(state));
-        let Some(plan) = parse_plan(&self.complete(self.models.planner, &request, false).await?) else {
-            return Ok(None);
-        };
+        let Some(plan) = self.ask_planner(state).await? else { return Ok(None) };
         if step == 1 && !plan.web_task && !plan.answer.trim().is_empty() {
             return Ok(Some(plan.answer));
         }
+        self.adopt_plan(&plan);
+        Ok(None)
+    }
+
+    /// The planner's view of the whole history and `state`; `None` when its reply is unusable
+    /// (the navigator then goes on without a plan).
+    async fn ask_planner(&self, state: &str) -> Result<Option<Plan>, StepError> {
+        let prompt = planner_prompt(self.history.parts(), &self.config.secrets.redact(state));
+        let reply = self.complete_within(self.models.planner, &self.config.budgets.planner, prompt, false).await?;
+        Ok(parse_plan(&reply))
+    }
+
+    /// Shows the plan to the user and puts it before the navigator's next state.
+    fn adopt_plan(&mut self, plan: &Plan) {
         (self.emit)(AgentEvent::Plan {
             progress: plan.progress.clone(),
             challenges: plan.challenges.clone(),
             next_steps: plan.next_steps.clone(),
         });
-        self.history.push(ChatMessage::user(plan.for_navigator()));
-        Ok(None)
+        self.keep(Kind::Plan, ChatMessage::user(plan.for_navigator()));
     }
 
-    /// A claimed success, put to the validator: confirmed, sent back to the navigator with the
-    /// reason, or, once the rejections allowed are used up, ended honestly as not verified.
+    /// A claimed success: the planner re-plans on it (when planning is on), and the validator
+    /// judges it with the plan and the page as it is now: confirmed, sent back to the navigator
+    /// with the reason, or, once the rejections allowed are used up, ended honestly as not verified.
     async fn validated(&mut self, step: u32, claimed: String) -> Result<StepEnd, StepError> {
         let Some(allowed) = self.config.validator_rejections else {
             return Ok(StepEnd::Finished { success: true, text: claimed });
@@ -391,8 +488,18 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             (&[], self.tab.get()),
             &self.config.map,
         );
-        let request = validator_request(&self.config.task, &claimed, &self.config.secrets.redact(&state));
-        let Some(verdict) = parse_verdict(&self.complete(self.models.validator, &request, false).await?) else {
+        let plan = match self.config.planning_interval.is_some_and(|n| n > 0) {
+            true => self.ask_planner(&state).await?,
+            false => None,
+        };
+        if let Some(plan) = &plan {
+            self.adopt_plan(plan);
+        }
+        let plan = plan.map(|plan| plan.for_navigator());
+        let state = self.config.secrets.redact(&state);
+        let prompt = validator_prompt(&self.config.task, &claimed, plan.as_deref(), &state);
+        let reply = self.complete_within(self.models.validator, &self.config.budgets.validator, prompt, false).await?;
+        let Some(verdict) = parse_verdict(&reply) else {
             // An unusable verdict cannot overrule the navigator; the claim stands.
             return Ok(StepEnd::Finished { success: true, text: claimed });
         };
@@ -413,7 +520,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             "The validator did not accept your answer: {}. The task is not done yet; continue, then use done again.",
             verdict.reason
         );
-        self.history.push(ChatMessage::user(feedback.clone()));
+        self.keep(Kind::Note, ChatMessage::user(feedback.clone()));
         Ok(StepEnd::Continue { results: vec![feedback], failure: None })
     }
 
@@ -467,8 +574,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             };
             let problem =
                 format!("Your reply could not be used: {reason}. Reply with one JSON object in the required format.");
-            self.history.push(ChatMessage::assistant(reply.clone()));
-            self.history.push(ChatMessage::user(problem.clone()));
+            self.keep(Kind::Note, ChatMessage::assistant(reply.clone()));
+            self.keep(Kind::Note, ChatMessage::user(problem.clone()));
             if attempt == 1 {
                 return Ok(Err((reason, problem)));
             }
@@ -511,17 +618,78 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 
     async fn ask_model(&self, state: String, images: Vec<Image>, last_step: bool) -> Result<String, StepError> {
-        let mut messages = Vec::with_capacity(self.history.len() + 2);
-        messages.push(ChatMessage::system(system_prompt(self.config.secrets.prompt().as_deref())));
-        messages.extend(self.history.iter().cloned());
-        messages.push(ChatMessage::user(state).with_images(images));
-        // The model never sees a secret's value, whatever the page shows.
-        for message in &mut messages {
-            message.content = self.config.secrets.redact(&message.content);
+        let mut parts = Vec::with_capacity(self.history.len() + 2);
+        parts
+            .push(Part::new(Kind::System, ChatMessage::system(system_prompt(self.config.secrets.prompt().as_deref()))));
+        parts.extend(self.history.parts());
+        // The model never sees a secret's value, whatever the page shows (the history is kept redacted).
+        let state = self.config.secrets.redact(&state);
+        parts.push(Part::new(Kind::State, ChatMessage::user(state).with_images(images)));
+        let prompt = Prompt { parts, schema_name: "navigator_output".into(), schema: navigator_schema(last_step) };
+        self.complete_within(self.models.navigator, &self.config.budgets.navigator, prompt, true).await
+    }
+
+    /// Adds a message to the history, counted and with every secret value redacted.
+    fn keep(&mut self, kind: Kind, mut message: ChatMessage) {
+        message.content = self.config.secrets.redact(&message.content);
+        self.history.push(kind, message, &self.config.budgets.navigator.counter);
+    }
+
+    /// Puts a step's results into the history at `at`, where that step ended.
+    fn keep_results(&mut self, at: usize, step: u32, results: &[String]) {
+        if results.is_empty() {
+            return;
         }
-        let request =
-            ChatRequest { messages, schema_name: "navigator_output".into(), schema: navigator_schema(last_step) };
-        self.complete(self.models.navigator, &request, true).await
+        let text = format!("Results of step {}:\n- {}", step - 1, results.join("\n- "));
+        let mut tail = self.history.split_off(at);
+        self.keep(Kind::Results, ChatMessage::user(text));
+        self.history.append(&mut tail);
+    }
+
+    /// Every few steps, or when the history takes more than half the budget, the older steps are
+    /// summarised by the planner's model into a memory that replaces them; the tasks and the
+    /// latest steps stay as they are.
+    async fn remember(&mut self, step: u32) -> Result<(), StepError> {
+        let budget = &self.config.budgets.navigator;
+        let due = self.config.memory_interval.is_some_and(|n| n > 0 && step % n == 0);
+        let tight = self.history.tokens() > budget.max_input_tokens / 2;
+        if !due && !tight {
+            return Ok(());
+        }
+        let Some(cut) = self.history.summary_cut(KEEP_RECENT_STEPS) else { return Ok(()) };
+        let prompt = summary_prompt(&self.config.task, &self.history.to_summarise(cut));
+        let reply = self.complete_within(self.models.planner, &self.config.budgets.planner, prompt, false).await?;
+        // Without a usable summary the history stays whole; the budget still holds every request.
+        if let Some(memory) = parse_summary(&reply) {
+            let before = self.history.tokens();
+            let mut history = std::mem::take(&mut self.history);
+            history.replace_with_memory(cut, self.config.secrets.redact(&memory), &budget.counter);
+            self.history = history;
+            (self.emit)(AgentEvent::Memory {
+                summary: memory,
+                tokens_before: before,
+                tokens_after: self.history.tokens(),
+            });
+        }
+        Ok(())
+    }
+
+    /// [`Self::complete`] for a prompt fitted into `budget` first.
+    async fn complete_within(
+        &self,
+        model: &M,
+        budget: &Budget,
+        prompt: Prompt,
+        stream: bool,
+    ) -> Result<String, StepError> {
+        let (request, shrunk) = prompt.fit(budget).map_err(|err| StepError::Fatal(err.to_string()))?;
+        if shrunk {
+            self.warn_once(format!(
+                "The conversation and the page are larger than the model's input budget ({} tokens): the oldest details were left out of the request.",
+                budget.max_input_tokens
+            ));
+        }
+        self.complete(model, &request, stream).await
     }
 
     /// Waits, if the user paused the task, until they resume or stop it.

@@ -4,6 +4,7 @@
 //! are tested natively; the extension supplies a `fetch`-based client.
 
 pub mod anthropic;
+pub mod context;
 mod error;
 pub mod gemini;
 mod openai;

@@ -251,8 +251,9 @@ fn the_validator_confirms_a_success_with_its_answer() {
     assert!(events.contains(&AgentEvent::Validation { valid: true, reason: "the page shows the total".into() }));
     let validation = &model.requests.borrow()[1];
     assert_eq!(validation.schema_name, "validation");
-    assert_eq!(validation.messages.len(), 2, "the validator never sees the history");
-    assert!(validation.messages[1].content.contains("Cart total: $0.00"));
+    assert_eq!(validation.messages.len(), 3, "the validator never sees the history");
+    assert!(validation.messages[1].content.starts_with("Task: add the blue mug"));
+    assert!(validation.messages[2].content.contains("Cart total: $0.00"));
 }
 
 #[test]
@@ -300,7 +301,9 @@ fn the_planner_runs_every_few_steps_and_the_navigator_reads_its_plan() {
         .messages
         .iter()
         .any(|m| m.content.starts_with("Plan from the planner") && m.content.contains("1. Add the mug")));
-    assert_eq!(requests[3].messages.len(), 1 + 4 + 1, "the planner sees the whole history and the state");
+    // The task, the first plan, two outputs and the first step's results; then the state.
+    assert_eq!(requests[3].messages.len(), 1 + 5 + 1, "the planner sees the whole history and the state");
+    assert!(requests[3].messages[4].content.starts_with("Results of step 1:\n- hover:"));
     assert_eq!(events.iter().filter(|e| matches!(e, AgentEvent::Plan { .. })).count(), 2);
 }
 
@@ -320,7 +323,8 @@ fn a_task_that_needs_no_browser_is_answered_by_the_planner() {
 fn each_agent_asks_its_own_model() {
     let shop = FakeShop::new();
     let navigator = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
-    let planner = ScriptedModel::new(vec![Ok(PLAN.into())]);
+    let replan = PLAN.replace("Just started", "The task looks done");
+    let planner = ScriptedModel::new(vec![Ok(PLAN.into()), Ok(replan)]);
     let validator = ScriptedModel::new(vec![Ok(r#"{"is_valid": true, "reason": "fine", "answer": ""}"#.into())]);
     let config =
         TaskConfig { planning_interval: Some(3), validator_rejections: Some(1), ..crate::agent::fakes::config(5) };
@@ -331,7 +335,15 @@ fn each_agent_asks_its_own_model() {
     assert!(matches!(end, AgentEvent::Result { success: true, .. }), "{end:?}");
     assert_eq!(planner.requests.borrow()[0].schema_name, "plan");
     assert_eq!(navigator.requests.borrow()[0].schema_name, "navigator_output");
-    assert_eq!(validator.requests.borrow()[0].schema_name, "validation");
+    let validation = &validator.requests.borrow()[0];
+    assert_eq!(validation.schema_name, "validation");
+    // The claim of success made the planner look again, and the validator reads its view.
+    let replanned = &planner.requests.borrow()[1];
+    assert!(replanned.messages.iter().any(|m| m.content.contains("\"done\"")), "the planner sees the claim");
+    assert!(validation.messages[1]
+        .content
+        .contains("The planner's assessment of the progress:\nPlan from the planner"));
+    assert!(validation.messages[1].content.contains("Progress: The task looks done"));
 }
 
 #[test]
@@ -468,4 +480,123 @@ fn a_loop_that_persists_after_the_nudge_brings_the_planner_in() {
     assert!(matches!(end, AgentEvent::Result { steps: 5, .. }), "{end:?}");
     let names: Vec<String> = model.requests.borrow().iter().map(|r| r.schema_name.clone()).collect();
     assert_eq!(names[5], "plan", "{names:?}");
+}
+
+#[test]
+fn older_steps_are_summarised_into_a_memory_that_replaces_them() {
+    let shop = FakeShop::new();
+    let hover = || reply(r#"[{"hover":{"index":2}}]"#);
+    let model = ScriptedModel::new(vec![
+        hover(),
+        hover(),
+        hover(),
+        hover(),
+        Ok(r#"{"memory": "Hovered the mug four times; the total is still $0.00."}"#.into()),
+        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+    ]);
+    let config = TaskConfig { memory_interval: Some(2), ..config(10) };
+    let (end, events) = crate::agent::fakes::run_with(&config, &shop, &model);
+    assert!(matches!(end, AgentEvent::Result { success: true, steps: 5, .. }), "{end:?}");
+    let requests = model.requests.borrow();
+    assert_eq!(requests[4].schema_name, "memory", "summarised after step 4, not after step 2");
+    // The summary request quotes the first step's output and results: the older history.
+    assert!(requests[4].messages[1].content.starts_with("Agent: {"));
+    assert!(requests[4].messages.iter().any(|m| m.content.starts_with("Result or feedback: Results of step 1:")));
+    let after: Vec<&str> = requests[5].messages.iter().map(|m| m.content.as_str()).collect();
+    assert!(after[1].starts_with("Your task:"));
+    assert_eq!(
+        after[2],
+        "Memory of the earlier steps (summarised): Hovered the mug four times; the total is still $0.00."
+    );
+    // The three latest steps stay verbatim: outputs 2 to 4 with the results between them.
+    assert_eq!(after[1..].iter().filter(|m| m.contains("\"current_state\"")).count(), 3);
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, AgentEvent::Memory { tokens_before, tokens_after, .. } if tokens_after < tokens_before)));
+}
+
+#[test]
+fn no_request_exceeds_a_small_budget() {
+    use crate::messages::Budget;
+    use crate::tokens::TokenCounter;
+    let script = || {
+        let hover = || reply(r#"[{"hover":{"index":2}}]"#);
+        ScriptedModel::new(
+            (0..7).map(|_| hover()).chain([reply(r#"[{"done":{"text":"ok","success":true}}]"#)]).collect(),
+        )
+    };
+    let counter = TokenCounter::estimate();
+    let request_tokens = |request: &ChatRequest| {
+        request.messages.iter().map(|m| counter.message(m)).sum::<usize>()
+            + counter.text(&request.schema.to_string())
+            + 3
+    };
+    // Room for the first step and a little more: the history soon outgrows it.
+    let unbounded = script();
+    crate::agent::fakes::run(&FakeShop::new(), &unbounded, 10);
+    let limit = request_tokens(&unbounded.requests.borrow()[0]) + 150;
+    assert!(request_tokens(unbounded.requests.borrow().last().unwrap()) > limit);
+    let model = script();
+    let budget = Budget { counter: counter.clone(), max_input_tokens: limit };
+    let config = TaskConfig { budgets: Budgets::single(budget), ..config(10) };
+    let (end, events) = crate::agent::fakes::run_with(&config, &FakeShop::new(), &model);
+    assert!(matches!(end, AgentEvent::Result { success: true, .. }), "{end:?}");
+    for request in model.requests.borrow().iter() {
+        let tokens = request_tokens(request);
+        assert!(tokens <= limit, "{tokens} > {limit}");
+        assert!(request.messages[1].content.starts_with("Your task:"), "the task is never left out");
+    }
+    assert!(events.iter().any(
+        |e| matches!(e, AgentEvent::Warning { message } if message.contains(&format!("input budget ({limit} tokens)")))
+    ));
+}
+
+#[test]
+fn a_budget_too_small_for_the_instructions_ends_the_task_saying_what_to_do() {
+    use crate::messages::Budget;
+    use crate::tokens::TokenCounter;
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![]);
+    let budget = Budget { counter: TokenCounter::estimate(), max_input_tokens: 300 };
+    let config = TaskConfig { budgets: Budgets::single(budget), ..config(10) };
+    let (end, _) = crate::agent::fakes::run_with(&config, &shop, &model);
+    let AgentEvent::Error { message, steps: 1 } = end else { panic!("{end:?}") };
+    assert!(message.contains("Raise the token budget in the settings"), "{message}");
+    assert!(model.requests.borrow().is_empty(), "nothing over the budget was sent");
+}
+
+#[test]
+fn a_task_resumes_from_its_checkpoint_with_its_history() {
+    let hover = || reply(r#"[{"hover":{"index":2}}]"#);
+    let saved = Rc::new(RefCell::new(Vec::<crate::agent::Checkpoint>::new()));
+    let sink = Rc::clone(&saved);
+    let config =
+        TaskConfig { on_checkpoint: Some(Rc::new(move |checkpoint| sink.borrow_mut().push(checkpoint))), ..config(10) };
+    // The first worker gets through two steps; the third never finishes (the worker stops).
+    let first = ScriptedModel::new(vec![
+        hover(),
+        hover(),
+        Err(LlmError::Unreachable { url: "x".into(), detail: "the worker stopped".into() }),
+    ]);
+    crate::agent::fakes::run_with(&config, &FakeShop::new(), &first);
+    let checkpoint = saved.borrow()[2].clone();
+    assert_eq!((checkpoint.step, checkpoint.usage), (3, (200, 40)));
+    assert!(checkpoint.results[0].starts_with("hover:"));
+    let checkpoint: crate::agent::Checkpoint =
+        serde_json::from_str(&serde_json::to_string(&checkpoint).unwrap()).unwrap();
+
+    let second = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+    let resumed = TaskConfig { resume: Some(checkpoint), on_checkpoint: None, ..config.clone() };
+    let (end, events) = crate::agent::fakes::run_with(&resumed, &FakeShop::new(), &second);
+    assert_eq!(end, AgentEvent::Result { success: true, text: "ok".into(), steps: 3 });
+    assert_eq!(events[0], AgentEvent::TaskResumed { task: config.task.clone(), step: 3 });
+    assert!(!events.iter().any(|e| matches!(e, AgentEvent::TaskStarted { .. })));
+    let request = &second.requests.borrow()[0];
+    let contents: Vec<&str> = request.messages.iter().map(|m| m.content.as_str()).collect();
+    // The task once, both earlier outputs, the first step's results; the second's in the state.
+    assert_eq!(contents.iter().filter(|c| c.starts_with("Your task:")).count(), 1);
+    assert_eq!(contents.iter().filter(|c| c.contains("\"current_state\"")).count(), 3);
+    assert!(contents.iter().any(|c| c.starts_with("Results of step 1:")));
+    assert!(contents.last().unwrap().starts_with("Current step: 3 of 10\nResults of your previous actions:\n- hover:"));
+    assert!(events.contains(&AgentEvent::Usage { input_tokens: 300, output_tokens: 60, cost: None }));
 }

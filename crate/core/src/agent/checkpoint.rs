@@ -1,0 +1,75 @@
+//! A running task's state at a step boundary, saved so that the task survives Chrome stopping the
+//! service worker: the restarted worker resumes it from the step that was under way.
+
+use crate::browser::TabId;
+use serde::{Deserialize, Serialize};
+
+/// A checkpoint older than this is not resumed: the user has moved on, and the page with them.
+pub const MAX_CHECKPOINT_AGE_MS: f64 = 10.0 * 60.0 * 1000.0;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Checkpoint {
+    pub task: String,
+    /// The tab the agent works in.
+    pub tab: TabId,
+    /// Every tab the task has worked in (the site policy's browser rules cover them).
+    pub task_tabs: Vec<TabId>,
+    /// The step to run next (the one under way when the worker stopped).
+    pub step: u32,
+    /// The previous step's results, for the next state message.
+    pub results: Vec<String>,
+    /// Consecutive failed steps so far.
+    pub failures: u32,
+    /// The validator's rejections so far.
+    pub rejections: u32,
+    /// Input and output tokens used so far.
+    pub usage: (u64, u64),
+    /// The conversation (see `messages::History::to_json`), secrets redacted.
+    pub history: serde_json::Value,
+    /// The planner is due at the next step whatever its interval.
+    pub replan: bool,
+    /// When it was saved (milliseconds since the epoch, the host's clock).
+    pub saved_at_ms: f64,
+}
+
+impl Checkpoint {
+    /// Why a checkpoint cannot be resumed at `now_ms`, if it cannot.
+    pub fn stale(&self, now_ms: f64) -> Option<String> {
+        let age = now_ms - self.saved_at_ms;
+        (age > MAX_CHECKPOINT_AGE_MS).then(|| {
+            format!(
+                "The task \"{}\" was interrupted when the browser stopped the extension's background worker {} minutes ago, too long ago to continue safely. Send the task again to start it afresh.",
+                self.task,
+                (age / 60_000.0).round()
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_survives_saving_and_goes_stale() {
+        let checkpoint = Checkpoint {
+            task: "buy a mug".into(),
+            tab: 4,
+            task_tabs: vec![4],
+            step: 3,
+            results: vec!["click: ok".into()],
+            failures: 0,
+            rejections: 1,
+            usage: (100, 20),
+            history: serde_json::json!([{"kind": "task", "assistant": false, "content": "Your task: buy a mug"}]),
+            replan: false,
+            saved_at_ms: 1_000.0,
+        };
+        let text = serde_json::to_string(&checkpoint).unwrap();
+        assert_eq!(serde_json::from_str::<Checkpoint>(&text).unwrap(), checkpoint);
+        assert_eq!(checkpoint.stale(1_000.0 + 60_000.0), None);
+        let stale = checkpoint.stale(1_000.0 + MAX_CHECKPOINT_AGE_MS + 1.0).unwrap();
+        assert!(stale.contains("Send the task again"), "{stale}");
+    }
+}

@@ -1,0 +1,267 @@
+//! The hard token budget: every request is fitted into the model's input budget before it is
+//! sent, shrinking in a fixed order of what matters least:
+//!
+//! 1. screenshots kept in the history (only the current state's may stay);
+//! 2. the results of older steps (extracted content included), oldest first;
+//! 3. the rest of the older history (outputs, plans, notes), oldest first, with a marker saying
+//!    how much was left out (the summary of older steps, the tasks and the instructions stay),
+//!    all but the navigator's latest output, which carries its own memory of the task;
+//! 4. the current screenshot, then the page lines of the state message, from the end;
+//! 5. that latest output.
+//!
+//! Only when the instructions, the tasks, the summary and the state without its page lines do
+//! not fit is the request refused, with an error the user can act on.
+
+use super::Kind;
+use crate::llm::{ChatMessage, ChatRequest};
+use crate::tokens::TokenCounter;
+use serde_json::Value;
+use std::fmt;
+
+/// One model's input budget and how its tokens are counted.
+#[derive(Clone)]
+pub struct Budget {
+    pub counter: TokenCounter,
+    /// The most input tokens a request may carry: the model's context window less the reply's
+    /// reserve, or the user's own limit.
+    pub max_input_tokens: usize,
+}
+
+/// A message offered to [`fit`], with its token count when already known.
+#[derive(Debug, Clone)]
+pub struct Part {
+    pub kind: Kind,
+    pub message: ChatMessage,
+    pub tokens: Option<usize>,
+}
+
+impl Part {
+    pub fn new(kind: Kind, message: ChatMessage) -> Self {
+        Part { kind, message, tokens: None }
+    }
+}
+
+/// A request before it is fitted: its messages in order and the reply's schema.
+#[derive(Debug, Clone)]
+pub struct Prompt {
+    pub parts: Vec<Part>,
+    pub schema_name: String,
+    pub schema: Value,
+}
+
+impl Prompt {
+    /// The request within `budget`, and whether anything had to be left out or cut.
+    pub fn fit(self, budget: &Budget) -> Result<(ChatRequest, bool), OverBudget> {
+        let fitted = fit(budget, &self.schema, self.parts)?;
+        Ok((
+            ChatRequest { messages: fitted.messages, schema_name: self.schema_name, schema: self.schema },
+            fitted.shrunk,
+        ))
+    }
+}
+
+/// A request's messages within the budget.
+#[derive(Debug, Clone)]
+pub struct Fitted {
+    pub messages: Vec<ChatMessage>,
+    /// The request's input tokens as counted (messages and the reply schema).
+    pub tokens: usize,
+    /// Something was left out or cut to fit.
+    pub shrunk: bool,
+}
+
+/// The part of a request that cannot be shrunk does not fit the budget.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OverBudget {
+    pub needed: usize,
+    pub budget: usize,
+}
+
+impl fmt::Display for OverBudget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "The model's input budget of {} tokens is too small for this task: the instructions, the task and the outline of the page alone need {} tokens. Raise the token budget in the settings, or choose a model with a larger context window.",
+            self.budget, self.needed
+        )
+    }
+}
+
+/// What every request carries besides its messages: the reply schema and the reply's priming.
+fn request_overhead(counter: &TokenCounter, schema: &Value) -> usize {
+    const REPLY_PRIMING: usize = 3;
+    counter.text(&schema.to_string()) + REPLY_PRIMING
+}
+
+/// The marker put where older history was left out (it counts against the budget too).
+pub(super) fn omission_marker(count: usize) -> ChatMessage {
+    ChatMessage::user(format!(
+        "({count} earlier messages of this conversation were left out to fit the model's token budget.)"
+    ))
+}
+
+/// Fits `parts` (in request order) and the reply `schema` into the budget.
+pub fn fit(budget: &Budget, schema: &Value, parts: Vec<Part>) -> Result<Fitted, OverBudget> {
+    let counter = &budget.counter;
+    let limit = budget.max_input_tokens;
+    let mut request = Draft {
+        counter,
+        overhead: request_overhead(counter, schema),
+        slots: parts
+            .into_iter()
+            .map(|part| {
+                let tokens = part.tokens.unwrap_or_else(|| counter.message(&part.message));
+                Slot { kind: part.kind, message: part.message, tokens, kept: true }
+            })
+            .collect(),
+        omitted: 0,
+        shrunk: false,
+    };
+    // 1. Screenshots in the history.
+    for i in 0..request.slots.len() {
+        if request.total() <= limit {
+            break;
+        }
+        if request.slots[i].kind != Kind::State {
+            request.drop_images(i);
+        }
+    }
+    // 2 and 3. Older results, then the rest of the older history but the latest output.
+    let latest_output = request.slots.iter().rposition(|slot| slot.kind == Kind::Output);
+    request.leave_out(limit, |_, kind| kind == Kind::Results);
+    request.leave_out(limit, |i, kind| kind.is_history() && Some(i) != latest_output);
+    // 4. The state: its screenshot, then its page lines.
+    for i in 0..request.slots.len() {
+        if request.slots[i].kind != Kind::State || request.total() <= limit {
+            continue;
+        }
+        request.drop_images(i);
+        let others = request.total() - request.slots[i].tokens;
+        if others + request.slots[i].tokens > limit {
+            let room = limit.saturating_sub(others);
+            if let Some((message, tokens)) = cut_page_lines(counter, &request.slots[i].message, room) {
+                request.slots[i].message = message;
+                request.slots[i].tokens = tokens;
+                request.shrunk = true;
+            }
+        }
+    }
+    // 5. The latest output.
+    request.leave_out(limit, |_, kind| kind.is_history());
+    let tokens = request.total();
+    if tokens > limit {
+        return Err(OverBudget { needed: tokens, budget: limit });
+    }
+    let shrunk = request.shrunk;
+    Ok(Fitted { messages: request.into_messages(), tokens, shrunk })
+}
+
+struct Slot {
+    kind: Kind,
+    message: ChatMessage,
+    tokens: usize,
+    kept: bool,
+}
+
+/// A request being fitted.
+struct Draft<'a> {
+    counter: &'a TokenCounter,
+    overhead: usize,
+    slots: Vec<Slot>,
+    /// Messages left out so far.
+    omitted: usize,
+    shrunk: bool,
+}
+
+impl Draft<'_> {
+    fn total(&self) -> usize {
+        let marker = if self.omitted > 0 { self.counter.message(&omission_marker(self.omitted)) } else { 0 };
+        self.overhead + marker + self.slots.iter().filter(|slot| slot.kept).map(|slot| slot.tokens).sum::<usize>()
+    }
+
+    /// Leaves out the messages `which` picks, oldest first, until the request fits `limit`.
+    fn leave_out(&mut self, limit: usize, which: impl Fn(usize, Kind) -> bool) {
+        for i in 0..self.slots.len() {
+            if self.total() <= limit {
+                return;
+            }
+            if self.slots[i].kept && which(i, self.slots[i].kind) {
+                self.slots[i].kept = false;
+                self.omitted += 1;
+                self.shrunk = true;
+            }
+        }
+    }
+
+    fn drop_images(&mut self, i: usize) {
+        let slot = &mut self.slots[i];
+        if slot.kept && !slot.message.images.is_empty() {
+            slot.message.images.clear();
+            slot.tokens = self.counter.message(&slot.message);
+            self.shrunk = true;
+        }
+    }
+
+    /// The messages kept, with the omission marker where the first one was left out.
+    fn into_messages(self) -> Vec<ChatMessage> {
+        let mut messages = Vec::with_capacity(self.slots.len() + 1);
+        let mut marked = self.omitted == 0;
+        for slot in self.slots {
+            if slot.kept {
+                messages.push(slot.message);
+            } else if !marked {
+                messages.push(omission_marker(self.omitted));
+                marked = true;
+            }
+        }
+        messages
+    }
+}
+
+const PAGE_START: &str = "<page_content>\n";
+const PAGE_END: &str = "</page_content>";
+
+/// The state message with as many of its page lines as fit in `room` tokens, and its count;
+/// `None` when it has no page lines to cut.
+pub(super) fn cut_page_lines(
+    counter: &TokenCounter,
+    message: &ChatMessage,
+    room: usize,
+) -> Option<(ChatMessage, usize)> {
+    let text = &message.content;
+    let start = text.find(PAGE_START)? + PAGE_START.len();
+    let end = start + text[start..].find(PAGE_END)?;
+    let lines: Vec<&str> = text[start..end].lines().collect();
+    let with_lines = |kept: usize| {
+        let mut content = String::with_capacity(text.len());
+        content.push_str(&text[..start]);
+        for line in &lines[..kept] {
+            content.push_str(line);
+            content.push('\n');
+        }
+        if kept < lines.len() {
+            content.push_str(&format!(
+                "... {} more lines of the page were cut to fit the token budget: scroll, or use extract, to read them.\n",
+                lines.len() - kept
+            ));
+        }
+        content.push_str(&text[end..]);
+        let message = ChatMessage { role: message.role, content, images: message.images.clone() };
+        let tokens = counter.message(&message);
+        (message, tokens)
+    };
+    // The most lines that fit: counts grow with the lines kept, and every candidate is counted.
+    let (mut low, mut high) = (0, lines.len());
+    let mut best = with_lines(0);
+    while low < high {
+        let middle = (low + high).div_ceil(2);
+        let candidate = with_lines(middle);
+        if candidate.1 <= room {
+            best = candidate;
+            low = middle;
+        } else {
+            high = middle - 1;
+        }
+    }
+    Some(best)
+}
