@@ -4,12 +4,13 @@
 // Consequential actions are refused unless --approve is given (no one is there to ask).
 
 import { parseArgs } from 'node:util';
+import { writeFileSync } from 'node:fs';
 import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask } from './launch.mjs';
 
 const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [--base-url URL] --model NAME
                    [--api-key-env VAR] [--max-steps N] [--planner-model NAME] [--validator-model NAME]
                    [--planning-interval N] [--memory-interval N] [--max-input-tokens N]
-                   [--no-validator] [--vision] [--json] [--headed] [--approve]
+                   [--no-validator] [--vision] [--record FILE] [--json] [--headed] [--approve]
 
   --task TEXT         what the agent should do
   --url URL           page to start on (default: about:blank)
@@ -26,6 +27,8 @@ const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [-
                           less room for the reply)
   --no-validator      report a claimed success without the validator's second look
   --vision            show the model a screenshot each step
+  --record FILE       write the run's record (each step's URL, decisions, actions, tokens per
+                      agent, time per phase and cost; secrets redacted) to FILE as JSON
   --json              print one JSON object per event
   --headed            show the browser window
   --approve           allow consequential actions (buying, sending, deleting...) without asking;
@@ -56,6 +59,7 @@ function parse(argv) {
         'max-input-tokens': { type: 'string', default: '0' },
         'no-validator': { type: 'boolean', default: false },
         vision: { type: 'boolean', default: false },
+        record: { type: 'string' },
         json: { type: 'boolean', default: false },
         headed: { type: 'boolean', default: false },
         approve: { type: 'boolean', default: false },
@@ -107,6 +111,7 @@ function describe(event) {
     case 'error': return `Error: ${event.message}`;
     case 'warning': return `Warning: ${event.message}`;
     case 'usage': return null; // Summed up at the end.
+    case 'run_recorded': return null; // Written to --record's file.
     case 'model_output': return null; // Streamed text; the step says what was decided.
     case 'paused': return `Paused at step ${event.step}.`;
     case 'resumed': return `Resumed at step ${event.step}.`;
@@ -145,6 +150,7 @@ try {
     tabId,
     onEvent(event) {
       if (event.type === 'usage') usage = event;
+      if (event.type === 'run_recorded' && options.record) writeFileSync(options.record, `${JSON.stringify(event.record, null, 2)}\n`);
       const line = options.json ? JSON.stringify(event) : describe(event);
       if (line) process.stdout.write(`${line}\n`);
     },

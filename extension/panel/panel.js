@@ -18,6 +18,8 @@ const fixedTabId = Number(new URLSearchParams(location.search).get('tab')) || nu
 let port = null;
 let running = false;
 let thinking = null;
+/** The record of the task that just ended, until its export button is shown. */
+let pendingRecord = null;
 
 function element(tag, className, text) {
   const el = document.createElement(tag);
@@ -165,6 +167,10 @@ function render(event) {
       clearThinking();
       append(renderStep(event));
       break;
+    case 'run_recorded':
+      // Offered once the final event is shown, below it.
+      pendingRecord = event.record;
+      break;
     case 'result': {
       clearThinking();
       setRunning(false);
@@ -237,6 +243,27 @@ function render(event) {
       setRunning(event.running);
       break;
   }
+  if (['result', 'error', 'stopped'].includes(event.type) && pendingRecord) {
+    append(exportButton(pendingRecord));
+    pendingRecord = null;
+  }
+}
+
+/** A button that saves the run's record (secrets already redacted by the core) as a JSON file. */
+function exportButton(record) {
+  const button = element('button', 'export', 'Export run (JSON)');
+  button.type = 'button';
+  button.setAttribute('aria-label', 'Export this run as a JSON file');
+  button.addEventListener('click', () => {
+    const blob = new Blob([JSON.stringify(record, null, 2)], { type: 'application/json' });
+    const link = element('a');
+    link.href = URL.createObjectURL(blob);
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+    link.download = `agent-run-${stamp}.json`;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+  });
+  return button;
 }
 
 function connect() {

@@ -2,6 +2,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { launchAgentBrowser, applySettings, openTarget, openPanel } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { startSiteServer } from '../support/site-server.mjs';
@@ -85,6 +86,16 @@ test('the panel runs the shop task on a strict-CSP page: the cart really changes
     assert.equal(await panel.locator('#usage').textContent(), 'Tokens: 800 in · 160 out · $0.0011');
     assert.equal(await panel.locator('.plan').count(), 3);
     assert.equal(await panel.locator('#stop').isHidden(), true);
+
+    // The run's record, exported from the panel: every step, its URL, tokens and times.
+    const [download] = await Promise.all([panel.waitForEvent('download'), panel.click('.export')]);
+    assert.match(download.suggestedFilename(), /^agent-run-\d{4}-\d\d-\d\dT[\d-]+\.json$/);
+    const exported = await readFile(await download.path(), 'utf8');
+    const record = JSON.parse(exported);
+    assert.equal(record.steps.length, 4);
+    assert.equal(record.steps[1].url, `${site.origin}/shop/mugs.html`);
+    assert.equal(record.cost, 0.00112);
+    assert.doesNotMatch(exported, /sk-test-key/);
 
     // What the model was sent: one system message, structured output, the key, the page map.
     assert.equal(llm.requests.length, 4);

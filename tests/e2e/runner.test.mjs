@@ -3,7 +3,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { resolve, dirname } from 'node:path';
+import { resolve, dirname, join } from 'node:path';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { startSiteServer } from '../support/site-server.mjs';
@@ -47,7 +49,7 @@ test('the runner completes the shop task, printing one JSON event per line', asy
     assert.deepEqual(usage.at(-1), { v: 1, type: 'usage', input_tokens: 800, output_tokens: 160, cost: null });
     assert.deepEqual(events.filter((e) => !['usage', 'model_output'].includes(e.type)).map((e) => e.type), [
       'task_started', 'step_started', 'plan', 'step', 'step_started', 'step', 'step_started', 'step', 'step_started', 'plan', 'step',
-      'plan', 'validation', 'result',
+      'plan', 'validation', 'run_recorded', 'result',
     ]);
     assert.deepEqual(events.at(-1), { v: 1, type: 'result', success: true, text: 'The cart total is $14.50', steps: 4 });
     assert.equal(events[1].max_steps, 6);
@@ -58,13 +60,14 @@ test('the runner completes the shop task, printing one JSON event per line', asy
   }
 });
 
-test('the runner takes the agents\' settings as flags', async () => {
+test('the runner takes the agents\' settings as flags, and writes the run\'s record', async () => {
   const llm = await startLlmServer(shopScript(site.origin));
+  const recordFile = join(await mkdtemp(join(tmpdir(), 'agent-record-')), 'run.json');
   try {
     const { code, stdout, stderr } = await runner(
       ['--task', SHOP_TASK, '--url', `${site.origin}/shop/`, '--base-url', llm.baseUrl, '--model', 'navigator-model',
         '--planner-model', 'planner-model', '--planning-interval', '2', '--no-validator', '--vision',
-        '--max-input-tokens', '60000', '--memory-interval', '0'],
+        '--max-input-tokens', '60000', '--memory-interval', '0', '--record', recordFile],
     );
     assert.equal(code, 0, stderr);
     assert.match(stdout, /^Answer: The cart total is \$14\.50$/m);
@@ -74,6 +77,17 @@ test('the runner takes the agents\' settings as flags', async () => {
     assert.ok(llm.requests.every((r) => r.model === 'navigator-model'));
     // --vision: each navigator request carries the screenshot with its state.
     assert.ok(llm.requests.every((r) => r.raw.messages.at(-1).content.some?.((part) => part.type === 'image_url')));
+    // The record: each step with its URL, actions, tokens per agent and time per phase.
+    const record = JSON.parse(await readFile(recordFile, 'utf8'));
+    assert.equal(record.format, 'browser-agent-run/1');
+    assert.equal(record.steps.length, 4);
+    assert.equal(record.steps[0].url, `${site.origin}/shop/`);
+    assert.equal(record.steps[0].plan.progress, 'In progress');
+    assert.equal(record.steps[2].actions[0].name, 'click_element');
+    assert.deepEqual(Object.keys(record.steps[0].tokens).sort(), ['navigator', 'planner']);
+    assert.ok(record.steps.every((s) => s.timing.page_map_ms > 0 && s.timing.model_ms > 0));
+    assert.equal(record.outcome.type, 'result');
+    assert.ok(record.tokens.navigator.input > 0 && record.tokens.navigator.calls === 4);
     const usage = await runner(['--task', 'x', '--base-url', llm.baseUrl, '--model', 'm', '--planning-interval', 'often']);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--planning-interval must be a whole number of at least 0/);

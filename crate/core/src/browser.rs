@@ -35,6 +35,8 @@ pub trait Browser {
     async fn close_tab(&self, tab: TabId) -> Result<(), BrowserError>;
     /// Waits, for the `wait` action.
     async fn sleep(&self, milliseconds: u32);
+    /// The clock, in milliseconds, for the run's record of where time went.
+    fn now_ms(&self) -> f64;
     /// A picture of what the tab shows (for vision).
     async fn screenshot(&self, tab: TabId) -> Result<Image, BrowserError>;
     /// Sends trusted input (DevTools Protocol `Input` commands) to the tab, then waits for the

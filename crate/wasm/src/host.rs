@@ -149,6 +149,10 @@ impl Browser for HostBrowser {
         self.host.sleep(milliseconds).await;
     }
 
+    fn now_ms(&self) -> f64 {
+        js_sys::Date::now()
+    }
+
     async fn screenshot(&self, tab: TabId) -> Result<Image, BrowserError> {
         let value = self.host.screenshot(tab).await.map_err(browser_error)?;
         let get = |key: &str| js_sys::Reflect::get(&value, &key.into()).ok().and_then(|v| v.as_string());

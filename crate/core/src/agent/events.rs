@@ -60,6 +60,11 @@ pub enum AgentEvent {
         output_tokens: u64,
         cost: Option<f64>,
     },
+    /// The record of the run (see `record::RunRecord`), secrets redacted; sent just before the
+    /// final event, for export.
+    RunRecorded {
+        record: serde_json::Value,
+    },
     /// Something the user should know, such as page text that tried to instruct the agent.
     Warning {
         message: String,

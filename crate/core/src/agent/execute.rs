@@ -5,6 +5,7 @@
 use super::events::ActionReport;
 use super::navigator::{Look, Navigator, StepError, UserGate};
 use super::prompt::{extraction_request, EXTRACTION_REPLY_HINT};
+use super::record::Role;
 use super::AgentEvent;
 use crate::actions::{parse_keys, search_url, trusted, Action, PageOp, ScrollDirection};
 use crate::browser::{Browser, BrowserError, HistoryStep, OpOutcome, ScrollState};
@@ -480,7 +481,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let mut answers = Vec::new();
         for piece in pieces.iter().take(EXTRACT_MAX_CHUNKS) {
             let request = extraction_request(query, &self.config.secrets.redact(piece));
-            let reply = self.complete(self.models.navigator, &request, false).await?;
+            let reply = self.complete(Role::Extraction, self.models.navigator, &request, false).await?;
             match parse_extraction(&reply) {
                 Some((true, answer)) => answers.push(answer),
                 Some((false, _)) => {}

@@ -35,6 +35,7 @@ pub struct FakeShop {
     pub tabs: RefCell<Vec<TabInfo>>,
     pub current_tab: Cell<TabId>,
     pub slept_ms: Cell<u32>,
+    clock_ms: Cell<u32>,
     pub input_commands: RefCell<Vec<InputCommand>>,
     pub finished: Cell<bool>,
     pub rules: RefCell<Vec<serde_json::Value>>,
@@ -57,6 +58,7 @@ impl FakeShop {
             tabs: RefCell::new(vec![TabInfo { id: 1, url: "http://shop.test/".into(), title: "Shop".into() }]),
             current_tab: Cell::new(1),
             slept_ms: Cell::new(0),
+            clock_ms: Cell::new(0),
             input_commands: RefCell::default(),
             finished: Cell::new(false),
             rules: RefCell::default(),
@@ -193,6 +195,12 @@ impl Browser for FakeShop {
 
     async fn sleep(&self, milliseconds: u32) {
         self.slept_ms.set(self.slept_ms.get() + milliseconds);
+    }
+
+    /// A clock that moves 5 ms at every look, and by every sleep.
+    fn now_ms(&self) -> f64 {
+        self.clock_ms.set(self.clock_ms.get() + 5);
+        f64::from(self.clock_ms.get() + self.slept_ms.get())
     }
 
     async fn screenshot(&self, _tab: TabId) -> Result<crate::llm::Image, BrowserError> {

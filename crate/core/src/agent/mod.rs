@@ -11,6 +11,7 @@ mod navigator;
 mod output;
 mod planner;
 mod prompt;
+mod record;
 mod summarizer;
 mod validator;
 
@@ -19,3 +20,4 @@ pub use events::{ActionReport, AgentEvent};
 pub use navigator::{run_task, Budgets, Models, Review, TaskConfig, UserGate};
 pub use output::{parse_navigator_output, AgentBrain, NavigatorOutput};
 pub use prompt::{navigator_schema, state_message, system_prompt};
+pub use record::{Role, RunRecord, StepRecord, Timing, Tokens};

@@ -6,6 +6,7 @@ use super::loop_guard::{page_fingerprint, LoopGuard};
 use super::output::{parse_navigator_output, NavigatorOutput};
 use super::planner::{parse_plan, planner_prompt, Plan};
 use super::prompt::{navigator_schema, state_message, system_prompt};
+use super::record::{redact_strings, Phase, Recorder, Role};
 use super::summarizer::{parse_summary, summary_prompt, KEEP_RECENT_STEPS};
 use super::validator::{parse_verdict, validator_prompt};
 use crate::actions::{Action, SearchEngine};
@@ -137,7 +138,12 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
 ) -> AgentEvent {
     // Nothing leaves the core with a secret's value in it.
     let redact = |text: &str| config.secrets.redact(text);
-    let emit = &|event: AgentEvent| emit(event.redacted(&redact));
+    let recorder = RefCell::new(Recorder::new(&config.task, config.price, browser.now_ms()));
+    let emit = &|event: AgentEvent| {
+        let event = event.redacted(&redact);
+        recorder.borrow_mut().event(&event);
+        emit(event)
+    };
     let mut navigator = Navigator {
         config,
         browser,
@@ -145,6 +151,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         gate,
         cancel,
         emit,
+        recorder: &recorder,
         history: {
             let mut history = config.conversation.borrow().clone();
             history.recount(&config.budgets.navigator.counter);
@@ -174,6 +181,9 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
     };
     browser.finish(navigator.tab.get()).await;
     *config.conversation.borrow_mut() = std::mem::take(&mut navigator.history);
+    let record = recorder.replace(Recorder::new("", None, 0.0)).finish(&end, browser.now_ms());
+    let record = redact_strings(serde_json::to_value(record).unwrap_or_default(), &redact);
+    emit(AgentEvent::RunRecorded { record });
     emit(end.clone());
     end
 }
@@ -185,6 +195,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     pub(super) gate: &'a G,
     pub(super) cancel: &'a CancelToken,
     pub(super) emit: &'a dyn Fn(AgentEvent),
+    /// Where each step's time and tokens are written down.
+    pub(super) recorder: &'a RefCell<Recorder>,
     /// The conversation without system prompt and state messages.
     history: History,
     /// Keeps element indices stable from step to step.
@@ -325,8 +337,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     async fn step(&mut self, step: u32, previous_results: &[String]) -> Result<StepEnd, StepError> {
         let max_steps = self.config.max_steps;
+        let started = self.browser.now_ms();
         let page = self.observe(Look::Step).await?;
+        self.recorder.borrow_mut().phase(Phase::PageMap, self.browser.now_ms() - started);
         if let Ok(map) = &page {
+            self.recorder.borrow_mut().url(&map.url);
             self.warn_about(&map.warnings);
         }
         if let (true, Ok(map)) = (self.config.highlights, &page) {
@@ -389,7 +404,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(reviewed);
         }
         let page = page.ok();
+        let started = self.browser.now_ms();
         let (reports, finished) = self.run_actions(&output.actions, page.as_ref()).await?;
+        self.recorder.borrow_mut().phase(Phase::Actions, self.browser.now_ms() - started);
         let failure = reports.iter().find(|report| !report.ok).map(|report| report.outcome.clone());
         let mut results: Vec<String> = reports.iter().map(result_line).collect();
         let actions_taken = output.actions.iter().map(|a| a.to_json().to_string()).collect::<Vec<_>>().join(",");
@@ -458,7 +475,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// (the navigator then goes on without a plan).
     async fn ask_planner(&self, state: &str) -> Result<Option<Plan>, StepError> {
         let prompt = planner_prompt(self.history.parts(), &self.config.secrets.redact(state));
-        let reply = self.complete_within(self.models.planner, &self.config.budgets.planner, prompt, false).await?;
+        let budget = &self.config.budgets.planner;
+        let reply = self.complete_within(Role::Planner, self.models.planner, budget, prompt, false).await?;
         Ok(parse_plan(&reply))
     }
 
@@ -498,7 +516,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let plan = plan.map(|plan| plan.for_navigator());
         let state = self.config.secrets.redact(&state);
         let prompt = validator_prompt(&self.config.task, &claimed, plan.as_deref(), &state);
-        let reply = self.complete_within(self.models.validator, &self.config.budgets.validator, prompt, false).await?;
+        let budget = &self.config.budgets.validator;
+        let reply = self.complete_within(Role::Validator, self.models.validator, budget, prompt, false).await?;
         let Some(verdict) = parse_verdict(&reply) else {
             // An unusable verdict cannot overrule the navigator; the claim stands.
             return Ok(StepEnd::Finished { success: true, text: claimed });
@@ -626,7 +645,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let state = self.config.secrets.redact(&state);
         parts.push(Part::new(Kind::State, ChatMessage::user(state).with_images(images)));
         let prompt = Prompt { parts, schema_name: "navigator_output".into(), schema: navigator_schema(last_step) };
-        self.complete_within(self.models.navigator, &self.config.budgets.navigator, prompt, true).await
+        self.complete_within(Role::Navigator, self.models.navigator, &self.config.budgets.navigator, prompt, true).await
     }
 
     /// Adds a message to the history, counted and with every secret value redacted.
@@ -658,7 +677,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
         let Some(cut) = self.history.summary_cut(KEEP_RECENT_STEPS) else { return Ok(()) };
         let prompt = summary_prompt(&self.config.task, &self.history.to_summarise(cut));
-        let reply = self.complete_within(self.models.planner, &self.config.budgets.planner, prompt, false).await?;
+        let budget = &self.config.budgets.planner;
+        let reply = self.complete_within(Role::Memory, self.models.planner, budget, prompt, false).await?;
         // Without a usable summary the history stays whole; the budget still holds every request.
         if let Some(memory) = parse_summary(&reply) {
             let before = self.history.tokens();
@@ -677,6 +697,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// [`Self::complete`] for a prompt fitted into `budget` first.
     async fn complete_within(
         &self,
+        role: Role,
         model: &M,
         budget: &Budget,
         prompt: Prompt,
@@ -689,7 +710,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 budget.max_input_tokens
             ));
         }
-        self.complete(model, &request, stream).await
+        self.complete(role, model, &request, stream).await
     }
 
     /// Waits, if the user paused the task, until they resume or stop it.
@@ -708,7 +729,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// One model call, cancellable, its usage added to the task's and reported; with `stream`, the
     /// reply is shown to the user as it arrives. A pause abandons the call, which is made again
     /// on resume.
-    pub(super) async fn complete(&self, model: &M, request: &ChatRequest, stream: bool) -> Result<String, StepError> {
+    pub(super) async fn complete(
+        &self,
+        role: Role,
+        model: &M,
+        request: &ChatRequest,
+        stream: bool,
+    ) -> Result<String, StepError> {
         const SHOW_EVERY_CHARS: usize = 24;
         let shown = Cell::new(0usize);
         let on_text = |text: &str| {
@@ -717,6 +744,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 (self.emit)(AgentEvent::ModelOutput { text: text.to_string() });
             }
         };
+        let started = self.browser.now_ms();
         let outcome = loop {
             // The call is dropped (and its request aborted) before any wait for resume.
             let finished = {
@@ -737,6 +765,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             }
             shown.set(0);
         };
+        let usage = outcome.as_ref().ok().and_then(|reply| reply.usage);
+        self.recorder.borrow_mut().model_call(role, usage, self.browser.now_ms() - started);
         match outcome {
             Err(err) => Err(StepError::Fatal(err.to_string())),
             Ok(reply) => {

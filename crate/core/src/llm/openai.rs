@@ -80,7 +80,7 @@ impl StreamState {
         if text.is_empty() {
             return Err(LlmError::MalformedResponse { detail: "the streamed reply was empty".into() });
         }
-        Ok(ChatReply { content: text, usage: self.usage.borrow().clone() })
+        Ok(ChatReply { content: text, usage: *self.usage.borrow() })
     }
 }
 

@@ -600,3 +600,40 @@ fn a_task_resumes_from_its_checkpoint_with_its_history() {
     assert!(contents.last().unwrap().starts_with("Current step: 3 of 10\nResults of your previous actions:\n- hover:"));
     assert!(events.contains(&AgentEvent::Usage { input_tokens: 300, output_tokens: 60, cost: None }));
 }
+
+#[test]
+fn the_run_is_recorded_step_by_step_with_tokens_times_and_no_secret() {
+    use crate::safety::{Secret, Secrets};
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![
+        reply(r#"[{"hover":{"index":2}}]"#),
+        reply(r#"[{"done":{"text":"The PIN 9876 worked","success":true}}]"#),
+        Ok(r#"{"is_valid": true, "reason": "shown", "answer": ""}"#.into()),
+    ]);
+    let secrets = Secrets::new(vec![Secret { name: "pin".into(), value: "9876".into(), domains: vec![] }]).unwrap();
+    let config = TaskConfig {
+        secrets,
+        price: Some(crate::llm::pricing::Price { input: 1.0, output: 2.0 }),
+        ..with_validator(1)
+    };
+    let (end, events) = crate::agent::fakes::run_with(&config, &shop, &model);
+    assert!(matches!(end, AgentEvent::Result { success: true, .. }), "{end:?}");
+    let position = events.iter().position(|e| matches!(e, AgentEvent::RunRecorded { .. })).unwrap();
+    assert_eq!(position, events.len() - 2, "the record comes just before the final event");
+    let AgentEvent::RunRecorded { record } = &events[position] else { unreachable!() };
+    assert_eq!(record["format"], "browser-agent-run/1");
+    let steps = record["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    assert_eq!(steps[0]["url"], "http://shop.test/");
+    assert_eq!(steps[0]["actions"][0]["name"], "hover");
+    assert_eq!(steps[0]["tokens"]["navigator"], serde_json::json!({"input": 100, "output": 20, "calls": 1}));
+    assert_eq!(steps[1]["tokens"]["validator"]["calls"], 1);
+    assert_eq!(steps[1]["validation"]["valid"], true);
+    for phase in ["page_map_ms", "model_ms", "actions_ms"] {
+        assert!(steps[0]["timing"][phase].as_f64().unwrap() > 0.0, "{phase}");
+    }
+    assert_eq!(record["tokens"]["navigator"]["input"], 200);
+    assert!((record["cost"].as_f64().unwrap() - 0.00042).abs() < 1e-12, "three calls of 100 in and 20 out");
+    let text = record.to_string();
+    assert!(!text.contains("9876") && text.contains("<secret>pin</secret>"), "{text}");
+}

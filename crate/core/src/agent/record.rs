@@ -1,0 +1,240 @@
+//! The record of a run: for each step, the URL, what the agents decided (plan, evaluation, memory,
+//! next goal, verdict), the actions and their results, the tokens each agent used, the time spent
+//! in each phase and the cost. Exported as JSON, with every secret value redacted.
+
+use super::events::{ActionReport, AgentEvent};
+use crate::llm::pricing::{cost, Price};
+use crate::llm::Usage;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Who made a model call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Navigator,
+    Planner,
+    Validator,
+    /// The summary of older steps.
+    Memory,
+    /// Answering an `extract` action from the page's content.
+    Extraction,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+    pub calls: u32,
+}
+
+/// Milliseconds spent in each phase of a step.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Timing {
+    pub page_map_ms: f64,
+    pub model_ms: f64,
+    pub actions_ms: f64,
+}
+
+/// A phase of a step whose time is recorded (model calls are timed with their tokens).
+#[derive(Debug, Clone, Copy)]
+pub enum Phase {
+    PageMap,
+    Actions,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct StepRecord {
+    pub step: u32,
+    pub url: Option<String>,
+    pub plan: Option<Value>,
+    pub evaluation: String,
+    pub memory: String,
+    pub next_goal: String,
+    pub actions: Vec<ActionReport>,
+    pub validation: Option<Value>,
+    /// The summary of older steps made after this one.
+    pub summary: Option<String>,
+    pub warnings: Vec<String>,
+    pub tokens: BTreeMap<Role, Tokens>,
+    pub timing: Timing,
+    /// Dollars, when the model's price is known.
+    pub cost: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunRecord {
+    pub format: &'static str,
+    pub task: String,
+    /// The step an interrupted task was resumed at (the steps before it are not in this record).
+    pub resumed_at_step: Option<u32>,
+    pub steps: Vec<StepRecord>,
+    /// The final event: the result, the error or the stop.
+    pub outcome: Value,
+    pub tokens: BTreeMap<Role, Tokens>,
+    pub cost: Option<f64>,
+    pub duration_ms: f64,
+}
+
+/// Builds the record as the task runs, from its events and the timings the loop reports.
+pub struct Recorder {
+    task: String,
+    price: Option<Price>,
+    started_ms: f64,
+    resumed_at_step: Option<u32>,
+    steps: Vec<StepRecord>,
+}
+
+impl Recorder {
+    pub fn new(task: &str, price: Option<Price>, started_ms: f64) -> Self {
+        Recorder { task: task.to_string(), price, started_ms, resumed_at_step: None, steps: Vec::new() }
+    }
+
+    /// The step under way (a step 0 collects what happens before the first).
+    fn current(&mut self) -> &mut StepRecord {
+        if self.steps.is_empty() {
+            self.steps.push(StepRecord::default());
+        }
+        self.steps.last_mut().expect("a step exists")
+    }
+
+    /// Takes in what the task reports.
+    pub fn event(&mut self, event: &AgentEvent) {
+        match event {
+            AgentEvent::TaskResumed { step, .. } => self.resumed_at_step = Some(*step),
+            AgentEvent::StepStarted { step, .. } => {
+                match self.steps.last_mut() {
+                    // What came before the first step (a plan) belongs to it.
+                    Some(first) if first.step == 0 => first.step = *step,
+                    _ => self.steps.push(StepRecord { step: *step, ..StepRecord::default() }),
+                }
+            }
+            AgentEvent::Plan { progress, challenges, next_steps } => {
+                self.current().plan =
+                    Some(serde_json::json!({"progress": progress, "challenges": challenges, "next_steps": next_steps}));
+            }
+            AgentEvent::Step { evaluation, memory, next_goal, actions, .. } => {
+                let step = self.current();
+                step.evaluation = evaluation.clone();
+                step.memory = memory.clone();
+                step.next_goal = next_goal.clone();
+                step.actions.extend(actions.iter().cloned());
+            }
+            AgentEvent::Validation { valid, reason } => {
+                self.current().validation = Some(serde_json::json!({"valid": valid, "reason": reason}));
+            }
+            AgentEvent::Memory { summary, .. } => self.current().summary = Some(summary.clone()),
+            AgentEvent::Warning { message } => self.current().warnings.push(message.clone()),
+            _ => {}
+        }
+    }
+
+    pub fn url(&mut self, url: &str) {
+        self.current().url = Some(url.to_string());
+    }
+
+    pub fn phase(&mut self, phase: Phase, milliseconds: f64) {
+        let timing = &mut self.current().timing;
+        match phase {
+            Phase::PageMap => timing.page_map_ms += milliseconds,
+            Phase::Actions => timing.actions_ms += milliseconds,
+        }
+    }
+
+    pub fn model_call(&mut self, role: Role, usage: Option<Usage>, milliseconds: f64) {
+        let price = self.price;
+        let step = self.current();
+        step.timing.model_ms += milliseconds;
+        let tokens = step.tokens.entry(role).or_default();
+        tokens.calls += 1;
+        if let Some(usage) = usage {
+            tokens.input += usage.input_tokens;
+            tokens.output += usage.output_tokens;
+        }
+        step.cost = price.map(|price| {
+            let (input, output) = totals(&step.tokens);
+            cost(price, input, output)
+        });
+    }
+
+    pub fn finish(self, outcome: &AgentEvent, finished_ms: f64) -> RunRecord {
+        let mut tokens: BTreeMap<Role, Tokens> = BTreeMap::new();
+        for step in &self.steps {
+            for (role, used) in &step.tokens {
+                let sum = tokens.entry(*role).or_default();
+                sum.input += used.input;
+                sum.output += used.output;
+                sum.calls += used.calls;
+            }
+        }
+        let (input, output) = totals(&tokens);
+        RunRecord {
+            format: "browser-agent-run/1",
+            task: self.task,
+            resumed_at_step: self.resumed_at_step,
+            steps: self.steps,
+            outcome: serde_json::to_value(outcome).unwrap_or_default(),
+            cost: self.price.map(|price| cost(price, input, output)),
+            tokens,
+            duration_ms: finished_ms - self.started_ms,
+        }
+    }
+}
+
+fn totals(tokens: &BTreeMap<Role, Tokens>) -> (u64, u64) {
+    tokens.values().fold((0, 0), |(input, output), used| (input + used.input, output + used.output))
+}
+
+/// Every string in `value` passed through `redact`.
+pub fn redact_strings(value: Value, redact: &dyn Fn(&str) -> String) -> Value {
+    match value {
+        Value::String(text) => Value::String(redact(&text)),
+        Value::Array(items) => Value::Array(items.into_iter().map(|item| redact_strings(item, redact)).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(key, item)| (key, redact_strings(item, redact))).collect())
+        }
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_collect_their_events_tokens_and_times() {
+        let mut recorder = Recorder::new("buy a mug", Some(Price { input: 1.0, output: 2.0 }), 1_000.0);
+        recorder.event(&AgentEvent::Plan { progress: "start".into(), challenges: "none".into(), next_steps: vec![] });
+        recorder.event(&AgentEvent::StepStarted { step: 1, max_steps: 5 });
+        recorder.url("http://shop/");
+        recorder.phase(Phase::PageMap, 12.0);
+        recorder.model_call(Role::Navigator, Some(Usage { input_tokens: 1_000, output_tokens: 100 }), 800.0);
+        recorder.phase(Phase::Actions, 50.0);
+        recorder.event(&AgentEvent::StepStarted { step: 2, max_steps: 5 });
+        recorder.model_call(Role::Navigator, Some(Usage { input_tokens: 2_000, output_tokens: 100 }), 700.0);
+        recorder.model_call(Role::Validator, Some(Usage { input_tokens: 500, output_tokens: 50 }), 300.0);
+        recorder.event(&AgentEvent::Validation { valid: true, reason: "shown".into() });
+        let end = AgentEvent::Result { success: true, text: "done".into(), steps: 2 };
+        let record = recorder.finish(&end, 4_000.0);
+        assert_eq!(record.steps.len(), 2);
+        let first = &record.steps[0];
+        assert_eq!((first.step, first.url.as_deref()), (1, Some("http://shop/")));
+        assert_eq!(first.plan.as_ref().unwrap()["progress"], "start");
+        assert_eq!(first.timing, Timing { page_map_ms: 12.0, model_ms: 800.0, actions_ms: 50.0 });
+        assert_eq!(first.cost, Some(0.0012));
+        assert_eq!(record.steps[1].tokens[&Role::Validator], Tokens { input: 500, output: 50, calls: 1 });
+        assert_eq!(record.tokens[&Role::Navigator], Tokens { input: 3_000, output: 200, calls: 2 });
+        assert_eq!(record.outcome["type"], "result");
+        assert_eq!(record.duration_ms, 3_000.0);
+        let json = serde_json::to_value(&record).unwrap();
+        assert_eq!(json["steps"][1]["tokens"]["validator"]["input"], 500);
+    }
+
+    #[test]
+    fn redaction_reaches_every_string() {
+        let value = serde_json::json!({"a": ["hunter2", {"b": "x hunter2 y"}], "n": 1});
+        let redacted = redact_strings(value, &|text: &str| text.replace("hunter2", "<secret:pw>"));
+        assert_eq!(redacted, serde_json::json!({"a": ["<secret:pw>", {"b": "x <secret:pw> y"}], "n": 1}));
+    }
+}
