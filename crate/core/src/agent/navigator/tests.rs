@@ -637,3 +637,26 @@ fn the_run_is_recorded_step_by_step_with_tokens_times_and_no_secret() {
     let text = record.to_string();
     assert!(!text.contains("9876") && text.contains("<secret>pin</secret>"), "{text}");
 }
+
+#[test]
+fn a_history_that_takes_half_the_budget_is_summarised_without_waiting_for_the_interval() {
+    use crate::messages::Budget;
+    use crate::tokens::TokenCounter;
+    let wordy = || {
+        let memory = "remembered ".repeat(900);
+        Ok(format!(
+            r#"{{"current_state":{{"evaluation_previous_goal":"ok","memory":"{memory}","next_goal":"g"}},"action":[{{"hover":{{"index":2}}}}]}}"#
+        ))
+    };
+    let mut script: Vec<_> = (0..4).map(|_| wordy()).collect();
+    script.push(Ok(r#"{"memory": "Hovered four times."}"#.into()));
+    script.push(reply(r#"[{"done":{"text":"ok","success":true}}]"#));
+    let model = ScriptedModel::new(script);
+    let budget = Budget { counter: TokenCounter::estimate(), max_input_tokens: 8_000 };
+    let config = TaskConfig { memory_interval: None, budgets: Budgets::single(budget), ..config(10) };
+    let (end, events) = crate::agent::fakes::run_with(&config, &FakeShop::new(), &model);
+    assert!(matches!(end, AgentEvent::Result { success: true, .. }), "{end:?}");
+    let names: Vec<String> = model.requests.borrow().iter().map(|r| r.schema_name.clone()).collect();
+    assert_eq!(names[4], "memory", "{names:?}");
+    assert!(events.iter().any(|e| matches!(e, AgentEvent::Memory { .. })));
+}
