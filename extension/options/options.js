@@ -1,16 +1,34 @@
 // The options page: reads and writes the provider settings in chrome.storage.local; the core
-// validates them so that the page and the agent agree on what is valid.
+// validates them so that the page and the agent agree on what is valid. It also tests the
+// connection to the provider with the form's unsaved values, and exports and imports the settings
+// as a JSON file that never holds the API key or a secret's value.
 
 import init, { listModels, validateSettings } from '../core/agent_wasm.js';
 import { loadSettings, saveSettings } from '../shared/settings-store.js';
 
 const core = init();
 
+/** The `format` marker of an exported settings file. */
+const EXPORT_FORMAT = 'browser-agent-settings/1';
+const EXPORT_FILENAME = 'agent-settings.json';
+/** Larger than any settings file could be. */
+const MAX_IMPORT_BYTES = 1_000_000;
+/** Listing models should be quick: the test does not wait as long as a model's reply may take. */
+const TEST_TIMEOUT_SECONDS = 20;
+
 const form = document.getElementById('settings');
 const status = document.getElementById('status');
+const connectionStatus = document.getElementById('connection-status');
+const testButton = document.getElementById('test-connection');
+const backupStatus = document.getElementById('backup-status');
+const exportButton = document.getElementById('export-settings');
+const importButton = document.getElementById('import-settings');
+const importFile = document.getElementById('import-file');
 const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval', 'memoryInterval', 'maxInputTokens', 'plannerModel', 'validatorModel', 'plannerTemperature', 'validatorTemperature', 'plannerReasoningEffort', 'validatorReasoningEffort', 'requestTimeoutSeconds'];
 const checkboxes = ['highlights', 'trustedInput', 'validator', 'vision', 'askBeforeActing'];
 const lists = ['allowList', 'denyList'];
+/** The fields a connection test depends on: changing one clears its result. */
+const providerFields = ['provider', 'baseUrl', 'model', 'apiKey', 'apiVersion'];
 const listFrom = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
 /** "name | value | site, site" lines <-> secrets. */
 const secretsFrom = (text) => listFrom(text).map((line) => {
@@ -25,20 +43,38 @@ const pricesFrom = (text) => listFrom(text).map((line) => {
 const pricesText = (prices) => prices.map((p) => `${p.model} | ${p.input} | ${p.output}`).join('\n');
 const secretsText = (secrets) => secrets.map((s) => `${s.name} | ${s.value} | ${s.domains.join(', ')}`).join('\n');
 
-function show(message, isError) {
-  status.textContent = message;
-  status.className = isError ? 'error' : '';
+/**
+ * Writes `message` into a status region, in the tone of `kind`: 'ok', 'error' (shown in colour
+ * and with the class of the same name) or 'progress' (neutral).
+ */
+function say(region, message, kind = 'ok') {
+  region.textContent = message;
+  region.className = message ? `status ${kind}` : 'status';
 }
 
-/** Fills the form from storage; the fields stay disabled until then so no typing is overwritten. */
-async function load() {
-  const settings = (await loadSettings()) ?? {};
+function show(message, isError) {
+  say(status, message, isError ? 'error' : 'ok');
+}
+
+/** Whether the form has changes that are not saved. */
+let unsaved = false;
+
+/** Puts stored (or imported) settings into the form; fields they do not name are left as they are. */
+function fill(settings) {
   for (const name of fields) if (settings[name] !== undefined && settings[name] !== null) form.elements[name].value = settings[name];
   for (const name of checkboxes) if (settings[name] !== undefined) form.elements[name].checked = settings[name];
   for (const name of lists) if (settings[name] !== undefined) form.elements[name].value = settings[name].join('\n');
   if (settings.secrets) form.elements.secrets.value = secretsText(settings.secrets);
   if (settings.prices) form.elements.prices.value = pricesText(settings.prices);
+}
+
+/** Fills the form from storage; the fields stay disabled until then so no typing is overwritten. */
+async function load() {
+  fill((await loadSettings()) ?? {});
+  unsaved = false;
   document.getElementById('fields').disabled = false;
+  exportButton.disabled = false;
+  importButton.disabled = false;
 }
 
 const numberOrNull = (text) => (text.trim() === '' ? null : Number(text));
@@ -79,36 +115,139 @@ function readForm() {
   };
 }
 
+/** The name a field goes by on the page (its label), for messages. */
+function fieldLabel(name) {
+  const label = document.querySelector(`label[for="${name}"]`);
+  return label ? label.textContent.trim() : name;
+}
+
+function clearInvalid() {
+  for (const name of [...fields, ...lists, 'secrets', 'prices']) form.elements[name].removeAttribute('aria-invalid');
+}
+
+function markInvalid(field, focus = true) {
+  const control = form.elements[field];
+  if (!control) return;
+  control.setAttribute('aria-invalid', 'true');
+  if (focus) control.focus();
+}
+
+/** Puts the provider's model names into the model field's suggestions. */
+function suggestModels(models) {
+  document.getElementById('model-list').replaceChildren(...models.map((name) => {
+    const option = document.createElement('option');
+    option.value = name;
+    return option;
+  }));
+}
+
 // The provider's own model list, offered as suggestions for the model field.
 document.getElementById('load-models').addEventListener('click', async () => {
   await core;
-  show('Loading models…', false);
+  say(status, 'Loading models…', 'progress');
   try {
     const models = await listModels(readForm());
-    document.getElementById('model-list').replaceChildren(...models.map((name) => {
-      const option = document.createElement('option');
-      option.value = name;
-      return option;
-    }));
+    suggestModels(models);
     show(`${models.length} models available: choose one in the model field.`, false);
   } catch (err) {
     show(String(err), true);
   }
 });
 
-form.addEventListener('submit', async (e) => {
-  e.preventDefault();
-  const settings = readForm();  for (const name of [...fields, ...lists, 'secrets']) form.elements[name].removeAttribute('aria-invalid');
+// --- Test connection -------------------------------------------------------------------------
+
+/** Counts tests and provider field changes, so that a result for older values is not shown. */
+let connectionGeneration = 0;
+
+function clearConnection() {
+  connectionGeneration += 1;
+  say(connectionStatus, '');
+}
+
+for (const name of providerFields) {
+  form.elements[name].addEventListener('input', clearConnection);
+  form.elements[name].addEventListener('change', clearConnection);
+}
+
+/** Whether `model` (as the user typed it) is in the provider's `models`. */
+function modelListed(model, models) {
+  const wanted = model.replace(/^models\//, '');
+  // Ollama lists "llama3.1:latest" for the "llama3.1" one may ask for.
+  return models.some((name) => name === wanted || name === `${wanted}:latest`);
+}
+
+/** What a successful test found, in one sentence. */
+function connectionReport(model, models) {
+  const count = models.length === 1 ? '1 model available' : `${models.length} models available`;
+  if (models.length === 0) return 'Connected, but the provider lists no models: check that this key has access to one.';
+  if (!model) return `Connected: ${count}. Choose one in the model field.`;
+  if (modelListed(model, models)) return `Connected: ${count}; the model ${model} is available.`;
+  return `Connected: ${count}, but the model ${model} is not in the provider's list; check its name.`;
+}
+
+testButton.addEventListener('click', async () => {
+  const settings = readForm();
+  const generation = ++connectionGeneration;
+  testButton.disabled = true;
+  testButton.setAttribute('aria-busy', 'true');
+  say(connectionStatus, 'Testing the connection…', 'progress');
+  try {
+    await core;
+    // Only the provider's address must be right to ask it anything.
+    const problem = validateSettings(settings);
+    if (problem && problem.field === 'baseUrl') {
+      markInvalid('baseUrl');
+      say(connectionStatus, problem.message, 'error');
+      return;
+    }
+    form.elements.baseUrl.removeAttribute('aria-invalid');
+    const timeout = Math.min(settings.requestTimeoutSeconds, TEST_TIMEOUT_SECONDS);
+    let models;
+    try {
+      models = await listModels({ ...settings, requestTimeoutSeconds: timeout });
+    } catch (err) {
+      if (generation === connectionGeneration) say(connectionStatus, String(err), 'error');
+      return;
+    }
+    if (generation !== connectionGeneration) return; // The fields changed meanwhile.
+    suggestModels(models);
+    const listed = settings.model && modelListed(settings.model, models);
+    say(connectionStatus, connectionReport(settings.model, models), models.length === 0 || (settings.model && !listed) ? 'error' : 'ok');
+  } finally {
+    testButton.disabled = false;
+    testButton.removeAttribute('aria-busy');
+  }
+});
+
+// --- Save ------------------------------------------------------------------------------------
+
+/**
+ * Saves the form as it stands, after the core's validation: `undefined` when saved, else the
+ * core's `{ field, message }` (shown next to the Save button, the field marked and focused).
+ */
+async function saveForm() {
+  const settings = readForm();
+  clearInvalid();
   await core;
   const problem = validateSettings(settings);
   if (problem) {
-    form.elements[problem.field].setAttribute('aria-invalid', 'true');
-    form.elements[problem.field].focus();
-    return show(problem.message, true);
+    markInvalid(problem.field);
+    show(problem.message, true);
+    return problem;
   }
   await saveSettings(settings);
+  unsaved = false;
   show('Saved.', false);
+  return undefined;
+}
+
+form.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  await saveForm();
 });
+
+form.addEventListener('input', () => { unsaved = true; });
+form.addEventListener('change', () => { unsaved = true; });
 
 // The debugger permission is asked for only when trusted input is turned on (a user gesture), and
 // given back when it is turned off.
@@ -122,6 +261,168 @@ form.elements.trustedInput.addEventListener('change', async (event) => {
     }
   } else {
     await chrome.permissions.remove({ permissions: ['debugger'] }).catch(() => {});
+  }
+});
+
+// --- Export ----------------------------------------------------------------------------------
+
+/** The saved settings as an export: no API key, secrets with their names and sites but no value. */
+function exportable(settings) {
+  const { apiKey: _key, format: _format, secrets = [], ...rest } = settings;
+  return {
+    format: EXPORT_FORMAT,
+    ...rest,
+    secrets: secrets.map((secret) => ({ name: secret.name, value: '', domains: secret.domains ?? [] })),
+  };
+}
+
+exportButton.addEventListener('click', async () => {
+  const stored = await loadSettings();
+  if (!stored) {
+    say(backupStatus, 'Nothing to export yet: save your settings first, then export them.', 'error');
+    return;
+  }
+  const blob = new Blob([`${JSON.stringify(exportable(stored), null, 2)}\n`], { type: 'application/json' });
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = EXPORT_FILENAME;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+  const note = unsaved ? ' Changes not yet saved in the form are not in it: save first to include them.' : '';
+  say(backupStatus, `Exported the saved settings to ${EXPORT_FILENAME}, without your API key and secret values.${note}`);
+});
+
+// --- Import ----------------------------------------------------------------------------------
+
+const NUMBERS = ['maxSteps', 'requestTimeoutSeconds', 'validatorRetries', 'planningInterval', 'memoryInterval', 'maxInputTokens'];
+const OPTIONAL_NUMBERS = ['temperature', 'plannerTemperature', 'validatorTemperature'];
+const STRINGS = ['baseUrl', 'model', 'apiKey'];
+const OPTIONAL_STRINGS = ['apiVersion', 'plannerModel', 'validatorModel'];
+const CHOICES = ['provider', 'searchEngine', 'confirmations', 'reasoningEffort', 'plannerReasoningEffort', 'validatorReasoningEffort'];
+
+/** Checks that each setting the file names has the kind of value the form holds: a message, or `null`. */
+function shapeProblem(settings) {
+  const wrong = (name, expected) => ({ field: name, message: `its value ${JSON.stringify(settings[name])} is not ${expected}` });
+  for (const [name, value] of Object.entries(settings)) {
+    if (value === undefined) continue;
+    if (NUMBERS.includes(name) && !(Number.isInteger(value) && value >= 0)) return wrong(name, 'a whole number');
+    if (OPTIONAL_NUMBERS.includes(name) && value !== null && !Number.isFinite(value)) return wrong(name, 'a number');
+    if (STRINGS.includes(name) && typeof value !== 'string') return wrong(name, 'text');
+    if (OPTIONAL_STRINGS.includes(name) && value !== null && typeof value !== 'string') return wrong(name, 'text');
+    if (checkboxes.includes(name) && typeof value !== 'boolean') return wrong(name, 'true or false');
+    if (CHOICES.includes(name) && value !== null) {
+      const options = [...form.elements[name].options].map((option) => option.value).filter(Boolean);
+      if (!options.includes(value)) return wrong(name, `one of ${options.join(', ')}`);
+    }
+    if (lists.includes(name) && !(Array.isArray(value) && value.every((item) => typeof item === 'string'))) return wrong(name, 'a list of sites');
+    const isObject = (item) => item !== null && typeof item === 'object' && !Array.isArray(item);
+    if (name === 'secrets' && !(Array.isArray(value) && value.every((s) => isObject(s) && typeof s.name === 'string'
+      && (s.value === undefined || typeof s.value === 'string')
+      && (s.domains === undefined || (Array.isArray(s.domains) && s.domains.every((d) => typeof d === 'string')))))) {
+      return wrong(name, 'a list of secrets (name, value, domains)');
+    }
+    if (name === 'prices' && !(Array.isArray(value) && value.every((p) => isObject(p) && typeof p.model === 'string'
+      && Number.isFinite(p.input ?? 0) && Number.isFinite(p.output ?? 0)))) {
+      return wrong(name, 'a list of prices (model, input, output)');
+    }
+  }
+  return null;
+}
+
+/** Reads the chosen file as an exported settings file: `{ settings }` or `{ error }`. */
+async function readExport(file) {
+  if (file.size > MAX_IMPORT_BYTES) return { error: `${file.name} is too large to be a settings file. Choose a file made by Export settings (${EXPORT_FILENAME}).` };
+  let data;
+  try {
+    data = JSON.parse(await file.text());
+  } catch {
+    return { error: `${file.name} is not a JSON file. Choose a file made by Export settings (${EXPORT_FILENAME}).` };
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data) || !('format' in data)) {
+    return { error: `${file.name} is not a settings file: it has no "format": "${EXPORT_FORMAT}". Choose a file made by Export settings (${EXPORT_FILENAME}).` };
+  }
+  if (data.format !== EXPORT_FORMAT) {
+    return { error: `${file.name} has the format ${JSON.stringify(data.format)}, which this version does not read (it reads "${EXPORT_FORMAT}"). Export the settings again from a current version of the extension.` };
+  }
+  const { format: _format, ...settings } = data;
+  return { settings };
+}
+
+/** The imported settings with the key and the secret values saved here where the file has none. */
+function withKeptSecrets(imported, stored) {
+  const kept = new Map((stored?.secrets ?? []).map((secret) => [secret.name, secret.value]));
+  return {
+    ...imported,
+    apiKey: imported.apiKey || stored?.apiKey || '',
+    secrets: (imported.secrets ?? []).map((secret) => ({
+      name: secret.name,
+      value: secret.value || kept.get(secret.name) || '',
+      domains: secret.domains ?? [],
+    })),
+  };
+}
+
+/** A message for a file the import refused: nothing was changed. */
+function refuse(message, field) {
+  const where = field ? ` (${fieldLabel(field)})` : '';
+  say(backupStatus, `Nothing was imported${where}: ${message}`, 'error');
+}
+
+async function importSettings(file) {
+  say(backupStatus, `Reading ${file.name}…`, 'progress');
+  const { settings: imported, error } = await readExport(file);
+  if (error) return refuse(error);
+  const shape = shapeProblem(imported);
+  if (shape) return refuse(`${fieldLabel(shape.field)}: ${shape.message}.`, shape.field);
+
+  await core;
+  const stored = await loadSettings();
+  const settings = withKeptSecrets(imported, stored);
+  const problem = validateSettings(settings);
+  const missing = settings.secrets.filter((secret) => !secret.value).map((secret) => secret.name);
+  // Secrets whose values are to be entered again are the one problem the form can finish.
+  const onlyMissingValues = problem && problem.field === 'secrets' && missing.length > 0
+    && !validateSettings({ ...settings, secrets: settings.secrets.map((s) => ({ ...s, value: s.value || 'to be entered' })) });
+  if (problem && !onlyMissingValues) return refuse(problem.message, problem.field);
+
+  let trustedNote = '';
+  if (settings.trustedInput && !(await chrome.permissions.contains({ permissions: ['debugger'] }).catch(() => false))) {
+    settings.trustedInput = false;
+    trustedNote = ' Trusted input stays off until you turn it on here (it needs the debugger permission).';
+  }
+
+  form.reset(); // Settings the file does not name take their defaults.
+  fill(settings);
+  clearInvalid();
+  clearConnection();
+  unsaved = true;
+  const keyNote = imported.apiKey ? ' The API key in the file was used.' : stored?.apiKey ? ' Your saved API key was kept.' : '';
+
+  if (onlyMissingValues) {
+    markInvalid('secrets');
+    const names = missing.join(', ');
+    show('', false);
+    say(backupStatus, `Imported ${file.name} into the form, not yet saved: enter the value of ${missing.length === 1 ? 'the secret' : 'the secrets'} ${names} in Secrets (name | value | sites), then press Save.${keyNote}${trustedNote}`, 'error');
+    return undefined;
+  }
+  const saveProblem = await saveForm();
+  if (saveProblem) return say(backupStatus, `Imported ${file.name} into the form, but it could not be saved: ${saveProblem.message}`, 'error');
+  say(backupStatus, `Imported and saved the settings from ${file.name}.${keyNote}${trustedNote}`);
+  return undefined;
+}
+
+importButton.addEventListener('click', () => importFile.click());
+importFile.addEventListener('change', async () => {
+  const [file] = importFile.files;
+  if (!file) return;
+  importButton.disabled = true;
+  try {
+    await importSettings(file);
+  } catch (err) {
+    say(backupStatus, `The import failed: ${err?.message ?? err}`, 'error');
+  } finally {
+    importFile.value = ''; // The same file may be chosen again.
+    importButton.disabled = false;
   }
 });
 

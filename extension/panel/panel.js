@@ -18,8 +18,8 @@ const fixedTabId = Number(new URLSearchParams(location.search).get('tab')) || nu
 let port = null;
 let running = false;
 let thinking = null;
-/** The record of the task that just ended, until its export button is shown. */
-let pendingRecord = null;
+/** The record of the task that just ended, until its export buttons are shown. */
+let pendingRun = null;
 
 function element(tag, className, text) {
   const el = document.createElement(tag);
@@ -41,8 +41,26 @@ function setPaused(value) {
   pauseButton.textContent = value ? 'Resume' : 'Pause';
 }
 
+/** Where the task stands: its step and the time it has taken. */
+const progress = { line: document.getElementById('progress'), started: 0, text: '', clock: null };
+
+function showProgress() {
+  const seconds = Math.round((Date.now() - progress.started) / 1000);
+  progress.line.textContent = `${progress.text} · ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+  progress.line.hidden = false;
+}
+
+function startClock() {
+  progress.started = Date.now();
+  progress.text = 'Starting';
+  clearInterval(progress.clock);
+  progress.clock = setInterval(showProgress, 1000);
+  showProgress();
+}
+
 function setRunning(value) {
   running = value;
+  if (!value) clearInterval(progress.clock);
   stopButton.hidden = !value;
   pauseButton.hidden = !value;
   if (!value) setPaused(false);
@@ -150,16 +168,20 @@ function render(event) {
       }
       break;
     case 'task_started':
+      startClock();
       setRunning(true);
       append(element('div', 'message user', event.task));
       break;
     case 'task_resumed':
+      startClock();
       clearThinking();
       setRunning(true);
       append(element('div', 'message notice resumed',
         `The browser restarted the extension's background worker; the task continues from step ${event.step}.`));
       break;
     case 'step_started':
+      progress.text = `Step ${event.step} of ${event.max_steps}`;
+      showProgress();
       clearThinking();
       thinking = append(element('div', 'message thinking', `Step ${event.step} of ${event.max_steps}: thinking…`));
       break;
@@ -169,12 +191,16 @@ function render(event) {
       break;
     case 'run_recorded':
       // Offered once the final event is shown, below it.
-      pendingRecord = event.record;
+      pendingRun = event;
       break;
     case 'result': {
       clearThinking();
       setRunning(false);
-      const answer = append(element('div', `message answer ${event.success ? 'succeeded' : 'failed'}`, event.text));
+      const answer = append(element('div', `message answer ${event.success ? 'succeeded' : 'failed'}`));
+      // The core rendered the model's markdown to HTML with raw HTML escaped and only http(s) and
+      // mailto links kept (crate/core/src/markdown.rs), so it is safe to insert.
+      if (event.html !== undefined) answer.innerHTML = event.html;
+      else answer.textContent = event.text;
       answer.setAttribute('role', 'status');
       break;
     }
@@ -243,27 +269,35 @@ function render(event) {
       setRunning(event.running);
       break;
   }
-  if (['result', 'error', 'stopped'].includes(event.type) && pendingRecord) {
-    append(exportButton(pendingRecord));
-    pendingRecord = null;
+  if (['result', 'error', 'stopped'].includes(event.type) && pendingRun) {
+    append(exportButtons(pendingRun));
+    pendingRun = null;
   }
 }
 
-/** A button that saves the run's record (secrets already redacted by the core) as a JSON file. */
-function exportButton(record) {
-  const button = element('button', 'export', 'Export run (JSON)');
-  button.type = 'button';
-  button.setAttribute('aria-label', 'Export this run as a JSON file');
-  button.addEventListener('click', () => {
-    const blob = new Blob([JSON.stringify(record, null, 2)], { type: 'application/json' });
-    const link = element('a');
-    link.href = URL.createObjectURL(blob);
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
-    link.download = `agent-run-${stamp}.json`;
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(link.href), 1000);
-  });
-  return button;
+/** Saves `text` as a file named `name`. */
+function download(name, text, type) {
+  const link = element('a');
+  link.href = URL.createObjectURL(new Blob([text], { type }));
+  link.download = name;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
+/** Buttons that save the run's record as JSON or as a markdown report (secrets already redacted
+ * by the core). */
+function exportButtons({ record, report }) {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+  const box = element('div', 'exports');
+  const json = element('button', 'export json', 'Export run (JSON)');
+  json.setAttribute('aria-label', 'Export this run as a JSON file');
+  json.addEventListener('click', () => download(`agent-run-${stamp}.json`, JSON.stringify(record, null, 2), 'application/json'));
+  const markdown = element('button', 'export markdown', 'Report (Markdown)');
+  markdown.setAttribute('aria-label', 'Export this run as a readable markdown report');
+  markdown.addEventListener('click', () => download(`agent-run-${stamp}.md`, report, 'text/markdown'));
+  for (const button of [json, markdown]) button.type = 'button';
+  box.append(json, markdown);
+  return box;
 }
 
 function connect() {
@@ -313,10 +347,19 @@ document.getElementById('new-chat').addEventListener('click', () => {
   if (running) return;
   log.replaceChildren();
   usageLine.hidden = true;
+  progress.line.hidden = true;
   input.focus();
 });
 document.addEventListener('keydown', (e) => {
   if (e.key === 'Escape' && running) send({ type: 'stop' });
+});
+
+// Links in answers open in a tab of their own, never in the panel.
+log.addEventListener('click', (e) => {
+  const link = e.target.closest('.answer a[href]');
+  if (!link) return;
+  e.preventDefault();
+  chrome.tabs.create({ url: link.href });
 });
 
 connect();

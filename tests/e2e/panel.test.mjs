@@ -85,10 +85,13 @@ test('the panel runs the shop task on a strict-CSP page: the cart really changes
     // of 100 input and 20 output tokens each, at $1 and $2 per million.
     assert.equal(await panel.locator('#usage').textContent(), 'Tokens: 800 in · 160 out · $0.0011');
     assert.equal(await panel.locator('.plan').count(), 3);
+    assert.match(await panel.locator('#progress').textContent(), /^Step 4 of 10 · 0:\d\d$/);
+    // The answer is the model's markdown, rendered.
+    assert.equal(await panel.locator('.answer p').count(), 1);
     assert.equal(await panel.locator('#stop').isHidden(), true);
 
     // The run's record, exported from the panel: every step, its URL, tokens and times.
-    const [download] = await Promise.all([panel.waitForEvent('download'), panel.click('.export')]);
+    const [download] = await Promise.all([panel.waitForEvent('download'), panel.click('.export.json')]);
     assert.match(download.suggestedFilename(), /^agent-run-\d{4}-\d\d-\d\dT[\d-]+\.json$/);
     const exported = await readFile(await download.path(), 'utf8');
     const record = JSON.parse(exported);
@@ -96,6 +99,11 @@ test('the panel runs the shop task on a strict-CSP page: the cart really changes
     assert.equal(record.steps[1].url, `${site.origin}/shop/mugs.html`);
     assert.equal(record.cost, 0.00112);
     assert.doesNotMatch(exported, /sk-test-key/);
+    const [reportDownload] = await Promise.all([panel.waitForEvent('download'), panel.click('.export.markdown')]);
+    const report = await readFile(await reportDownload.path(), 'utf8');
+    assert.match(report, /^# Agent run: add the blue mug to the cart, then tell me the cart total\n\n\*\*Done:\*\* The cart total is \$14\.50\n/);
+    assert.match(report, /\n## Step 3 · http:\/\/127\.0\.0\.1:\d+\/shop\/mugs\.html\n/);
+    assert.match(report, /- ✓ click_element: Clicked <button> "Add Blue mug to cart"/);
 
     // What the model was sent: one system message, structured output, the key, the page map.
     assert.equal(llm.requests.length, 4);
@@ -110,6 +118,29 @@ test('the panel runs the shop task on a strict-CSP page: the cart really changes
     assert.match(lastState, /click_element: Clicked <button> "Add Blue mug to cart"/);
     // Hidden content never reaches the model, and filtered-out products are gone.
     assert.doesNotMatch(lastState, /Secret hidden offer|Red mug/);
+  } finally {
+    await llm.close();
+  }
+});
+
+test('the answer is rendered markdown in which nothing from the model runs; its links open in a tab', async () => {
+  const text = `The **blue mug** costs $14.50.\n\n- [Cart](${site.origin}/shop/)\n` + '- <img src=x onerror="document.title=\'pwned\'">\n- [bad](javascript:document.title=\'pwned\')';
+  const llm = await startLlmServer([{ actions: [{ done: { text, success: true } }] }]);
+  try {
+    await useModel(llm.baseUrl);
+    const { panel } = await openShop();
+    await sendTask(panel, 'what does the blue mug cost?');
+    const answer = panel.locator('.answer');
+    await answer.waitFor({ timeout: TIMEOUT });
+    assert.equal(await answer.locator('strong').textContent(), 'blue mug');
+    assert.equal(await answer.locator('img').count(), 0);
+    assert.match(await answer.textContent(), /<img src=x onerror=/);
+    assert.deepEqual(await answer.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href'))), [`${site.origin}/shop/`]);
+    assert.notEqual(await panel.title(), 'pwned');
+    const [opened] = await Promise.all([agent.context.waitForEvent('page'), answer.locator('a').click()]);
+    assert.equal(opened.url(), `${site.origin}/shop/`);
+    assert.match(panel.url(), /panel\.html/, 'the panel stays where it is');
+    await opened.close();
   } finally {
     await llm.close();
   }

@@ -51,7 +51,7 @@ test('the runner completes the shop task, printing one JSON event per line', asy
       'task_started', 'step_started', 'plan', 'step', 'step_started', 'step', 'step_started', 'step', 'step_started', 'plan', 'step',
       'plan', 'validation', 'run_recorded', 'result',
     ]);
-    assert.deepEqual(events.at(-1), { v: 1, type: 'result', success: true, text: 'The cart total is $14.50', steps: 4 });
+    assert.deepEqual(events.at(-1), { v: 1, type: 'result', success: true, text: 'The cart total is $14.50', html: '<p>The cart total is $14.50</p>', steps: 4 });
     assert.equal(events[1].max_steps, 6);
     assert.equal(llm.headers[0].authorization, 'Bearer sk-from-env');
     assert.doesNotMatch(stdout, /sk-from-env/);

@@ -6,6 +6,7 @@
 //!
 //! - [`agent`]: the navigator loop and what it reports.
 //! - [`llm`]: chat-model providers over an abstract HTTP client.
+//! - [`markdown`]: a model's markdown as HTML safe to show.
 //! - [`messages`]: the conversation kept between steps and the token budget of every request.
 //! - [`tokens`]: token counts, exact for OpenAI-family models.
 //! - [`dom_map`]: the indexed map of a page's interactive elements.
@@ -21,6 +22,7 @@ pub mod cancel;
 pub mod content;
 pub mod dom_map;
 pub mod llm;
+pub mod markdown;
 pub mod messages;
 pub mod protocol;
 pub mod safety;

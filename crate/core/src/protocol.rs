@@ -67,10 +67,14 @@ impl PanelRequest {
     }
 }
 
-/// Puts the protocol version on an event for the wire.
+/// Puts the protocol version on an event for the wire; a result also carries its text as safe
+/// HTML (rendered from the model's markdown) for the panel to show.
 pub fn encode_event(event: &AgentEvent) -> Value {
     let mut value = serde_json::to_value(event).expect("events serialize");
     value["v"] = Value::from(PROTOCOL_VERSION);
+    if let AgentEvent::Result { text, .. } = event {
+        value["html"] = Value::from(crate::markdown::to_safe_html(text).trim_end());
+    }
     value
 }
 
@@ -118,6 +122,12 @@ mod tests {
         assert!(!is_trusted_sender(id, Some(id), Some("chrome-extension://abcdef/extension/options/options.html")));
         assert!(!is_trusted_sender(id, Some(id), Some("https://evil.test/extension/panel/panel.html")));
         assert!(!is_trusted_sender(id, Some(id), None));
+    }
+
+    #[test]
+    fn a_result_carries_its_answer_as_safe_html() {
+        let event = AgentEvent::Result { success: true, text: "**$14.50** <b>x</b>".into(), steps: 4 };
+        assert_eq!(encode_event(&event)["html"], "<p><strong>$14.50</strong> &lt;b&gt;x&lt;/b&gt;</p>");
     }
 
     #[test]

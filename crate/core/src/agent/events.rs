@@ -64,6 +64,8 @@ pub enum AgentEvent {
     /// final event, for export.
     RunRecorded {
         record: serde_json::Value,
+        /// The same, as a readable markdown report.
+        report: String,
     },
     /// Something the user should know, such as page text that tried to instruct the agent.
     Warning {

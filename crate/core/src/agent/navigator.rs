@@ -182,8 +182,9 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
     browser.finish(navigator.tab.get()).await;
     *config.conversation.borrow_mut() = std::mem::take(&mut navigator.history);
     let record = recorder.replace(Recorder::new("", None, 0.0)).finish(&end, browser.now_ms());
+    let report = redact(&record.report());
     let record = redact_strings(serde_json::to_value(record).unwrap_or_default(), &redact);
-    emit(AgentEvent::RunRecorded { record });
+    emit(AgentEvent::RunRecorded { record, report });
     emit(end.clone());
     end
 }

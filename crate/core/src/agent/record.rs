@@ -182,6 +182,93 @@ impl Recorder {
     }
 }
 
+impl RunRecord {
+    /// The run as a readable markdown report.
+    pub fn report(&self) -> String {
+        let mut out = format!("# Agent run: {}\n\n", self.task);
+        let outcome = match self.outcome["type"].as_str() {
+            Some("result") if self.outcome["success"] == true => {
+                format!("**Done:** {}", self.outcome["text"].as_str().unwrap_or(""))
+            }
+            Some("result") => format!("**Not done:** {}", self.outcome["text"].as_str().unwrap_or("")),
+            Some("error") => format!("**Error:** {}", self.outcome["message"].as_str().unwrap_or("")),
+            _ => "**Stopped** by the user.".to_string(),
+        };
+        out.push_str(&outcome);
+        let (input, output) = totals(&self.tokens);
+        out.push_str(&format!(
+            "\n\n{} steps · {:.1} s · {input} tokens in, {output} out{}\n",
+            self.steps.len(),
+            self.duration_ms / 1000.0,
+            self.cost.map(|cost| format!(" · ${cost:.4}")).unwrap_or_default()
+        ));
+        if let Some(step) = self.resumed_at_step {
+            out.push_str(&format!("\nResumed at step {step} after the extension's background worker restarted.\n"));
+        }
+        for step in &self.steps {
+            out.push_str(&step.report());
+        }
+        out
+    }
+}
+
+impl StepRecord {
+    fn report(&self) -> String {
+        let mut out = format!("\n## Step {}", self.step);
+        if let Some(url) = &self.url {
+            out.push_str(&format!(" · {url}"));
+        }
+        out.push_str("\n\n");
+        if let Some(plan) = &self.plan {
+            let steps: Vec<&str> =
+                plan["next_steps"].as_array().into_iter().flatten().filter_map(|s| s.as_str()).collect();
+            out.push_str(&format!("- Plan: {} Next: {}\n", plan["progress"].as_str().unwrap_or(""), steps.join("; ")));
+        }
+        for (label, text) in
+            [("Evaluation", &self.evaluation), ("Memory", &self.memory), ("Next goal", &self.next_goal)]
+        {
+            if !text.is_empty() {
+                out.push_str(&format!("- {label}: {text}\n"));
+            }
+        }
+        for action in &self.actions {
+            let mark = if action.ok { "✓" } else { "✗" };
+            out.push_str(&format!("- {mark} {}: {}\n", action.name, action.outcome));
+        }
+        if let Some(validation) = &self.validation {
+            let verdict = if validation["valid"] == true { "accepted" } else { "not accepted" };
+            out.push_str(&format!("- Validator: {verdict}: {}\n", validation["reason"].as_str().unwrap_or("")));
+        }
+        if let Some(summary) = &self.summary {
+            out.push_str(&format!("- Older steps summarised: {summary}\n"));
+        }
+        for warning in &self.warnings {
+            out.push_str(&format!("- Warning: {warning}\n"));
+        }
+        let tokens: Vec<String> = self
+            .tokens
+            .iter()
+            .map(|(role, used)| {
+                format!(
+                    "{} {}/{}",
+                    serde_json::to_value(role).unwrap_or_default().as_str().unwrap_or(""),
+                    used.input,
+                    used.output
+                )
+            })
+            .collect();
+        out.push_str(&format!(
+            "- Tokens (in/out): {} · Time: page map {:.0} ms, model {:.0} ms, actions {:.0} ms{}\n",
+            if tokens.is_empty() { "none".to_string() } else { tokens.join(", ") },
+            self.timing.page_map_ms,
+            self.timing.model_ms,
+            self.timing.actions_ms,
+            self.cost.map(|cost| format!(" · ${cost:.4}")).unwrap_or_default()
+        ));
+        out
+    }
+}
+
 fn totals(tokens: &BTreeMap<Role, Tokens>) -> (u64, u64) {
     tokens.values().fold((0, 0), |(input, output), used| (input + used.input, output + used.output))
 }
@@ -229,6 +316,21 @@ mod tests {
         assert_eq!(record.duration_ms, 3_000.0);
         let json = serde_json::to_value(&record).unwrap();
         assert_eq!(json["steps"][1]["tokens"]["validator"]["input"], 500);
+        let report = record.report();
+        assert!(
+            report.starts_with(
+                "# Agent run: buy a mug\n\n**Done:** done\n\n2 steps · 3.0 s · 3500 tokens in, 250 out · $0.0040\n"
+            ),
+            "{report}"
+        );
+        assert!(report.contains("\n## Step 1 · http://shop/\n\n- Plan: start Next: \n"), "{report}");
+        assert!(
+            report.contains(
+                "- Tokens (in/out): navigator 1000/100 · Time: page map 12 ms, model 800 ms, actions 50 ms · $0.0012\n"
+            ),
+            "{report}"
+        );
+        assert!(report.contains("- Validator: accepted: shown\n"), "{report}");
     }
 
     #[test]

@@ -53,7 +53,11 @@ prop_compose! {
         image in any::<bool>(),
     ) -> Vec<Part> {
         let mut parts = vec![Part::new(Kind::System, ChatMessage::system("You are a browser agent. ".repeat(20)))];
-        parts.extend(history);
+        // Each message distinct, so that the test can tell which ones were kept.
+        parts.extend(history.into_iter().enumerate().map(|(i, mut part)| {
+            part.message.content = format!("#{i} {}", part.message.content);
+            part
+        }));
         parts.push(Part::new(Kind::State, state(page_lines, image)));
         parts
     }

@@ -620,7 +620,8 @@ fn the_run_is_recorded_step_by_step_with_tokens_times_and_no_secret() {
     assert!(matches!(end, AgentEvent::Result { success: true, .. }), "{end:?}");
     let position = events.iter().position(|e| matches!(e, AgentEvent::RunRecorded { .. })).unwrap();
     assert_eq!(position, events.len() - 2, "the record comes just before the final event");
-    let AgentEvent::RunRecorded { record } = &events[position] else { unreachable!() };
+    let AgentEvent::RunRecorded { record, report } = &events[position] else { unreachable!() };
+    assert!(report.contains("- ✓ hover:") && !report.contains("9876"), "{report}");
     assert_eq!(record["format"], "browser-agent-run/1");
     let steps = record["steps"].as_array().unwrap();
     assert_eq!(steps.len(), 2);
