@@ -267,6 +267,7 @@ async fn run(
         conversation,
         resume,
         on_checkpoint: Some(Rc::new(on_checkpoint)),
+        replay: None,
     };
     run_task(&config, browser.as_ref(), models, user, cancel, &|event| browser.emit(&event)).await;
     Ok(())

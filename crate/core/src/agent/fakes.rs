@@ -307,6 +307,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         conversation: Default::default(),
         resume: None,
         on_checkpoint: None,
+        replay: None,
     }
 }
 

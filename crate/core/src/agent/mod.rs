@@ -12,6 +12,7 @@ mod output;
 mod planner;
 mod prompt;
 mod record;
+mod replay;
 mod summarizer;
 mod validator;
 
@@ -21,3 +22,4 @@ pub use navigator::{run_task, Budgets, Models, Review, TaskConfig, UserGate};
 pub use output::{parse_navigator_output, AgentBrain, NavigatorOutput};
 pub use prompt::{navigator_schema, state_message, system_prompt};
 pub use record::{Role, RunRecord, StepRecord, Timing, Tokens};
+pub use replay::Replay;

@@ -7,6 +7,7 @@ use super::output::{parse_navigator_output, NavigatorOutput};
 use super::planner::{parse_plan, planner_prompt, Plan};
 use super::prompt::{navigator_schema, state_message, system_prompt};
 use super::record::{redact_strings, Phase, Recorder, Role};
+use super::replay::{Replay, Replayed};
 use super::summarizer::{parse_summary, summary_prompt, KEEP_RECENT_STEPS};
 use super::validator::{parse_verdict, validator_prompt};
 use crate::actions::{Action, SearchEngine};
@@ -64,6 +65,8 @@ pub struct TaskConfig {
     pub resume: Option<Checkpoint>,
     /// Receives the task's checkpoint at the start of every step, to be saved.
     pub on_checkpoint: Option<Rc<dyn Fn(Checkpoint)>>,
+    /// A recorded run to replay: its actions run again without the model where the page allows.
+    pub replay: Option<Replay>,
 }
 
 /// The token budget of each agent's model.
@@ -170,6 +173,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         current_step: Cell::new(0),
         nudged: Cell::new(false),
         replan: Cell::new(false),
+        replay_cursor: Cell::new(0),
     };
     let resumed = match &config.resume {
         Some(checkpoint) => navigator.restore(checkpoint),
@@ -226,6 +230,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     nudged: Cell<bool>,
     /// The planner runs at the next step whatever its interval.
     replan: Cell<bool>,
+    /// The next recorded step to replay.
+    replay_cursor: Cell<usize>,
 }
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
@@ -360,44 +366,23 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             (&tabs, self.tab.get()),
             &self.config.map,
         );
-        // The screenshot goes with this step's state message only, and leaves the history with it.
-        let images = match self.config.vision {
-            true => match self.browser.screenshot(self.tab.get()).await {
-                Ok(image) => vec![image],
-                Err(err) => {
-                    self.warn_once(format!("Vision is on, but no screenshot could be taken this step: {err}."));
-                    Vec::new()
-                }
-            },
-            false => Vec::new(),
-        };
         // The previous step's results are in this state message; they join the history once it
         // is gone, before anything this step adds.
         let results_at = self.history.len();
-        if let Some(answer) = self.plan(step, &state).await? {
-            return Ok(StepEnd::Finished { success: true, text: answer });
-        }
         let page_seen = page_fingerprint(state_page_part(&state));
-        let output = self.ask_for_output(state, images, step == max_steps).await;
-        self.keep_results(results_at, step, previous_results);
-        let output = match output? {
-            Ok(output) => output,
-            Err((reason, problem)) => {
-                let failure = format!("the model's reply could not be used ({reason}). If this keeps happening, choose a model that supports structured JSON output.");
-                (self.emit)(AgentEvent::Step {
-                    step,
-                    max_steps,
-                    evaluation: String::new(),
-                    memory: String::new(),
-                    next_goal: String::new(),
-                    actions: vec![ActionReport {
-                        name: "reply".into(),
-                        target: None,
-                        ok: false,
-                        outcome: failure.clone(),
-                    }],
-                });
-                return Ok(StepEnd::Continue { results: vec![problem], failure: Some(failure) });
+        let output = match self.replayed(page.as_ref().ok()) {
+            Some(Replayed::Actions(output)) => {
+                self.keep_results(results_at, step, previous_results);
+                output
+            }
+            replayed => {
+                if let Some(Replayed::AskModel(note)) = replayed {
+                    self.keep(Kind::Note, ChatMessage::user(note));
+                }
+                match self.decide(step, state, results_at, previous_results).await? {
+                    Ok(output) => output,
+                    Err(end) => return Ok(end),
+                }
             }
         };
         self.keep(Kind::Output, ChatMessage::assistant(compact_output(&output)));
@@ -405,6 +390,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(reviewed);
         }
         let page = page.ok();
+        self.recorder.borrow_mut().planned(&output.actions, page.as_ref());
         let started = self.browser.now_ms();
         let (reports, finished) = self.run_actions(&output.actions, page.as_ref()).await?;
         self.recorder.borrow_mut().phase(Phase::Actions, self.browser.now_ms() - started);
@@ -431,6 +417,62 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Some((false, text)) => StepEnd::Finished { success: false, text },
             None => StepEnd::Continue { results, failure },
         })
+    }
+
+    /// The model's decision for this step, with the planner first when it is due; `Err` ends the
+    /// step early (the planner answered the task, or the reply could not be used).
+    async fn decide(
+        &mut self,
+        step: u32,
+        state: String,
+        results_at: usize,
+        previous_results: &[String],
+    ) -> Result<Result<NavigatorOutput, StepEnd>, StepError> {
+        let max_steps = self.config.max_steps;
+        // The screenshot goes with this step's state message only, and leaves the history with it.
+        let images = match self.config.vision {
+            true => match self.browser.screenshot(self.tab.get()).await {
+                Ok(image) => vec![image],
+                Err(err) => {
+                    self.warn_once(format!("Vision is on, but no screenshot could be taken this step: {err}."));
+                    Vec::new()
+                }
+            },
+            false => Vec::new(),
+        };
+        if let Some(answer) = self.plan(step, &state).await? {
+            return Ok(Err(StepEnd::Finished { success: true, text: answer }));
+        }
+        let output = self.ask_for_output(state, images, step == max_steps).await;
+        self.keep_results(results_at, step, previous_results);
+        Ok(match output? {
+            Ok(output) => Ok(output),
+            Err((reason, problem)) => {
+                let failure = format!("the model's reply could not be used ({reason}). If this keeps happening, choose a model that supports structured JSON output.");
+                (self.emit)(AgentEvent::Step {
+                    step,
+                    max_steps,
+                    evaluation: String::new(),
+                    memory: String::new(),
+                    next_goal: String::new(),
+                    actions: vec![ActionReport {
+                        name: "reply".into(),
+                        target: None,
+                        ok: false,
+                        outcome: failure.clone(),
+                    }],
+                });
+                Err(StepEnd::Continue { results: vec![problem], failure: Some(failure) })
+            }
+        })
+    }
+
+    /// The next recorded step of a replay, on the page as it is now.
+    fn replayed(&self, page: Option<&PageMap>) -> Option<Replayed> {
+        let replay = self.config.replay.as_ref()?;
+        let next = self.replay_cursor.get();
+        self.replay_cursor.set(next + 1);
+        replay.step(next, page)
     }
 
     /// In ask-before-acting mode, puts the step's actions to the user. `None` means run them.

@@ -3,6 +3,8 @@
 //! in each phase and the cost. Exported as JSON, with every secret value redacted.
 
 use super::events::{ActionReport, AgentEvent};
+use crate::actions::Action;
+use crate::dom_map::PageMap;
 use crate::llm::pricing::{cost, Price};
 use crate::llm::Usage;
 use serde::Serialize;
@@ -52,6 +54,8 @@ pub struct StepRecord {
     pub evaluation: String,
     pub memory: String,
     pub next_goal: String,
+    /// The actions as decided, each with the element it targets, for replay.
+    pub planned: Vec<PlannedAction>,
     pub actions: Vec<ActionReport>,
     pub validation: Option<Value>,
     /// The summary of older steps made after this one.
@@ -61,6 +65,28 @@ pub struct StepRecord {
     pub timing: Timing,
     /// Dollars, when the model's price is known.
     pub cost: Option<f64>,
+}
+
+/// An action as the model gave it, with the element it targeted then.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct PlannedAction {
+    pub action: Value,
+    pub element: Option<ElementPrint>,
+}
+
+/// What identifies an element again on a later visit.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct ElementPrint {
+    /// The element's fingerprint (tag, identifying attributes, text), in hex: JSON numbers
+    /// cannot hold 64 bits.
+    pub fingerprint: String,
+    pub description: String,
+}
+
+impl ElementPrint {
+    pub fn of(element: &crate::dom_map::MapElement) -> Self {
+        ElementPrint { fingerprint: format!("{:016x}", element.fingerprint), description: element.describe() }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -128,6 +154,17 @@ impl Recorder {
             AgentEvent::Warning { message } => self.current().warnings.push(message.clone()),
             _ => {}
         }
+    }
+
+    /// The step's actions as decided, with the elements they target on `map`.
+    pub fn planned(&mut self, actions: &[Action], map: Option<&PageMap>) {
+        self.current().planned = actions
+            .iter()
+            .map(|action| PlannedAction {
+                action: action.to_json(),
+                element: action.index().and_then(|index| map?.element(index)).map(ElementPrint::of),
+            })
+            .collect();
     }
 
     pub fn url(&mut self, url: &str) {

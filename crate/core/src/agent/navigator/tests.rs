@@ -661,3 +661,59 @@ fn a_history_that_takes_half_the_budget_is_summarised_without_waiting_for_the_in
     assert_eq!(names[4], "memory", "{names:?}");
     assert!(events.iter().any(|e| matches!(e, AgentEvent::Memory { .. })));
 }
+
+#[test]
+fn a_recorded_run_replays_without_the_model_until_the_page_changed_or_the_answer_is_due() {
+    let recording = ScriptedModel::new(vec![
+        reply(r#"[{"click_element":{"index":1}}]"#),
+        reply(r#"[{"input_text":{"index":2,"text":"gift wrap"}}]"#),
+        reply(r#"[{"done":{"text":"The total is $12.00","success":true}}]"#),
+    ]);
+    let (_, events) = run(&FakeShop::new(), &recording, 10);
+    let Some(AgentEvent::RunRecorded { record, .. }) =
+        events.iter().find(|e| matches!(e, AgentEvent::RunRecorded { .. }))
+    else {
+        panic!("no record");
+    };
+    let replay = crate::agent::Replay::from_record(&serde_json::from_str(&record.to_string()).unwrap()).unwrap();
+    assert_eq!(replay.len(), 3);
+
+    // On the same shop: both actions replay with no model call; only the answer is asked for.
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"The total is $12.00 now","success":true}}]"#)]);
+    let replaying = TaskConfig { replay: Some(replay.clone()), ..config(10) };
+    let (end, events) = crate::agent::fakes::run_with(&replaying, &shop, &model);
+    assert_eq!(end, AgentEvent::Result { success: true, text: "The total is $12.00 now".into(), steps: 3 });
+    assert_eq!((shop.cart.get(), shop.note.borrow().as_str()), (1, "gift wrap"));
+    let requests = model.requests.borrow();
+    assert_eq!(requests.len(), 1, "one model call, for the answer");
+    let asked = requests[0].messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n");
+    assert!(
+        asked.contains("You are replaying a recorded run of this task") && asked.contains("give the user the answer")
+    );
+    let goals: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Step { next_goal, .. } => Some(next_goal.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        goals[0].starts_with(
+            "Replay step 1 of the recorded run: {\"click_element\":{\"index\":1}} on <button> \"Add blue mug\""
+        ),
+        "{goals:?}"
+    );
+
+    // A page where the button was replaced by something else: the model decides that step.
+    let changed = FakeShop::new();
+    *changed.buy_label.borrow_mut() = Some("Buy now".into());
+    let model = ScriptedModel::new(vec![
+        reply(r#"[{"hover":{"index":2}}]"#),
+        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+    ]);
+    let config = TaskConfig { replay: Some(replay), ..config(10) };
+    crate::agent::fakes::run_with(&config, &changed, &model);
+    let first = model.requests.borrow()[0].messages.iter().map(|m| m.content.clone()).collect::<Vec<_>>().join("\n");
+    assert!(first.contains("The page changed: that element is no longer on it."), "{first}");
+}

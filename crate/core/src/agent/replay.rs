@@ -1,0 +1,195 @@
+//! Replay: a recorded run's actions, run again without asking the model, each element found
+//! again by its fingerprint. Where the page changed (an element is gone), and for the final
+//! answer (which must describe the page as it is now), the model decides that step, told what
+//! the recorded run did there.
+
+use super::output::{AgentBrain, NavigatorOutput};
+use super::record::PlannedAction;
+use crate::actions::Action;
+use crate::dom_map::PageMap;
+use serde_json::Value;
+
+/// The steps of a recorded run, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replay {
+    steps: Vec<Vec<PlannedAction>>,
+}
+
+/// How a recorded step goes on the page as it is now.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Replayed {
+    /// Its actions, bound to the current page's elements.
+    Actions(NavigatorOutput),
+    /// The model decides this step; the text tells it why and what the recorded run did.
+    AskModel(String),
+}
+
+impl Replay {
+    /// The replayable steps of a run record (see `record::RunRecord`); steps that decided
+    /// nothing (an unusable reply) are left out.
+    pub fn from_record(record: &Value) -> Result<Replay, String> {
+        let steps = record["steps"].as_array().ok_or("the record has no steps")?;
+        let steps: Vec<Vec<PlannedAction>> = steps
+            .iter()
+            .map(|step| serde_json::from_value(step["planned"].clone()).map_err(|err| err.to_string()))
+            .collect::<Result<_, _>>()
+            .map_err(|err| format!("the record's steps are unreadable ({err})"))?;
+        let steps: Vec<_> = steps.into_iter().filter(|actions| !actions.is_empty()).collect();
+        if steps.is_empty() {
+            return Err("the record has no actions to replay".into());
+        }
+        Ok(Replay { steps })
+    }
+
+    pub fn len(&self) -> usize {
+        self.steps.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+
+    /// Recorded step `i` (from 0) on `map`, the page as it is now.
+    pub fn step(&self, i: usize, map: Option<&PageMap>) -> Option<Replayed> {
+        let planned = self.steps.get(i)?;
+        let told = describe(planned);
+        let ask = |why: String| {
+            Replayed::AskModel(format!(
+                "You are replaying a recorded run of this task. At this point the recorded run did: {told}. {why} Decide this step yourself from the current page."
+            ))
+        };
+        let mut actions = Vec::with_capacity(planned.len());
+        for recorded in planned {
+            let action = match Action::from_json(&recorded.action) {
+                Ok(action) => action,
+                Err(err) => return Some(ask(format!("That action could not be read again ({err})."))),
+            };
+            if matches!(action, Action::Done { .. }) {
+                return Some(ask(
+                    "It finished there: check the page as it is now and give the user the answer with done.".into(),
+                ));
+            }
+            match bind(&recorded.action, recorded.element.as_ref().map(|e| e.fingerprint.as_str()), map) {
+                Ok(bound) => actions.push(bound),
+                Err(why) => return Some(ask(why)),
+            }
+        }
+        Some(Replayed::Actions(NavigatorOutput {
+            brain: AgentBrain {
+                evaluation_previous_goal: "Replayed".into(),
+                memory: String::new(),
+                next_goal: format!("Replay step {} of the recorded run: {told}", i + 1),
+            },
+            actions,
+        }))
+    }
+}
+
+/// The recorded action with its element's index on the current page, found by fingerprint (the
+/// same index when it still holds the element, else the first element with that fingerprint).
+fn bind(recorded: &Value, fingerprint: Option<&str>, map: Option<&PageMap>) -> Result<Action, String> {
+    let action = Action::from_json(recorded).map_err(|err| format!("That action could not be read again ({err})."))?;
+    let (Some(index), Some(fingerprint)) = (action.index(), fingerprint) else { return Ok(action) };
+    let map = map.ok_or("The page cannot be read now.")?;
+    let matches = |element: &&crate::dom_map::MapElement| format!("{:016x}", element.fingerprint) == fingerprint;
+    let found = map
+        .element(index)
+        .filter(matches)
+        .or_else(|| map.elements().find(matches))
+        .ok_or_else(|| "The page changed: that element is no longer on it.".to_string())?;
+    let mut rebound = recorded.clone();
+    if let Some(params) = rebound.as_object_mut().and_then(|object| object.values_mut().next()) {
+        params["index"] = Value::from(found.index);
+    }
+    Action::from_json(&rebound).map_err(|err| format!("That action could not be read again ({err})."))
+}
+
+fn describe(planned: &[PlannedAction]) -> String {
+    planned
+        .iter()
+        .map(|recorded| match &recorded.element {
+            Some(element) => format!("{} on {}", recorded.action, element.description),
+            None => recorded.action.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(", then ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom_map::tests::{node, page};
+    use crate::dom_map::{ElementRegistry, RawFrame};
+    use serde_json::json;
+
+    fn map_of(buttons: &[&str]) -> PageMap {
+        let mut nodes = vec![node(0, None, "body", "")];
+        for (i, text) in buttons.iter().enumerate() {
+            nodes.push(node(i as u32 + 1, Some(0), "button", text));
+        }
+        let frame = RawFrame { frame_id: 0, page: Ok(page(nodes)) };
+        PageMap::build(&[frame], &mut ElementRegistry::new()).unwrap()
+    }
+
+    fn record_of(map: &PageMap, steps: &[Vec<Value>]) -> Value {
+        let steps: Vec<Value> = steps
+            .iter()
+            .map(|actions| {
+                let planned: Vec<Value> = actions
+                    .iter()
+                    .map(|action| {
+                        let action = Action::from_json(action).unwrap();
+                        let element =
+                            action.index().and_then(|i| map.element(i)).map(super::super::record::ElementPrint::of);
+                        json!({"action": action.to_json(), "element": element})
+                    })
+                    .collect();
+                json!({"planned": planned})
+            })
+            .collect();
+        json!({"task": "t", "steps": steps})
+    }
+
+    #[test]
+    fn elements_are_found_again_by_fingerprint_even_at_another_index() {
+        let then = map_of(&["Mugs", "Add Blue mug"]);
+        let add = then.elements().find(|e| e.text == "Add Blue mug").unwrap().index;
+        let record = record_of(
+            &then,
+            &[vec![json!({"click_element": {"index": add}})], vec![json!({"done": {"text": "ok", "success": true}})]],
+        );
+        let replay = Replay::from_record(&record).unwrap();
+        assert_eq!(replay.len(), 2);
+
+        // The same page: the same element.
+        let Some(Replayed::Actions(output)) = replay.step(0, Some(&then)) else { panic!() };
+        assert_eq!(output.actions, vec![Action::ClickElement { index: add }]);
+        assert!(output.brain.next_goal.contains("<button> \"Add Blue mug\""));
+
+        // A page with more before it: the element moved, and is found by what it is.
+        let now = map_of(&["Sale!", "Mugs", "Add Blue mug"]);
+        let moved = now.elements().find(|e| e.text == "Add Blue mug").unwrap().index;
+        let Some(Replayed::Actions(output)) = replay.step(0, Some(&now)) else { panic!() };
+        assert_eq!(output.actions, vec![Action::ClickElement { index: moved }]);
+
+        // Gone: the model decides, told what the recorded run did.
+        let Some(Replayed::AskModel(note)) = replay.step(0, Some(&map_of(&["Mugs"]))) else { panic!() };
+        assert!(note.contains("Add Blue mug") && note.contains("no longer on it"), "{note}");
+
+        // The final answer is always the model's, from the page as it is now.
+        let Some(Replayed::AskModel(note)) = replay.step(1, Some(&now)) else { panic!() };
+        assert!(note.contains("give the user the answer with done"), "{note}");
+        assert_eq!(replay.step(2, Some(&now)), None);
+    }
+
+    #[test]
+    fn a_record_without_actions_cannot_be_replayed() {
+        assert!(Replay::from_record(&json!({"steps": [{"planned": []}]})).is_err());
+        assert!(Replay::from_record(&json!({"nothing": 1})).is_err());
+        let go =
+            json!({"steps": [{"planned": [{"action": {"go_to_url": {"url": "https://a.test/"}}, "element": null}]}]});
+        let replay = Replay::from_record(&go).unwrap();
+        let Some(Replayed::Actions(output)) = replay.step(0, None) else { panic!() };
+        assert_eq!(output.actions, vec![Action::GoToUrl { url: "https://a.test/".into() }]);
+    }
+}
