@@ -21,7 +21,7 @@ pub struct NavigatorOutput {
 
 /// Parses a reply, returning a precise reason the model can act on when it cannot be used.
 pub fn parse_navigator_output(reply: &str) -> Result<NavigatorOutput, String> {
-    let json = extract_json(reply).ok_or_else(|| "the reply contains no JSON object".to_string())?;
+    let json = outermost_object(reply).ok_or_else(|| "the reply contains no JSON object".to_string())?;
     let value: Value = parse_lenient(json).map_err(|err| format!("the reply is not valid JSON ({err})"))?;
     let state = value.get("current_state").and_then(Value::as_object);
     let field = |name: &str| state.and_then(|s| s.get(name)).and_then(Value::as_str).unwrap_or_default().to_string();
@@ -41,15 +41,6 @@ pub fn parse_navigator_output(reply: &str) -> Result<NavigatorOutput, String> {
         .map(|(i, action)| Action::from_json(action).map_err(|err| format!("action {}: {err}", i + 1)))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(NavigatorOutput { brain, actions })
-}
-
-/// The outermost `{...}` of a reply, after dropping reasoning blocks and code fences.
-fn extract_json(reply: &str) -> Option<&str> {
-    let reply = match reply.rfind("</think>") {
-        Some(end) => &reply[end + "</think>".len()..],
-        None => reply,
-    };
-    outermost_object(reply)
 }
 
 #[cfg(test)]

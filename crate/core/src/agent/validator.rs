@@ -65,6 +65,11 @@ mod tests {
         assert_eq!(verdict.reason, "the cart is empty");
         assert!(parse_verdict("looks fine to me").is_none());
         assert!(parse_verdict(r#"{"reason": "x"}"#).is_none());
+        // A reasoning model's thoughts, braces and all, are not its verdict.
+        let thought = parse_verdict(
+            "<think>maybe {\"is_valid\": false}</think>{\"is_valid\": true, \"reason\": \"ok\", \"answer\": \"\"}",
+        );
+        assert!(thought.unwrap().valid);
     }
 
     #[test]

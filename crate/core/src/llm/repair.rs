@@ -9,9 +9,11 @@ pub fn parse_lenient(text: &str) -> Result<Value, serde_json::Error> {
     serde_json::from_str(text).or_else(|strict| serde_json::from_str(&repair(text)).map_err(|_| strict))
 }
 
-/// The outermost `{...}` of a model's reply, dropping any prose or code fence around it. A reply
-/// cut off before its closing brace keeps everything from the opening one, for [`repair`] to close.
+/// The outermost `{...}` of a model's reply, dropping a reasoning model's `<think>` block and any
+/// prose or code fence around it. A reply cut off before its closing brace keeps everything from
+/// the opening one, for [`repair`] to close.
 pub fn outermost_object(reply: &str) -> Option<&str> {
+    let reply = reply.rfind("</think>").map_or(reply, |end| &reply[end + "</think>".len()..]);
     let start = reply.find('{')?;
     Some(match reply.rfind('}') {
         Some(end) if end > start => &reply[start..=end],
