@@ -1,8 +1,8 @@
 //! The Anthropic Messages API: structured output through a forced tool call.
 
-use super::retry::{post_with_retries, RetryPolicy};
+use super::retry::post_with_retries;
 use super::sse::SseParser;
-use super::{alternating, ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, ModelOptions, Usage};
+use super::{alternating, ChatModel, ChatReply, ChatRequest, Connection, HttpClient, LlmError, ModelOptions, Usage};
 use serde_json::{json, Value};
 use std::cell::RefCell;
 
@@ -12,47 +12,42 @@ const API_VERSION: &str = "2023-06-01";
 const MAX_TOKENS: u32 = 4096;
 
 pub struct Anthropic<H> {
-    base_url: String,
-    model: String,
-    api_key: String,
-    http: H,
-    retry: RetryPolicy,
-    options: ModelOptions,
+    connection: Connection<H>,
 }
 
 impl<H: HttpClient> Anthropic<H> {
     pub fn new(base_url: &str, model: &str, api_key: &str, http: H) -> Self {
-        Self {
-            base_url: super::api_root(base_url, DEFAULT_BASE_URL),
-            model: model.trim().to_string(),
-            api_key: api_key.trim().to_string(),
-            http,
-            retry: RetryPolicy::default(),
-            options: ModelOptions::default(),
-        }
+        Self { connection: Connection::new(base_url, DEFAULT_BASE_URL, model, api_key, http) }
     }
 
     /// Temperature applies; reasoning effort does not (extended thinking cannot be combined with
     /// the forced tool that gives structured output).
     pub fn with_options(mut self, options: ModelOptions) -> Self {
-        self.options = options;
+        self.connection.options = options;
         self
     }
 
     /// The models the key may use (`GET /models`).
     pub async fn list_models(&self) -> Result<Vec<String>, LlmError> {
-        let url = format!("{}/models?limit=1000", self.base_url);
-        super::fetch_model_list(&self.http, &url, &self.headers(), &self.model, super::ids_in_data).await
+        let url = format!("{}/models?limit=1000", self.connection.base_url);
+        super::fetch_model_list(
+            &self.connection.http,
+            &url,
+            &self.headers(),
+            &self.connection.model,
+            super::ids_in_data,
+        )
+        .await
     }
 
     pub fn endpoint(&self) -> String {
-        format!("{}/messages", self.base_url)
+        format!("{}/messages", self.connection.base_url)
     }
 
     pub fn headers(&self) -> Vec<(String, String)> {
         vec![
             ("Content-Type".into(), "application/json".into()),
-            ("x-api-key".into(), self.api_key.clone()),
+            ("x-api-key".into(), self.connection.api_key.clone()),
             ("anthropic-version".into(), API_VERSION.into()),
             // The request comes from the extension, which the user has given the key to.
             ("anthropic-dangerous-direct-browser-access".into(), "true".into()),
@@ -75,7 +70,7 @@ impl<H: HttpClient> Anthropic<H> {
             })
             .collect();
         let mut body = json!({
-            "model": self.model,
+            "model": self.connection.model,
             "max_tokens": MAX_TOKENS,
             "messages": messages,
             "tools": [{
@@ -88,7 +83,7 @@ impl<H: HttpClient> Anthropic<H> {
         if let Some(system) = system {
             body["system"] = json!(system);
         }
-        if let Some(temperature) = self.options.temperature {
+        if let Some(temperature) = self.connection.options.temperature {
             body["temperature"] = json!(temperature.clamp(0.0, 1.0));
         }
         body
@@ -131,7 +126,7 @@ impl<H: HttpClient> ChatModel for Anthropic<H> {
                 on_text(&state.1);
             }
         };
-        let response = self.http.post_stream(&url, &self.headers(), body.to_string(), &on_chunk).await;
+        let response = self.connection.http.post_stream(&url, &self.headers(), body.to_string(), &on_chunk).await;
         let Ok(response) = response else {
             // No answer at all: the plain path tries again, with its backoff, and reports.
             return self.complete(request).await;
@@ -153,11 +148,11 @@ impl<H: HttpClient> ChatModel for Anthropic<H> {
     async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
         let url = self.endpoint();
         let body = self.request_body(request).to_string();
-        let response = post_with_retries(&self.http, &self.retry, &url, &self.headers(), &body)
+        let response = post_with_retries(&self.connection.http, &self.connection.retry, &url, &self.headers(), &body)
             .await
             .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
         if !(200..300).contains(&response.status) {
-            return Err(LlmError::from_response(response.status, &response.body, &self.model));
+            return Err(LlmError::from_response(response.status, &response.body, &self.connection.model));
         }
         parse_reply(&response.body)
     }

@@ -1,43 +1,41 @@
 //! Google Gemini's generateContent: structured output through a response schema.
 
-use super::retry::{post_with_retries, RetryPolicy};
+use super::retry::post_with_retries;
 use super::sse::SseParser;
-use super::{alternating, ChatModel, ChatReply, ChatRequest, Effort, HttpClient, LlmError, ModelOptions, Role, Usage};
+use super::{
+    alternating, ChatModel, ChatReply, ChatRequest, Connection, Effort, HttpClient, LlmError, ModelOptions, Role, Usage,
+};
 use serde_json::{json, Map, Value};
 use std::cell::RefCell;
 
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
 
 pub struct Gemini<H> {
-    base_url: String,
-    model: String,
-    api_key: String,
-    http: H,
-    retry: RetryPolicy,
-    options: ModelOptions,
+    connection: Connection<H>,
 }
 
 impl<H: HttpClient> Gemini<H> {
     pub fn new(base_url: &str, model: &str, api_key: &str, http: H) -> Self {
         Self {
-            base_url: super::api_root(base_url, DEFAULT_BASE_URL),
-            model: model.trim().trim_start_matches("models/").to_string(),
-            api_key: api_key.trim().to_string(),
-            http,
-            retry: RetryPolicy::default(),
-            options: ModelOptions::default(),
+            connection: Connection::new(
+                base_url,
+                DEFAULT_BASE_URL,
+                model.trim().trim_start_matches("models/"),
+                api_key,
+                http,
+            ),
         }
     }
 
     pub fn with_options(mut self, options: ModelOptions) -> Self {
-        self.options = options;
+        self.connection.options = options;
         self
     }
 
     /// The models that can generate content (`GET /models`).
     pub async fn list_models(&self) -> Result<Vec<String>, LlmError> {
-        let url = format!("{}/models?pageSize=1000", self.base_url);
-        super::fetch_model_list(&self.http, &url, &self.headers(), &self.model, |v| {
+        let url = format!("{}/models?pageSize=1000", self.connection.base_url);
+        super::fetch_model_list(&self.connection.http, &url, &self.headers(), &self.connection.model, |v| {
             let models = v["models"].as_array().cloned().unwrap_or_default();
             models
                 .iter()
@@ -53,11 +51,14 @@ impl<H: HttpClient> Gemini<H> {
     }
 
     pub fn endpoint(&self) -> String {
-        format!("{}/models/{}:generateContent", self.base_url, self.model)
+        format!("{}/models/{}:generateContent", self.connection.base_url, self.connection.model)
     }
 
     pub fn headers(&self) -> Vec<(String, String)> {
-        vec![("Content-Type".into(), "application/json".into()), ("x-goog-api-key".into(), self.api_key.clone())]
+        vec![
+            ("Content-Type".into(), "application/json".into()),
+            ("x-goog-api-key".into(), self.connection.api_key.clone()),
+        ]
     }
 
     pub fn request_body(&self, request: &ChatRequest) -> Value {
@@ -81,10 +82,10 @@ impl<H: HttpClient> Gemini<H> {
         if let Some(system) = system {
             body["systemInstruction"] = json!({ "parts": [{ "text": system }] });
         }
-        if let Some(temperature) = self.options.temperature {
+        if let Some(temperature) = self.connection.options.temperature {
             body["generationConfig"]["temperature"] = json!(temperature);
         }
-        if let Some(effort) = self.options.reasoning_effort {
+        if let Some(effort) = self.connection.options.reasoning_effort {
             let budget = match effort {
                 Effort::Low => 1024,
                 Effort::Medium => 4096,
@@ -127,7 +128,8 @@ pub fn gemini_schema(schema: &Value) -> Value {
 impl<H: HttpClient> ChatModel for Gemini<H> {
     /// Streams with `streamGenerateContent?alt=sse`: each event carries the next piece of text.
     async fn complete_streaming(&self, request: &ChatRequest, on_text: &dyn Fn(&str)) -> Result<ChatReply, LlmError> {
-        let url = format!("{}/models/{}:streamGenerateContent?alt=sse", self.base_url, self.model);
+        let url =
+            format!("{}/models/{}:streamGenerateContent?alt=sse", self.connection.base_url, self.connection.model);
         let body = self.request_body(request).to_string();
         let state = RefCell::new((SseParser::default(), String::new(), None::<Usage>));
         let on_chunk = |chunk: &str| {
@@ -151,7 +153,7 @@ impl<H: HttpClient> ChatModel for Gemini<H> {
                 on_text(&state.1);
             }
         };
-        let response = self.http.post_stream(&url, &self.headers(), body, &on_chunk).await;
+        let response = self.connection.http.post_stream(&url, &self.headers(), body, &on_chunk).await;
         let Ok(response) = response else {
             // No answer at all: the plain path tries again, with its backoff, and reports.
             return self.complete(request).await;
@@ -167,11 +169,11 @@ impl<H: HttpClient> ChatModel for Gemini<H> {
     async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
         let url = self.endpoint();
         let body = self.request_body(request).to_string();
-        let response = post_with_retries(&self.http, &self.retry, &url, &self.headers(), &body)
+        let response = post_with_retries(&self.connection.http, &self.connection.retry, &url, &self.headers(), &body)
             .await
             .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
         if !(200..300).contains(&response.status) {
-            return Err(LlmError::from_response(response.status, &response.body, &self.model));
+            return Err(LlmError::from_response(response.status, &response.body, &self.connection.model));
         }
         parse_reply(&response.body)
     }

@@ -186,6 +186,31 @@ pub(crate) fn ids_in_data(list: &serde_json::Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// What every provider needs to reach its model: the API root, the model, the key, the HTTP
+/// client, the retry policy and the user's options.
+pub(crate) struct Connection<H> {
+    pub base_url: String,
+    pub model: String,
+    pub api_key: String,
+    pub http: H,
+    pub retry: retry::RetryPolicy,
+    pub options: ModelOptions,
+}
+
+impl<H> Connection<H> {
+    /// `base_url` is the user's (trimmed, without a trailing slash), else `default`.
+    pub fn new(base_url: &str, default: &str, model: &str, api_key: &str, http: H) -> Self {
+        Connection {
+            base_url: api_root(base_url, default),
+            model: model.trim().to_string(),
+            api_key: api_key.trim().to_string(),
+            http,
+            retry: retry::RetryPolicy::default(),
+            options: ModelOptions::default(),
+        }
+    }
+}
+
 /// The API root to use: the user's, else the provider's public one, without a trailing slash.
 pub(crate) fn api_root(base_url: &str, default: &str) -> String {
     let base = if base_url.trim().is_empty() { default } else { base_url.trim() };

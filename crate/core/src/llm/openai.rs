@@ -1,8 +1,8 @@
 //! The OpenAI chat-completions wire format, spoken by OpenAI and most self-hosted servers.
 
-use super::retry::{is_passing, post_with_retries, RetryPolicy};
+use super::retry::{is_passing, post_with_retries};
 use super::sse::{SseEvent, SseParser};
-use super::{ChatModel, ChatReply, ChatRequest, HttpClient, HttpResponse, LlmError, ModelOptions, Usage};
+use super::{ChatModel, ChatReply, ChatRequest, Connection, HttpClient, HttpResponse, LlmError, ModelOptions, Usage};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
 
@@ -21,13 +21,8 @@ pub enum OutputMode {
 }
 
 pub struct OpenAiCompatible<H> {
-    base_url: String,
-    model: String,
-    api_key: String,
-    http: H,
-    retry: RetryPolicy,
+    connection: Connection<H>,
     mode: Cell<OutputMode>,
-    options: ModelOptions,
     /// Azure OpenAI: the key goes in an `api-key` header and the URL carries the API version.
     azure: bool,
     /// Off once the server shows it cannot stream.
@@ -87,20 +82,15 @@ impl StreamState {
 impl<H: HttpClient> OpenAiCompatible<H> {
     pub fn new(base_url: &str, model: &str, api_key: &str, http: H) -> Self {
         Self {
-            base_url: base_url.trim().trim_end_matches('/').to_string(),
-            model: model.trim().to_string(),
-            api_key: api_key.trim().to_string(),
-            http,
-            retry: RetryPolicy::default(),
+            connection: Connection::new(base_url, "", model, api_key, http),
             mode: Cell::new(OutputMode::JsonSchema),
-            options: ModelOptions::default(),
             azure: false,
             streaming: Cell::new(true),
         }
     }
 
     pub fn with_options(mut self, options: ModelOptions) -> Self {
-        self.options = options;
+        self.connection.options = options;
         self
     }
 
@@ -112,22 +102,29 @@ impl<H: HttpClient> OpenAiCompatible<H> {
 
     /// The models the server offers (`GET /models`).
     pub async fn list_models(&self) -> Result<Vec<String>, LlmError> {
-        let url = format!("{}/models", self.base_url);
-        super::fetch_model_list(&self.http, &url, &self.headers(), &self.model, super::ids_in_data).await
+        let url = format!("{}/models", self.connection.base_url);
+        super::fetch_model_list(
+            &self.connection.http,
+            &url,
+            &self.headers(),
+            &self.connection.model,
+            super::ids_in_data,
+        )
+        .await
     }
 
     /// An unsuccessful response: the error to report, or `Ok` when the next output mode should be
     /// tried (the server refused the one asked for).
     fn after_failure(&self, response: &HttpResponse) -> Result<(), LlmError> {
-        if response.status == 403 && is_local(&self.base_url) && !response.body.contains("\"error\"") {
-            return Err(LlmError::OriginRefused { url: self.base_url.clone() });
+        if response.status == 403 && is_local(&self.connection.base_url) && !response.body.contains("\"error\"") {
+            return Err(LlmError::OriginRefused { url: self.connection.base_url.clone() });
         }
         match next_mode(self.mode.get()).filter(|_| rejects_output_format(response.status, &response.body)) {
             Some(next) => {
                 self.mode.set(next);
                 Ok(())
             }
-            None => Err(LlmError::from_response(response.status, &response.body, &self.model)),
+            None => Err(LlmError::from_response(response.status, &response.body, &self.connection.model)),
         }
     }
 
@@ -136,19 +133,19 @@ impl<H: HttpClient> OpenAiCompatible<H> {
     }
 
     pub fn endpoint(&self) -> String {
-        match (&self.options.api_version, self.azure) {
-            (Some(version), true) => format!("{}/chat/completions?api-version={version}", self.base_url),
-            (None, true) => format!("{}/chat/completions?api-version={AZURE_API_VERSION}", self.base_url),
-            _ => format!("{}/chat/completions", self.base_url),
+        match (&self.connection.options.api_version, self.azure) {
+            (Some(version), true) => format!("{}/chat/completions?api-version={version}", self.connection.base_url),
+            (None, true) => format!("{}/chat/completions?api-version={AZURE_API_VERSION}", self.connection.base_url),
+            _ => format!("{}/chat/completions", self.connection.base_url),
         }
     }
 
     pub fn request_body(&self, request: &ChatRequest, mode: OutputMode) -> Value {
-        let mut body = json!({ "model": self.model, "messages": request.messages });
-        if let Some(temperature) = self.options.temperature {
+        let mut body = json!({ "model": self.connection.model, "messages": request.messages });
+        if let Some(temperature) = self.connection.options.temperature {
             body["temperature"] = json!(temperature);
         }
-        if let Some(effort) = self.options.reasoning_effort {
+        if let Some(effort) = self.connection.options.reasoning_effort {
             body["reasoning_effort"] = json!(effort.as_str());
         }
         match mode {
@@ -174,9 +171,9 @@ impl<H: HttpClient> OpenAiCompatible<H> {
     fn headers(&self) -> Vec<(String, String)> {
         let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
         if self.azure {
-            headers.push(("api-key".to_string(), self.api_key.clone()));
-        } else if !self.api_key.is_empty() {
-            headers.push(("Authorization".to_string(), format!("Bearer {}", self.api_key)));
+            headers.push(("api-key".to_string(), self.connection.api_key.clone()));
+        } else if !self.connection.api_key.is_empty() {
+            headers.push(("Authorization".to_string(), format!("Bearer {}", self.connection.api_key)));
         }
         headers
     }
@@ -227,7 +224,8 @@ impl<H: HttpClient> ChatModel for OpenAiCompatible<H> {
             body["stream_options"] = json!({ "include_usage": true });
             let stream = StreamState::default();
             let on_chunk = |chunk: &str| stream.push(chunk, on_text);
-            let Ok(response) = self.http.post_stream(&url, &headers, body.to_string(), &on_chunk).await else {
+            let Ok(response) = self.connection.http.post_stream(&url, &headers, body.to_string(), &on_chunk).await
+            else {
                 break; // No answer at all: the plain path tries again, with its backoff, and reports.
             };
             if (200..300).contains(&response.status) {
@@ -250,7 +248,7 @@ impl<H: HttpClient> ChatModel for OpenAiCompatible<H> {
         let headers = self.headers();
         loop {
             let body = self.request_body(request, self.mode.get()).to_string();
-            let response = post_with_retries(&self.http, &self.retry, &url, &headers, &body)
+            let response = post_with_retries(&self.connection.http, &self.connection.retry, &url, &headers, &body)
                 .await
                 .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
             if (200..300).contains(&response.status) {
