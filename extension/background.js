@@ -39,7 +39,15 @@ chrome.runtime.onConnect.addListener((port) => {
     if (!Core.isTrustedSender(chrome.runtime.id, sender.id, sender.url)) return port.disconnect();
     panels.add(port);
     port.onDisconnect.addListener(() => panels.delete(port));
-    port.onMessage.addListener((message) => agent.handlePanelMessage(message));
+    // Answers meant for this panel alone (the History) come back through `reply`.
+    const reply = (answer) => {
+      try {
+        port.postMessage(answer);
+      } catch {
+        // The panel closed meanwhile.
+      }
+    };
+    port.onMessage.addListener((message) => agent.handlePanelMessage(message, reply));
     const running = agent.isRunning();
     port.postMessage({ v: 1, type: 'hello', running, events: running ? taskEvents : [] });
   }, (err) => {

@@ -212,6 +212,13 @@ async function replaceSessionRules(rules) {
  * not the browser session (a task is not resumed after the browser restarts). */
 const RUNNING_TASK_KEY = 'runningTask';
 
+/** The History in chrome.storage.local: an index of summaries under one key (so that listing
+ * reads no chat), each chat under its own key. The core decides what is kept (crate/core/src/chats.rs). */
+const CHAT_INDEX_KEY = 'chatIndex';
+const chatKey = (id) => `chat:${id}`;
+/** The chat a follow-up continues, for a restarted worker (session storage, like the checkpoint). */
+const CURRENT_CHAT_KEY = 'currentChat';
+
 export function createBrowserHost(emit) {
   return {
     emit,
@@ -225,6 +232,28 @@ export function createBrowserHost(emit) {
 
     async loadTask() {
       return (await chrome.storage.session.get(RUNNING_TASK_KEY))[RUNNING_TASK_KEY] ?? null;
+    },
+
+    async loadChatIndex() {
+      return (await chrome.storage.local.get(CHAT_INDEX_KEY))[CHAT_INDEX_KEY];
+    },
+
+    async loadChat(id) {
+      return (await chrome.storage.local.get(chatKey(id)))[chatKey(id)] ?? null;
+    },
+
+    /** The index and the chat in one write, so that neither is saved without the other. */
+    async saveChats(index, chat, removed) {
+      await chrome.storage.local.set(chat ? { [CHAT_INDEX_KEY]: index, [chatKey(chat.id)]: chat } : { [CHAT_INDEX_KEY]: index });
+      if (removed.length) await chrome.storage.local.remove(removed.map(chatKey));
+    },
+
+    saveCurrentChat(id) {
+      return id ? chrome.storage.session.set({ [CURRENT_CHAT_KEY]: id }) : chrome.storage.session.remove(CURRENT_CHAT_KEY);
+    },
+
+    async loadCurrentChat() {
+      return (await chrome.storage.session.get(CURRENT_CHAT_KEY))[CURRENT_CHAT_KEY] ?? null;
     },
 
     async activeTab() {

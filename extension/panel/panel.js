@@ -20,6 +20,10 @@ let running = false;
 let thinking = null;
 /** The record of the task that just ended, until its export buttons are shown. */
 let pendingRun = null;
+/** While a past chat's events are rendered: nothing they show may act or change the panel's state. */
+let replaying = false;
+/** The stored chat this panel shows, opened from the History: sending continues it. */
+let openedChat = null;
 
 function element(tag, className, text) {
   const el = document.createElement(tag);
@@ -90,7 +94,8 @@ function renderStep(event) {
 
 /** A consequential action waiting for the user: the question, the page, Allow / Don't allow. */
 function renderApproval(event) {
-  const box = element('section', 'message approval');
+  const past = replaying;
+  const box = element('section', `message approval${past ? ' past' : ''}`);
   box.setAttribute('role', 'alertdialog');
   box.setAttribute('aria-label', 'The agent asks for your approval');
   box.append(element('p', 'question', event.question), element('p', 'url', event.url));
@@ -106,8 +111,20 @@ function renderApproval(event) {
   refuse.addEventListener('click', () => answer(false));
   buttons.append(refuse, allow);
   box.append(buttons);
-  queueMicrotask(() => refuse.focus());
+  if (past) {
+    box.setAttribute('role', 'group');
+    box.setAttribute('aria-label', 'The agent asked for your approval (past)');
+    disableAll(box, 'Asked during this past task.');
+  } else {
+    queueMicrotask(() => refuse.focus());
+  }
   return box;
+}
+
+/** A past request, shown but not actionable. */
+function disableAll(box, note) {
+  for (const control of box.querySelectorAll('button, input')) control.disabled = true;
+  box.append(element('p', 'decision', note));
 }
 
 /** "12.3k" for a token count. */
@@ -125,7 +142,8 @@ function renderUsage(event) {
 
 /** In ask-before-acting mode: the step's actions, and Run / Skip / Retry with feedback / Cancel. */
 function renderReview(event) {
-  const box = element('section', 'message approval review');
+  const past = replaying;
+  const box = element('section', `message approval review${past ? ' past' : ''}`);
   box.setAttribute('role', 'alertdialog');
   box.setAttribute('aria-label', `Step ${event.step}: run these actions?`);
   box.append(element('p', 'question', `Step ${event.step}: ${event.next_goal || 'next actions'}`));
@@ -147,6 +165,10 @@ function renderReview(event) {
     buttons.append(button);
   }
   box.append(feedback, buttons);
+  if (past) {
+    box.setAttribute('role', 'group');
+    disableAll(box, 'Reviewed during this past task.');
+  }
   return box;
 }
 
@@ -168,18 +190,23 @@ function render(event) {
       }
       break;
     case 'task_started':
-      startClock();
-      setRunning(true);
+      if (!replaying) {
+        startClock();
+        setRunning(true);
+      }
       append(element('div', 'message user', event.task));
       break;
     case 'task_resumed':
-      startClock();
       clearThinking();
-      setRunning(true);
+      if (!replaying) {
+        startClock();
+        setRunning(true);
+      }
       append(element('div', 'message notice resumed',
         `The browser restarted the extension's background worker; the task continues from step ${event.step}.`));
       break;
     case 'step_started':
+      if (replaying) break;
       progress.text = `Step ${event.step} of ${event.max_steps}`;
       showProgress();
       clearThinking();
@@ -195,7 +222,7 @@ function render(event) {
       break;
     case 'result': {
       clearThinking();
-      setRunning(false);
+      if (!replaying) setRunning(false);
       const answer = append(element('div', `message answer ${event.success ? 'succeeded' : 'failed'}`));
       // The core rendered the model's markdown to HTML with raw HTML escaped and only http(s) and
       // mailto links kept (crate/core/src/markdown.rs), so it is safe to insert.
@@ -206,7 +233,7 @@ function render(event) {
     }
     case 'error':
       clearThinking();
-      setRunning(false);
+      if (!replaying) setRunning(false);
       append(element('div', 'message error', event.message)).setAttribute('role', 'alert');
       break;
     case 'review_needed':
@@ -241,11 +268,11 @@ function render(event) {
       break;
     case 'paused':
       clearThinking();
-      setPaused(true);
+      if (!replaying) setPaused(true);
       append(element('div', 'message notice paused', `Paused at step ${event.step}. Resume when you are ready.`));
       break;
     case 'resumed':
-      setPaused(false);
+      if (!replaying) setPaused(false);
       append(element('div', 'message notice', `Resumed at step ${event.step}.`));
       break;
     case 'warning':
@@ -253,8 +280,18 @@ function render(event) {
       break;
     case 'stopped':
       clearThinking();
-      setRunning(false);
+      if (!replaying) setRunning(false);
       append(element('div', 'message notice', `Stopped after ${event.steps} step${event.steps === 1 ? '' : 's'}.`));
+      break;
+    case 'trimmed':
+      // Where the History left out the oldest part of a long chat (crate/core/src/chats.rs).
+      append(element('div', 'message notice trimmed', 'The oldest part of this chat was left out to keep the history small.'));
+      break;
+    case 'chats':
+      showHistoryList(event);
+      break;
+    case 'chat':
+      showChat(event);
       break;
     case 'hello':
       // Sent on every connect. A panel opened mid-task catches up; a panel that was following a
@@ -270,7 +307,8 @@ function render(event) {
       break;
   }
   if (['result', 'error', 'stopped'].includes(event.type) && pendingRun) {
-    append(exportButtons(pendingRun));
+    // A past run whose record the History left out to save room has nothing to export.
+    if (pendingRun.record) append(exportButtons(pendingRun));
     pendingRun = null;
   }
 }
@@ -331,7 +369,10 @@ form.addEventListener('submit', async (e) => {
   input.value = '';
   // A task sent after another in this chat continues its conversation.
   const followUp = log.querySelector('.user') !== null;
-  send({ type: 'start_task', task, tabId: await targetTabId(), followUp });
+  // A chat opened from the History continues where it was stored.
+  const chatId = openedChat?.id;
+  log.querySelector('.history-notice')?.remove();
+  send({ type: 'start_task', task, tabId: await targetTabId(), followUp, ...(chatId ? { chatId } : {}) });
 });
 
 input.addEventListener('keydown', (e) => {
@@ -343,15 +384,161 @@ input.addEventListener('keydown', (e) => {
 
 stopButton.addEventListener('click', () => send({ type: 'stop' }));
 pauseButton.addEventListener('click', () => send({ type: paused ? 'resume' : 'pause' }));
-document.getElementById('new-chat').addEventListener('click', () => {
-  if (running) return;
+/** An empty chat: the next task starts a new conversation. */
+function resetChat() {
   log.replaceChildren();
+  clearThinking();
+  pendingRun = null;
+  openedChat = null;
   usageLine.hidden = true;
   progress.line.hidden = true;
+}
+
+document.getElementById('new-chat').addEventListener('click', () => {
+  if (running) return;
+  resetChat();
+  closeHistory(false);
   input.focus();
 });
 document.addEventListener('keydown', (e) => {
-  if (e.key === 'Escape' && running) send({ type: 'stop' });
+  if (e.key !== 'Escape') return;
+  if (!clearConfirm.hidden) {
+    confirmClear(false);
+    clearAll.focus();
+  } else if (!historyView.hidden) {
+    closeHistory(true);
+  } else if (running) {
+    send({ type: 'stop' });
+  }
+});
+
+// The History: past chats, listed by the worker (crate/core/src/chats.rs keeps them), opened
+// read-only into the log, continued by sending, deleted.
+const historyView = document.getElementById('history');
+const historyButton = document.getElementById('history-button');
+const historyList = document.getElementById('history-list');
+const historyStatus = document.getElementById('history-status');
+const clearAll = document.getElementById('clear-all');
+const clearConfirm = document.getElementById('clear-confirm');
+/** The last list the worker sent, and a deletion waiting for its answer. */
+let listing = { chats: [], current: null, running: false };
+let deleting = null;
+
+function openHistory() {
+  historyView.hidden = false;
+  document.body.classList.add('history-open');
+  historyButton.setAttribute('aria-expanded', 'true');
+  historyStatus.textContent = 'Loading…';
+  confirmClear(false);
+  send({ type: 'list_chats' });
+  document.getElementById('history-title').focus();
+}
+
+function closeHistory(returnFocus) {
+  if (historyView.hidden) return;
+  historyView.hidden = true;
+  document.body.classList.remove('history-open');
+  historyButton.setAttribute('aria-expanded', 'false');
+  if (returnFocus) historyButton.focus();
+}
+
+function formatDate(ms) {
+  return new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+function chatItem(chat) {
+  const runningHere = listing.running && chat.id === listing.current;
+  const item = element('li', `chat-item${chat.id === listing.current ? ' current' : ''}`);
+  item.dataset.id = chat.id;
+  const info = element('div', 'chat-info');
+  const title = element('span', 'chat-title', chat.title);
+  title.title = chat.title;
+  const date = element('time', null, formatDate(chat.updated));
+  date.dateTime = new Date(chat.updated).toISOString();
+  info.append(title, date);
+  if (runningHere) info.append(element('span', 'chat-badge', 'Running now'));
+  else if (chat.id === listing.current) info.append(element('span', 'chat-badge', 'Current chat'));
+  const actions = element('div', 'chat-actions');
+  const open = element('button', 'open', 'Open');
+  open.type = 'button';
+  open.setAttribute('aria-label', `Open chat: ${chat.title}, ${formatDate(chat.updated)}`);
+  open.disabled = running;
+  if (running) open.title = 'Wait for the running task to end';
+  open.addEventListener('click', () => send({ type: 'open_chat', id: chat.id }));
+  const remove = element('button', 'delete', 'Delete');
+  remove.type = 'button';
+  remove.setAttribute('aria-label', `Delete chat: ${chat.title}`);
+  remove.disabled = runningHere;
+  if (runningHere) remove.title = 'This chat is running: stop its task first';
+  remove.addEventListener('click', () => {
+    send({ type: 'delete_chat', id: chat.id });
+    // Focus stays in the list: on the next chat, or the heading when none is left.
+    const next = item.nextElementSibling ?? item.previousElementSibling;
+    deleting = { id: chat.id, focus: next?.dataset.id ?? null };
+  });
+  actions.append(open, remove);
+  item.append(info, actions);
+  return item;
+}
+
+/** The worker's `chats`: the list, after listing, deleting or clearing. */
+function showHistoryList(event) {
+  const before = listing;
+  listing = event;
+  // The chat this panel shows was deleted (an opened one, or the worker's current one, which
+  // it forgot): it can no longer be continued, so the panel starts afresh.
+  const shownGone = openedChat
+    ? !event.chats.some((chat) => chat.id === openedChat.id)
+    : Boolean(before.current) && event.current === null && log.querySelector('.user') !== null;
+  if (shownGone && !running) resetChat();
+  historyList.replaceChildren(...event.chats.map(chatItem));
+  const count = event.chats.length;
+  historyStatus.textContent = event.message ?? (count ? `${count} past chat${count === 1 ? '' : 's'}` : 'No past chats yet.');
+  clearAll.hidden = count === 0;
+  if (count === 0) confirmClear(false);
+  if (deleting) {
+    const focus = historyList.querySelector(`[data-id="${CSS.escape(deleting.focus ?? '')}"] .open`);
+    (focus ?? document.getElementById('history-title')).focus();
+    deleting = null;
+  }
+}
+
+/** The worker's `chat`: a past chat, shown read-only; sending a message continues it. */
+function showChat(event) {
+  resetChat();
+  closeHistory(false);
+  openedChat = { id: event.id, title: event.title };
+  replaying = true;
+  try {
+    for (const past of event.events) render(past);
+  } finally {
+    replaying = false;
+    clearThinking();
+    pendingRun = null;
+  }
+  const notice = append(element('div', 'message notice history-notice',
+    `A past chat from ${formatDate(listing.chats.find((c) => c.id === event.id)?.updated ?? Date.now())}, shown read-only. Sending a message continues this chat.`));
+  notice.setAttribute('role', 'status');
+  input.focus();
+}
+
+function confirmClear(show) {
+  clearConfirm.hidden = !show;
+  clearAll.hidden = show || listing.chats.length === 0;
+  if (show) document.getElementById('clear-cancel').focus();
+}
+
+historyButton.addEventListener('click', () => (historyView.hidden ? openHistory() : closeHistory(true)));
+document.getElementById('history-back').addEventListener('click', () => closeHistory(true));
+clearAll.addEventListener('click', () => confirmClear(true));
+document.getElementById('clear-cancel').addEventListener('click', () => {
+  confirmClear(false);
+  clearAll.focus();
+});
+document.getElementById('clear-yes').addEventListener('click', () => {
+  confirmClear(false);
+  deleting = { id: null, focus: null };
+  send({ type: 'clear_chats' });
 });
 
 // Links in answers open in a tab of their own, never in the panel.

@@ -12,6 +12,7 @@
 //! - [`dom_map`]: the indexed map of a page's interactive elements.
 //! - [`actions`]: what the model may ask for and how it is validated.
 //! - [`browser`]: the small interface the browser edge implements.
+//! - [`chats`]: past chats kept for the panel's History, and the bounds of their store.
 //! - [`protocol`]: messages between the side panel and the service worker.
 //! - [`settings`]: the user's provider settings.
 
@@ -19,6 +20,7 @@ pub mod actions;
 pub mod agent;
 pub mod browser;
 pub mod cancel;
+pub mod chats;
 pub mod content;
 pub mod dom_map;
 pub mod llm;

@@ -4,8 +4,9 @@
 //! answers with [`AgentEvent`]s. Every message carries `"v": PROTOCOL_VERSION`.
 
 use crate::agent::AgentEvent;
+use crate::chats::{self, Chat, ChatSummary};
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 pub const PROTOCOL_VERSION: u64 = 1;
 pub const PANEL_PORT_NAME: &str = "agent-panel";
@@ -23,6 +24,9 @@ pub enum PanelRequest {
         /// Continue the conversation of the previous task rather than start a new one.
         #[serde(rename = "followUp", default)]
         follow_up: bool,
+        /// Continue this stored chat (its conversation, and its place in the History).
+        #[serde(rename = "chatId", default)]
+        chat_id: Option<String>,
     },
     /// Stops the running task, cancelling a model call in flight.
     Stop,
@@ -42,6 +46,18 @@ pub enum PanelRequest {
         #[serde(default)]
         feedback: String,
     },
+    /// The History: answered with `chats`. (Braced, so that unknown fields are refused.)
+    ListChats {},
+    /// A stored chat, to be shown read-only: answered with `chat`.
+    OpenChat {
+        id: String,
+    },
+    /// Deletes a stored chat (not the running one): answered with `chats`.
+    DeleteChat {
+        id: String,
+    },
+    /// Deletes every stored chat but the running one: answered with `chats`.
+    ClearChats {},
 }
 
 impl PanelRequest {
@@ -58,12 +74,18 @@ impl PanelRequest {
         body.as_object_mut().map(|fields| fields.remove("v"));
         let request: PanelRequest =
             serde_json::from_value(body).map_err(|err| format!("malformed message from the panel: {err}"))?;
-        match &request {
+        let bad_id = |id: &String| {
+            (!chats::is_valid_id(id)).then(|| format!("malformed message from the panel: \"{id}\" is not a chat id"))
+        };
+        let problem = match &request {
             PanelRequest::StartTask { task, .. } if task.trim().is_empty() => {
-                Err("the task is empty; type what the agent should do".into())
+                Some("the task is empty; type what the agent should do".into())
             }
-            _ => Ok(request),
-        }
+            PanelRequest::StartTask { chat_id: Some(id), .. } => bad_id(id),
+            PanelRequest::OpenChat { id } | PanelRequest::DeleteChat { id } => bad_id(id),
+            _ => None,
+        };
+        problem.map_or(Ok(request), Err)
     }
 }
 
@@ -76,6 +98,26 @@ pub fn encode_event(event: &AgentEvent) -> Value {
         value["html"] = Value::from(crate::markdown::to_safe_html(text).trim_end());
     }
     value
+}
+
+/// The History for the panel: the stored chats, newest first; `current` is the chat a follow-up
+/// continues (the running one when `running`); `message` says why a request was not carried out.
+pub fn encode_chats(chats: &[ChatSummary], current: Option<&str>, running: bool, message: Option<&str>) -> Value {
+    let list: Vec<Value> = chats
+        .iter()
+        .map(|chat| json!({"id": chat.id, "title": chat.title, "created": chat.created, "updated": chat.updated}))
+        .collect();
+    let mut value =
+        json!({"v": PROTOCOL_VERSION, "type": "chats", "chats": list, "current": current, "running": running});
+    if let Some(message) = message {
+        value["message"] = Value::from(message);
+    }
+    value
+}
+
+/// A stored chat for the panel to show read-only: its events as they were sent.
+pub fn encode_chat(chat: &Chat) -> Value {
+    json!({"v": PROTOCOL_VERSION, "type": "chat", "id": chat.id, "title": chat.title, "events": chat.events})
 }
 
 /// Only our own panel page, inside our own extension, may connect.
@@ -95,7 +137,7 @@ mod tests {
     fn reads_start_and_stop() {
         assert_eq!(
             PanelRequest::parse(&json!({"v": 1, "type": "start_task", "task": "buy a mug", "tabId": 4})),
-            Ok(PanelRequest::StartTask { task: "buy a mug".into(), tab_id: Some(4), follow_up: false })
+            Ok(PanelRequest::StartTask { task: "buy a mug".into(), tab_id: Some(4), follow_up: false, chat_id: None })
         );
         assert_eq!(PanelRequest::parse(&json!({"v": 1, "type": "stop"})), Ok(PanelRequest::Stop));
         assert_eq!(
@@ -112,6 +154,66 @@ mod tests {
         assert!(PanelRequest::parse(&json!({"v": 1, "type": "start_task", "task": "  "}))
             .unwrap_err()
             .contains("empty"));
+    }
+
+    #[test]
+    fn reads_the_history_requests() {
+        assert_eq!(
+            PanelRequest::parse(
+                &json!({"v": 1, "type": "start_task", "task": "and a plate", "followUp": true, "chatId": "18bc-0a1b"})
+            ),
+            Ok(PanelRequest::StartTask {
+                task: "and a plate".into(),
+                tab_id: None,
+                follow_up: true,
+                chat_id: Some("18bc-0a1b".into())
+            })
+        );
+        assert_eq!(PanelRequest::parse(&json!({"v": 1, "type": "list_chats"})), Ok(PanelRequest::ListChats {}));
+        assert_eq!(PanelRequest::parse(&json!({"v": 1, "type": "clear_chats"})), Ok(PanelRequest::ClearChats {}));
+        assert_eq!(
+            PanelRequest::parse(&json!({"v": 1, "type": "open_chat", "id": "abc-1"})),
+            Ok(PanelRequest::OpenChat { id: "abc-1".into() })
+        );
+        assert_eq!(
+            PanelRequest::parse(&json!({"v": 1, "type": "delete_chat", "id": "abc-1"})),
+            Ok(PanelRequest::DeleteChat { id: "abc-1".into() })
+        );
+    }
+
+    #[test]
+    fn refuses_malformed_history_requests() {
+        let refused = |message: Value| PanelRequest::parse(&message).unwrap_err();
+        assert!(refused(json!({"v": 1, "type": "open_chat"})).contains("missing field `id`"));
+        assert!(refused(json!({"v": 1, "type": "open_chat", "id": 3})).contains("malformed"));
+        assert!(refused(json!({"v": 1, "type": "delete_chat", "id": "chat:1"})).contains("not a chat id"));
+        assert!(refused(json!({"v": 1, "type": "delete_chat", "id": ""})).contains("not a chat id"));
+        assert!(refused(json!({"v": 1, "type": "list_chats", "all": true})).contains("unknown field"));
+        assert!(refused(json!({"v": 1, "type": "clear_chats", "id": "a"})).contains("unknown field"));
+        assert!(refused(json!({"v": 1, "type": "start_task", "task": "x", "chatId": "../settings"}))
+            .contains("not a chat id"));
+        assert!(refused(json!({"v": 1, "type": "start_task", "task": "x", "chatId": 5})).contains("malformed"));
+        assert!(refused(json!({"v": 2, "type": "list_chats"})).contains("version 2"));
+    }
+
+    #[test]
+    fn the_history_goes_to_the_panel_as_summaries_and_chats() {
+        let summary =
+            ChatSummary { id: "c1".into(), title: "buy a mug".into(), created: 1.0, updated: 2.0, bytes: 300 };
+        assert_eq!(
+            encode_chats(&[summary], Some("c1"), true, None),
+            json!({"v": 1, "type": "chats", "chats": [{"id": "c1", "title": "buy a mug", "created": 1.0, "updated": 2.0}], "current": "c1", "running": true})
+        );
+        let refused = encode_chats(&[], None, false, Some("This chat's task is running"));
+        assert_eq!(refused["current"], Value::Null);
+        assert_eq!(refused["message"], "This chat's task is running");
+        let mut chat = Chat::new("c1".into(), "buy a mug", 1.0);
+        chat.record(json!({"v": 1, "type": "task_started", "task": "buy a mug"}), 2.0);
+        chat.conversation = json!([{"kind": "task", "assistant": false, "content": "Your task: buy a mug"}]);
+        assert_eq!(
+            encode_chat(&chat),
+            json!({"v": 1, "type": "chat", "id": "c1", "title": "buy a mug", "events": [{"v": 1, "type": "task_started", "task": "buy a mug"}]})
+        );
     }
 
     #[test]

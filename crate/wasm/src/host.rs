@@ -5,6 +5,7 @@ use agent_core::actions::trusted::InputCommand;
 use agent_core::actions::PageOp;
 use agent_core::agent::{AgentEvent, Checkpoint};
 use agent_core::browser::{Browser, BrowserError, Highlight, HistoryStep, OpOutcome, TabId, TabInfo};
+use agent_core::chats::{Chat, ChatIndex};
 use agent_core::dom_map::{RawFrame, RawPage};
 use agent_core::llm::Image;
 use agent_core::protocol::encode_event;
@@ -57,6 +58,25 @@ extern "C" {
     async fn save_task(this: &BrowserHost, checkpoint: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = loadTask)]
     async fn load_task(this: &BrowserHost) -> Result<JsValue, JsValue>;
+    /// The History's index: the stored chats' summaries (an array, or `undefined`).
+    #[wasm_bindgen(method, catch, js_name = loadChatIndex)]
+    async fn load_chat_index(this: &BrowserHost) -> Result<JsValue, JsValue>;
+    /// One stored chat, or `null`.
+    #[wasm_bindgen(method, catch, js_name = loadChat)]
+    async fn load_chat(this: &BrowserHost, id: &str) -> Result<JsValue, JsValue>;
+    /// Writes the index and a chat (or `null`) together, then removes the chats named in `removed`.
+    #[wasm_bindgen(method, catch, js_name = saveChats)]
+    async fn save_chats(
+        this: &BrowserHost,
+        index: JsValue,
+        chat: JsValue,
+        removed: JsValue,
+    ) -> Result<JsValue, JsValue>;
+    /// The chat a follow-up continues, kept where a restarted worker finds it (`null` clears it).
+    #[wasm_bindgen(method, catch, js_name = saveCurrentChat)]
+    async fn save_current_chat(this: &BrowserHost, id: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = loadCurrentChat)]
+    async fn load_current_chat(this: &BrowserHost) -> Result<JsValue, JsValue>;
 }
 
 pub struct HostBrowser {
@@ -69,7 +89,48 @@ impl HostBrowser {
     }
 
     pub fn emit(&self, event: &AgentEvent) {
-        self.host.emit(super::to_js(&encode_event(event)));
+        self.emit_value(&encode_event(event));
+    }
+
+    /// Sends a message already in its wire form to every open panel.
+    pub fn emit_value(&self, message: &serde_json::Value) {
+        self.host.emit(super::to_js(message));
+    }
+
+    pub async fn load_chat_index(&self) -> Result<ChatIndex, String> {
+        let value = self.host.load_chat_index().await.map_err(|err| error_message(&err))?;
+        if value.is_null() || value.is_undefined() {
+            return Ok(ChatIndex::default());
+        }
+        let value: serde_json::Value = serde_wasm_bindgen::from_value(value)
+            .map_err(|err| format!("the History's index is unreadable ({err})"))?;
+        Ok(ChatIndex::from_json(&value))
+    }
+
+    pub async fn load_chat(&self, id: &str) -> Result<Option<Chat>, String> {
+        let value = self.host.load_chat(id).await.map_err(|err| error_message(&err))?;
+        if value.is_null() || value.is_undefined() {
+            return Ok(None);
+        }
+        serde_wasm_bindgen::from_value(value).map(Some).map_err(|err| format!("the stored chat is unreadable ({err})"))
+    }
+
+    pub async fn save_chats(&self, index: &ChatIndex, chat: Option<&Chat>, removed: &[String]) -> Result<(), String> {
+        let chat = chat.map_or(JsValue::NULL, super::to_js);
+        self.host
+            .save_chats(super::to_js(index), chat, super::to_js(&removed))
+            .await
+            .map(drop)
+            .map_err(|err| error_message(&err))
+    }
+
+    /// Remembers the chat a follow-up continues across worker restarts; losing it only costs that.
+    pub async fn save_current_chat(&self, id: Option<&str>) {
+        let _ = self.host.save_current_chat(id.map_or(JsValue::NULL, JsValue::from_str)).await;
+    }
+
+    pub async fn load_current_chat(&self) -> Option<String> {
+        self.host.load_current_chat().await.ok().and_then(|id| id.as_string())
     }
 
     /// Saves a checkpoint of the running task, or clears it with `None`. A checkpoint that cannot

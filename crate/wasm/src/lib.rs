@@ -2,6 +2,7 @@
 //! host into the core's [`agent_core::browser::Browser`], `fetch` into its HTTP client, and the
 //! core's events into plain JavaScript objects for the panel port.
 
+mod chats;
 mod fetch;
 mod host;
 mod vocabulary;
@@ -16,6 +17,7 @@ use agent_core::messages::{Budget, History};
 use agent_core::protocol::{self, PanelRequest};
 use agent_core::settings::Settings;
 use agent_core::tokens::estimate_tokens;
+use chats::{Chats, Reply, Start};
 use fetch::FetchClient;
 use futures::channel::oneshot;
 use host::{BrowserHost, HostBrowser};
@@ -33,6 +35,8 @@ pub struct Core {
     user: Rc<PanelUser>,
     /// The conversation follow-up tasks continue.
     conversation: Rc<RefCell<History>>,
+    /// The History: the current chat's events, and the stored chats.
+    chats: Rc<Chats>,
 }
 
 /// The user, answering approval requests through the panel; each request waits on a channel
@@ -71,17 +75,18 @@ impl UserGate for PanelUser {
 impl Core {
     #[wasm_bindgen(constructor)]
     pub fn new(host: BrowserHost) -> Core {
-        Core {
-            browser: Rc::new(HostBrowser::new(host)),
-            running: Rc::new(RefCell::new(None)),
-            user: Rc::new(PanelUser::default()),
-            conversation: Rc::default(),
-        }
+        let browser = Rc::new(HostBrowser::new(host));
+        let running = Rc::new(RefCell::new(None));
+        let conversation = Rc::<RefCell<History>>::default();
+        let chats = Chats::new(Rc::clone(&browser), Rc::clone(&conversation));
+        Core { browser, running, user: Rc::new(PanelUser::default()), conversation, chats }
     }
 
-    /// Handles one message from a trusted panel port. Problems are reported as events.
+    /// Handles one message from a trusted panel port. Problems are reported as events. Answers
+    /// meant for the asking panel alone (the History) go to `reply`, when given.
     #[wasm_bindgen(js_name = handlePanelMessage)]
-    pub fn handle_panel_message(&self, message: JsValue) {
+    pub fn handle_panel_message(&self, message: JsValue, reply: Option<js_sys::Function>) {
+        let reply = Reply { to: reply, browser: Rc::clone(&self.browser) };
         let request = serde_wasm_bindgen::from_value::<serde_json::Value>(message)
             .map_err(|err| format!("malformed message from the panel: {err}"))
             .and_then(|value| PanelRequest::parse(&value));
@@ -90,7 +95,13 @@ impl Core {
             Ok(PanelRequest::Stop) => self.with_task(CancelToken::cancel),
             Ok(PanelRequest::Pause) => self.with_task(CancelToken::pause),
             Ok(PanelRequest::Resume) => self.with_task(CancelToken::resume),
-            Ok(PanelRequest::StartTask { task, tab_id, follow_up }) => self.start(Job::New { task, tab_id, follow_up }),
+            Ok(PanelRequest::StartTask { task, tab_id, follow_up, chat_id }) => {
+                self.start(Job::New { task, tab_id, follow_up, chat_id })
+            }
+            Ok(PanelRequest::ListChats {}) => self.chats.list(reply),
+            Ok(PanelRequest::OpenChat { id }) => self.chats.open(id, reply),
+            Ok(PanelRequest::DeleteChat { id }) => self.chats.delete(id, reply),
+            Ok(PanelRequest::ClearChats {}) => self.chats.clear(reply),
             Ok(PanelRequest::Approve { id, approved }) => {
                 self.user.answer(id, if approved { Review::Run } else { Review::Skip })
             }
@@ -133,6 +144,18 @@ impl Core {
         })
     }
 
+    /// Stores a chat (`{id, title, created, updated, events, conversation}`) in the History as a
+    /// finished task would, bounds included: for tests. Resolves once it is written.
+    #[wasm_bindgen(js_name = storeChat)]
+    pub fn store_chat(&self, chat: JsValue) -> js_sys::Promise {
+        let chat = serde_wasm_bindgen::from_value(chat);
+        let stored = chat.map(|chat| self.chats.store(chat));
+        wasm_bindgen_futures::future_to_promise(async move {
+            let stored = stored.map_err(|err| JsValue::from_str(&format!("not a chat: {err}")))?;
+            stored.await.map(|()| JsValue::UNDEFINED).map_err(|err| JsValue::from_str(&err))
+        })
+    }
+
     #[wasm_bindgen(js_name = isRunning)]
     pub fn is_running(&self) -> bool {
         self.running.borrow().is_some()
@@ -161,8 +184,27 @@ impl Core {
 
 /// A task to run: a new one from the panel, or one interrupted by a worker restart.
 enum Job {
-    New { task: String, tab_id: Option<i32>, follow_up: bool },
+    New { task: String, tab_id: Option<i32>, follow_up: bool, chat_id: Option<String> },
     Resume(Checkpoint),
+}
+
+impl Job {
+    fn task(&self) -> &str {
+        match self {
+            Job::New { task, .. } => task,
+            Job::Resume(checkpoint) => &checkpoint.task,
+        }
+    }
+
+    /// The chat the task belongs to.
+    fn chat(&self) -> Start<'_> {
+        match self {
+            Job::New { chat_id: Some(id), .. } => Start::Chat(id),
+            Job::New { follow_up: true, .. } => Start::FollowUp,
+            Job::New { .. } => Start::New,
+            Job::Resume(_) => Start::Resume,
+        }
+    }
 }
 
 impl Core {
@@ -181,18 +223,23 @@ impl Core {
             });
             return;
         }
-        if matches!(job, Job::New { follow_up: false, .. } | Job::Resume(_)) {
-            self.conversation.borrow_mut().clear();
-        }
         let cancel = CancelToken::new();
         *self.running.borrow_mut() = Some(cancel.clone());
         let browser = Rc::clone(&self.browser);
         let running = Rc::clone(&self.running);
         let user = Rc::clone(&self.user);
         let conversation = Rc::clone(&self.conversation);
+        let chats = Rc::clone(&self.chats);
         wasm_bindgen_futures::spawn_local(async move {
-            if let Err(message) = run(&browser, &user, conversation, job, &cancel).await {
-                browser.emit(&AgentEvent::Error { message, steps: 0 });
+            match chats.begin(job.task(), job.chat()).await {
+                // Not the chat's: it stays as it was.
+                Err(message) => browser.emit(&AgentEvent::Error { message, steps: 0 }),
+                Ok(()) => {
+                    if let Err(message) = run(&browser, &chats, &user, conversation, job, &cancel).await {
+                        chats.emit(&AgentEvent::Error { message, steps: 0 });
+                    }
+                    chats.finish();
+                }
             }
             browser.save_task(None).await;
             running.borrow_mut().take();
@@ -204,6 +251,7 @@ impl Core {
 /// Prepares and runs one task; `Err` is a problem found before the first step.
 async fn run(
     browser: &Rc<HostBrowser>,
+    chats: &Rc<Chats>,
     user: &PanelUser,
     conversation: Rc<RefCell<History>>,
     job: Job,
@@ -269,7 +317,7 @@ async fn run(
         on_checkpoint: Some(Rc::new(on_checkpoint)),
         replay: None,
     };
-    run_task(&config, browser.as_ref(), models, user, cancel, &|event| browser.emit(&event)).await;
+    run_task(&config, browser.as_ref(), models, user, cancel, &|event| chats.emit(&event)).await;
     Ok(())
 }
 
