@@ -333,8 +333,18 @@ function exportButtons({ record, report }) {
   const markdown = element('button', 'export markdown', 'Report (Markdown)');
   markdown.setAttribute('aria-label', 'Export this run as a readable markdown report');
   markdown.addEventListener('click', () => download(`agent-run-${stamp}.md`, report, 'text/markdown'));
-  for (const button of [json, markdown]) button.type = 'button';
-  box.append(json, markdown);
+  // Runs the recorded actions again in a new chat, the model asked only where the page changed
+  // and for the answer (crate/core/src/agent/replay.rs).
+  const replay = element('button', 'replay', 'Replay');
+  replay.setAttribute('aria-label', 'Run this task again with the recorded actions, asking the model only where the page changed');
+  replay.addEventListener('click', async () => {
+    if (running) return;
+    resetChat();
+    closeHistory(false);
+    send({ type: 'replay', record, tabId: await targetTabId() });
+  });
+  for (const button of [json, markdown, replay]) button.type = 'button';
+  box.append(json, markdown, replay);
   return box;
 }
 

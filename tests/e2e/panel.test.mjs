@@ -146,6 +146,33 @@ test('the answer is rendered markdown in which nothing from the model runs; its 
   }
 });
 
+test('replay runs a recorded task again with its recorded actions; the model only gives the answer', async () => {
+  const answer = { next_goal: 'Report', actions: [{ done: { text: 'Replayed: the cart total is {{Cart total: (\\$[0-9.]+)}}', success: true } }] };
+  const llm = await startLlmServer([...shopScript(site.origin), answer]);
+  try {
+    await useModel(llm.baseUrl);
+    const { page, panel } = await openShop();
+    await sendTask(panel, SHOP_TASK);
+    await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
+    assert.equal(llm.requests.length, 4);
+
+    await panel.click('.replay');
+    await panel.locator('.answer', { hasText: 'Replayed' }).waitFor({ timeout: TIMEOUT });
+    assert.equal(await panel.locator('.answer').textContent(), 'Replayed: the cart total is $14.50');
+    // The page really went through the task again: it started over at the shop's home page.
+    assert.equal(await page.locator('#cart-items').textContent(), 'Blue mug');
+    assert.equal(await page.locator('#filter').inputValue(), 'blue');
+    // One navigator request for the three replayed steps and the answer, told it is a replay.
+    assert.equal(llm.requests.length, 5);
+    assert.ok(llm.requests[4].messages.some((m) => m.content.startsWith('You are replaying a recorded run of this task')));
+    const goals = await panel.locator('.step .goal').allTextContents();
+    assert.match(goals[0], /^Replay step 1 of the recorded run: \{"go_to_url"/);
+    assert.match(goals[2], /^Replay step 3 of the recorded run: \{"click_element":\{"index":\d+\}\} on <button> "Add Blue mug to cart"/);
+  } finally {
+    await llm.close();
+  }
+});
+
 test('the validator sends back a premature answer, and the panel shows why', async () => {
   const llm = await startLlmServer([
     { actions: [{ done: { text: 'The cart total is $0.00', success: true } }] },

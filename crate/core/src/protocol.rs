@@ -28,6 +28,13 @@ pub enum PanelRequest {
         #[serde(rename = "chatId", default)]
         chat_id: Option<String>,
     },
+    /// Runs a recorded task again (its `run_recorded` record) on a tab, without asking the model
+    /// where the page still matches.
+    Replay {
+        record: Value,
+        #[serde(rename = "tabId")]
+        tab_id: Option<i32>,
+    },
     /// Stops the running task, cancelling a model call in flight.
     Stop,
     /// Pauses the running task at once (a model call in flight is abandoned, and made again on
@@ -83,6 +90,9 @@ impl PanelRequest {
             }
             PanelRequest::StartTask { chat_id: Some(id), .. } => bad_id(id),
             PanelRequest::OpenChat { id } | PanelRequest::DeleteChat { id } => bad_id(id),
+            PanelRequest::Replay { record, .. } => crate::agent::Replay::from_record(record)
+                .err()
+                .map(|err| format!("This run cannot be replayed: {err}.")),
             _ => None,
         };
         problem.map_or(Ok(request), Err)
@@ -224,6 +234,15 @@ mod tests {
         assert!(!is_trusted_sender(id, Some(id), Some("chrome-extension://abcdef/extension/options/options.html")));
         assert!(!is_trusted_sender(id, Some(id), Some("https://evil.test/extension/panel/panel.html")));
         assert!(!is_trusted_sender(id, Some(id), None));
+    }
+
+    #[test]
+    fn a_replay_carries_a_replayable_record() {
+        let record = json!({"task": "t", "steps": [{"planned": [{"action": {"go_back": {}}, "element": null}]}]});
+        let request = PanelRequest::parse(&json!({"v": 1, "type": "replay", "record": record, "tabId": 3}));
+        assert_eq!(request, Ok(PanelRequest::Replay { record, tab_id: Some(3) }));
+        let empty = PanelRequest::parse(&json!({"v": 1, "type": "replay", "record": {"steps": []}}));
+        assert_eq!(empty, Err("This run cannot be replayed: the record has no actions to replay.".into()));
     }
 
     #[test]

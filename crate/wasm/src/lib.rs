@@ -7,7 +7,7 @@ mod fetch;
 mod host;
 mod vocabulary;
 
-use agent_core::agent::{run_task, AgentEvent, Budgets, Checkpoint, Models, Review, TaskConfig, UserGate};
+use agent_core::agent::{run_task, AgentEvent, Budgets, Checkpoint, Models, Replay, Review, TaskConfig, UserGate};
 use agent_core::browser::Browser;
 use agent_core::cancel::CancelToken;
 use agent_core::dom_map::{serialize, ElementRegistry, MapOptions, PageMap};
@@ -98,6 +98,12 @@ impl Core {
             Ok(PanelRequest::StartTask { task, tab_id, follow_up, chat_id }) => {
                 self.start(Job::New { task, tab_id, follow_up, chat_id })
             }
+            Ok(PanelRequest::Replay { record, tab_id }) => match Replay::from_record(&record) {
+                Ok(replay) => self.start(Job::Replay { replay, tab_id }),
+                Err(err) => self
+                    .browser
+                    .emit(&AgentEvent::Error { message: format!("This run cannot be replayed: {err}."), steps: 0 }),
+            },
             Ok(PanelRequest::ListChats {}) => self.chats.list(reply),
             Ok(PanelRequest::OpenChat { id }) => self.chats.open(id, reply),
             Ok(PanelRequest::DeleteChat { id }) => self.chats.delete(id, reply),
@@ -182,9 +188,11 @@ impl Core {
     }
 }
 
-/// A task to run: a new one from the panel, or one interrupted by a worker restart.
+/// A task to run: a new one from the panel, a recorded one replayed, or one interrupted by a
+/// worker restart.
 enum Job {
     New { task: String, tab_id: Option<i32>, follow_up: bool, chat_id: Option<String> },
+    Replay { replay: Replay, tab_id: Option<i32> },
     Resume(Checkpoint),
 }
 
@@ -192,6 +200,7 @@ impl Job {
     fn task(&self) -> &str {
         match self {
             Job::New { task, .. } => task,
+            Job::Replay { replay, .. } => &replay.task,
             Job::Resume(checkpoint) => &checkpoint.task,
         }
     }
@@ -201,7 +210,7 @@ impl Job {
         match self {
             Job::New { chat_id: Some(id), .. } => Start::Chat(id),
             Job::New { follow_up: true, .. } => Start::FollowUp,
-            Job::New { .. } => Start::New,
+            Job::New { .. } | Job::Replay { .. } => Start::New,
             Job::Resume(_) => Start::Resume,
         }
     }
@@ -261,10 +270,16 @@ async fn run(
     settings.validate().map_err(|err| err.to_string())?;
     let policy = settings.site_policy().map_err(|err| err.to_string())?;
     let secrets = settings.named_secrets().map_err(|err| err.to_string())?;
-    let (task, tab, resume) = match job {
-        Job::New { task, tab_id: Some(tab), .. } => (task, tab, None),
-        Job::New { task, tab_id: None, .. } => (task, browser.active_tab().await?, None),
-        Job::Resume(checkpoint) => (checkpoint.task.clone(), checkpoint.tab, Some(checkpoint)),
+    let tab_or_active = |tab_id: Option<i32>| async move {
+        match tab_id {
+            Some(tab) => Ok(tab),
+            None => browser.active_tab().await,
+        }
+    };
+    let (task, tab, resume, replay) = match job {
+        Job::New { task, tab_id, .. } => (task, tab_or_active(tab_id).await?, None, None),
+        Job::Replay { replay, tab_id } => (replay.task.clone(), tab_or_active(tab_id).await?, None, Some(replay)),
+        Job::Resume(checkpoint) => (checkpoint.task.clone(), checkpoint.tab, Some(checkpoint), None),
     };
     let saver = Rc::clone(browser);
     let on_checkpoint = move |mut checkpoint: Checkpoint| {
@@ -315,7 +330,7 @@ async fn run(
         conversation,
         resume,
         on_checkpoint: Some(Rc::new(on_checkpoint)),
-        replay: None,
+        replay,
     };
     run_task(&config, browser.as_ref(), models, user, cancel, &|event| chats.emit(&event)).await;
     Ok(())

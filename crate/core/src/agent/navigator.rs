@@ -278,6 +278,33 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         (1, Vec::new(), 0)
     }
 
+    /// A replay starts where the recorded run started.
+    async fn go_to_replay_start(&self) -> Result<(), StepError> {
+        let Some(url) = self.config.replay.as_ref().and_then(|replay| replay.start_url.as_deref()) else {
+            return Ok(());
+        };
+        let tabs = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
+        if tabs.iter().any(|tab| tab.id == self.tab.get() && tab.url == url) {
+            return Ok(());
+        }
+        if let Err(refusal) = self.config.policy.check(url) {
+            return Err(StepError::Fatal(format!(
+                "The recorded run started at {url}, which your site settings do not allow: {refusal}."
+            )));
+        }
+        match self.browser.navigate(self.tab.get(), url).await {
+            Err(BrowserError::TabClosed) => {
+                Err(StepError::Fatal(format!("{}. Start the replay again on an open tab.", BrowserError::TabClosed)))
+            }
+            // The first step will show the model where the tab is.
+            Err(err) => {
+                self.warn_once(format!("The replay could not open {url}, where the recorded run started: {err}."));
+                Ok(())
+            }
+            Ok(()) => Ok(()),
+        }
+    }
+
     /// Hands the task's state at the start of `step` to whoever saves it.
     fn checkpoint(&self, step: u32, results: &[String], failures: u32) {
         let Some(save) = &self.config.on_checkpoint else { return };
@@ -299,6 +326,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     async fn run(&mut self) -> AgentEvent {
         let max_steps = self.config.max_steps;
         let (first_step, mut results, mut failures) = self.begin();
+        if let Err(StepError::Fatal(message)) = self.go_to_replay_start().await {
+            return AgentEvent::Error { message, steps: 0 };
+        }
         for step in first_step..=max_steps {
             self.current_step.set(step);
             self.checkpoint(step, &results, failures);

@@ -12,6 +12,10 @@ use serde_json::Value;
 /// The steps of a recorded run, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Replay {
+    /// The task the run carried out.
+    pub task: String,
+    /// Where the run started, when it was a web page.
+    pub start_url: Option<String>,
     steps: Vec<Vec<PlannedAction>>,
 }
 
@@ -29,6 +33,12 @@ impl Replay {
     /// nothing (an unusable reply) are left out.
     pub fn from_record(record: &Value) -> Result<Replay, String> {
         let steps = record["steps"].as_array().ok_or("the record has no steps")?;
+        let start_url = steps
+            .first()
+            .and_then(|step| step["url"].as_str())
+            .filter(|url| url.starts_with("http://") || url.starts_with("https://"))
+            .map(str::to_string);
+        let task = record["task"].as_str().unwrap_or_default().to_string();
         let steps: Vec<Vec<PlannedAction>> = steps
             .iter()
             .map(|step| serde_json::from_value(step["planned"].clone()).map_err(|err| err.to_string()))
@@ -38,7 +48,7 @@ impl Replay {
         if steps.is_empty() {
             return Err("the record has no actions to replay".into());
         }
-        Ok(Replay { steps })
+        Ok(Replay { task, start_url, steps })
     }
 
     pub fn len(&self) -> usize {
