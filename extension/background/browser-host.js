@@ -219,6 +219,18 @@ const chatKey = (id) => `chat:${id}`;
 /** The chat a follow-up continues, for a restarted worker (session storage, like the checkpoint). */
 const CURRENT_CHAT_KEY = 'currentChat';
 
+/** A small JPEG of a captured tab, as a data URL, for the panel's step list. */
+async function thumbnailOf(dataUrl) {
+  const WIDTH = 320;
+  const bitmap = await createImageBitmap(await (await fetch(dataUrl)).blob());
+  const canvas = new OffscreenCanvas(WIDTH, Math.max(1, Math.round((bitmap.height * WIDTH) / bitmap.width)));
+  canvas.getContext('2d').drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  const bytes = new Uint8Array(await (await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.6 })).arrayBuffer());
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return `data:image/jpeg;base64,${btoa(binary)}`;
+}
+
 export function createBrowserHost(emit) {
   return {
     emit,
@@ -381,7 +393,8 @@ export function createBrowserHost(emit) {
         lastCapture = Date.now();
         try {
           const dataUrl = await chrome.tabs.captureVisibleTab(tab.windowId, { format: 'jpeg', quality: 60 });
-          return { mediaType: 'image/jpeg', base64: dataUrl.slice(dataUrl.indexOf(',') + 1) };
+          const thumbnail = await thumbnailOf(dataUrl).catch(() => null); // Only for the panel.
+          return { mediaType: 'image/jpeg', base64: dataUrl.slice(dataUrl.indexOf(',') + 1), thumbnail };
         } catch (err) {
           if (attempt >= 3) throw hostError('script', `the screenshot failed (${err.message})`);
         }

@@ -84,11 +84,28 @@ function renderStep(event) {
   if (event.next_goal) box.append(element('p', 'goal', event.next_goal));
   const list = element('ul');
   for (const action of event.actions) {
-    const item = element('li', action.ok ? 'done' : 'failed', action.outcome);
+    const item = element('li', action.ok ? 'done' : 'failed');
     item.dataset.action = action.name;
+    if (action.element) {
+      // The element acted on, pointed out on the page while it is still there.
+      const show = element('button', 'show-element', action.outcome);
+      show.type = 'button';
+      show.title = 'Show this element on the page';
+      show.setAttribute('aria-label', `${action.outcome} Show this element on the page.`);
+      show.addEventListener('click', async () => send({ type: 'highlight', tabId: await targetTabId(), element: action.element }));
+      item.append(show);
+    } else {
+      item.textContent = action.outcome;
+    }
     list.append(item);
   }
   box.append(list);
+  if (event.screenshot) {
+    const picture = element('img', 'step-screenshot');
+    picture.src = event.screenshot;
+    picture.alt = `The page the model saw at step ${event.step}`;
+    box.append(picture);
+  }
   return box;
 }
 

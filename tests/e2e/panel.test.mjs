@@ -90,6 +90,13 @@ test('the panel runs the shop task on a strict-CSP page: the cart really changes
     assert.equal(await panel.locator('.answer p').count(), 1);
     assert.equal(await panel.locator('#stop').isHidden(), true);
 
+    // An action's element is pointed out on the page on request, for a few seconds.
+    const overlays = () => page.evaluate(() => document.querySelectorAll('agent-highlights').length);
+    assert.equal(await overlays(), 0);
+    await panel.locator('.step').nth(2).locator('.show-element').click();
+    await waitUntil(async () => (await overlays()) === 1);
+    await waitUntil(async () => (await overlays()) === 0, 6000);
+
     // The run's record, exported from the panel: every step, its URL, tokens and times.
     const [download] = await Promise.all([panel.waitForEvent('download'), panel.click('.export.json')]);
     assert.match(download.suggestedFilename(), /^agent-run-\d{4}-\d\d-\d\dT[\d-]+\.json$/);
@@ -214,6 +221,11 @@ test('with vision on, each step shows the model a screenshot of the page', async
       assert.equal(images.length, 1, 'one screenshot, with the state');
       assert.match(images[0].image_url.url, /^data:image\/jpeg;base64,\/9j\//);
     }
+    // Each step in the panel shows a small picture of what the model saw.
+    const pictures = panel.locator('.step .step-screenshot');
+    assert.equal(await pictures.count(), 4);
+    assert.equal(await pictures.first().evaluate((img) => img.naturalWidth), 320);
+    assert.match(await pictures.first().getAttribute('src'), /^data:image\/jpeg;base64,/);
   } finally {
     await llm.close();
   }

@@ -38,7 +38,7 @@ pub trait Browser {
     /// The clock, in milliseconds, for the run's record of where time went.
     fn now_ms(&self) -> f64;
     /// A picture of what the tab shows (for vision).
-    async fn screenshot(&self, tab: TabId) -> Result<Image, BrowserError>;
+    async fn screenshot(&self, tab: TabId) -> Result<Screenshot, BrowserError>;
     /// Sends trusted input (DevTools Protocol `Input` commands) to the tab, then waits for the
     /// page to settle as `perform` does. Only used when the user turned trusted input on.
     async fn input(&self, tab: TabId, commands: &[InputCommand]) -> Result<OpOutcome, BrowserError>;
@@ -67,8 +67,17 @@ pub struct TabInfo {
     pub title: String,
 }
 
+/// What the tab shows: the picture for the model, and a small one for the panel when the host
+/// made one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Screenshot {
+    pub image: Image,
+    /// A data URL.
+    pub thumbnail: Option<String>,
+}
+
 /// A numbered box over an element.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Highlight {
     #[serde(flatten)]
     pub target: ElementRef,

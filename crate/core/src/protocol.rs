@@ -35,6 +35,13 @@ pub enum PanelRequest {
         #[serde(rename = "tabId")]
         tab_id: Option<i32>,
     },
+    /// Points out on the page an element a step acted on (`element` of an action report), for a
+    /// few seconds, if it is still there.
+    Highlight {
+        #[serde(rename = "tabId")]
+        tab_id: Option<i32>,
+        element: crate::browser::Highlight,
+    },
     /// Stops the running task, cancelling a model call in flight.
     Stop,
     /// Pauses the running task at once (a model call in flight is abandoned, and made again on
@@ -234,6 +241,15 @@ mod tests {
         assert!(!is_trusted_sender(id, Some(id), Some("chrome-extension://abcdef/extension/options/options.html")));
         assert!(!is_trusted_sender(id, Some(id), Some("https://evil.test/extension/panel/panel.html")));
         assert!(!is_trusted_sender(id, Some(id), None));
+    }
+
+    #[test]
+    fn a_highlight_names_an_element() {
+        let request =
+            json!({"v": 1, "type": "highlight", "tabId": 2, "element": {"frame": 0, "doc": "d1", "id": 7, "index": 5}});
+        let Ok(PanelRequest::Highlight { tab_id: Some(2), element }) = PanelRequest::parse(&request) else { panic!() };
+        assert_eq!((element.target.id, element.index), (7, 5));
+        assert!(PanelRequest::parse(&json!({"v": 1, "type": "highlight", "element": {"index": 5}})).is_err());
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use agent_core::actions::trusted::InputCommand;
 use agent_core::actions::PageOp;
 use agent_core::agent::{AgentEvent, Checkpoint};
-use agent_core::browser::{Browser, BrowserError, Highlight, HistoryStep, OpOutcome, TabId, TabInfo};
+use agent_core::browser::{Browser, BrowserError, Highlight, HistoryStep, OpOutcome, Screenshot, TabId, TabInfo};
 use agent_core::chats::{Chat, ChatIndex};
 use agent_core::dom_map::{RawFrame, RawPage};
 use agent_core::llm::Image;
@@ -214,11 +214,13 @@ impl Browser for HostBrowser {
         js_sys::Date::now()
     }
 
-    async fn screenshot(&self, tab: TabId) -> Result<Image, BrowserError> {
+    async fn screenshot(&self, tab: TabId) -> Result<Screenshot, BrowserError> {
         let value = self.host.screenshot(tab).await.map_err(browser_error)?;
         let get = |key: &str| js_sys::Reflect::get(&value, &key.into()).ok().and_then(|v| v.as_string());
         match (get("mediaType"), get("base64")) {
-            (Some(media_type), Some(base64)) => Ok(Image { media_type, base64 }),
+            (Some(media_type), Some(base64)) => {
+                Ok(Screenshot { image: Image { media_type, base64 }, thumbnail: get("thumbnail") })
+            }
             _ => Err(BrowserError::Script("the screenshot could not be read".into())),
         }
     }

@@ -8,7 +8,7 @@ mod host;
 mod vocabulary;
 
 use agent_core::agent::{run_task, AgentEvent, Budgets, Checkpoint, Models, Replay, Review, TaskConfig, UserGate};
-use agent_core::browser::Browser;
+use agent_core::browser::{Browser, Highlight};
 use agent_core::cancel::CancelToken;
 use agent_core::dom_map::{serialize, ElementRegistry, MapOptions, PageMap};
 use agent_core::llm::context::input_budget;
@@ -98,6 +98,7 @@ impl Core {
             Ok(PanelRequest::StartTask { task, tab_id, follow_up, chat_id }) => {
                 self.start(Job::New { task, tab_id, follow_up, chat_id })
             }
+            Ok(PanelRequest::Highlight { tab_id, element }) => self.point_out(tab_id, element),
             Ok(PanelRequest::Replay { record, tab_id }) => match Replay::from_record(&record) {
                 Ok(replay) => self.start(Job::Replay { replay, tab_id }),
                 Err(err) => self
@@ -217,6 +218,28 @@ impl Job {
 }
 
 impl Core {
+    /// Shows an element a step acted on for a few seconds; during a task its own boxes stay.
+    fn point_out(&self, tab_id: Option<i32>, element: Highlight) {
+        if self.is_running() {
+            return;
+        }
+        let browser = Rc::clone(&self.browser);
+        wasm_bindgen_futures::spawn_local(async move {
+            const SHOWN_MS: u32 = 3000;
+            let Ok(tab) = (match tab_id {
+                Some(tab) => Ok(tab),
+                None => browser.active_tab().await,
+            }) else {
+                return;
+            };
+            // An element no longer there is simply not shown.
+            if browser.highlight(tab, &[element]).await.is_ok() {
+                browser.sleep(SHOWN_MS).await;
+                let _ = browser.highlight(tab, &[]).await;
+            }
+        });
+    }
+
     /// Applies `control` to the running task, if there is one.
     fn with_task(&self, control: fn(&CancelToken)) {
         if let Some(token) = self.running.borrow().as_ref() {

@@ -25,6 +25,8 @@ pub enum AgentEvent {
         memory: String,
         next_goal: String,
         actions: Vec<ActionReport>,
+        /// A small picture of the page the model saw, when vision is on (a data URL).
+        screenshot: Option<String>,
     },
     /// The planner's view of the task: where it stands and what comes next.
     Plan {
@@ -108,6 +110,8 @@ pub struct ActionReport {
     pub name: String,
     /// The element acted on, described by its text, when the action had one.
     pub target: Option<String>,
+    /// Where that element was, for the panel to point it out while it is still there.
+    pub element: Option<crate::browser::Highlight>,
     pub ok: bool,
     /// What happened, in a sentence the model and the user can use.
     pub outcome: String,
@@ -117,17 +121,24 @@ impl AgentEvent {
     /// The event with every text passed through `redact` (secret values back to placeholders).
     pub fn redacted(self, redact: &dyn Fn(&str) -> String) -> AgentEvent {
         match self {
-            AgentEvent::Step { step, max_steps, evaluation, memory, next_goal, actions } => AgentEvent::Step {
-                step,
-                max_steps,
-                evaluation: redact(&evaluation),
-                memory: redact(&memory),
-                next_goal: redact(&next_goal),
-                actions: actions
-                    .into_iter()
-                    .map(|a| ActionReport { target: a.target.as_deref().map(redact), outcome: redact(&a.outcome), ..a })
-                    .collect(),
-            },
+            AgentEvent::Step { step, max_steps, evaluation, memory, next_goal, actions, screenshot } => {
+                AgentEvent::Step {
+                    screenshot,
+                    step,
+                    max_steps,
+                    evaluation: redact(&evaluation),
+                    memory: redact(&memory),
+                    next_goal: redact(&next_goal),
+                    actions: actions
+                        .into_iter()
+                        .map(|a| ActionReport {
+                            target: a.target.as_deref().map(redact),
+                            outcome: redact(&a.outcome),
+                            ..a
+                        })
+                        .collect(),
+                }
+            }
             AgentEvent::Result { success, text, steps } => AgentEvent::Result { success, text: redact(&text), steps },
             AgentEvent::Error { message, steps } => AgentEvent::Error { message: redact(&message), steps },
             AgentEvent::Warning { message } => AgentEvent::Warning { message: redact(&message) },

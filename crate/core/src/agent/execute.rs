@@ -8,7 +8,7 @@ use super::prompt::{extraction_request, EXTRACTION_REPLY_HINT};
 use super::record::Role;
 use super::AgentEvent;
 use crate::actions::{parse_keys, search_url, trusted, Action, PageOp, ScrollDirection};
-use crate::browser::{Browser, BrowserError, HistoryStep, OpOutcome, ScrollState};
+use crate::browser::{Browser, BrowserError, Highlight, HistoryStep, OpOutcome, ScrollState};
 use crate::content::{chunks, to_markdown, RawContent};
 use crate::dom_map::{ElementRef, MapElement, PageMap};
 use crate::llm::repair::{outermost_object, parse_lenient};
@@ -50,7 +50,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 return Err(StepError::Cancelled);
             }
             if let Action::Done { text, success } = action {
-                reports.push(ActionReport { name: "done".into(), target: None, ok: true, outcome: text.clone() });
+                reports.push(ActionReport {
+                    name: "done".into(),
+                    target: None,
+                    element: None,
+                    ok: true,
+                    outcome: text.clone(),
+                });
                 return Ok((reports, Some((*success, text.clone()))));
             }
             let done = self.run_action(action, seen, latest.take()).await?;
@@ -72,6 +78,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 reports.push(ActionReport {
                     name: "skipped".into(),
                     target: None,
+                    element: None,
                     ok: true,
                     outcome: format!(
                         "{reason}, so the remaining actions ({}) were not run; look at the new page map.",
@@ -164,7 +171,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                         return Ok(refused);
                     }
                 }
-                self.element_action(&action, &element).await
+                // The panel can point the user at the element acted on, while it is still there.
+                let mut done = self.element_action(&action, &element).await?;
+                done.report.element = Some(Highlight { target: element.target.clone(), index: element.index });
+                Ok(done)
             }
             Action::Done { .. } => unreachable!("done ends the step before it runs"),
         }
@@ -703,7 +713,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
 fn report(name: &str, target: Option<&str>, ok: bool, outcome: String) -> Done {
     Done {
-        report: ActionReport { name: name.to_string(), target: target.map(str::to_string), ok, outcome },
+        report: ActionReport { name: name.to_string(), target: target.map(str::to_string), element: None, ok, outcome },
         page_left: false,
     }
 }

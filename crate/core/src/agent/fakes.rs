@@ -203,8 +203,11 @@ impl Browser for FakeShop {
         f64::from(self.clock_ms.get() + self.slept_ms.get())
     }
 
-    async fn screenshot(&self, _tab: TabId) -> Result<crate::llm::Image, BrowserError> {
-        Ok(crate::llm::Image { media_type: "image/jpeg".into(), base64: "AAAA".into() })
+    async fn screenshot(&self, _tab: TabId) -> Result<crate::browser::Screenshot, BrowserError> {
+        Ok(crate::browser::Screenshot {
+            image: crate::llm::Image { media_type: "image/jpeg".into(), base64: "AAAA".into() },
+            thumbnail: Some("data:image/jpeg;base64,BBBB".into()),
+        })
     }
 
     async fn input(&self, _tab: TabId, commands: &[InputCommand]) -> Result<OpOutcome, BrowserError> {

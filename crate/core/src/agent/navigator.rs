@@ -174,6 +174,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         nudged: Cell::new(false),
         replan: Cell::new(false),
         replay_cursor: Cell::new(0),
+        thumbnail: RefCell::default(),
     };
     let resumed = match &config.resume {
         Some(checkpoint) => navigator.restore(checkpoint),
@@ -232,6 +233,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     replan: Cell<bool>,
     /// The next recorded step to replay.
     replay_cursor: Cell<usize>,
+    /// The small picture of the page the model saw this step, for the panel.
+    thumbnail: RefCell<Option<String>>,
 }
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
@@ -441,6 +444,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             memory: output.brain.memory,
             next_goal: output.brain.next_goal,
             actions: reports,
+            screenshot: self.thumbnail.take(),
         });
         Ok(match finished {
             Some((true, text)) => self.validated(step, text).await?,
@@ -462,7 +466,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         // The screenshot goes with this step's state message only, and leaves the history with it.
         let images = match self.config.vision {
             true => match self.browser.screenshot(self.tab.get()).await {
-                Ok(image) => vec![image],
+                Ok(shot) => {
+                    *self.thumbnail.borrow_mut() = shot.thumbnail;
+                    vec![shot.image]
+                }
                 Err(err) => {
                     self.warn_once(format!("Vision is on, but no screenshot could be taken this step: {err}."));
                     Vec::new()
@@ -488,9 +495,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     actions: vec![ActionReport {
                         name: "reply".into(),
                         target: None,
+                        element: None,
                         ok: false,
                         outcome: failure.clone(),
                     }],
+                    screenshot: self.thumbnail.take(),
                 });
                 Err(StepEnd::Continue { results: vec![problem], failure: Some(failure) })
             }

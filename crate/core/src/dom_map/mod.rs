@@ -54,7 +54,7 @@ const MAX_TEXT_CHARS: usize = 100;
 const MAX_OPTIONS_SHOWN: usize = 20;
 
 /// Where an element lives, so that an operation reaches exactly it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct ElementRef {
     #[serde(rename = "frame")]
     pub frame_id: i32,

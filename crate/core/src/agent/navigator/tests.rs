@@ -22,6 +22,8 @@ fn completes_a_task_and_reports_each_step() {
     };
     assert_eq!(actions[0].target.as_deref(), Some("<button> \"Add blue mug\" [1]"));
     assert_eq!(actions[0].outcome, "Clicked <button> \"Add blue mug\" [1].");
+    // Where the element was, for the panel to point it out.
+    assert_eq!(actions[0].element.as_ref().map(|e| e.index), Some(1));
 
     // The second request saw the updated page and the first step's result, and only one system message.
     let requests = model.requests.borrow();
@@ -354,7 +356,16 @@ fn with_vision_each_state_carries_a_screenshot_that_leaves_with_it() {
         reply(r#"[{"done":{"text":"ok","success":true}}]"#),
     ]);
     let config = TaskConfig { vision: true, ..crate::agent::fakes::config(5) };
-    crate::agent::fakes::run_with(&config, &shop, &model);
+    let (_, events) = crate::agent::fakes::run_with(&config, &shop, &model);
+    // The panel gets a small picture of what the model saw, with each step.
+    let shown: Vec<Option<&str>> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Step { screenshot, .. } => Some(screenshot.as_deref()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(shown, [Some("data:image/jpeg;base64,BBBB"); 2]);
     let requests = model.requests.borrow();
     let second = &requests[1].messages;
     assert_eq!(second.last().unwrap().images.len(), 1);
