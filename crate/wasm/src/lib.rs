@@ -302,7 +302,10 @@ async fn run(
     let (task, tab, resume, replay) = match job {
         Job::New { task, tab_id, .. } => (task, tab_or_active(tab_id).await?, None, None),
         Job::Replay { replay, tab_id } => (replay.task.clone(), tab_or_active(tab_id).await?, None, Some(replay)),
-        Job::Resume(checkpoint) => (checkpoint.task.clone(), checkpoint.tab, Some(checkpoint), None),
+        Job::Resume(checkpoint) => {
+            let replay = checkpoint.replay.as_ref().map(|(replay, _)| replay.clone());
+            (checkpoint.task.clone(), checkpoint.tab, Some(checkpoint), replay)
+        }
     };
     let saver = Rc::clone(browser);
     let on_checkpoint = move |mut checkpoint: Checkpoint| {

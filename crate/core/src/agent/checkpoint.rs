@@ -1,6 +1,7 @@
 //! A running task's state at a step boundary, saved so that the task survives Chrome stopping the
 //! service worker: the restarted worker resumes it from the step that was under way.
 
+use super::replay::Replay;
 use crate::browser::TabId;
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +30,9 @@ pub struct Checkpoint {
     pub history: serde_json::Value,
     /// The planner is due at the next step whatever its interval.
     pub replan: bool,
+    /// The recorded run being replayed, and the next of its steps.
+    #[serde(default)]
+    pub replay: Option<(Replay, usize)>,
     /// When it was saved (milliseconds since the epoch, the host's clock).
     pub saved_at_ms: f64,
 }
@@ -64,6 +68,7 @@ mod tests {
             usage: (100, 20),
             history: serde_json::json!([{"kind": "task", "assistant": false, "content": "Your task: buy a mug"}]),
             replan: false,
+            replay: None,
             saved_at_ms: 1_000.0,
         };
         let text = serde_json::to_string(&checkpoint).unwrap();

@@ -4,7 +4,7 @@
 
 use super::events::ActionReport;
 use super::navigator::{Look, Navigator, StepError, UserGate};
-use super::prompt::{extraction_request, EXTRACTION_REPLY_HINT};
+use super::prompt::{extraction_prompt, EXTRACTION_REPLY_HINT};
 use super::record::Role;
 use super::AgentEvent;
 use crate::actions::{parse_keys, search_url, trusted, Action, PageOp, ScrollDirection};
@@ -487,11 +487,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             }
         };
         let markdown = to_markdown(&content);
-        let pieces = chunks(&markdown, EXTRACT_CHUNK_TOKENS);
+        // A chunk and the instructions fit the model's budget with room to spare.
+        let budget = &self.config.budgets.navigator;
+        let pieces = chunks(&markdown, EXTRACT_CHUNK_TOKENS.min(budget.max_input_tokens / 2));
         let mut answers = Vec::new();
         for piece in pieces.iter().take(EXTRACT_MAX_CHUNKS) {
-            let request = extraction_request(query, &self.config.secrets.redact(piece));
-            let reply = self.complete(Role::Extraction, self.models.navigator, &request, false).await?;
+            let prompt = extraction_prompt(query, &self.config.secrets.redact(piece));
+            let reply = self.complete_within(Role::Extraction, self.models.navigator, budget, prompt, false).await?;
             match parse_extraction(&reply) {
                 Some((true, answer)) => answers.push(answer),
                 Some((false, _)) => {}

@@ -261,6 +261,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         self.usage.set(checkpoint.usage);
         self.rejections.set(checkpoint.rejections);
         self.replan.set(checkpoint.replan);
+        if let Some((_, next)) = &checkpoint.replay {
+            self.replay_cursor.set(*next);
+        }
         Ok(())
     }
 
@@ -322,6 +325,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             usage: self.usage.get(),
             history: self.history.to_json(),
             replan: self.replan.get(),
+            replay: self.config.replay.clone().map(|replay| (replay, self.replay_cursor.get())),
             saved_at_ms: 0.0,
         });
     }
@@ -329,7 +333,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     async fn run(&mut self) -> AgentEvent {
         let max_steps = self.config.max_steps;
         let (first_step, mut results, mut failures) = self.begin();
-        if let Err(StepError::Fatal(message)) = self.go_to_replay_start().await {
+        // A resumed task is already on its way.
+        let replay_start = match self.config.resume {
+            None => self.go_to_replay_start().await,
+            Some(_) => Ok(()),
+        };
+        if let Err(StepError::Fatal(message)) = replay_start {
             return AgentEvent::Error { message, steps: 0 };
         }
         for step in first_step..=max_steps {
@@ -777,7 +786,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 
     /// [`Self::complete`] for a prompt fitted into `budget` first.
-    async fn complete_within(
+    pub(super) async fn complete_within(
         &self,
         role: Role,
         model: &M,

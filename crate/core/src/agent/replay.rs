@@ -10,7 +10,7 @@ use crate::dom_map::PageMap;
 use serde_json::Value;
 
 /// The steps of a recorded run, in order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Replay {
     /// The task the run carried out.
     pub task: String,

@@ -728,3 +728,46 @@ fn a_recorded_run_replays_without_the_model_until_the_page_changed_or_the_answer
     let first = model.requests.borrow()[0].messages.iter().map(|m| m.content.clone()).collect::<Vec<_>>().join("\n");
     assert!(first.contains("The page changed: that element is no longer on it."), "{first}");
 }
+
+#[test]
+fn a_replay_interrupted_by_a_worker_restart_goes_on_replaying() {
+    let recording = ScriptedModel::new(vec![
+        reply(r#"[{"click_element":{"index":1}}]"#),
+        reply(r#"[{"input_text":{"index":2,"text":"gift wrap"}}]"#),
+        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+    ]);
+    let (_, events) = run(&FakeShop::new(), &recording, 10);
+    let Some(AgentEvent::RunRecorded { record, .. }) =
+        events.iter().find(|e| matches!(e, AgentEvent::RunRecorded { .. }))
+    else {
+        panic!("no record");
+    };
+    let replay = crate::agent::Replay::from_record(record).unwrap();
+    let saved = Rc::new(RefCell::new(Vec::<crate::agent::Checkpoint>::new()));
+    let sink = Rc::clone(&saved);
+    let replaying = TaskConfig {
+        replay: Some(replay),
+        on_checkpoint: Some(Rc::new(move |checkpoint| sink.borrow_mut().push(checkpoint))),
+        ..config(10)
+    };
+    // A first worker runs the replay (here until the answer's model call fails); it is taken to
+    // have stopped during step 2, whose checkpoint it had saved.
+    let shop = FakeShop::new();
+    let first = ScriptedModel::new(vec![Err(LlmError::Unreachable { url: "x".into(), detail: "stopped".into() })]);
+    crate::agent::fakes::run_with(&replaying, &shop, &first);
+    let checkpoint: crate::agent::Checkpoint =
+        serde_json::from_str(&serde_json::to_string(&saved.borrow()[1]).unwrap()).unwrap();
+    assert_eq!(checkpoint.step, 2);
+    assert_eq!(checkpoint.replay.as_ref().map(|(_, next)| *next), Some(1));
+
+    // The restarted worker replays step 2 without the model, then asks only for the answer.
+    let second = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok again","success":true}}]"#)]);
+    let resumed = TaskConfig { resume: Some(checkpoint), on_checkpoint: None, replay: None, ..replaying.clone() };
+    let resumed =
+        TaskConfig { replay: resumed.resume.as_ref().and_then(|c| c.replay.clone()).map(|(r, _)| r), ..resumed };
+    let fresh = FakeShop::new();
+    let (end, _) = crate::agent::fakes::run_with(&resumed, &fresh, &second);
+    assert_eq!(end, AgentEvent::Result { success: true, text: "ok again".into(), steps: 3 });
+    assert_eq!(fresh.note.borrow().as_str(), "gift wrap");
+    assert_eq!(second.requests.borrow().len(), 1);
+}
