@@ -500,29 +500,40 @@ async function stopWorker(page) {
 }
 
 test('a task survives the browser stopping the service worker mid-task: it resumes where it was', async () => {
-  // The first request for step 1 never returns: the worker is stopped while it waits.
-  const llm = await startLlmServer([{ hang: true }, ...shopScript(site.origin)]);
+  // Step 1 runs; the first request for step 2 never returns: the worker is stopped while it waits.
+  const [first, ...rest] = shopScript(site.origin);
+  const llm = await startLlmServer([first, { hang: true }, ...rest]);
   try {
     await useModel(llm.baseUrl);
     const { page, panel } = await openShop();
     await sendTask(panel, SHOP_TASK);
-    await waitUntil(async () => llm.requests.length === 1);
+    await waitUntil(async () => llm.requests.length === 2);
     await stopWorker(panel);
 
     const resumed = panel.locator('.resumed');
     await resumed.waitFor({ timeout: TIMEOUT });
-    assert.equal(await resumed.textContent(), "The browser restarted the extension's background worker; the task continues from step 1.");
+    assert.equal(await resumed.textContent(), "The browser restarted the extension's background worker; the task continues from step 2.");
     await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
     assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $14.50');
     assert.equal(await page.locator('#cart-items').textContent(), 'Blue mug');
     assert.equal(await panel.locator('.error').count(), 0);
-    // Step 1 was asked again by the new worker, then the task went on with its history.
-    assert.match(llm.requests[1].messages.at(-1).content, /^Current step: 1 of 10/);
-    assert.equal(llm.requests[1].messages.filter((m) => m.content.startsWith('Your task:')).length, 1);
-    assert.match(llm.requests[2].messages.at(-1).content, /^Current step: 2 of 10/);
+    // Step 2 was asked again by the new worker, with the history of step 1.
+    const again = llm.requests[2].messages;
+    assert.match(again.at(-1).content, /^Current step: 2 of 10\nResults of your previous actions:\n- go_to_url: Opened/);
+    assert.equal(again.filter((m) => m.content.startsWith('Your task:')).length, 1);
+    assert.ok(again.some((m) => m.role === 'assistant' && m.content.includes('Open the mugs page')));
+    assert.match(llm.requests[3].messages.at(-1).content, /^Current step: 3 of 10/);
     // The checkpoint is gone once the task is over.
     const saved = await agent.worker.evaluate(() => chrome.storage.session.get('runningTask'));
     assert.deepEqual(saved, {});
+    // The chat in the History keeps the steps from before the restart too.
+    const stored = await agent.worker.evaluate(async () => {
+      const all = await chrome.storage.local.get(null);
+      return Object.entries(all).filter(([key]) => key.startsWith('chat:')).map(([, chat]) => chat);
+    });
+    const chat = stored.find((c) => c.events.some((e) => e.type === 'task_resumed'));
+    const steps = chat.events.filter((e) => e.type === 'step').map((e) => e.step);
+    assert.deepEqual(steps, [1, 2, 3, 4]);
   } finally {
     await llm.close();
   }

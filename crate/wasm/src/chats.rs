@@ -93,13 +93,15 @@ impl Chats {
     /// Sends an event of the running task to the panels, recording it in the current chat.
     pub fn emit(self: &Rc<Self>, event: &AgentEvent) {
         let message = encode_event(event);
-        let started = matches!(event, AgentEvent::TaskStarted { .. } | AgentEvent::TaskResumed { .. });
+        // A started task's chat is listed at once, and saved after every step, so that a worker
+        // restart loses none of it (and saved again, whole, when the task ends).
+        let save_now =
+            matches!(event, AgentEvent::TaskStarted { .. } | AgentEvent::TaskResumed { .. } | AgentEvent::Step { .. });
         if let Some(chat) = self.current.borrow_mut().as_mut() {
             chat.record(message.clone(), js_sys::Date::now());
         }
         self.browser.emit_value(&message);
-        // A started task's chat is listed at once (and saved again, whole, when the task ends).
-        if started {
+        if save_now {
             self.save();
         }
     }
