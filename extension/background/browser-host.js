@@ -165,6 +165,25 @@ function watchOpenedTabs(tabId) {
   return { first: () => opened[0], stop: () => chrome.tabs.onCreated.removeListener(onCreated) };
 }
 
+/**
+ * Runs `act`, an operation on `tabId` that resolves to its outcome. A tab the operation opened (or
+ * asked for with `newTabUrl`, as a synthetic click on a target=_blank link cannot open one) is
+ * waited for and named in the outcome as `openedTab`.
+ */
+async function followingOpenedTab(tabId, act) {
+  const opened = watchOpenedTabs(tabId);
+  try {
+    const outcome = await act();
+    let openedTab = opened.first();
+    if (openedTab === undefined && outcome?.newTabUrl) openedTab = await createTabNextTo(tabId, outcome.newTabUrl);
+    if (openedTab === undefined) return outcome;
+    await waitForLoad(openedTab, false).catch(() => {});
+    return { ...outcome, openedTab };
+  } finally {
+    opened.stop();
+  }
+}
+
 /** Opens `url` in a new active tab right after `tabId`, in its window. */
 async function createTabNextTo(tabId, url) {
   const tab = await getTab(tabId);
@@ -300,9 +319,8 @@ export function createBrowserHost(emit) {
         inFrame(tabId, frameId, (list) => globalThis.agentSensor.highlight(list), [items])));
     },
 
-    async perform(tabId, op) {
-      const opened = watchOpenedTabs(tabId);
-      try {
+    perform(tabId, op) {
+      return followingOpenedTab(tabId, async () => {
         let outcome;
         try {
           outcome = await inFrame(tabId, op.frame, (o) => globalThis.agentSensor.perform(o), [op]);
@@ -312,18 +330,8 @@ export function createBrowserHost(emit) {
           outcome = { ok: true, message: 'the page navigated' };
         }
         if (outcome?.ok && op.settle) await settle(tabId);
-        let openedTab = opened.first();
-        if (openedTab === undefined && outcome?.newTabUrl) {
-          openedTab = await createTabNextTo(tabId, outcome.newTabUrl);
-        }
-        if (openedTab !== undefined) {
-          await waitForLoad(openedTab, false).catch(() => {});
-          return { ...outcome, openedTab };
-        }
         return outcome;
-      } finally {
-        opened.stop();
-      }
+      });
     },
 
     async history(tabId, step) {
@@ -405,19 +413,13 @@ export function createBrowserHost(emit) {
     async input(tabId, commands) {
       await getTab(tabId);
       await attachDebugger(tabId);
-      const opened = watchOpenedTabs(tabId);
-      try {
+      return followingOpenedTab(tabId, async () => {
         for (const { method, params } of commands) {
           await chrome.debugger.sendCommand({ tabId }, method, params);
         }
         await settle(tabId);
-        const openedTab = opened.first();
-        if (openedTab === undefined) return { ok: true, message: '' };
-        await waitForLoad(openedTab, false).catch(() => {});
-        return { ok: true, message: '', openedTab };
-      } finally {
-        opened.stop();
-      }
+        return { ok: true, message: '' };
+      });
     },
 
     /** The site policy's blocking rules (built by the core), replacing the task's earlier ones. */
