@@ -24,24 +24,162 @@ const backupStatus = document.getElementById('backup-status');
 const exportButton = document.getElementById('export-settings');
 const importButton = document.getElementById('import-settings');
 const importFile = document.getElementById('import-file');
+const secretsBox = document.getElementById('secrets');
+const secretRows = document.getElementById('secret-rows');
+const secretColumns = document.getElementById('secret-columns');
+const secretsEmpty = document.getElementById('secrets-empty');
+const addSecretButton = document.getElementById('add-secret');
 const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval', 'memoryInterval', 'maxInputTokens', 'plannerModel', 'validatorModel', 'plannerTemperature', 'validatorTemperature', 'plannerReasoningEffort', 'validatorReasoningEffort', 'requestTimeoutSeconds'];
 const checkboxes = ['highlights', 'trustedInput', 'validator', 'vision', 'askBeforeActing'];
 const lists = ['allowList', 'denyList'];
 /** The fields a connection test depends on: changing one clears its result. */
 const providerFields = ['provider', 'baseUrl', 'model', 'apiKey', 'apiVersion'];
 const listFrom = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
-/** "name | value | site, site" lines <-> secrets. */
-const secretsFrom = (text) => listFrom(text).map((line) => {
-  const [name = '', value = '', sites = ''] = line.split('|').map((part) => part.trim());
-  return { name, value, domains: sites.split(',').map((site) => site.trim()).filter(Boolean) };
-});
 /** "model | input | output" lines <-> prices. */
 const pricesFrom = (text) => listFrom(text).map((line) => {
   const [model = '', input = '0', output = '0'] = line.split('|').map((part) => part.trim());
   return { model, input: Number(input) || 0, output: Number(output) || 0 };
 });
 const pricesText = (prices) => prices.map((p) => `${p.model} | ${p.input} | ${p.output}`).join('\n');
-const secretsText = (secrets) => secrets.map((s) => `${s.name} | ${s.value} | ${s.domains.join(', ')}`).join('\n');
+
+// --- Secrets -----------------------------------------------------------------------------------
+// One row per secret: name, value (a password field, shown only while its Show button is pressed),
+// sites. A value is only ever put in its input's `value` property: never in an attribute or in the
+// page's text.
+
+/** Gives each row's inputs distinct ids; never reused, so a label cannot point at another row's input. */
+let secretRowCount = 0;
+
+/** Numbers the rows' labels "secret 1", "secret 2"… in their order on the page, after a change. */
+function renumberSecrets() {
+  const rows = [...secretRows.children];
+  rows.forEach((row, index) => {
+    const n = index + 1;
+    row.querySelector('.secret-name-label').textContent = `Name of secret ${n}`;
+    row.querySelector('.secret-value-label').textContent = `Value of secret ${n}`;
+    row.querySelector('.secret-domains-label').textContent = `Sites for secret ${n}`;
+    row.querySelector('.secret-show').setAttribute('aria-label', `Show value of secret ${n}`);
+    row.querySelector('.secret-remove').setAttribute('aria-label', `Remove secret ${n}`);
+  });
+  secretColumns.hidden = rows.length === 0;
+  secretsEmpty.hidden = rows.length > 0;
+}
+
+/** An element with a class and, optionally, text. */
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text) node.textContent = text;
+  return node;
+}
+
+/** A labelled text input of a secret row (the label is read by screen readers, not shown). */
+function secretInput(kind, id, placeholder) {
+  const label = element('label', `visually-hidden secret-${kind}-label`);
+  label.htmlFor = id;
+  const input = element('input', `secret-${kind}`);
+  input.id = id;
+  input.type = kind === 'value' ? 'password' : 'text';
+  input.autocomplete = 'off';
+  input.spellcheck = false; // Spelling services must never see a value.
+  input.setAttribute('autocapitalize', 'off');
+  input.placeholder = placeholder;
+  return { label, input };
+}
+
+/** Adds a row for `secret` (empty for a new one) and returns it. */
+function addSecretRow(secret = { name: '', value: '', domains: [] }) {
+  secretRowCount += 1;
+  const id = `secret-${secretRowCount}`;
+  const row = element('li', 'secret-row');
+  const name = secretInput('name', `${id}-name`, 'e.g. bank_pin');
+  const value = secretInput('value', `${id}-value`, 'Value');
+  const domains = secretInput('domains', `${id}-domains`, 'Any site');
+  name.input.value = secret.name ?? '';
+  value.input.value = secret.value ?? '';
+  domains.input.value = (secret.domains ?? []).join(', ');
+
+  const show = element('button', 'secret-show', 'Show');
+  show.type = 'button';
+  show.setAttribute('aria-pressed', 'false');
+  show.setAttribute('aria-controls', value.input.id);
+  show.addEventListener('click', () => {
+    const shown = show.getAttribute('aria-pressed') !== 'true';
+    value.input.type = shown ? 'text' : 'password';
+    show.setAttribute('aria-pressed', String(shown));
+  });
+
+  const remove = element('button', 'secret-remove', 'Remove');
+  remove.type = 'button';
+  remove.addEventListener('click', () => removeSecretRow(row));
+
+  const valueCell = element('span', 'secret-value-cell');
+  valueCell.append(value.input, show);
+  // Each label just before its input, for reading in order; the labels take no room on screen.
+  row.append(name.label, name.input, value.label, valueCell, domains.label, domains.input, remove);
+  secretRows.append(row);
+  renumberSecrets();
+  return row;
+}
+
+/** Removes a row, moving the focus to the row that takes its place (or the one before, or Add secret). */
+function removeSecretRow(row) {
+  const next = row.nextElementSibling ?? row.previousElementSibling;
+  row.remove();
+  renumberSecrets();
+  unsaved = true;
+  (next?.querySelector('.secret-name') ?? addSecretButton).focus();
+}
+
+/** Shows `secrets` in the editor, in place of the rows it had. */
+function fillSecrets(secrets) {
+  secretRows.replaceChildren();
+  for (const secret of secrets) addSecretRow(secret);
+  renumberSecrets();
+}
+
+/** Splits a sites field on commas and white space. */
+const domainsFrom = (text) => text.split(/[\s,]+/).filter(Boolean);
+
+/** The secret a row shows. */
+const secretOf = (row) => ({
+  name: row.querySelector('.secret-name').value.trim(),
+  // Exactly as typed: a password's spaces are part of it.
+  value: row.querySelector('.secret-value').value,
+  domains: domainsFrom(row.querySelector('.secret-domains').value),
+});
+
+/** Whether a row was left entirely empty: it is no secret. */
+const isBlank = (secret) => !secret.name && !secret.value && secret.domains.length === 0;
+
+/** The secrets as the editor shows them. */
+function readSecrets() {
+  return [...secretRows.children].map(secretOf).filter((secret) => !isBlank(secret));
+}
+
+/**
+ * Marks the secret rows the core refuses (through the core's own check, one secret at a time) and
+ * focuses the first: its name when the name is wrong, else its value. Returns that input, if any.
+ */
+function markBadSecrets(settings) {
+  const secretProblem = (secret) => validateSettings({ ...settings, secrets: [secret] })?.field === 'secrets';
+  let first = null;
+  for (const row of secretRows.children) {
+    const secret = secretOf(row);
+    if (isBlank(secret) || !secretProblem(secret)) continue;
+    const nameIsWrong = secretProblem({ ...secret, value: secret.value || 'a value' });
+    const input = row.querySelector(nameIsWrong ? '.secret-name' : '.secret-value');
+    input.setAttribute('aria-invalid', 'true');
+    first ??= input;
+  }
+  return first;
+}
+
+addSecretButton.addEventListener('click', () => {
+  const row = addSecretRow();
+  unsaved = true;
+  row.querySelector('.secret-name').focus();
+});
 
 /**
  * Writes `message` into a status region, in the tone of `kind`: 'ok', 'error' (shown in colour
@@ -64,7 +202,7 @@ function fill(settings) {
   for (const name of fields) if (settings[name] !== undefined && settings[name] !== null) form.elements[name].value = settings[name];
   for (const name of checkboxes) if (settings[name] !== undefined) form.elements[name].checked = settings[name];
   for (const name of lists) if (settings[name] !== undefined) form.elements[name].value = settings[name].join('\n');
-  if (settings.secrets) form.elements.secrets.value = secretsText(settings.secrets);
+  if (settings.secrets) fillSecrets(settings.secrets);
   if (settings.prices) form.elements.prices.value = pricesText(settings.prices);
 }
 
@@ -110,22 +248,31 @@ function readForm() {
     validatorReasoningEffort: form.elements.validatorReasoningEffort.value || null,
     allowList: listFrom(form.elements.allowList.value),
     denyList: listFrom(form.elements.denyList.value),
-    secrets: secretsFrom(form.elements.secrets.value),
+    secrets: readSecrets(),
     prices: pricesFrom(form.elements.prices.value),
   };
 }
 
-/** The name a field goes by on the page (its label), for messages. */
+/** The name a field goes by on the page (its label, or its group's legend), for messages. */
 function fieldLabel(name) {
-  const label = document.querySelector(`label[for="${name}"]`);
+  const label = document.querySelector(`label[for="${name}"], fieldset#${name} > legend`);
   return label ? label.textContent.trim() : name;
 }
 
 function clearInvalid() {
-  for (const name of [...fields, ...lists, 'secrets', 'prices']) form.elements[name].removeAttribute('aria-invalid');
+  for (const name of [...fields, ...lists, 'prices']) form.elements[name].removeAttribute('aria-invalid');
+  secretsBox.classList.remove('invalid');
+  for (const input of secretRows.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
 }
 
 function markInvalid(field, focus = true) {
+  if (field === 'secrets') {
+    // The section is marked; each secret the core refuses has its wrong input marked too.
+    secretsBox.classList.add('invalid');
+    const input = markBadSecrets(readForm());
+    if (focus) (input ?? secretRows.querySelector('input') ?? addSecretButton).focus();
+    return;
+  }
   const control = form.elements[field];
   if (!control) return;
   control.setAttribute('aria-invalid', 'true');
@@ -402,7 +549,7 @@ async function importSettings(file) {
     markInvalid('secrets');
     const names = missing.join(', ');
     show('', false);
-    say(backupStatus, `Imported ${file.name} into the form, not yet saved: enter the value of ${missing.length === 1 ? 'the secret' : 'the secrets'} ${names} in Secrets (name | value | sites), then press Save.${keyNote}${trustedNote}`, 'error');
+    say(backupStatus, `Imported ${file.name} into the form, not yet saved: enter the value of ${missing.length === 1 ? 'the secret' : 'the secrets'} ${names} in Secrets, then press Save.${keyNote}${trustedNote}`, 'error');
     return undefined;
   }
   const saveProblem = await saveForm();

@@ -1,6 +1,6 @@
 // The options page in headless Chromium: testing the provider connection with the form's unsaved
-// values, exporting the settings without secrets and importing them back, and how the page
-// looks in light and dark themes.
+// values, the secrets editor (values masked, never in the page's text), exporting the settings
+// without secrets and importing them back, and how the page looks in light and dark themes.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -69,6 +69,21 @@ async function importFile(page, name, contents) {
   await chooser.setFiles({ name, mimeType: 'application/json', buffer: Buffer.from(contents) });
   return finalStatus(page, '#backup-status');
 }
+
+/** Adds a secret through the editor as a user does: Add secret, then its name, value and sites. */
+async function addSecret(page, { name, value, sites }) {
+  await page.click('#add-secret');
+  const n = await page.locator('.secret-row').count();
+  await page.getByLabel(`Name of secret ${n}`, { exact: true }).fill(name);
+  await page.getByLabel(`Value of secret ${n}`, { exact: true }).fill(value);
+  await page.getByLabel(`Sites for secret ${n}`, { exact: true }).fill(sites);
+}
+
+/** Whether `text` is anywhere in the page's text or markup (attributes included; an input's value property is not markup). */
+const pageShows = (page, text) => page.evaluate((t) => document.body.innerText.includes(t) || document.documentElement.outerHTML.includes(t), text);
+
+/** The id of the focused element. */
+const focusedId = (page) => page.evaluate(() => document.activeElement?.id ?? '');
 
 /** A /v1/models endpoint that answers only when released, to see the page while a test runs. */
 async function startHeldServer() {
@@ -160,6 +175,117 @@ test('Test connection asks the provider for its models with the unsaved form and
   }
 });
 
+test('the secrets editor: values masked and never in the page, Show, Remove, and the core judges them', async () => {
+  await setStoredSettings({ baseUrl: llm.baseUrl, model: 'scripted-model', maxSteps: 25 });
+  let page = await openOptions();
+  try {
+    assert.equal(await page.locator('.secret-row').count(), 0);
+    assert.equal(await page.locator('#secrets-empty').isVisible(), true);
+    assert.equal(await page.locator('#secrets > legend').textContent(), 'Secrets');
+
+    // From the keyboard: Add secret, then name, value, Show, sites and Remove in tab order.
+    await page.focus('#add-secret');
+    await page.keyboard.press('Enter');
+    const first = {
+      name: page.getByLabel('Name of secret 1', { exact: true }),
+      value: page.getByLabel('Value of secret 1', { exact: true }),
+      sites: page.getByLabel('Sites for secret 1', { exact: true }),
+    };
+    assert.equal(await focusedId(page), await first.name.getAttribute('id'));
+    await page.keyboard.type('work_password');
+    await page.keyboard.press('Tab');
+    assert.equal(await focusedId(page), await first.value.getAttribute('id'));
+    await page.keyboard.type('hunter2-secret');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Show value of secret 1');
+    await page.keyboard.press('Tab');
+    assert.equal(await focusedId(page), await first.sites.getAttribute('id'));
+    await page.keyboard.type('login.example.com sso.example.com'); // Space-separated sites.
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Remove secret 1');
+    assert.equal(await page.locator('#secrets-empty').isVisible(), false);
+
+    await addSecret(page, { name: 'pin', value: 'pin-4321', sites: 'bank.example,' });
+    // A row left empty is no secret.
+    await page.click('#add-secret');
+    await page.click('button[type=submit]');
+    await waitUntil(async () => (await page.locator('#status').textContent()) === 'Saved.');
+    assert.deepEqual((await storedSettings()).secrets, [
+      { name: 'work_password', value: 'hunter2-secret', domains: ['login.example.com', 'sso.example.com'] },
+      { name: 'pin', value: 'pin-4321', domains: ['bank.example'] },
+    ]);
+    await page.close();
+
+    // Reopened: both secrets, their values in password fields only, in no text and no attribute.
+    page = await openOptions();
+    assert.equal(await page.locator('.secret-row').count(), 2);
+    const values = [1, 2].map((n) => page.getByLabel(`Value of secret ${n}`, { exact: true }));
+    for (const value of values) assert.equal(await value.getAttribute('type'), 'password');
+    assert.equal(await values[0].inputValue(), 'hunter2-secret');
+    assert.equal(await values[1].inputValue(), 'pin-4321');
+    assert.equal(await page.getByLabel('Sites for secret 1', { exact: true }).inputValue(), 'login.example.com, sso.example.com');
+    assert.equal(await page.evaluate(() => document.body.innerText.includes('hunter2-secret') || document.body.innerText.includes('pin-4321')), false);
+    assert.equal(await pageShows(page, 'hunter2-secret'), false);
+    assert.equal(await pageShows(page, 'pin-4321'), false);
+
+    // Show reveals that one value only, and hides it again.
+    const showPin = page.getByRole('button', { name: 'Show value of secret 2' });
+    assert.equal(await showPin.getAttribute('aria-pressed'), 'false');
+    await showPin.click();
+    assert.equal(await showPin.getAttribute('aria-pressed'), 'true');
+    assert.equal(await values[1].getAttribute('type'), 'text');
+    assert.equal(await values[0].getAttribute('type'), 'password');
+    assert.equal(await page.evaluate(() => document.documentElement.outerHTML.includes('pin-4321')), false);
+    await showPin.press('Space');
+    assert.equal(await showPin.getAttribute('aria-pressed'), 'false');
+    assert.equal(await values[1].getAttribute('type'), 'password');
+
+    // Remove takes the first one away; the focus goes to the row that takes its place.
+    await page.getByRole('button', { name: 'Remove secret 1' }).click();
+    assert.equal(await page.locator('.secret-row').count(), 1);
+    const pinName = page.getByLabel('Name of secret 1', { exact: true });
+    assert.equal(await pinName.inputValue(), 'pin');
+    assert.equal(await focusedId(page), await pinName.getAttribute('id'));
+    await page.click('button[type=submit]');
+    await waitUntil(async () => (await page.locator('#status').textContent()) === 'Saved.');
+    assert.deepEqual((await storedSettings()).secrets, [{ name: 'pin', value: 'pin-4321', domains: ['bank.example'] }]);
+
+    // A secret without a name: the core's message, the section and the name marked, nothing saved.
+    await addSecret(page, { name: '', value: 'orphan-value', sites: 'example.com' });
+    await page.click('button[type=submit]');
+    await page.locator('#status.error').waitFor();
+    assert.equal(await page.locator('#status').textContent(), 'A secret is not usable: the secret name "" may only use letters, digits, _ - and .. Correct it in the settings.');
+    assert.equal(await page.locator('#secrets').evaluate((box) => box.classList.contains('invalid')), true);
+    const orphanName = page.getByLabel('Name of secret 2', { exact: true });
+    assert.equal(await orphanName.getAttribute('aria-invalid'), 'true');
+    assert.equal(await focusedId(page), await orphanName.getAttribute('id'));
+    assert.equal(await page.getByLabel('Name of secret 1', { exact: true }).getAttribute('aria-invalid'), null);
+    assert.equal(await pageShows(page, 'orphan-value'), false);
+
+    // A name without a value: the value is marked.
+    await orphanName.fill('orphan');
+    await page.getByLabel('Value of secret 2', { exact: true }).fill('');
+    await page.click('button[type=submit]');
+    await waitUntil(async () => (await page.locator('#status').textContent()).includes('the secret "orphan" has no value'));
+    assert.equal(await orphanName.getAttribute('aria-invalid'), null);
+    assert.equal(await page.getByLabel('Value of secret 2', { exact: true }).getAttribute('aria-invalid'), 'true');
+    assert.deepEqual((await storedSettings()).secrets, [{ name: 'pin', value: 'pin-4321', domains: ['bank.example'] }]);
+
+    // Corrected, it saves and the marks go.
+    await page.getByLabel('Value of secret 2', { exact: true }).fill('orphan-value');
+    await page.click('button[type=submit]');
+    await waitUntil(async () => (await page.locator('#status').textContent()) === 'Saved.');
+    assert.equal(await page.locator('#secrets').evaluate((box) => box.classList.contains('invalid')), false);
+    assert.equal(await page.locator('#secrets [aria-invalid]').count(), 0);
+    assert.deepEqual((await storedSettings()).secrets, [
+      { name: 'pin', value: 'pin-4321', domains: ['bank.example'] },
+      { name: 'orphan', value: 'orphan-value', domains: ['example.com'] },
+    ]);
+  } finally {
+    await page.close();
+  }
+});
+
 test('Export writes the settings without the key or secret values; Import restores them and keeps the key saved here', async () => {
   await setStoredSettings(null);
   let page = await openOptions();
@@ -173,7 +299,8 @@ test('Export writes the settings without the key or secret values; Import restor
     await page.selectOption('#searchEngine', 'bing');
     await page.uncheck('#highlights');
     await page.fill('#denyList', 'evil.example\nhttps://bad.example/path');
-    await page.fill('#secrets', 'work_password | hunter2-secret | login.example.com, sso.example.com\npin | 9876 | bank.example');
+    await addSecret(page, { name: 'work_password', value: 'hunter2-secret', sites: 'login.example.com, sso.example.com' });
+    await addSecret(page, { name: 'pin', value: '9876', sites: 'bank.example' });
     await page.fill('#prices', 'scripted-model | 1 | 2');
     await page.click('button[type=submit]');
     await waitUntil(async () => (await page.locator('#status').textContent()) === 'Saved.');
@@ -224,7 +351,16 @@ test('Export writes the settings without the key or secret values; Import restor
     let result = await importFile(page, 'agent-settings.json', exportedText);
     assert.equal(result.error, true);
     assert.match(result.text, /^Imported agent-settings\.json into the form, not yet saved: enter the value of the secret pin in Secrets/);
-    assert.equal(await page.locator('#secrets').getAttribute('aria-invalid'), 'true');
+    // The secrets section is marked, and the missing value is marked and focused (the known one is kept).
+    assert.equal(await page.locator('#secrets').evaluate((box) => box.classList.contains('invalid')), true);
+    const pinValue = page.getByLabel('Value of secret 2', { exact: true });
+    assert.equal(await pinValue.getAttribute('aria-invalid'), 'true');
+    assert.equal(await pinValue.inputValue(), '');
+    assert.equal(await focusedId(page), await pinValue.getAttribute('id'));
+    assert.equal(await page.getByLabel('Name of secret 2', { exact: true }).inputValue(), 'pin');
+    assert.equal(await page.getByLabel('Value of secret 1', { exact: true }).inputValue(), 'kept-password');
+    assert.equal(await page.getByLabel('Value of secret 1', { exact: true }).getAttribute('aria-invalid'), null);
+    assert.equal(await pageShows(page, 'kept-password'), false);
     assert.equal(await page.locator('#model').inputValue(), 'scripted-model');
     assert.equal((await storedSettings()).model, 'llama3.1');
     await page.close();
@@ -303,6 +439,10 @@ test('the options page in light and dark themes (screenshots in tests/artifacts)
     try {
       await page.setViewportSize({ width: 760, height: 900 });
       await page.emulateMedia({ colorScheme });
+      // A stored secret and one typed in: both masked, neither value anywhere in the page.
+      await addSecret(page, { name: 'pin', value: 'pin-4321', sites: 'bank.example' });
+      for (const value of ['hunter2', 'pin-4321']) assert.equal(await pageShows(page, value), false, value);
+      assert.deepEqual(await page.locator('.secret-value').evaluateAll((inputs) => inputs.map((i) => i.type)), ['password', 'password']);
       await page.click('#test-connection');
       const result = await finalStatus(page, '#connection-status');
       assert.equal(result.error, false);

@@ -27,7 +27,7 @@ impl Secrets {
             if !valid_name {
                 return Err(format!("the secret name \"{}\" may only use letters, digits, _ - and .", secret.name));
             }
-            if secret.value.is_empty() {
+            if secret.value.trim().is_empty() {
                 return Err(format!("the secret \"{}\" has no value", secret.name));
             }
         }
@@ -157,6 +157,13 @@ mod tests {
             secrets().redact("value=me@example.com and hunter2!"),
             "value=<secret>email</secret> and <secret>work_password</secret>"
         );
+    }
+
+    #[test]
+    fn a_blank_value_is_no_secret() {
+        // Redacting it would blank out every space the model and the panel see.
+        let blank = Secret { name: "pin".into(), value: "  ".into(), domains: vec![] };
+        assert_eq!(Secrets::new(vec![blank]), Err("the secret \"pin\" has no value".into()));
     }
 
     #[test]
