@@ -82,7 +82,10 @@ async function announcedFrames(tabId) {
 async function collectFrames(tabId) {
   const { frameIds, note } = await announcedFrames(tabId);
   const collect = (frameId) => withTimeout(
-    inFrame(tabId, frameId, () => globalThis.agentSensor.collect()),
+    inFrame(tabId, frameId, async () => {
+      await globalThis.agentSensor.placed(250);
+      return globalThis.agentSensor.collect();
+    }),
     FRAME_TIMEOUT_MS,
     `the frame did not answer within ${FRAME_TIMEOUT_MS / 1000} s`,
   );

@@ -48,13 +48,24 @@
   // each child window: "<parent doc>:<iframe id>". (Chrome's content scripts cannot ask for an
   // iframe's frame id.)
   let hostToken = '';
+  let tokenArrived;
+  const tokenReceived = new Promise((resolve) => { tokenArrived = resolve; });
   addEventListener('message', (event) => {
     const token = event.data?.[FRAME_TOKEN];
     if (typeof token === 'string' && event.source === parent && parent !== window) {
       hostToken = token;
+      tokenArrived();
       event.stopImmediatePropagation();
     }
   }, true);
+
+  /** Resolves once this frame knows where it is shown: at once in a top frame or when the
+   * parent's token has come, else after `ms` (a cross-origin parent's message may still be on
+   * its way when the worker asks this frame for its record). */
+  function placed(ms) {
+    if (hostToken || parent === window) return Promise.resolve();
+    return Promise.race([tokenReceived, new Promise((resolve) => { setTimeout(resolve, ms); })]);
+  }
 
   function announce() {
     for (const frame of document.querySelectorAll('iframe, frame')) {
@@ -684,5 +695,5 @@
     });
   }
 
-  globalThis.agentSensor = { announce, collect, perform, settle, highlight, clearHighlights };
+  globalThis.agentSensor = { announce, placed, collect, perform, settle, highlight, clearHighlights };
 })();
