@@ -1,6 +1,5 @@
 //! The Anthropic Messages API: structured output through a forced tool call.
 
-use super::retry::post_with_retries;
 use super::sse::SseParser;
 use super::{alternating, ChatModel, ChatReply, ChatRequest, Connection, HttpClient, LlmError, ModelOptions, Usage};
 use serde_json::{json, Value};
@@ -30,14 +29,7 @@ impl<H: HttpClient> Anthropic<H> {
     /// The models the key may use (`GET /models`).
     pub async fn list_models(&self) -> Result<Vec<String>, LlmError> {
         let url = format!("{}/models?limit=1000", self.connection.base_url);
-        super::fetch_model_list(
-            &self.connection.http,
-            &url,
-            &self.headers(),
-            &self.connection.model,
-            super::ids_in_data,
-        )
-        .await
+        self.connection.model_list(&url, &self.headers(), super::ids_in_data).await
     }
 
     pub fn endpoint(&self) -> String {
@@ -146,15 +138,8 @@ impl<H: HttpClient> ChatModel for Anthropic<H> {
     }
 
     async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
-        let url = self.endpoint();
         let body = self.request_body(request).to_string();
-        let response = post_with_retries(&self.connection.http, &self.connection.retry, &url, &self.headers(), &body)
-            .await
-            .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
-        if !(200..300).contains(&response.status) {
-            return Err(LlmError::from_response(response.status, &response.body, &self.connection.model));
-        }
-        parse_reply(&response.body)
+        parse_reply(&self.connection.post_for_body(&self.endpoint(), &self.headers(), &body).await?)
     }
 }
 

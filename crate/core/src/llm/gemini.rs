@@ -1,6 +1,5 @@
 //! Google Gemini's generateContent: structured output through a response schema.
 
-use super::retry::post_with_retries;
 use super::sse::SseParser;
 use super::{
     alternating, ChatModel, ChatReply, ChatRequest, Connection, Effort, HttpClient, LlmError, ModelOptions, Role, Usage,
@@ -35,19 +34,20 @@ impl<H: HttpClient> Gemini<H> {
     /// The models that can generate content (`GET /models`).
     pub async fn list_models(&self) -> Result<Vec<String>, LlmError> {
         let url = format!("{}/models?pageSize=1000", self.connection.base_url);
-        super::fetch_model_list(&self.connection.http, &url, &self.headers(), &self.connection.model, |v| {
-            let models = v["models"].as_array().cloned().unwrap_or_default();
-            models
-                .iter()
-                .filter(|m| {
-                    m["supportedGenerationMethods"]
-                        .as_array()
-                        .is_none_or(|ms| ms.iter().any(|x| x == "generateContent"))
-                })
-                .filter_map(|m| m["name"].as_str().map(|n| n.trim_start_matches("models/").to_string()))
-                .collect()
-        })
-        .await
+        self.connection
+            .model_list(&url, &self.headers(), |v| {
+                let models = v["models"].as_array().cloned().unwrap_or_default();
+                models
+                    .iter()
+                    .filter(|m| {
+                        m["supportedGenerationMethods"]
+                            .as_array()
+                            .is_none_or(|ms| ms.iter().any(|x| x == "generateContent"))
+                    })
+                    .filter_map(|m| m["name"].as_str().map(|n| n.trim_start_matches("models/").to_string()))
+                    .collect()
+            })
+            .await
     }
 
     pub fn endpoint(&self) -> String {
@@ -167,15 +167,8 @@ impl<H: HttpClient> ChatModel for Gemini<H> {
     }
 
     async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
-        let url = self.endpoint();
         let body = self.request_body(request).to_string();
-        let response = post_with_retries(&self.connection.http, &self.connection.retry, &url, &self.headers(), &body)
-            .await
-            .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
-        if !(200..300).contains(&response.status) {
-            return Err(LlmError::from_response(response.status, &response.body, &self.connection.model));
-        }
-        parse_reply(&response.body)
+        parse_reply(&self.connection.post_for_body(&self.endpoint(), &self.headers(), &body).await?)
     }
 }
 

@@ -211,31 +211,52 @@ impl<H> Connection<H> {
     }
 }
 
+impl<H: HttpClient> Connection<H> {
+    /// POSTs a request body with the retry policy; `Err` when no response came at all.
+    pub async fn post(&self, url: &str, headers: &[(String, String)], body: &str) -> Result<HttpResponse, LlmError> {
+        retry::post_with_retries(&self.http, &self.retry, url, headers, body)
+            .await
+            .map_err(|detail| LlmError::Unreachable { url: url.to_string(), detail })
+    }
+
+    /// [`Connection::post`] for a successful response's body; any other status is the error it
+    /// stands for.
+    pub async fn post_for_body(&self, url: &str, headers: &[(String, String)], body: &str) -> Result<String, LlmError> {
+        let response = self.post(url, headers, body).await?;
+        if !(200..300).contains(&response.status) {
+            return Err(LlmError::from_response(response.status, &response.body, &self.model));
+        }
+        Ok(response.body)
+    }
+
+    /// GETs the provider's model list at `url` and reads the names out of it with `names`.
+    pub async fn model_list(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        names: impl Fn(&serde_json::Value) -> Vec<String>,
+    ) -> Result<Vec<String>, LlmError> {
+        let response = self
+            .http
+            .get(url, headers)
+            .await
+            .map_err(|detail| LlmError::Unreachable { url: url.to_string(), detail })?;
+        if !(200..300).contains(&response.status) {
+            return Err(LlmError::from_response(response.status, &response.body, &self.model));
+        }
+        let value: serde_json::Value = serde_json::from_str(&response.body)
+            .map_err(|_| LlmError::MalformedResponse { detail: "the model list is not JSON".into() })?;
+        let mut list = names(&value);
+        list.sort();
+        list.dedup();
+        Ok(list)
+    }
+}
+
 /// The API root to use: the user's, else the provider's public one, without a trailing slash.
 pub(crate) fn api_root(base_url: &str, default: &str) -> String {
     let base = if base_url.trim().is_empty() { default } else { base_url.trim() };
     base.trim_end_matches('/').to_string()
-}
-
-/// GETs a provider's model list and reads the names out of it with `names`.
-pub(crate) async fn fetch_model_list<H: HttpClient>(
-    http: &H,
-    url: &str,
-    headers: &[(String, String)],
-    model: &str,
-    names: impl Fn(&serde_json::Value) -> Vec<String>,
-) -> Result<Vec<String>, LlmError> {
-    let response =
-        http.get(url, headers).await.map_err(|detail| LlmError::Unreachable { url: url.to_string(), detail })?;
-    if !(200..300).contains(&response.status) {
-        return Err(LlmError::from_response(response.status, &response.body, model));
-    }
-    let value: serde_json::Value = serde_json::from_str(&response.body)
-        .map_err(|_| LlmError::MalformedResponse { detail: "the model list is not JSON".into() })?;
-    let mut list = names(&value);
-    list.sort();
-    list.dedup();
-    Ok(list)
 }
 
 /// A finished HTTP exchange, whatever its status.

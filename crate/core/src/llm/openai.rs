@@ -1,6 +1,6 @@
 //! The OpenAI chat-completions wire format, spoken by OpenAI and most self-hosted servers.
 
-use super::retry::{is_passing, post_with_retries};
+use super::retry::is_passing;
 use super::sse::{SseEvent, SseParser};
 use super::{ChatModel, ChatReply, ChatRequest, Connection, HttpClient, HttpResponse, LlmError, ModelOptions, Usage};
 use serde_json::{json, Value};
@@ -103,14 +103,7 @@ impl<H: HttpClient> OpenAiCompatible<H> {
     /// The models the server offers (`GET /models`).
     pub async fn list_models(&self) -> Result<Vec<String>, LlmError> {
         let url = format!("{}/models", self.connection.base_url);
-        super::fetch_model_list(
-            &self.connection.http,
-            &url,
-            &self.headers(),
-            &self.connection.model,
-            super::ids_in_data,
-        )
-        .await
+        self.connection.model_list(&url, &self.headers(), super::ids_in_data).await
     }
 
     /// An unsuccessful response: the error to report, or `Ok` when the next output mode should be
@@ -248,9 +241,7 @@ impl<H: HttpClient> ChatModel for OpenAiCompatible<H> {
         let headers = self.headers();
         loop {
             let body = self.request_body(request, self.mode.get()).to_string();
-            let response = post_with_retries(&self.connection.http, &self.connection.retry, &url, &headers, &body)
-                .await
-                .map_err(|detail| LlmError::Unreachable { url: url.clone(), detail })?;
+            let response = self.connection.post(&url, &headers, &body).await?;
             if (200..300).contains(&response.status) {
                 return parse_reply(&response.body);
             }
