@@ -11,7 +11,8 @@ pub fn to_safe_html(markdown: &str) -> String {
     let mut dropped_links = Vec::new();
     let events = Parser::new_ext(markdown, options).map(|event| match event {
         Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
-        Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
+        // A picture becomes a link to it: nothing is loaded.
+        Event::Start(Tag::Link { link_type, dest_url, title, id } | Tag::Image { link_type, dest_url, title, id }) => {
             let safe = is_safe_url(&dest_url);
             dropped_links.push(!safe);
             match safe {
@@ -19,19 +20,7 @@ pub fn to_safe_html(markdown: &str) -> String {
                 false => Event::Text(CowStr::Borrowed("")),
             }
         }
-        Event::End(TagEnd::Link) => match dropped_links.pop() {
-            Some(true) => Event::Text(CowStr::Borrowed("")),
-            _ => Event::End(TagEnd::Link),
-        },
-        Event::Start(Tag::Image { link_type, dest_url, title, id }) => {
-            let safe = is_safe_url(&dest_url);
-            dropped_links.push(!safe);
-            match safe {
-                true => Event::Start(Tag::Link { link_type, dest_url, title, id }),
-                false => Event::Text(CowStr::Borrowed("")),
-            }
-        }
-        Event::End(TagEnd::Image) => match dropped_links.pop() {
+        Event::End(TagEnd::Link | TagEnd::Image) => match dropped_links.pop() {
             Some(true) => Event::Text(CowStr::Borrowed("")),
             _ => Event::End(TagEnd::Link),
         },
