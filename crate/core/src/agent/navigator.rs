@@ -186,7 +186,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
     };
     browser.finish(navigator.tab.get()).await;
     *config.conversation.borrow_mut() = std::mem::take(&mut navigator.history);
-    let record = recorder.replace(Recorder::new("", None, 0.0)).finish(&end, browser.now_ms());
+    let record = recorder.take().finish(&end, browser.now_ms());
     let report = redact(&record.report());
     let record = redact_strings(serde_json::to_value(record).unwrap_or_default(), &redact);
     emit(AgentEvent::RunRecorded { record, report });
@@ -740,9 +740,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 
     /// Adds a message to the history, counted and with every secret value redacted.
-    fn keep(&mut self, kind: Kind, mut message: ChatMessage) {
+    fn keep(&mut self, kind: Kind, message: ChatMessage) {
+        self.keep_at(self.history.len(), kind, message);
+    }
+
+    /// [`Self::keep`] at `at`, before the turns from there on.
+    fn keep_at(&mut self, at: usize, kind: Kind, mut message: ChatMessage) {
         message.content = self.config.secrets.redact(&message.content);
-        self.history.push(kind, message, &self.config.budgets.navigator.counter);
+        self.history.insert(at, kind, message, &self.config.budgets.navigator.counter);
     }
 
     /// Puts a step's results into the history at `at`, where that step ended.
@@ -751,18 +756,16 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return;
         }
         let text = format!("Results of step {}:\n- {}", step - 1, results.join("\n- "));
-        let mut tail = self.history.split_off(at);
-        self.keep(Kind::Results, ChatMessage::user(text));
-        self.history.append(&mut tail);
+        self.keep_at(at, Kind::Results, ChatMessage::user(text));
     }
 
     /// Every few steps, or when the history takes more than half the budget, the older steps are
     /// summarised by the planner's model into a memory that replaces them; the tasks and the
     /// latest steps stay as they are.
     async fn remember(&mut self, step: u32) -> Result<(), StepError> {
-        let budget = &self.config.budgets.navigator;
+        let navigator = &self.config.budgets.navigator;
         let due = self.config.memory_interval.is_some_and(|n| n > 0 && step % n == 0);
-        let tight = self.history.tokens() > budget.max_input_tokens / 2;
+        let tight = self.history.tokens() > navigator.max_input_tokens / 2;
         if !due && !tight {
             return Ok(());
         }
@@ -773,9 +776,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         // Without a usable summary the history stays whole; the budget still holds every request.
         if let Some(memory) = parse_summary(&reply) {
             let before = self.history.tokens();
-            let mut history = std::mem::take(&mut self.history);
-            history.replace_with_memory(cut, self.config.secrets.redact(&memory), &budget.counter);
-            self.history = history;
+            // Counted, like every turn of the history, as the navigator's model counts.
+            self.history.replace_with_memory(cut, self.config.secrets.redact(&memory), &navigator.counter);
             (self.emit)(AgentEvent::Memory {
                 summary: memory,
                 tokens_before: before,

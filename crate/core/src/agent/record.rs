@@ -104,6 +104,7 @@ pub struct RunRecord {
 }
 
 /// Builds the record as the task runs, from its events and the timings the loop reports.
+#[derive(Default)]
 pub struct Recorder {
     task: String,
     price: Option<Price>,

@@ -89,17 +89,13 @@ impl History {
     }
 
     pub fn push(&mut self, kind: Kind, message: ChatMessage, counter: &TokenCounter) {
+        self.insert(self.turns.len(), kind, message, counter);
+    }
+
+    /// Puts a message at `at`, before the turns from there on.
+    pub fn insert(&mut self, at: usize, kind: Kind, message: ChatMessage, counter: &TokenCounter) {
         let tokens = counter.message(&message);
-        self.turns.push(Turn { kind, message, tokens });
-    }
-
-    /// The turns from `at` on, taken out.
-    pub fn split_off(&mut self, at: usize) -> History {
-        History { turns: self.turns.split_off(at) }
-    }
-
-    pub fn append(&mut self, other: &mut History) {
-        self.turns.append(&mut other.turns);
+        self.turns.insert(at, Turn { kind, message, tokens });
     }
 
     /// Drops the turns from `len` on.
