@@ -32,6 +32,16 @@ function element(tag, className, text) {
   return el;
 }
 
+/** A button (not a form's submit) that calls `onClick`; `label` names it for screen readers
+ * where its text alone does not say enough. */
+function button(className, text, onClick, label) {
+  const el = element('button', className, text);
+  el.type = 'button';
+  if (label) el.setAttribute('aria-label', label);
+  el.addEventListener('click', onClick);
+  return el;
+}
+
 function append(el) {
   log.append(el);
   el.scrollIntoView({ block: 'end' });
@@ -88,11 +98,10 @@ function renderStep(event) {
     item.dataset.action = action.name;
     if (action.element) {
       // The element acted on, pointed out on the page while it is still there.
-      const show = element('button', 'show-element', action.outcome);
-      show.type = 'button';
+      const show = button('show-element', action.outcome,
+        async () => send({ type: 'highlight', tabId: await targetTabId(), element: action.element }),
+        `${action.outcome} Show this element on the page.`);
       show.title = 'Show this element on the page';
-      show.setAttribute('aria-label', `${action.outcome} Show this element on the page.`);
-      show.addEventListener('click', async () => send({ type: 'highlight', tabId: await targetTabId(), element: action.element }));
       item.append(show);
     } else {
       item.textContent = action.outcome;
@@ -122,11 +131,7 @@ function renderApproval(event) {
     for (const button of buttons.querySelectorAll('button')) button.disabled = true;
     box.append(element('p', 'decision', approved ? 'You allowed this.' : 'You did not allow this.'));
   };
-  const allow = element('button', 'allow', 'Allow');
-  const refuse = element('button', 'refuse', "Don't allow");
-  allow.addEventListener('click', () => answer(true));
-  refuse.addEventListener('click', () => answer(false));
-  buttons.append(refuse, allow);
+  buttons.append(button('refuse', "Don't allow", () => answer(false)), button('allow', 'Allow', () => answer(true)));
   box.append(buttons);
   if (past) {
     box.setAttribute('role', 'group');
@@ -177,9 +182,7 @@ function renderReview(event) {
     box.append(element('p', 'decision', { run: 'Running.', skip: 'Skipped.', retry: 'Sent back.', cancel: 'Cancelled.' }[decision]));
   };
   for (const [decision, label] of [['cancel', 'Cancel'], ['skip', 'Skip'], ['retry', 'Retry'], ['run', 'Run']]) {
-    const button = element('button', decision, label);
-    button.addEventListener('click', () => decide(decision));
-    buttons.append(button);
+    buttons.append(button(decision, label, () => decide(decision)));
   }
   box.append(feedback, buttons);
   if (past) {
@@ -344,23 +347,20 @@ function download(name, text, type) {
 function exportButtons({ record, report }) {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
   const box = element('div', 'exports');
-  const json = element('button', 'export json', 'Export run (JSON)');
-  json.setAttribute('aria-label', 'Export this run as a JSON file');
-  json.addEventListener('click', () => download(`agent-run-${stamp}.json`, JSON.stringify(record, null, 2), 'application/json'));
-  const markdown = element('button', 'export markdown', 'Report (Markdown)');
-  markdown.setAttribute('aria-label', 'Export this run as a readable markdown report');
-  markdown.addEventListener('click', () => download(`agent-run-${stamp}.md`, report, 'text/markdown'));
+  const json = button('export json', 'Export run (JSON)',
+    () => download(`agent-run-${stamp}.json`, JSON.stringify(record, null, 2), 'application/json'),
+    'Export this run as a JSON file');
+  const markdown = button('export markdown', 'Report (Markdown)',
+    () => download(`agent-run-${stamp}.md`, report, 'text/markdown'),
+    'Export this run as a readable markdown report');
   // Runs the recorded actions again in a new chat, the model asked only where the page changed
   // and for the answer (crate/core/src/agent/replay.rs).
-  const replay = element('button', 'replay', 'Replay');
-  replay.setAttribute('aria-label', 'Run this task again with the recorded actions, asking the model only where the page changed');
-  replay.addEventListener('click', async () => {
+  const replay = button('replay', 'Replay', async () => {
     if (running) return;
     resetChat();
     closeHistory(false);
     send({ type: 'replay', record, tabId: await targetTabId() });
-  });
-  for (const button of [json, markdown, replay]) button.type = 'button';
+  }, 'Run this task again with the recorded actions, asking the model only where the page changed');
   box.append(json, markdown, replay);
   return box;
 }
@@ -486,23 +486,18 @@ function chatItem(chat) {
   if (runningHere) info.append(element('span', 'chat-badge', 'Running now'));
   else if (chat.id === listing.current) info.append(element('span', 'chat-badge', 'Current chat'));
   const actions = element('div', 'chat-actions');
-  const open = element('button', 'open', 'Open');
-  open.type = 'button';
-  open.setAttribute('aria-label', `Open chat: ${chat.title}, ${formatDate(chat.updated)}`);
+  const open = button('open', 'Open', () => send({ type: 'open_chat', id: chat.id }),
+    `Open chat: ${chat.title}, ${formatDate(chat.updated)}`);
   open.disabled = running;
   if (running) open.title = 'Wait for the running task to end';
-  open.addEventListener('click', () => send({ type: 'open_chat', id: chat.id }));
-  const remove = element('button', 'delete', 'Delete');
-  remove.type = 'button';
-  remove.setAttribute('aria-label', `Delete chat: ${chat.title}`);
-  remove.disabled = runningHere;
-  if (runningHere) remove.title = 'This chat is running: stop its task first';
-  remove.addEventListener('click', () => {
+  const remove = button('delete', 'Delete', () => {
     send({ type: 'delete_chat', id: chat.id });
     // Focus stays in the list: on the next chat, or the heading when none is left.
     const next = item.nextElementSibling ?? item.previousElementSibling;
     deleting = { id: chat.id, focus: next?.dataset.id ?? null };
-  });
+  }, `Delete chat: ${chat.title}`);
+  remove.disabled = runningHere;
+  if (runningHere) remove.title = 'This chat is running: stop its task first';
   actions.append(open, remove);
   item.append(info, actions);
   return item;

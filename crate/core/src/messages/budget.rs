@@ -136,9 +136,9 @@ pub fn fit(budget: &Budget, schema: &Value, parts: Vec<Part>) -> Result<Fitted, 
             continue;
         }
         request.drop_images(i);
-        let others = request.total() - request.slots[i].tokens;
-        if others + request.slots[i].tokens > limit {
-            let room = limit.saturating_sub(others);
+        let total = request.total();
+        if total > limit {
+            let room = limit.saturating_sub(total - request.slots[i].tokens);
             if let Some((message, tokens)) = cut_page_lines(counter, &request.slots[i].message, room) {
                 request.slots[i].message = message;
                 request.slots[i].tokens = tokens;
