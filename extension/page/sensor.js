@@ -17,7 +17,13 @@
     'IFRAME', 'FRAME', 'IMG', 'VIDEO', 'AUDIO', 'CANVAS']);
   const SKIPPED = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'META', 'LINK', 'HEAD', 'BASE', 'TITLE']);
   const SVG_NS = 'http://www.w3.org/2000/svg';
-  const MAX_OWN_TEXT = 300;
+  /** Text beyond this in one element is left out; the core shortens further to fit its budget. */
+  const MAX_OWN_TEXT = 1000;
+  /** Stands in an element's own text for each child element, where it sits among the words. */
+  const SLOT = '\uFFFC';
+  /** Icon-only controls: how much naming material (class names, titles) is read for a hint. */
+  const MAX_HINT_ELEMENTS = 6;
+  const MAX_HINT_CHARS = 200;
   const MAX_OPTIONS = 40;
   /** Bounds for hostile pages: what is left out is reported, never silently dropped. */
   const MAX_NODES = 40000;
@@ -73,12 +79,47 @@
     }
   }
 
+  /** The element's own text nodes, with SLOT where each child element sits among them, so that
+   * the core can put inline elements' text back in place. Empty when there are no words. */
   function ownText(el) {
     let text = '';
-    for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 3) text += n.data;
-    if (!text) return '';
+    let words = false;
+    for (let n = el.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === 3) {
+        text += n.data;
+        words ||= /\S/.test(n.data);
+      } else if (n.nodeType === 1 && !SKIPPED.has(n.tagName)) {
+        text += SLOT;
+      }
+    }
+    if (!words) return '';
     text = text.replace(/\s+/g, ' ').trim();
     return text.length > MAX_OWN_TEXT ? text.slice(0, MAX_OWN_TEXT) : text;
+  }
+
+  /** No words but perhaps an SVG's title (which is not shown). */
+  function isWordless(el) {
+    const words = el.textContent.trim();
+    return !words || (words.length <= 60 && el.querySelector('svg') !== null);
+  }
+
+  /** Naming material of an element without text (an icon): class names, ids, icon names, an
+   * SVG title, a picture's file name, from it and its first descendants. The core reads words
+   * out of it. */
+  function hintOf(el) {
+    const parts = [];
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_ELEMENT);
+    for (let n = el, seen = 0; n && seen < MAX_HINT_ELEMENTS; n = walker.nextNode(), seen += 1) {
+      if (n.localName === 'title') parts.push(n.textContent);
+      for (const name of ['class', 'id', 'data-icon', 'data-testid', 'icon', 'name']) {
+        const value = n.getAttribute(name);
+        if (value) parts.push(value);
+      }
+      const src = n.localName === 'use' ? n.getAttribute('href') ?? n.getAttribute('xlink:href')
+        : n.localName === 'img' ? n.getAttribute('src') : null;
+      if (src && !src.startsWith('data:')) parts.push(src.slice(src.lastIndexOf('/') + 1));
+    }
+    return parts.join(' ').slice(0, MAX_HINT_CHARS);
   }
 
   /** Elements that page scripts gave click-like listeners (see listeners.js, main world). */
@@ -157,7 +198,7 @@
     const isCandidate = (el, attrs, node) => CANDIDATE_TAGS.has(el.tagName) || node.listener || node.pointer
       || node.editable || (attrs && ('role' in attrs || 'tabindex' in attrs || 'onclick' in attrs));
 
-    const record = (el, parent, attrs, text, pointer, style) => {
+    const record = (el, parent, attrs, text, pointer, style, slot, inline, gap) => {
       const rect = el.getBoundingClientRect();
       const node = {
         id: elementId(el),
@@ -173,6 +214,9 @@
         node.paper = paper(el);
         node.fontSize = style.fontSize;
       }
+      if (slot !== undefined) node.slot = slot;
+      if (inline) node.inline = true;
+      if (gap) node.gap = true;
       if (pointer) node.pointer = true;
       if (typeof el.onclick === 'function' || listeners.has(el)) node.listener = true;
       if (el.isContentEditable && !el.parentElement?.isContentEditable) node.editable = true;
@@ -192,6 +236,13 @@
         hitTests += 1;
         if (!reachable(el, rect)) node.covered = true;
       }
+      // Bounded: icons have few children, and delegating containers are skipped by that.
+      if (!text && el.childElementCount <= 4 && tag !== 'BODY'
+          && (node.listener || node.pointer || tag === 'BUTTON' || tag === 'A' || (attrs && 'role' in attrs))
+          && isWordless(el)) {
+        const hint = hintOf(el);
+        if (hint) node.hint = hint;
+      }
       return node;
     };
 
@@ -201,7 +252,13 @@
     nodes.push(record(root, null, readAttrs(root), ownText(root), false, rootStyle));
     // Depth-first in document order with an explicit stack: pages nest deeper than JS recursion goes.
     // A shadow root's content comes before the host's light children.
-    const stack = [{ next: root.firstElementChild, parent: 0, cursor: rootStyle.cursor }];
+    // Each level remembers, for its children: the recorded ancestor they hang from; whether that
+    // ancestor's text has SLOTs, and which one a child fills (a child of an unrecorded element
+    // fills its parent's); whether an unrecorded block element separates them from it (then they
+    // do not flow in its sentence).
+    const levelOf = (parent, cursor, slotted) => ({ next: null, parent, cursor, slotted, ordinal: -1, fixed: undefined,
+      blockGap: false });
+    const stack = [{ ...levelOf(0, rootStyle.cursor, nodes[0].text?.includes(SLOT)), next: root.firstElementChild }];
     let visited = 0;
     while (stack.length) {
       const level = stack[stack.length - 1];
@@ -220,21 +277,32 @@
         truncated = `reading stopped after ${MAX_COLLECT_MS} ms`;
         break;
       }
+      const slot = level.fixed ?? ++level.ordinal;
       const attrs = readAttrs(el);
       const text = ownText(el);
       const style = getComputedStyle(el);
       const elCursor = style.cursor;
-      const pointer = elCursor === 'pointer' && level.cursor !== 'pointer';
+      const inline = style.display.startsWith('inline');
+      // A pointer cursor marks a click target where it starts; inside a clickable area, only
+      // where it is an icon of its own (an empty leaf: a star, a bin).
+      const pointer = elCursor === 'pointer' && (level.cursor !== 'pointer'
+        || (!el.firstElementChild && !el.textContent.trim() && (el.hasAttribute('class') || el.namespaceURI === SVG_NS)));
       const shadow = shadowRootOf(el);
       let position = level.parent;
       if (text || attrs || pointer || shadow || el.inert || ALWAYS.has(el.tagName) || el.isContentEditable
           || listeners.has(el) || typeof el.onclick === 'function') {
         position = nodes.length;
-        nodes.push(record(el, level.parent, attrs, text, pointer, style));
+        nodes.push(record(el, level.parent, attrs, text, pointer, style, level.slotted ? slot : undefined,
+          inline, level.blockGap));
       }
       if (el.namespaceURI === SVG_NS) continue; // Icons: their inner shapes say nothing.
-      if (el.firstElementChild) stack.push({ next: el.firstElementChild, parent: position, cursor: elCursor });
-      if (shadow?.firstElementChild) stack.push({ next: shadow.firstElementChild, parent: position, cursor: elCursor });
+      if (el.firstElementChild) {
+        const child = position === level.parent
+          ? { ...level, ordinal: -1, fixed: slot, blockGap: level.blockGap || !inline }
+          : levelOf(position, elCursor, text.includes(SLOT));
+        stack.push({ ...child, next: el.firstElementChild, cursor: elCursor });
+      }
+      if (shadow?.firstElementChild) stack.push({ ...levelOf(position, elCursor, false), next: shadow.firstElementChild });
     }
     if (byId.size > 2 * nodes.length + 1000) {
       for (const [id, ref] of byId) if (!ref.deref()?.isConnected) byId.delete(id);
@@ -271,35 +339,133 @@
     return { el };
   }
 
-  function pointAt(el) {
-    el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-    const rect = el.getBoundingClientRect();
-    return { x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 };
-  }
-
-  /** The element that would receive a click at the point, if it is not `el` or part of it. */
-  function coveringElement(el, x, y) {
-    const root = el.getRootNode();
-    const hit = (typeof root.elementFromPoint === 'function' ? root : document).elementFromPoint(x, y);
-    if (!hit || hit === el || el.contains(hit) || hit.contains(el)) return null;
-    if (hit instanceof HTMLLabelElement && hit.control === el) return null;
+  /** The topmost element at a point, looking inside shadow roots (open and closed). */
+  function topmostAt(x, y) {
+    let hit = document.elementFromPoint(x, y);
+    for (let root = hit && shadowRootOf(hit); root; root = shadowRootOf(hit)) {
+      const inner = root.elementFromPoint(x, y);
+      if (!inner || inner === hit || inner.getRootNode() !== root) break;
+      hit = inner;
+    }
     return hit;
   }
 
+  /** `node` is `el` or inside it, shadow trees included. */
+  function isWithin(node, el) {
+    for (let n = node; n; n = n.parentNode ?? n.host) if (n === el) return true;
+    return false;
+  }
+
+  /** Where in an element's box a click is tried, nearest the centre first (fractions of the box). */
+  const AIM_POINTS = [[0.5, 0.5], [0.25, 0.5], [0.75, 0.5], [0.5, 0.25], [0.5, 0.75], [0.25, 0.25], [0.75, 0.25],
+    [0.25, 0.75], [0.75, 0.75], [0.1, 0.5], [0.9, 0.5], [0.5, 0.1], [0.5, 0.9], [0.1, 0.1], [0.9, 0.1], [0.1, 0.9],
+    [0.9, 0.9]];
+  /** Boxes of a wrapped inline element that are tried. */
+  const AIM_BOXES = 4;
+
+  /** Points over the part of each of the element's boxes inside the viewport. */
+  function samplePoints(el) {
+    const points = [];
+    const boxes = el.getClientRects();
+    for (const box of Array.from(boxes.length ? boxes : [el.getBoundingClientRect()]).slice(0, AIM_BOXES)) {
+      const left = Math.max(box.left, 0);
+      const right = Math.min(box.right, innerWidth);
+      const top = Math.max(box.top, 0);
+      const bottom = Math.min(box.bottom, innerHeight);
+      if (right - left < 1 || bottom - top < 1) continue;
+      for (const [fx, fy] of AIM_POINTS) points.push([left + (right - left) * fx, top + (bottom - top) * fy]);
+    }
+    return points;
+  }
+
+  /** The first sampled point whose topmost element is `el` or inside it, and that element; else
+   * a point where `el` lets the pointer through to an ancestor (events then go to `el`). */
+  function aimInView(el) {
+    const points = samplePoints(el);
+    let through = null;
+    for (const [x, y] of points) {
+      const hit = topmostAt(x, y);
+      if (hit && isWithin(hit, el)) return { x, y, target: hit };
+      if (!hit || hit.closest?.('label')?.control === el || isWithin(el, hit)) through ??= { x, y, target: el };
+    }
+    if (through) return through;
+    if (!points.length) {
+      const rect = el.getBoundingClientRect();
+      return { x: rect.left + rect.width / 2, y: rect.top + rect.height / 2, target: el };
+    }
+    const [x, y] = points[0];
+    return { error: `it is covered by ${describe(topmostAt(x, y))}` };
+  }
+
+  /** Where a person would click `el`: scrolled into view as little as needed (to the centre when
+   * something covers it there), at a visible point of it, on the topmost element at that point. */
+  function aim(el) {
+    el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' });
+    const aimed = aimInView(el);
+    if (!aimed.error) return aimed;
+    el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    return aimInView(el);
+  }
+
+  function mouseInit(x, y, button, buttons) {
+    return { bubbles: true, cancelable: true, composed: true, view: window, clientX: x, clientY: y, screenX: x,
+      screenY: y, button, buttons, detail: 1 };
+  }
+
+  function pointerInit(mouse) {
+    return { ...mouse, pointerId: 1, pointerType: 'mouse', isPrimary: true, width: 1, height: 1,
+      pressure: mouse.buttons ? 0.5 : 0 };
+  }
+
+  /** The pointer arriving over `target`: over, enter on each element from `outer` in, move. */
+  function moveOnto(target, outer, x, y) {
+    const mouse = mouseInit(x, y, 0, 0);
+    const pointer = pointerInit(mouse);
+    target.dispatchEvent(new PointerEvent('pointerover', pointer));
+    target.dispatchEvent(new MouseEvent('mouseover', mouse));
+    const entered = [];
+    for (let n = target; n && n.nodeType === 1; n = n.parentNode ?? n.host) {
+      entered.push(n);
+      if (n === outer) break;
+    }
+    for (const n of entered.reverse()) {
+      n.dispatchEvent(new PointerEvent('pointerenter', { ...pointer, bubbles: false, cancelable: false }));
+      n.dispatchEvent(new MouseEvent('mouseenter', { ...mouse, bubbles: false, cancelable: false }));
+    }
+    target.dispatchEvent(new PointerEvent('pointermove', pointer));
+    target.dispatchEvent(new MouseEvent('mousemove', mouse));
+  }
+
+  /** What a mouse press focuses: the nearest focusable element at or above the target. */
+  function focusableAt(target) {
+    for (let n = target; n; n = n.parentNode ?? n.host) {
+      if (n.nodeType === 1 && !n.disabled && (n.tabIndex >= 0 || n.hasAttribute('tabindex') || n.isContentEditable)) return n;
+    }
+    return null;
+  }
+
+  /** Press and release at the point, focusing as a browser does unless the page cancels the press. */
+  function pressAt(target, x, y) {
+    const down = mouseInit(x, y, 0, 1);
+    const up = mouseInit(x, y, 0, 0);
+    target.dispatchEvent(new PointerEvent('pointerdown', pointerInit(down)));
+    if (target.dispatchEvent(new MouseEvent('mousedown', down))) {
+      const focusable = focusableAt(target);
+      if (focusable) focusable.focus({ preventScroll: true });
+      else if (deepActiveElement() !== document.body) deepActiveElement().blur();
+    }
+    target.dispatchEvent(new PointerEvent('pointerup', pointerInit(up)));
+    target.dispatchEvent(new MouseEvent('mouseup', up));
+    return up;
+  }
+
   function click(el) {
-    const { x, y } = pointAt(el);
-    const cover = coveringElement(el, x, y);
-    if (cover) return { ok: false, message: `it is covered by ${describe(cover)}` };
-    const mouse = { bubbles: true, cancelable: true, composed: true, view: window, clientX: x, clientY: y, button: 0 };
-    const pointer = { ...mouse, pointerId: 1, pointerType: 'mouse', isPrimary: true };
-    el.dispatchEvent(new PointerEvent('pointerover', pointer));
-    el.dispatchEvent(new MouseEvent('mouseover', mouse));
-    el.dispatchEvent(new PointerEvent('pointerdown', { ...pointer, buttons: 1 }));
-    el.dispatchEvent(new MouseEvent('mousedown', { ...mouse, buttons: 1 }));
-    if (typeof el.focus === 'function') el.focus({ preventScroll: true });
-    el.dispatchEvent(new PointerEvent('pointerup', pointer));
-    el.dispatchEvent(new MouseEvent('mouseup', mouse));
-    const link = el.closest('a[href]');
+    const aimed = aim(el);
+    if (aimed.error) return { ok: false, message: aimed.error };
+    const { x, y, target: hit } = aimed;
+    moveOnto(hit, el, x, y);
+    const up = pressAt(hit, x, y);
+    const link = hit.closest('a[href]') ?? el.closest('a[href]');
     const opensTab = link && /^_(blank|new)$/i.test(link.target) && /^https?:/.test(link.href);
     // A synthetic click cannot open a tab (the popup blocker wants a real gesture), so for such a
     // link the default is taken over at the end of the event's path, after the page's handlers,
@@ -310,7 +476,7 @@
       event.preventDefault();
     };
     if (opensTab) addEventListener('click', takeOver, { once: true });
-    el.dispatchEvent(new MouseEvent('click', { ...mouse, detail: 1 }));
+    if (hit.isConnected) hit.dispatchEvent(new MouseEvent('click', up));
     if (opensTab) removeEventListener('click', takeOver);
     return { ok: true, message: '', newTabUrl: pageLetItThrough ? link.href : undefined };
   }
@@ -320,31 +486,36 @@
     setter.call(el, value);
   }
 
-  /** Sets the value through the prototype's setter so that React-style trackers see the change. */
-  function typeInto(el, text, clear) {
+  /** Input types whose value may hold any partial text, so that it can be typed key by key. */
+  const KEYED_TYPES = new Set(['text', 'search', 'email', 'url', 'tel', 'password']);
+
+  /** Types as a keyboard does: for each character keydown, keypress, beforeinput, the value set
+   * through the native setter (so that React-style trackers see it), input, keyup; then change.
+   * Fields whose partial values are invalid (date, number...) get the whole value at once. */
+  function typeInto(el, text, presses, clear) {
     const focused = focusField(el, clear);
     if (!focused.ok) return focused;
-    if (el.isContentEditable) {
-      if (!document.execCommand('insertText', false, text)) el.textContent = clear ? text : el.textContent + text;
-      return { ok: true, message: '', value: el.innerText };
+    if (el instanceof HTMLInputElement && !KEYED_TYPES.has(el.type)) {
+      setValue(el, clear ? text : el.value + text);
+      el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: text }));
+    } else {
+      keys(presses);
     }
-    setValue(el, clear ? text : el.value + text);
-    el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: text }));
+    if (el.isContentEditable) return { ok: true, message: '', value: el.innerText };
     el.dispatchEvent(new Event('change', { bubbles: true }));
     return { ok: true, message: '', value: el.value };
   }
 
-  /** Where a trusted click should land, once the element is in view and nothing covers it. */
+  /** Where a trusted click should land: the same point a synthetic click would use. */
   function locate(el) {
-    const { x, y } = pointAt(el);
-    const cover = coveringElement(el, x, y);
-    if (cover) return { ok: false, message: `it is covered by ${describe(cover)}` };
-    return { ok: true, message: '', point: [x, y] };
+    const aimed = aim(el);
+    if (aimed.error) return { ok: false, message: aimed.error };
+    return { ok: true, message: '', point: [aimed.x, aimed.y] };
   }
 
   /** Focus a text field; `clear` selects its text so that what is typed next replaces it. */
   function focusField(el, clear) {
-    pointAt(el);
+    el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' });
     el.focus({ preventScroll: true });
     if (el.isContentEditable) {
       const selection = getSelection();
@@ -357,20 +528,18 @@
     }
     if (el.readOnly) return { ok: false, message: `${describe(el)} is read-only` };
     if (clear) el.select();
-    else el.setSelectionRange?.(el.value.length, el.value.length);
+    else {
+      try {
+        el.setSelectionRange(el.value.length, el.value.length);
+      } catch { /* types without a caret (email, number) append anyway */ }
+    }
     return { ok: true, message: '' };
   }
 
   function hover(el) {
-    const { x, y } = pointAt(el);
-    const mouse = { bubbles: true, cancelable: true, composed: true, view: window, clientX: x, clientY: y };
-    const pointer = { ...mouse, pointerId: 1, pointerType: 'mouse', isPrimary: true };
-    el.dispatchEvent(new PointerEvent('pointerover', pointer));
-    el.dispatchEvent(new PointerEvent('pointerenter', { ...pointer, bubbles: false }));
-    el.dispatchEvent(new MouseEvent('mouseover', mouse));
-    el.dispatchEvent(new MouseEvent('mouseenter', { ...mouse, bubbles: false }));
-    el.dispatchEvent(new PointerEvent('pointermove', pointer));
-    el.dispatchEvent(new MouseEvent('mousemove', mouse));
+    const aimed = aim(el);
+    if (aimed.error) return { ok: false, message: aimed.error };
+    moveOnto(aimed.target, el, aimed.x, aimed.y);
     return { ok: true, message: '' };
   }
 
@@ -386,7 +555,7 @@
       ?? options.find((o) => label(o).includes(wanted));
     if (!option) return { ok: false, message: `it has no option "${text}"`, options: optionTexts(el) };
     if (option.disabled) return { ok: false, message: `the option "${option.text.trim()}" is disabled` };
-    pointAt(el);
+    el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' });
     el.focus({ preventScroll: true });
     setValue(el, option.value);
     el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
@@ -442,9 +611,10 @@
       .filter((el) => el.tabIndex >= 0 && !el.disabled && el.checkVisibility());
   }
 
+  const isTextField = (el) => el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement;
+
   /** The default actions of keys that pages rely on, which synthetic key events do not perform. */
   function keyDefault(el, press) {
-    const editable = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement;
     const shortcut = press.ctrl || press.meta;
     if (press.key === 'Enter' && !shortcut) {
       if (el instanceof HTMLInputElement && el.form) return el.form.requestSubmit();
@@ -458,38 +628,63 @@
       return next?.focus();
     }
     if (shortcut && press.key.toLowerCase() === 'a') {
-      return editable ? el.select() : getSelection().selectAllChildren(el.isContentEditable ? el : document.body);
+      return isTextField(el) ? el.select() : getSelection().selectAllChildren(el.isContentEditable ? el : document.body);
     }
-    if (press.key === 'Backspace' && editable) {
-      const start = el.selectionStart ?? el.value.length;
-      const end = el.selectionEnd ?? el.value.length;
+    if (press.key === 'Backspace' && isTextField(el)) {
+      const [start, end] = caretOf(el);
       const from = start === end ? Math.max(start - 1, 0) : start;
-      setValue(el, el.value.slice(0, from) + el.value.slice(end));
-      return el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'deleteContentBackward' }));
+      return replaceText(el, from, end, '', 'deleteContentBackward');
     }
     if (press.key.length === 1 && !shortcut && !press.alt) return insertText(el, press.key);
     return undefined;
   }
 
-  function insertText(el, text) {
-    if (el.isContentEditable) return document.execCommand('insertText', false, text);
-    if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) return undefined;
-    const start = el.selectionStart ?? el.value.length;
-    const end = el.selectionEnd ?? el.value.length;
-    setValue(el, el.value.slice(0, start) + text + el.value.slice(end));
-    el.setSelectionRange?.(start + text.length, start + text.length);
-    return el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: text }));
+  /** The selection of a text field (its end when the type has no caret, such as email). */
+  function caretOf(el) {
+    const end = el.value.length;
+    return [el.selectionStart ?? end, el.selectionEnd ?? end];
   }
 
+  /** Replaces `from`..`to` of a field's value as an edit would: beforeinput (the page may take the
+   * edit over by cancelling it), the value through the native setter, the caret, input. */
+  function replaceText(el, from, to, text, inputType) {
+    const edit = { bubbles: true, composed: true, inputType, data: text || null };
+    if (!el.dispatchEvent(new InputEvent('beforeinput', { ...edit, cancelable: true }))) return false;
+    setValue(el, el.value.slice(0, from) + text + el.value.slice(to));
+    try {
+      el.setSelectionRange(from + text.length, from + text.length);
+    } catch { /* types without a caret */ }
+    return el.dispatchEvent(new InputEvent('input', edit));
+  }
+
+  function insertText(el, text) {
+    if (el.isContentEditable) {
+      const edit = { bubbles: true, composed: true, inputType: 'insertText', data: text, cancelable: true };
+      return el.dispatchEvent(new InputEvent('beforeinput', edit)) && document.execCommand('insertText', false, text);
+    }
+    if (!isTextField(el)) return undefined;
+    const [start, end] = caretOf(el);
+    if (el.maxLength >= 0 && el.value.length - (end - start) + text.length > el.maxLength) return false;
+    return replaceText(el, start, end, text, 'insertText');
+  }
+
+  /** A key as a keyboard sends it to the focused element: keydown, keypress for a key that
+   * produces a character, the key's default action unless the page cancelled it, keyup. Legacy
+   * `keyCode`, `which` and `charCode` are set, as widget libraries still read them. */
   function keys(presses) {
     for (const press of presses) {
       const el = deepActiveElement();
       const init = {
-        key: press.key, code: press.code, ctrlKey: press.ctrl, shiftKey: press.shift, altKey: press.alt,
-        metaKey: press.meta, bubbles: true, cancelable: true, composed: true, view: window,
+        key: press.key, code: press.code, keyCode: press.keyCode, which: press.keyCode, ctrlKey: press.ctrl,
+        shiftKey: press.shift, altKey: press.alt, metaKey: press.meta, bubbles: true, cancelable: true,
+        composed: true, view: window,
       };
-      const proceed = el.dispatchEvent(new KeyboardEvent('keydown', init));
-      if (proceed && (press.key.length === 1 || press.key === 'Enter')) el.dispatchEvent(new KeyboardEvent('keypress', init));
+      let proceed = el.dispatchEvent(new KeyboardEvent('keydown', init));
+      const character = press.key.length === 1 ? press.key : press.key === 'Enter' ? '\r' : '';
+      if (proceed && character && !press.ctrl && !press.meta) {
+        const charCode = character.codePointAt(0);
+        proceed = el.dispatchEvent(new KeyboardEvent('keypress', { ...init, charCode, keyCode: charCode, which: charCode }));
+      }
       if (proceed) keyDefault(el, press);
       el.dispatchEvent(new KeyboardEvent('keyup', init));
     }
@@ -591,7 +786,7 @@
   /** Operations on one element. */
   const ELEMENT_OPS = {
     click: (el) => click(el),
-    type: (el, op) => typeInto(el, op.text, op.clear),
+    type: (el, op) => typeInto(el, op.text, op.keys, op.clear),
     hover: (el) => hover(el),
     select: (el, op) => selectOption(el, op.text),
     options: (el) => (el instanceof HTMLSelectElement

@@ -13,6 +13,8 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 const SENSOR: &str = include_str!("../../../extension/page/sensor.js");
+/// The main-world listener tracker, here in the same world as the sensor (as in the page).
+const LISTENERS: &str = include_str!("../../../extension/page/listeners.js");
 
 fn document() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()
@@ -29,14 +31,16 @@ fn fixture() -> web_sys::Element {
     })
 }
 
-/// Installs the sensor (once) and replaces the fixture's content with `html`.
+/// Installs the listener tracker and the sensor (once) and replaces the fixture's content with `html`.
 fn page(html: &str) {
     let doc = document();
     let global = js_sys::global();
     if js_sys::Reflect::get(&global, &"agentSensor".into()).unwrap().is_undefined() {
-        let script = doc.create_element("script").unwrap();
-        script.set_text_content(Some(SENSOR));
-        doc.head().unwrap().append_child(&script).unwrap();
+        for source in [LISTENERS, SENSOR] {
+            let script = doc.create_element("script").unwrap();
+            script.set_text_content(Some(source));
+            doc.head().unwrap().append_child(&script).unwrap();
+        }
     }
     fixture().set_inner_html(html);
 }
@@ -67,7 +71,7 @@ fn click(element: &MapElement) -> OpOutcome {
 }
 
 fn type_into(element: &MapElement, text: &str) -> OpOutcome {
-    perform(&PageOp::Type { target: element.target.clone(), tag: element.tag.clone(), text: text.into(), clear: true })
+    perform(&PageOp::type_text(element.target.clone(), element.tag.clone(), text, true))
 }
 
 fn perform(op: &PageOp) -> OpOutcome {
@@ -275,4 +279,154 @@ fn highlights_are_drawn_counted_and_cleared_without_leaking_listeners() {
     assert_eq!(highlight_overlays(), 0);
     let listeners = js_sys::Reflect::get(&js_sys::global(), &"__listeners".into()).unwrap().as_f64();
     assert_eq!(listeners, Some(0.0), "scroll and resize listeners must be removed with the boxes");
+}
+
+/// Runs page script (the test's stand-in for a page's own code) and returns its value.
+fn script(code: &str) -> JsValue {
+    js_sys::eval(code).unwrap()
+}
+
+fn script_text(code: &str) -> String {
+    script(code).as_string().unwrap_or_default()
+}
+
+#[wasm_bindgen_test]
+fn a_click_reaches_the_element_under_the_pointer_for_delegated_handlers() {
+    // As jQuery UI's menu: one listener on the list, reading which item was hit.
+    page(
+        r#"<ul id="menu" style="list-style:none;margin:0;padding:0;width:200px">
+            <li><div style="padding:8px">Egypt</div></li></ul><p id="chosen"></p>"#,
+    );
+    script(
+        r#"document.getElementById('menu').addEventListener('click', (event) => {
+            const item = event.target.closest('li');
+            document.getElementById('chosen').textContent = item ? item.textContent.trim() : 'missed';
+        })"#,
+    );
+    let map = collect();
+    let outcome = click(find(&map, "Egypt"));
+    assert!(outcome.ok, "{outcome:?}");
+    assert_eq!(script_text("document.getElementById('chosen').textContent"), "Egypt");
+}
+
+#[wasm_bindgen_test]
+fn a_partly_covered_element_is_clicked_where_it_shows() {
+    page(
+        r#"<button id="wide" style="position:fixed;top:20px;left:20px;width:300px;height:40px">Save draft</button>
+        <div id="badge" style="position:fixed;top:10px;left:120px;width:100px;height:60px;background:#fc0">New</div>"#,
+    );
+    script(
+        r#"window.savedAt = null;
+        document.getElementById('wide').addEventListener('click', (e) => { window.savedAt = e.clientX; })"#,
+    );
+    let map = collect();
+    let outcome = click(find(&map, "Save draft"));
+    assert!(outcome.ok, "{outcome:?}");
+    let x = script("window.savedAt").as_f64().expect("the button was clicked");
+    assert!(!(120.0..=220.0).contains(&x), "clicked under the badge at x={x}");
+}
+
+#[wasm_bindgen_test]
+fn clickable_parts_of_a_clickable_area_each_get_an_index_and_are_clicked_themselves() {
+    page(
+        r#"<div id="actions" style="display:flex;gap:60px;width:300px">
+            <span class="email-reply" style="cursor:pointer">Reply</span>
+            <span class="email-forward" style="cursor:pointer">Forward</span></div>
+        <div class="thread" style="cursor:pointer;display:flex;width:300px">
+            <span>Alice: lunch?</span><span class="star" style="display:inline-block;width:16px;height:16px"></span></div>
+        <p id="did"></p>"#,
+    );
+    script(
+        r#"document.addEventListener('click', (event) => {
+            const hit = event.target.closest('.email-reply, .email-forward, .star, .thread');
+            document.getElementById('did').textContent = hit ? hit.className : 'nothing';
+        })"#,
+    );
+    let map = collect();
+    let text = text_of(&map);
+    assert!(text.contains("<span>Reply />") && text.contains("<span>Forward />"), "{text}");
+    assert!(text.contains("<div>Alice: lunch? />") && text.contains("\t["), "{text}");
+    let star = map.elements().find(|e| e.attrs.iter().any(|(n, v)| n == "icon" && v == "star"));
+    let star = star.unwrap_or_else(|| panic!("the star is offered with its hint in\n{text}"));
+    assert!(click(find(&map, "Forward")).ok);
+    assert_eq!(script_text("document.getElementById('did').textContent"), "email-forward");
+    assert!(click(star).ok);
+    assert_eq!(script_text("document.getElementById('did').textContent"), "star");
+}
+
+#[wasm_bindgen_test]
+fn typing_sends_real_key_events_that_keyup_searches_and_key_code_readers_see() {
+    page(r#"<input id="q" aria-label="Search countries"><ul id="results"></ul><p id="codes"></p>"#);
+    script(
+        r#"(() => {
+            const q = document.getElementById('q');
+            const codes = [];
+            q.addEventListener('keydown', (e) => codes.push(e.keyCode + ':' + e.which + ':' + e.key));
+            q.addEventListener('keyup', () => {
+                const hits = ['Egypt', 'Eritrea', 'Estonia'].filter((c) => c.toLowerCase().startsWith(q.value.toLowerCase()));
+                document.getElementById('results').innerHTML = hits.map((c) => `<li>${c}</li>`).join('');
+                document.getElementById('codes').textContent = codes.join(' ');
+            });
+        })()"#,
+    );
+    let map = collect();
+    let outcome = type_into(find(&map, "Search countries"), "Eg");
+    assert!(outcome.ok, "{outcome:?}");
+    assert_eq!(script_text("document.getElementById('results').textContent"), "Egypt");
+    assert_eq!(script_text("document.getElementById('codes').textContent"), "69:69:E 71:71:g");
+    let keys = agent_core::actions::parse_keys("ArrowDown Enter").unwrap();
+    assert!(perform(&PageOp::Keys { frame: 0, keys }).ok);
+    assert_eq!(
+        script_text("document.getElementById('codes').textContent"),
+        "69:69:E 71:71:g 40:40:ArrowDown 13:13:Enter"
+    );
+}
+
+#[wasm_bindgen_test]
+fn a_page_that_handles_beforeinput_itself_gets_each_character_once() {
+    // Rich editors insert text themselves on beforeinput and cancel the browser's insertion.
+    page(r#"<input id="editor" aria-label="Title">"#);
+    script(
+        r#"document.getElementById('editor').addEventListener('beforeinput', (e) => {
+            e.preventDefault();
+            e.target.value += e.data.toUpperCase();
+        })"#,
+    );
+    let outcome = type_into(find(&collect(), "Title"), "abc");
+    assert_eq!(outcome.value.as_deref(), Some("ABC"));
+}
+
+#[wasm_bindgen_test]
+fn typing_two_hundred_characters_is_quick() {
+    page(r#"<textarea aria-label="Notes"></textarea>"#);
+    let notes = find(&collect(), "Notes").clone();
+    let text = "The quick brown fox jumps over the lazy dog. ".repeat(5);
+    let text = &text[..200];
+    let started = js_sys::Date::now();
+    let outcome = type_into(&notes, text);
+    let elapsed = js_sys::Date::now() - started;
+    assert_eq!(outcome.value.as_deref(), Some(text));
+    // Reported, not asserted: timings belong to the benchmarks on these noisy machines.
+    console_log!("typing 200 characters took {elapsed} ms");
+}
+
+#[wasm_bindgen_test]
+fn inline_markup_stays_in_its_sentence_and_icons_are_named() {
+    page(
+        r#"<div id="query">Enter the <span class="bold">"keli"</span> and the <span class="bold">"3hI"</span> into the text fields.</div>
+        <div><span>Username</span> <span>(required)</span></div>
+        <button class="btn"><i class="fa fa-reply"></i></button>
+        <button><svg width="16" height="16"><title>Retweet</title><rect width="16" height="16"/></svg></button>
+        <button style="width:20px;height:20px"></button>"#,
+    );
+    let text = text_of(&collect());
+    for expected in [
+        "Enter the \"keli\" and the \"3hI\" into the text fields.\n",
+        "Username (required)\n",
+        "<button icon=reply> />",
+        "<button icon=retweet> />",
+        "<button icon=unnamed> />",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
 }

@@ -1,7 +1,7 @@
 //! The primitive operations the page-side sensor performs, each in one frame: on one element, or
 //! on the frame as a whole.
 
-use super::KeyPress;
+use super::{keys::typing_presses, KeyPress};
 use crate::dom_map::ElementRef;
 use serde::Serialize;
 
@@ -14,13 +14,16 @@ pub enum PageOp {
         target: ElementRef,
         tag: String,
     },
-    /// Focus, set the value the way frameworks notice (replacing or appending), report the value.
+    /// Focus, then type as a keyboard does (replacing or appending): per character the key
+    /// events of `keys`, with the value set the way frameworks notice; report the value.
     Type {
         #[serde(flatten)]
         target: ElementRef,
         tag: String,
         text: String,
         clear: bool,
+        /// One key press per character of `text`.
+        keys: Vec<KeyPress>,
     },
     /// Pointer enter and move events over the element.
     Hover {
@@ -79,6 +82,11 @@ pub enum PageOp {
 }
 
 impl PageOp {
+    /// Typing `text` into the element, key by key.
+    pub fn type_text(target: ElementRef, tag: String, text: &str, clear: bool) -> PageOp {
+        PageOp::Type { target, tag, text: text.to_string(), clear, keys: typing_presses(text) }
+    }
+
     /// The frame the operation runs in.
     pub fn frame(&self) -> i32 {
         match self {

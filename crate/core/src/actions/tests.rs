@@ -101,15 +101,17 @@ fn builds_search_urls_with_the_query_encoded() {
 #[test]
 fn page_ops_serialize_for_the_sensor() {
     let target = crate::dom_map::ElementRef { frame_id: 3, doc: "d".into(), id: 4 };
-    let op = PageOp::Type { target, tag: "input".into(), text: "hi".into(), clear: true };
+    let op = PageOp::type_text(target, "input".into(), "hI", true);
     assert_eq!(op.frame(), 3);
+    let key = |key: &str, code: &str, key_code: u32, shift: bool| json!({"key": key, "code": code, "keyCode": key_code, "ctrl": false, "shift": shift, "alt": false, "meta": false});
     assert_eq!(
         serde_json::to_value(op).unwrap(),
-        json!({"op": "type", "frame": 3, "doc": "d", "id": 4, "tag": "input", "text": "hi", "clear": true})
+        json!({"op": "type", "frame": 3, "doc": "d", "id": 4, "tag": "input", "text": "hI", "clear": true,
+            "keys": [key("h", "KeyH", 72, false), key("I", "KeyI", 73, true)]})
     );
     let keys = PageOp::Keys { frame: 0, keys: parse_keys("Enter").unwrap() };
     assert_eq!(
         serde_json::to_value(keys).unwrap(),
-        json!({"op": "keys", "frame": 0, "keys": [{"key": "Enter", "code": "Enter", "ctrl": false, "shift": false, "alt": false, "meta": false}]})
+        json!({"op": "keys", "frame": 0, "keys": [{"key": "Enter", "code": "Enter", "keyCode": 13, "ctrl": false, "shift": false, "alt": false, "meta": false}]})
     );
 }

@@ -53,7 +53,7 @@ pub fn key_presses(presses: &[KeyPress]) -> Vec<InputCommand> {
                 "key": press.key,
                 "code": press.code,
                 "modifiers": modifiers,
-                "windowsVirtualKeyCode": virtual_key_code(&press.key),
+                "windowsVirtualKeyCode": press.key_code,
             });
             if let Some(text) = text {
                 down["text"] = json!(text);
@@ -64,7 +64,7 @@ pub fn key_presses(presses: &[KeyPress]) -> Vec<InputCommand> {
                 "key": press.key,
                 "code": press.code,
                 "modifiers": modifiers,
-                "windowsVirtualKeyCode": virtual_key_code(&press.key),
+                "windowsVirtualKeyCode": press.key_code,
             });
             [
                 InputCommand { method: "Input.dispatchKeyEvent", params: down },
@@ -72,29 +72,6 @@ pub fn key_presses(presses: &[KeyPress]) -> Vec<InputCommand> {
             ]
         })
         .collect()
-}
-
-/// The Windows virtual key code Chrome uses to perform a key's default action.
-fn virtual_key_code(key: &str) -> u32 {
-    match key {
-        "Backspace" => 8,
-        "Tab" => 9,
-        "Enter" => 13,
-        "Escape" => 27,
-        " " => 32,
-        "PageUp" => 33,
-        "PageDown" => 34,
-        "End" => 35,
-        "Home" => 36,
-        "ArrowLeft" => 37,
-        "ArrowUp" => 38,
-        "ArrowRight" => 39,
-        "ArrowDown" => 40,
-        "Delete" => 46,
-        other => {
-            other.chars().next().filter(|c| c.is_ascii_alphanumeric()).map_or(0, |c| c.to_ascii_uppercase() as u32)
-        }
-    }
 }
 
 #[cfg(test)]

@@ -293,7 +293,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 let outcome = if self.trusted_here(element) {
                     self.trusted_type(at, tag, text, *clear).await?
                 } else {
-                    self.perform(&PageOp::Type { target: at, tag, text: text.clone(), clear: *clear }).await?
+                    self.perform(&PageOp::type_text(at, tag, text, *clear)).await?
                 };
                 let typed = typed_sentence(text, &target, outcome.value.as_deref());
                 self.after_op(name, Some(&target), outcome, typed, &format!("Could not type into {target}")).await

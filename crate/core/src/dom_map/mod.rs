@@ -6,6 +6,8 @@
 //! reachable, text is attached to the element it labels, indices are kept stable across steps,
 //! and [`serialize`] writes the compact text the model reads.
 
+mod compose;
+mod icon;
 mod raw;
 mod registry;
 mod serialize;
@@ -17,6 +19,7 @@ pub use serialize::{elements_in_scope, serialize, MapOptions};
 
 use crate::safety::{neutralize, Finding};
 use crate::text::{truncate_chars, truncate_words};
+use compose::{Composer, Gather};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use stitch::{stitch, PlacedNode};
@@ -48,8 +51,11 @@ const INTERACTIVE_ROLES: &[&str] = &[
 /// Form controls a label can name.
 const LABELABLE: &[&str] = &["input", "select", "textarea", "button"];
 
-/// Longest text kept for one element or one text line; longer text is cut at a word boundary.
-const MAX_TEXT_CHARS: usize = 100;
+/// Longest name kept for one element; longer text is cut at a word boundary.
+const MAX_TEXT_CHARS: usize = 150;
+/// Longest line of page text kept in the map (a safety bound: the token budget shortens lines
+/// further when the request needs the room).
+const MAX_LINE_CHARS: usize = 2000;
 /// Most options of a select listed for the model.
 const MAX_OPTIONS_SHOWN: usize = 20;
 
@@ -131,7 +137,7 @@ pub struct PageMap {
 }
 
 /// Facts about each stitched node, derived in passes over the list.
-struct Judgement {
+pub(super) struct Judgement {
     shown: Vec<bool>,
     interactive: Vec<bool>,
     /// The nearest interactive ancestor.
@@ -145,62 +151,85 @@ impl PageMap {
         let stitched = stitch(frames)?;
         let nodes = &stitched.nodes;
         let labels = LabelLinks::find(nodes);
-        let judged = judge(nodes, &labels);
+        let judged = judge(nodes, &labels, &stitched.top.viewport);
         let label_of_control = labels.naming(&judged.interactive);
         let naming_labels: HashSet<usize> = label_of_control.values().copied().collect();
+        let composer = Composer::new(nodes, &judged, &naming_labels);
 
         let mut defuser = Defuser::default();
-        let mut texts: HashMap<usize, Vec<&str>> = HashMap::new();
-        let mut label_texts: HashMap<usize, Vec<&str>> = HashMap::new();
+        let mut label_texts: HashMap<usize, String> = HashMap::new();
         let mut lines = Vec::new();
         let mut element_lines: Vec<(usize, usize)> = Vec::new();
         let mut depth = vec![0usize; nodes.len()];
+        // Text already read into a sentence or a label's name above it.
+        let mut absorbed = vec![false; nodes.len()];
+        let mut used = Vec::new();
+        // The last text line, when it came from an inline element that the next one may continue.
+        let mut open_line: Option<(usize, usize)> = None;
         for (i, placed) in nodes.iter().enumerate() {
             if !judged.shown[i] {
                 continue;
             }
-            let node = placed.node;
             if judged.interactive[i] {
                 depth[i] = judged.owner[i].map_or(0, |o| depth[o] + 1);
                 element_lines.push((i, lines.len()));
                 lines.push(MapLine { kind: LineKind::Text(String::new()), depth: depth[i], rect: placed.rect });
-                if !node.text.is_empty() && !is_camouflaged(node) {
-                    texts.entry(i).or_default().push(&node.text);
+                open_line = None;
+                continue;
+            }
+            if absorbed[i] || judged.owner[i].is_some() {
+                continue; // Part of a sentence above, or of its element's name.
+            }
+            let gather = if naming_labels.contains(&i) { Gather::Name } else { Gather::Sentence };
+            let text = composer.compose(i, gather, &mut used);
+            for &u in &used {
+                absorbed[u] = true;
+            }
+            used.clear();
+            if gather == Gather::Name {
+                label_texts.insert(i, text);
+                continue;
+            }
+            if text.is_empty() {
+                continue;
+            }
+            // Inline pieces side by side on one row (spans in an unrecorded block) read as one line.
+            if let Some((line, _)) = open_line.filter(|&(_, p)| continues_row(&nodes[p], placed)) {
+                if let LineKind::Text(shown) = &mut lines[line].kind {
+                    let joined = format!("{shown} {text}");
+                    *shown = defuser.defuse(&truncate_words(&joined, MAX_LINE_CHARS));
                 }
+                open_line = Some((line, i));
                 continue;
             }
-            if node.text.is_empty() || is_camouflaged(node) {
-                continue;
-            }
-            let in_select_option =
-                node.tag == "option" && judged.owner[i].is_some_and(|o| nodes[o].node.tag == "select");
-            let naming_label = Some(i)
-                .filter(|l| naming_labels.contains(l))
-                .or_else(|| labels.label_ancestor[i].filter(|l| naming_labels.contains(l)));
-            match (judged.owner[i], naming_label) {
-                _ if in_select_option => {}
-                (Some(owner), _) => texts.entry(owner).or_default().push(&node.text),
-                (None, Some(label)) => label_texts.entry(label).or_default().push(&node.text),
-                (None, None) => lines.push(MapLine {
-                    kind: LineKind::Text(defuser.defuse(&truncate_words(&node.text, MAX_TEXT_CHARS))),
-                    depth: 0,
-                    rect: placed.rect,
-                }),
-            }
+            open_line = placed.node.inline.then_some((lines.len(), i));
+            lines.push(MapLine {
+                kind: LineKind::Text(defuser.defuse(&truncate_words(&text, MAX_LINE_CHARS))),
+                depth: 0,
+                rect: placed.rect,
+            });
         }
 
+        // Controls that hold other controls are no icons.
+        let holders: HashSet<usize> =
+            (0..nodes.len()).filter(|&i| judged.interactive[i]).filter_map(|i| judged.owner[i]).collect();
         for (i, line) in element_lines {
             let placed = &nodes[i];
-            let text = truncate_words(&texts.get(&i).map(|parts| parts.join(" ")).unwrap_or_default(), MAX_TEXT_CHARS);
+            let text = truncate_words(&composer.compose(i, Gather::Name, &mut used), MAX_TEXT_CHARS);
+            used.clear();
             let text = defuser.defuse(&text);
-            let label = label_of_control.get(&i).and_then(|l| label_texts.get(l)).map(|parts| parts.join(" "));
+            let label = label_of_control.get(&i).and_then(|l| label_texts.get(l)).map(String::as_str);
             let index = registry.index_of(placed.doc, placed.node.id);
             registry.mark_shown(index);
+            let mut attrs = display_attrs(placed.node, label, placed.url, &stitched.top.url);
+            if text.is_empty() && !holders.contains(&i) {
+                attrs.extend(icon_hint(placed.node, &attrs));
+            }
             lines[line].kind = LineKind::Element(MapElement {
                 index,
                 target: ElementRef { frame_id: placed.frame_id, doc: placed.doc.to_string(), id: placed.node.id },
                 tag: placed.node.tag.clone(),
-                attrs: display_attrs(placed.node, label.as_deref(), placed.url, &stitched.top.url)
+                attrs: attrs
                     .into_iter()
                     .map(|(name, value)| if name == "href" { (name, value) } else { (name, defuser.defuse(&value)) })
                     .collect(),
@@ -270,7 +299,7 @@ fn dedup(mut notes: Vec<String>) -> Vec<String> {
 }
 
 /// Decides, for every node, whether it is shown and whether it is offered as interactive.
-fn judge(nodes: &[PlacedNode], labels: &LabelLinks) -> Judgement {
+fn judge(nodes: &[PlacedNode], labels: &LabelLinks, viewport: &Viewport) -> Judgement {
     let n = nodes.len();
     let mut hidden_above = vec![false; n];
     let mut inert = vec![false; n];
@@ -292,39 +321,96 @@ fn judge(nodes: &[PlacedNode], labels: &LabelLinks) -> Judgement {
         let node = nodes[label].node;
         strong[label] |= !shown[control] && shown[label] && !inert[label] && !node.covered;
     }
-    // Script-driven candidates (listeners, pointer cursors) count only as the innermost clickable
-    // thing: not inside a real control and not around one (a container delegating clicks).
-    let mut around_strong = vec![false; n];
-    for i in (0..n).rev() {
-        if let Some(p) = nodes[i].parent {
-            around_strong[p] |= strong[i] || around_strong[i];
-        }
-    }
-    let mut owner: Vec<Option<usize>> = vec![None; n];
-    let mut interactive = vec![false; n];
-    for (i, placed) in nodes.iter().enumerate() {
-        if let Some(p) = placed.parent {
-            owner[i] = if interactive[p] { Some(p) } else { owner[p] };
-        }
-        let node = placed.node;
-        let weak = (node.listener || node.pointer) && !matches!(node.tag.as_str(), "body" | "html");
-        // A select lists its options itself; they are chosen through it.
-        let option_of_select = node.tag == "option" && owner[i].is_some_and(|o| nodes[o].node.tag == "select");
-        interactive[i] = (strong[i] && !option_of_select)
-            || (weak
+    // Script-driven candidates (listeners, pointer cursors) count where a person would click: not
+    // inside a real control, and not the same box as the clickable thing they sit in.
+    let weak: Vec<bool> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, placed)| {
+            let node = placed.node;
+            (node.listener || node.pointer)
+                && !matches!(node.tag.as_str(), "body" | "html")
                 && shown[i]
                 && !inert[i]
                 && !node.covered
                 && is_enabled(node)
-                && !around_strong[i]
-                && owner[i].is_none());
+        })
+        .collect();
+    let mut interactive = vec![false; n];
+    let mut owner: Vec<Option<usize>> = vec![None; n];
+    for (i, placed) in nodes.iter().enumerate() {
+        owner[i] = placed.parent.and_then(|p| if interactive[p] { Some(p) } else { owner[p] });
+        // A select lists its options itself; they are chosen through it.
+        let option_of_select = placed.node.tag == "option" && owner[i].is_some_and(|o| nodes[o].node.tag == "select");
+        let nested_weak_ok = owner[i].is_none_or(|o| !strong[o] && !same_box(&nodes[o], placed));
+        interactive[i] = (strong[i] && !option_of_select) || (weak[i] && !strong[i] && nested_weak_ok);
+    }
+    // A script-driven container around other controls stands for itself only when it shows words
+    // of its own (a row that opens, a card) and is not a large part of the page: containers that
+    // delegate their children's clicks are neither.
+    let mut own_words = vec![false; n];
+    let mut holds_controls = vec![false; n];
+    for (i, placed) in nodes.iter().enumerate() {
+        let Some(o) = owner[i] else { continue };
+        if interactive[i] {
+            holds_controls[o] = true;
+        } else if shown[i] && !placed.node.text.is_empty() && !is_camouflaged(placed.node) {
+            own_words[o] = true;
+        }
+    }
+    let large = viewport.width * viewport.height / 4.0;
+    let mut dropped = false;
+    for (i, placed) in nodes.iter().enumerate() {
+        let has_words = own_words[i] || (!placed.node.text.is_empty() && !is_camouflaged(placed.node));
+        let area = placed.rect[2] * placed.rect[3];
+        if interactive[i] && weak[i] && !strong[i] && holds_controls[i] && (!has_words || (large > 0.0 && area > large))
+        {
+            interactive[i] = false;
+            dropped = true;
+        }
+    }
+    if dropped {
+        owner = owners(nodes, &interactive);
     }
     Judgement { shown, interactive, owner }
 }
 
+/// The nearest interactive ancestor of each node.
+fn owners(nodes: &[PlacedNode], interactive: &[bool]) -> Vec<Option<usize>> {
+    let mut owner: Vec<Option<usize>> = vec![None; nodes.len()];
+    for (i, placed) in nodes.iter().enumerate() {
+        owner[i] = placed.parent.and_then(|p| if interactive[p] { Some(p) } else { owner[p] });
+    }
+    owner
+}
+
+/// Two boxes that are the same click target (within a few pixels).
+fn same_box(a: &PlacedNode, b: &PlacedNode) -> bool {
+    a.rect.iter().zip(b.rect.iter()).all(|(x, y)| (x - y).abs() <= 4.0)
+}
+
+/// An inline piece of text that continues the line of the one before it: same parent, same row.
+fn continues_row(previous: &PlacedNode, next: &PlacedNode) -> bool {
+    let ([_, top_a, _, height_a], [_, top_b, _, height_b]) = (previous.rect, next.rect);
+    next.node.inline && previous.parent == next.parent && top_b < top_a + height_a && top_a < top_b + height_b
+}
+
+/// `icon=<name>` for a control without words or a name, from its class names and the like;
+/// `icon=unnamed` when nothing names it.
+fn icon_hint(node: &RawNode, attrs: &[(String, String)]) -> Option<(String, String)> {
+    const NAMING: &[&str] = &["aria-label", "title", "alt", "label", "placeholder", "value", "name"];
+    if matches!(node.tag.as_str(), "input" | "select" | "textarea" | "iframe" | "frame")
+        || attrs.iter().any(|(name, _)| NAMING.contains(&name.as_str()))
+    {
+        return None;
+    }
+    let name = node.hint.as_deref().and_then(icon::icon_name).unwrap_or_else(|| "unnamed".into());
+    Some(("icon".into(), name))
+}
+
 /// Text a person cannot read: the colour of its background, transparent, or microscopic. Pages
 /// hide instructions for agents this way.
-fn is_camouflaged(node: &RawNode) -> bool {
+pub(super) fn is_camouflaged(node: &RawNode) -> bool {
     const MIN_CONTRAST: f64 = 1.2;
     const MIN_FONT_PX: f64 = 4.0;
     let font_px = node.font_size.as_deref().and_then(|size| size.trim_end_matches("px").parse::<f64>().ok());
@@ -396,8 +482,6 @@ fn is_natively_interactive(node: &RawNode) -> bool {
 /// Labels and the controls they name: `<label for=id>` or the first control inside the label.
 struct LabelLinks {
     control_of_label: HashMap<usize, usize>,
-    /// The nearest label ancestor of each node.
-    label_ancestor: Vec<Option<usize>>,
 }
 
 impl LabelLinks {
@@ -427,7 +511,7 @@ impl LabelLinks {
                 Some((label, by_for.or_else(|| first_control.get(&label).copied())?))
             })
             .collect();
-        LabelLinks { control_of_label, label_ancestor }
+        LabelLinks { control_of_label }
     }
 
     /// Labels whose text becomes the name of an offered control (and is not shown on its own).

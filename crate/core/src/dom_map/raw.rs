@@ -3,6 +3,9 @@
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
+/// Stands in an element's own text for each of its child elements.
+pub const SLOT: char = '\u{FFFC}';
+
 /// One frame's record, or why it could not be read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RawFrame {
@@ -50,8 +53,20 @@ pub struct RawNode {
     pub tag: String,
     /// The attributes the sensor reads (a fixed list), when present.
     pub attrs: BTreeMap<String, String>,
-    /// The element's own text nodes, whitespace collapsed.
+    /// The element's own text nodes, whitespace collapsed, with [`SLOT`] where each child element
+    /// sits among them (only when there are words).
     pub text: String,
+    /// Which [`SLOT`] of the parent's text this element's content fills, when the parent's text
+    /// has slots (a child of an unrecorded element fills that element's slot).
+    pub slot: Option<u32>,
+    /// Laid out inline (`display: inline...`).
+    pub inline: bool,
+    /// Separated from its recorded parent by an unrecorded block element: its text does not flow
+    /// in the parent's sentence.
+    pub gap: bool,
+    /// For a control without text: naming material (class names, ids, icon names, an SVG title, a
+    /// picture's file name) from it and its first descendants.
+    pub hint: Option<String>,
     /// x, y, width, height in CSS pixels relative to the frame's viewport.
     pub rect: [f64; 4],
     /// Rendered, per `checkVisibility` with opacity and visibility checks (ancestors included).

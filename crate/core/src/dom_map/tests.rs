@@ -41,7 +41,7 @@ fn text_of(nodes: Vec<RawNode>) -> String {
 }
 
 /// The lines between the start and end markers.
-fn body_of(nodes: Vec<RawNode>) -> String {
+pub(crate) fn body_of(nodes: Vec<RawNode>) -> String {
     let text = text_of(nodes);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.first(), Some(&"[Start of page]"), "{text}");
@@ -216,18 +216,21 @@ fn shows_live_values_and_states_but_never_passwords() {
 }
 
 #[test]
-fn keeps_foreign_links_whole_and_cuts_long_text_at_words() {
+fn keeps_foreign_links_whole_and_cuts_long_names_at_words_but_not_page_text() {
     let long = "word ".repeat(60);
     let text = body_of(vec![
         node(1, None, "body", ""),
         with_attrs(node(2, Some(0), "a", "Docs"), &[("href", "https://docs.example.org/guide/start?lang=en")]),
         with_attrs(node(3, Some(0), "a", "Top"), &[("href", "#top")]),
         node(4, Some(0), "p", long.trim()),
+        node(5, Some(0), "button", long.trim()),
     ]);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "[1]<a href=https://docs.example.org/guide/start?lang=en>Docs />");
     assert_eq!(lines[1], "[2]<a href=/mugs#top>Top />");
-    assert!(lines[2].ends_with("word…") && lines[2].chars().count() <= MAX_TEXT_CHARS + 1, "{}", lines[2]);
+    assert_eq!(lines[2], long.trim(), "page text is shortened by the token budget, not here");
+    let name = lines[3].trim_start_matches("[3]<button>").trim_end_matches(" />");
+    assert!(name.ends_with("word…") && name.chars().count() <= MAX_TEXT_CHARS + 1, "{name}");
 }
 
 #[test]
@@ -448,5 +451,77 @@ fn text_camouflaged_as_background_or_microscopic_is_left_out() {
             colored(7, "Light on dark", "rgba(240, 240, 240, 0.9)", "rgb(10, 10, 40)"),
         ]),
         "Readable\nLight on dark"
+    );
+}
+
+fn clickable(mut node: RawNode) -> RawNode {
+    node.pointer = true;
+    node
+}
+
+fn sized(mut node: RawNode, rect: [f64; 4]) -> RawNode {
+    node.rect = rect;
+    node
+}
+
+#[test]
+fn clickable_things_inside_clickable_things_get_their_own_index() {
+    let mut mail = node(2, Some(0), "div", "");
+    mail.listener = true; // delegates the clicks of Reply and Forward
+    let mut row = sized(node(5, Some(0), "div", ""), [0.0, 100.0, 600.0, 30.0]);
+    row.listener = true; // opens the mail: it has words of its own
+    let mut star = sized(clickable(node(7, Some(4), "span", "")), [550.0, 105.0, 20.0, 20.0]);
+    star.hint = Some("star".into());
+    let mut bin = sized(clickable(node(8, Some(4), "span", "")), [575.0, 105.0, 20.0, 20.0]);
+    bin.hint = Some("email-trash trash-icon".into());
+    assert_eq!(
+        body_of(vec![
+            node(1, None, "body", ""),
+            mail,
+            clickable(node(3, Some(1), "span", "Reply")),
+            clickable(node(4, Some(1), "span", "Forward")),
+            row,
+            node(6, Some(4), "span", "Alice: lunch?"),
+            star,
+            bin,
+        ]),
+        "[1]<span>Reply />\n[2]<span>Forward />\n[3]<div>Alice: lunch? />\n\t[4]<span icon=star> />\n\t[5]<span icon=\"email trash\"> />"
+    );
+}
+
+#[test]
+fn a_clickable_box_inside_the_same_clickable_box_is_one_target() {
+    let outer = sized(clickable(node(2, Some(0), "div", "")), [0.0, 0.0, 100.0, 40.0]);
+    let mut inner = sized(node(3, Some(1), "span", "Open"), [1.0, 1.0, 98.0, 38.0]);
+    inner.listener = true;
+    assert_eq!(body_of(vec![node(1, None, "body", ""), outer, inner]), "[1]<div>Open />");
+}
+
+#[test]
+fn icon_only_controls_are_named_by_their_hints_or_said_to_be_icons() {
+    let mut named = node(2, Some(0), "button", "");
+    named.hint = Some("btn fa fa-retweet".into());
+    let unnamed = node(3, Some(0), "button", "");
+    let labelled = with_attrs(node(4, Some(0), "button", ""), &[("aria-label", "Like")]);
+    assert_eq!(
+        body_of(vec![node(1, None, "body", ""), named, unnamed, labelled]),
+        "[1]<button icon=retweet> />\n[2]<button icon=unnamed> />\n[3]<button aria-label=Like> />"
+    );
+}
+
+#[test]
+fn inline_pieces_side_by_side_read_as_one_line() {
+    // Spans in a block the sensor did not record (no words, no attributes of its own).
+    let piece = |id, text: &str, x| {
+        let mut n = sized(node(id, Some(0), "span", text), [x, 50.0, 60.0, 16.0]);
+        n.inline = true;
+        n.gap = true;
+        n
+    };
+    let mut below = piece(4, "Next row", 0.0);
+    below.rect[1] = 80.0;
+    assert_eq!(
+        body_of(vec![node(1, None, "body", ""), piece(2, "Username:", 0.0), piece(3, "ada", 70.0), below]),
+        "Username: ada\nNext row"
     );
 }

@@ -14,8 +14,10 @@
 
 use super::Kind;
 use crate::llm::{ChatMessage, ChatRequest};
+use crate::text::truncate_words;
 use crate::tokens::TokenCounter;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fmt;
 
 /// One model's input budget and how its tokens are counted.
@@ -221,8 +223,23 @@ impl Draft<'_> {
 const PAGE_START: &str = "<page_content>\n";
 const PAGE_END: &str = "</page_content>";
 
-/// The state message with as many of its page lines as fit in `room` tokens, and its count;
-/// `None` when it has no page lines to cut.
+/// Page text lines longer than these are shortened, to each length in turn, before any line is cut.
+const SHORTENED_LINE_CHARS: &[usize] = &[400, 200, 100];
+
+/// A page text line shortened to `max` characters at a word; element lines (`[12]<...`,
+/// `*[12]<...`) and lines without words to spare are kept whole.
+fn shorten_text_line(line: &str, max: usize) -> Cow<'_, str> {
+    let body = line.trim_start_matches('\t');
+    let is_element = body.trim_start_matches('*').starts_with('[');
+    if is_element || body.chars().count() <= max {
+        return Cow::Borrowed(line);
+    }
+    Cow::Owned(format!("{}{}", &line[..line.len() - body.len()], truncate_words(body, max)))
+}
+
+/// The state message with its page lines fitted into `room` tokens, and its count: long text
+/// lines shortened first, then lines cut from the end, each with a note; `None` when it has no
+/// page lines.
 pub(super) fn cut_page_lines(
     counter: &TokenCounter,
     message: &ChatMessage,
@@ -231,13 +248,18 @@ pub(super) fn cut_page_lines(
     let text = &message.content;
     let start = text.find(PAGE_START)? + PAGE_START.len();
     let end = start + text[start..].find(PAGE_END)?;
-    let lines: Vec<&str> = text[start..end].lines().collect();
-    let with_lines = |kept: usize| {
+    let original: Vec<&str> = text[start..end].lines().collect();
+    let with_lines = |lines: &[Cow<str>], kept: usize, shortened: bool| {
         let mut content = String::with_capacity(text.len());
         content.push_str(&text[..start]);
         for line in &lines[..kept] {
             content.push_str(line);
             content.push('\n');
+        }
+        if shortened {
+            content.push_str(
+                "... long text lines were shortened (…) to fit the token budget: use extract to read them whole.\n",
+            );
         }
         if kept < lines.len() {
             content.push_str(&format!(
@@ -250,6 +272,21 @@ pub(super) fn cut_page_lines(
         let tokens = counter.message(&message);
         (message, tokens)
     };
+    let mut lines: Vec<Cow<str>> = original.iter().map(|&line| Cow::Borrowed(line)).collect();
+    let mut shortened = false;
+    for &max in SHORTENED_LINE_CHARS {
+        let shorter: Vec<Cow<str>> = original.iter().map(|line| shorten_text_line(line, max)).collect();
+        if shorter.iter().zip(&original).all(|(a, b)| a.len() == b.len()) {
+            continue; // No line is that long.
+        }
+        lines = shorter;
+        shortened = true;
+        let candidate = with_lines(&lines, lines.len(), true);
+        if candidate.1 <= room {
+            return Some(candidate);
+        }
+    }
+    let with_lines = |kept: usize| with_lines(&lines, kept, shortened);
     // The most lines that fit: counts grow with the lines kept, and every candidate is counted.
     let (mut low, mut high) = (0, lines.len());
     let mut best = with_lines(0);

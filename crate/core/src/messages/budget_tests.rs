@@ -177,6 +177,25 @@ fn page_lines_are_cut_from_the_end_with_a_note() {
 }
 
 #[test]
+fn long_page_text_is_shortened_before_any_line_is_cut() {
+    let counter = TokenCounter::estimate();
+    let paragraph = "The quick brown fox jumps over the lazy dog again and again. ".repeat(30);
+    let page = format!(
+        "Current URL: http://shop.test/\n<page_content>\n[0]<button>Buy />\n{paragraph}\n[1]<a>Next />\n</page_content>\n"
+    );
+    let message = ChatMessage::user(page);
+    let whole = counter.message(&message);
+    let (fitted, tokens) = cut_page_lines(&counter, &message, whole * 2 / 3).unwrap();
+    assert!(tokens <= whole * 2 / 3);
+    let lines: Vec<&str> = fitted.content.lines().collect();
+    assert_eq!(lines[2], "[0]<button>Buy />");
+    assert!(lines[3].ends_with('…') && lines[3].chars().count() < paragraph.len(), "{}", lines[3]);
+    assert_eq!(lines[4], "[1]<a>Next />", "no line was cut while shortening was enough");
+    assert!(fitted.content.contains("long text lines were shortened"));
+    assert!(!fitted.content.contains("more lines of the page were cut"));
+}
+
+#[test]
 fn an_irreducible_request_over_the_budget_says_what_to_do() {
     let budget = Budget { counter: TokenCounter::estimate(), max_input_tokens: 50 };
     let parts = vec![Part::new(Kind::System, ChatMessage::system("You are a browser agent. ".repeat(40)))];
