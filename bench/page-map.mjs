@@ -101,6 +101,6 @@ await mkdir(dirname(RESULTS), { recursive: true });
 await writeFile(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
 const readability = results.filter((r) => r.page.startsWith('readability/'));
 if (readability.length) {
-  console.log(`\nreadability corpus: ${readability.length} pages, median of medians ${round(median(readability.map((r) => r.ms_median)))} ms, slowest median ${Math.max(...readability.map((r) => r.ms_median))} ms, max single run ${Math.max(...readability.map((r) => r.ms_max))} ms`);
+  console.log(`\nreadability corpus: ${readability.length} pages, median of medians ${round(median(readability.map((r) => r.ms_median)))} ms, slowest median ${Math.max(...readability.map((r) => r.ms_median))} ms, max single run ${Math.max(...readability.map((r) => r.ms_max))} ms, median map ${median(readability.map((r) => r.tokens))} tokens`);
 }
 console.log(`wrote ${RESULTS}`);

@@ -1,7 +1,8 @@
 // Runs in the page's main world at document_start, in every frame: notes which elements get
-// click-like and hover listeners from page scripts, which the isolated sensor cannot see. It answers one
-// question from the sensor (a DOM event, synchronous across worlds) and keeps nothing but weak
-// references, so it neither leaks elements nor changes how the page behaves.
+// click-like and hover listeners from page scripts (directly, or through jQuery's delegation),
+// which the isolated sensor cannot see. It answers one question from the sensor (a DOM event,
+// synchronous across worlds) and keeps nothing but weak references, so it neither leaks elements
+// nor changes how the page behaves.
 
 (() => {
   const QUERY = '__agent_listeners_query__';
@@ -20,13 +21,37 @@
     return originalAdd.call(this, type, listener, options);
   };
 
+  const reply = (el) => el.dispatchEvent(new CustomEvent(REPLY, { bubbles: true, composed: true }));
+
+  /** jQuery's delegated handlers (`$(list).on('click', '.item', ...)`, as jQuery UI's menus use):
+   * the elements their selectors match inside the element are what is really clicked. */
+  function delegatedTargets(el) {
+    const jq = globalThis.jQuery;
+    const events = typeof jq?._data === 'function' ? jq._data(el, 'events') : null;
+    if (!events) return [];
+    const targets = [];
+    for (const type of TYPES) {
+      for (const handler of events[type] ?? []) {
+        if (!handler.selector) continue;
+        try {
+          targets.push(...el.querySelectorAll(handler.selector));
+        } catch {
+          targets.push(...jq(handler.selector, el)); // jQuery's own selector extensions
+        }
+      }
+    }
+    return targets;
+  }
+
   originalAdd.call(document, QUERY, () => {
     const alive = [];
     for (const ref of refs) {
       const el = ref.deref();
       if (!el) continue;
       alive.push(ref);
-      if (el.isConnected) el.dispatchEvent(new CustomEvent(REPLY, { bubbles: true, composed: true }));
+      if (!el.isConnected) continue;
+      reply(el);
+      for (const target of delegatedTargets(el)) reply(target);
     }
     refs = alive;
   }, true);
