@@ -14,10 +14,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const CORPUS = resolve(process.env.AGENT_CORPUS ?? join(HERE, '..', '..', 'shared', 'corpus'));
 const RESULTS = join(HERE, 'results', 'page-map.json');
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, filter: { type: 'string', default: '' } } });
-const RUNS = Number(values.runs);
-
-async function corpusPages() {
+async function corpusPages(filter) {
   const pages = [];
   for (const name of ['rows-200', 'rows-1000', 'rows-3000']) pages.push({ page: `synthetic/${name}`, path: `synthetic/${name}.html` });
   const dirs = (await readdir(join(CORPUS, 'readability'), { withFileTypes: true })).filter((d) => d.isDirectory());
@@ -28,7 +25,7 @@ async function corpusPages() {
       pages.push({ page: `readability/${dir}`, path });
     } catch { /* a folder without a page */ }
   }
-  return pages.filter((p) => p.page.includes(values.filter));
+  return pages.filter((p) => p.page.includes(filter));
 }
 
 function serveCorpus() {
@@ -52,55 +49,105 @@ const median = (xs) => {
 };
 const round = (x) => Math.round(x * 10) / 10;
 
-const server = await serveCorpus();
-const origin = `http://127.0.0.1:${server.address().port}`;
-const agent = await launchAgentBrowser();
-// Saved pages reference the live web: only loopback may be reached.
-await agent.context.route((url) => !url.href.startsWith(origin), (route) => route.abort());
-
-const results = [];
-const header = `${'page'.padEnd(48)} ${'elements'.padStart(8)} ${'indexed'.padStart(7)} ${'tokens'.padStart(7)} ${'median'.padStart(8)} ${'min'.padStart(8)} ${'max'.padStart(8)}`;
-process.stdout.write(`${header}\n${'-'.repeat(header.length)}\n`);
-try {
-  const { page: tab, tabId } = await openTarget(agent, `${origin}/synthetic/rows-200.html`);
-  await agent.worker.evaluate(() => new Promise((done) => {
-    const wait = () => (globalThis.agentCore ? done() : setTimeout(wait, 20));
-    wait();
-  }));
-  for (const { page, path } of await corpusPages()) {
-    await tab.goto(`${origin}/${path}`, { waitUntil: 'load', timeout: 30000 }).catch(() => {});
-    const measured = await agent.worker.evaluate(async ({ tabId, runs }) => {
-      await globalThis.agentCore.describePage(tabId); // warm-up: sensor injection, JIT
-      const times = [];
-      let last;
-      for (let i = 0; i < runs; i++) {
-        const start = performance.now();
-        last = await globalThis.agentCore.describePage(tabId);
-        times.push(performance.now() - start);
+/**
+ * Measures the page map of the tab `runs` times after a warm-up, and the floor as many times in
+ * the same page between them: medians of the whole build, of the floor, their ratio, and of each
+ * part of the build (collection in the page, transfer to the worker, parsing, building and
+ * serializing in Rust).
+ */
+export async function measurePage(agent, tabId, runs) {
+  const measured = await agent.worker.evaluate(async ({ tabId, runs }) => {
+    // The floor: one plain pass reading every element's computed style and box, the work no
+    // page map can avoid, timed in the page itself.
+    const floor = () => {
+      const started = performance.now();
+      for (const el of document.querySelectorAll('*')) {
+        void getComputedStyle(el).display;
+        el.getBoundingClientRect();
       }
-      return { times, elements: last.elements, indexed: last.indexed, tokens: last.tokens };
-    }, { tabId, runs: RUNS });
-    const row = {
-      page,
-      elements: measured.elements,
-      indexed: measured.indexed,
-      tokens: measured.tokens,
-      ms_median: round(median(measured.times)),
-      ms_min: round(Math.min(...measured.times)),
-      ms_max: round(Math.max(...measured.times)),
+      return performance.now() - started;
     };
-    results.push(row);
-    process.stdout.write(`${page.padEnd(48)} ${String(row.elements).padStart(8)} ${String(row.indexed).padStart(7)} ${String(row.tokens).padStart(7)} ${String(row.ms_median).padStart(8)} ${String(row.ms_min).padStart(8)} ${String(row.ms_max).padStart(8)}\n`);
-  }
-} finally {
-  await agent.close();
-  server.close();
+    await globalThis.agentCore.describePage(tabId); // warm-up: sensor injection, JIT
+    const times = [];
+    const floors = [];
+    const parts = [];
+    let last;
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      last = await globalThis.agentCore.describePage(tabId);
+      times.push(performance.now() - start);
+      parts.push(last.timing);
+      const [pass] = await chrome.scripting.executeScript({ target: { tabId }, func: floor });
+      floors.push(pass.result);
+    }
+    return { times, floors, parts, elements: last.elements, indexed: last.indexed, tokens: last.tokens };
+  }, { tabId, runs });
+  const part = (name) => round(median(measured.parts.map((p) => p[name])));
+  const ms = median(measured.times);
+  const floor = median(measured.floors);
+  return {
+    elements: measured.elements,
+    indexed: measured.indexed,
+    tokens: measured.tokens,
+    ms_median: round(ms),
+    ms_min: round(Math.min(...measured.times)),
+    ms_max: round(Math.max(...measured.times)),
+    floor_ms: round(floor),
+    ratio: Math.round((ms / floor) * 100) / 100,
+    split_ms: {
+      collect: part('collect_ms'),
+      transfer: part('transfer_ms'),
+      parse: part('parse_ms'),
+      build: part('build_ms'),
+      serialize: part('serialize_ms'),
+    },
+  };
 }
 
-await mkdir(dirname(RESULTS), { recursive: true });
-await writeFile(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
-const readability = results.filter((r) => r.page.startsWith('readability/'));
-if (readability.length) {
-  console.log(`\nreadability corpus: ${readability.length} pages, median of medians ${round(median(readability.map((r) => r.ms_median)))} ms, slowest median ${Math.max(...readability.map((r) => r.ms_median))} ms, max single run ${Math.max(...readability.map((r) => r.ms_max))} ms, median map ${median(readability.map((r) => r.tokens))} tokens`);
+async function main() {
+  const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, filter: { type: 'string', default: '' } } });
+  const runs = Number(values.runs);
+  const server = await serveCorpus();
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const agent = await launchAgentBrowser();
+  // Saved pages reference the live web: only loopback may be reached.
+  await agent.context.route((url) => !url.href.startsWith(origin), (route) => route.abort());
+
+  const results = [];
+  const columns = [['page', 44], ['elements', 8], ['indexed', 7], ['tokens', 6], ['median', 7], ['max', 7], ['floor', 6],
+    ['ratio', 5], ['collect', 7], ['transfer', 8], ['parse', 6], ['build', 6], ['serial', 6]];
+  const line = (values) => values.map((v, i) => (i === 0 ? String(v).padEnd(columns[i][1]) : String(v).padStart(columns[i][1]))).join(' ');
+  const header = line(columns.map(([name]) => name));
+  process.stdout.write(`${header}\n${'-'.repeat(header.length)}\n`);
+  try {
+    const { page: tab, tabId } = await openTarget(agent, `${origin}/synthetic/rows-200.html`);
+    await agent.worker.evaluate(() => new Promise((done) => {
+      const wait = () => (globalThis.agentCore ? done() : setTimeout(wait, 20));
+      wait();
+    }));
+    for (const { page, path } of await corpusPages(values.filter)) {
+      await tab.goto(`${origin}/${path}`, { waitUntil: 'load', timeout: 30000 }).catch(() => {});
+      const row = { page, ...await measurePage(agent, tabId, runs) };
+      results.push(row);
+      const s = row.split_ms;
+      process.stdout.write(`${line([page, row.elements, row.indexed, row.tokens, row.ms_median, row.ms_max, row.floor_ms,
+        row.ratio, s.collect, s.transfer, s.parse, s.build, s.serialize])}\n`);
+    }
+  } finally {
+    await agent.close();
+    server.close();
+  }
+
+  await mkdir(dirname(RESULTS), { recursive: true });
+  await writeFile(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+  const readability = results.filter((r) => r.page.startsWith('readability/'));
+  if (readability.length) {
+    const ratios = readability.map((r) => r.ratio);
+    const worst = readability.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+    console.log(`\nreadability corpus: ${readability.length} pages, median of medians ${round(median(readability.map((r) => r.ms_median)))} ms, slowest median ${Math.max(...readability.map((r) => r.ms_median))} ms, max single run ${Math.max(...readability.map((r) => r.ms_max))} ms, median map ${median(readability.map((r) => r.tokens))} tokens`);
+    console.log(`ratio to the floor: median ${median(ratios)}, worst ${worst.ratio} (${worst.page})`);
+  }
+  console.log(`wrote ${RESULTS}`);
 }
-console.log(`wrote ${RESULTS}`);
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

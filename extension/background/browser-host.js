@@ -39,10 +39,10 @@ function withTimeout(promise, ms, message) {
 }
 
 /** Runs `func(...args)` in one frame of the tab, with the sensor installed first. */
-async function inFrame(tabId, frameId, func, args = []) {
+async function inFrame(tabId, frameId, func, args = [], { inject = true } = {}) {
   const target = { tabId, frameIds: [frameId] };
   try {
-    await chrome.scripting.executeScript({ target, files: [SENSOR_FILE], injectImmediately: true });
+    if (inject) await chrome.scripting.executeScript({ target, files: [SENSOR_FILE], injectImmediately: true });
     const [frame] = await chrome.scripting.executeScript({ target, func, args, injectImmediately: true });
     if (frame?.error) throw new Error(String(frame.error.message ?? frame.error));
     return frame?.result;
@@ -57,22 +57,32 @@ async function inFrame(tabId, frameId, func, args = []) {
   }
 }
 
+/** Tells a frame's child frames who their parent is (see the sensor's announce); false where
+ * the sensor is not there yet. */
+function announceIfPresent() {
+  if (!globalThis.agentSensor) return false;
+  globalThis.agentSensor.announce();
+  return true;
+}
+
 /**
- * The frames of the tab, each having told its child frames who their parent is (see the
- * sensor's announce). A frame that hangs would hold up the whole call: then only the top frame.
+ * The frames of the tab, each having told its child frames who their parent is. The sensor is
+ * injected only into frames that lack it, so that a page read again costs one round trip here.
+ * A frame that hangs would hold up the whole call: then only the top frame.
  */
 async function announcedFrames(tabId) {
-  const target = { tabId, allFrames: true };
+  const all = { tabId, allFrames: true };
+  const announce = (target) => chrome.scripting.executeScript({ target, func: announceIfPresent, injectImmediately: true });
   try {
-    const announced = await withTimeout(
-      chrome.scripting.executeScript({ target, files: [SENSOR_FILE], injectImmediately: true })
-        .then(() => chrome.scripting.executeScript({
-          target, func: () => globalThis.agentSensor.announce(), injectImmediately: true,
-        })),
-      FRAME_TIMEOUT_MS,
-      'a frame did not answer',
-    );
-    return { frameIds: announced.map((frame) => frame.frameId), note: null };
+    const frames = await withTimeout((async () => {
+      const first = await announce(all);
+      const missing = first.filter((frame) => frame.result !== true).map((frame) => frame.frameId);
+      if (!missing.length) return first;
+      const target = { tabId, frameIds: missing };
+      await chrome.scripting.executeScript({ target, files: [SENSOR_FILE], injectImmediately: true });
+      return [...first.filter((frame) => frame.result === true), ...await announce(target)];
+    })(), FRAME_TIMEOUT_MS, 'a frame did not answer');
+    return { frameIds: frames.map((frame) => frame.frameId), note: null };
   } catch (err) {
     return { frameIds: [0], note: `frames were left out: ${err.message}` };
   }
@@ -81,23 +91,26 @@ async function announcedFrames(tabId) {
 /** Each frame's record as JSON text, or why it could not be read; the top frame must answer. */
 async function collectFrames(tabId) {
   const { frameIds, note } = await announcedFrames(tabId);
+  // The announced frames have the sensor already.
   const collect = (frameId) => withTimeout(
     inFrame(tabId, frameId, async () => {
       await globalThis.agentSensor.placed(250);
-      return globalThis.agentSensor.collect();
-    }),
+      const started = performance.now();
+      const json = globalThis.agentSensor.collect();
+      return { json, collectMs: performance.now() - started };
+    }, [], { inject: !frameIds.includes(frameId) }),
     FRAME_TIMEOUT_MS,
     `the frame did not answer within ${FRAME_TIMEOUT_MS / 1000} s`,
   );
   const frames = await Promise.all(frameIds.map(async (frameId) => {
     try {
-      return { frameId, json: await collect(frameId) };
+      return { frameId, ...await collect(frameId) };
     } catch (err) {
       if (frameId === 0) throw err;
       return { frameId, error: err.message };
     }
   }));
-  if (!frameIds.includes(0)) frames.push({ frameId: 0, json: await collect(0) });
+  if (!frameIds.includes(0)) frames.push({ frameId: 0, ...await collect(0) });
   if (note) frames.push({ frameId: -1, error: note });
   return frames;
 }

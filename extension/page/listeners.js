@@ -1,17 +1,26 @@
 // Runs in the page's main world at document_start, in every frame: notes which elements get
 // click-like and hover listeners from page scripts (directly, or through jQuery's delegation),
-// which the isolated sensor cannot see. It answers one question from the sensor (a DOM event,
-// synchronous across worlds) and keeps nothing but weak references, so it neither leaks elements
-// nor changes how the page behaves.
+// and which host closed shadow roots, none of which the isolated sensor can see cheaply. It
+// answers one question from the sensor (a DOM event, synchronous across worlds) and keeps nothing
+// but weak references, so it neither leaks elements nor changes how the page behaves.
 
 (() => {
   const QUERY = '__agent_listeners_query__';
   const REPLY = '__agent_listener__';
+  const SHADOW_REPLY = '__agent_closed_shadow_host__';
   const TYPES = new Set(['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'mouseenter', 'mouseover']);
   const ElementClass = Element;
   const originalAdd = EventTarget.prototype.addEventListener;
   const seen = new WeakSet();
   let refs = [];
+  let closedHosts = [];
+  const originalAttachShadow = Element.prototype.attachShadow;
+
+  Element.prototype.attachShadow = function attachShadow(init) {
+    const root = originalAttachShadow.call(this, init);
+    if (init?.mode === 'closed') closedHosts.push(new WeakRef(this));
+    return root;
+  };
 
   EventTarget.prototype.addEventListener = function addEventListener(type, listener, options) {
     if (TYPES.has(type) && this instanceof ElementClass && !seen.has(this)) {
@@ -54,5 +63,10 @@
       for (const target of delegatedTargets(el)) reply(target);
     }
     refs = alive;
+    closedHosts = closedHosts.filter((ref) => {
+      const host = ref.deref();
+      if (host?.isConnected) host.dispatchEvent(new CustomEvent(SHADOW_REPLY, { composed: true }));
+      return host !== undefined;
+    });
   }, true);
 })();

@@ -34,6 +34,7 @@
   const FRAME_TOKEN = '__agent_frame_token__';
   const LISTENERS_QUERY = '__agent_listeners_query__';
   const LISTENER_REPLY = '__agent_listener__';
+  const SHADOW_REPLY = '__agent_closed_shadow_host__';
 
   // Ids stay with an element for as long as it lives, so indices are stable across steps.
   const idOf = new WeakMap();
@@ -122,24 +123,33 @@
     return parts.join(' ').slice(0, MAX_HINT_CHARS);
   }
 
-  /** Elements that page scripts gave click-like listeners (see listeners.js, main world). */
-  function listenerElements() {
-    const found = new Set();
+  /** Hosts of closed shadow roots, as listeners.js saw them attached (refreshed by each collect). */
+  let closedHosts = new Set();
+
+  /** Elements that page scripts gave click-like listeners, and the hosts of closed shadow roots
+   * (see listeners.js, main world). */
+  function askPage() {
+    const listeners = new Set();
+    const hosts = new Set();
     const record = (e) => {
-      found.add(e.composedPath()[0]);
+      (e.type === SHADOW_REPLY ? hosts : listeners).add(e.composedPath()[0]);
       e.stopImmediatePropagation();
     };
     document.addEventListener(LISTENER_REPLY, record, true);
+    document.addEventListener(SHADOW_REPLY, record, true);
     document.dispatchEvent(new CustomEvent(LISTENERS_QUERY));
     document.removeEventListener(LISTENER_REPLY, record, true);
-    return found;
+    document.removeEventListener(SHADOW_REPLY, record, true);
+    closedHosts = hosts;
+    return listeners;
   }
 
-  /** `chrome.dom` reaches closed roots too; outside an extension (wasm tests) only open ones. */
+  /** `chrome.dom` reaches closed roots too (asked only of the hosts listeners.js saw, and of custom
+   * elements, whose roots may come from markup); outside an extension (wasm tests) only open ones. */
   const extensionDom = globalThis.chrome?.dom;
   function shadowRootOf(el) {
     if (el.shadowRoot) return el.shadowRoot;
-    if (!extensionDom) return null;
+    if (!extensionDom || !(closedHosts.has(el) || el.localName.includes('-'))) return null;
     try {
       return extensionDom.openOrClosedShadowRoot(el) ?? null;
     } catch {
@@ -164,11 +174,13 @@
     return false;
   }
 
+  const ATTR_NAMES = new Set(ATTRS);
+
   function readAttrs(el) {
     let attrs = null;
-    for (const name of ATTRS) {
-      const value = el.getAttribute(name);
-      if (value !== null) (attrs ??= {})[name] = value;
+    // Names first: far cheaper than the Attr objects of `el.attributes`.
+    if (el.hasAttributes()) {
+      for (const name of el.getAttributeNames()) if (ATTR_NAMES.has(name)) (attrs ??= {})[name] = el.getAttribute(name);
     }
     if (el.id && (el.tagName === 'INPUT' || el.tagName === 'SELECT' || el.tagName === 'TEXTAREA')) (attrs ??= {}).id = el.id;
     return attrs;
@@ -177,77 +189,91 @@
   function collect() {
     const started = performance.now();
     const nodes = [];
-    const listeners = listenerElements();
+    const listeners = askPage();
     let truncated = '';
 
     // Text colour against the background actually behind it, for hiding-in-plain-sight checks.
     // Colours go to the core as the browser writes them ("rgb(0, 0, 0)"); it parses them.
     const paperOf = new Map();
-    const paper = (el) => {
+    const paper = (el, style = el && getComputedStyle(el)) => {
       if (!el) return 'rgb(255, 255, 255)';
       let value = paperOf.get(el);
       if (value === undefined) {
-        const background = getComputedStyle(el).backgroundColor;
+        const background = style.backgroundColor;
         value = background.endsWith(', 0)') || background === 'transparent' ? paper(el.parentElement) : background;
         paperOf.set(el, value);
       }
       return value;
     };
     let hitTests = 0;
+    // Bits of a record's flags (see raw.rs in the core).
+    const VISIBLE = 1, LISTENER = 2, POINTER = 4, EDITABLE = 8, INERT = 16, COVERED = 32, INLINE = 64, GAP = 128;
     /** Could the core offer it as interactive? Only those are worth a hit test. */
-    const isCandidate = (el, attrs, node) => CANDIDATE_TAGS.has(el.tagName) || node.listener || node.pointer
-      || node.editable || (attrs && ('role' in attrs || 'tabindex' in attrs || 'onclick' in attrs));
+    const isCandidate = (el, attrs, flags) => CANDIDATE_TAGS.has(el.tagName) || (flags & (LISTENER | POINTER | EDITABLE))
+      || (attrs && ('role' in attrs || 'tabindex' in attrs || 'onclick' in attrs));
+    // Text colours and size come as an index into a table of the distinct ones (a page has few).
+    const looks = [];
+    const lookIndex = new Map();
+    const lookOf = (ink, paper, fontSize) => {
+      const key = `${ink}|${paper}|${fontSize}`;
+      let index = lookIndex.get(key);
+      if (index === undefined) {
+        index = looks.push([ink, paper, fontSize]) - 1;
+        lookIndex.set(key, index);
+      }
+      return index;
+    };
+    const { innerWidth: width, innerHeight: height } = window;
+    /** Trailing fields of a record that may be left off (see raw.rs in the core). */
+    const TAIL_DEFAULTS = [undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, '', -1, -1,
+      null, null];
 
+    /** One element's record, an array: [id, parent, tag, x, y, width, height, flags, text, slot,
+     * look, attrs, extra], trailing defaults left off. */
     const record = (el, parent, attrs, text, pointer, style, slot, inline, gap) => {
       const rect = el.getBoundingClientRect();
-      const node = {
-        id: elementId(el),
-        parent,
-        tag: el.localName,
-        rect: [Math.round(rect.x), Math.round(rect.y), Math.round(rect.width), Math.round(rect.height)],
-        visible: el.checkVisibility({ opacityProperty: true, visibilityProperty: true }),
-      };
-      if (attrs) node.attrs = attrs;
-      if (text) {
-        node.text = text;
-        node.ink = style.color;
-        node.paper = paper(el);
-        node.fontSize = style.fontSize;
-      }
-      if (slot !== undefined) node.slot = slot;
-      if (inline) node.inline = true;
-      if (gap) node.gap = true;
-      if (pointer) node.pointer = true;
-      if (typeof el.onclick === 'function' || listeners.has(el)) node.listener = true;
-      if (el.isContentEditable && !el.parentElement?.isContentEditable) node.editable = true;
-      if (el.inert) node.inert = true;
+      let flags = el.checkVisibility({ opacityProperty: true, visibilityProperty: true }) ? VISIBLE : 0;
+      if (pointer) flags |= POINTER;
+      if (typeof el.onclick === 'function' || listeners.has(el)) flags |= LISTENER;
+      if (el.isContentEditable && !el.parentElement?.isContentEditable) flags |= EDITABLE;
+      if (el.inert) flags |= INERT;
+      if (inline) flags |= INLINE;
+      if (gap) flags |= GAP;
+      // Colours only where the model may read the text: the viewport and a viewport around it
+      // (the core lists half a viewport beyond); text further away is read again when it nears.
+      const look = text && rect.bottom > -height && rect.top < 2 * height
+        ? lookOf(style.color, paper(el, style), style.fontSize) : -1;
+      let extra = null;
       const tag = el.tagName;
-      if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') node.value = el.value;
-      if (tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) node.checked = el.checked;
+      if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') (extra ??= {}).value = el.value;
+      if (tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) extra.checked = el.checked;
       if (tag === 'SELECT') {
-        node.options = Array.from(el.options).slice(0, MAX_OPTIONS).map((o) => o.text.trim());
-        node.value = el.selectedOptions[0]?.text.trim() ?? '';
+        extra.options = Array.from(el.options).slice(0, MAX_OPTIONS).map((o) => o.text.trim());
+        extra.value = el.selectedOptions[0]?.text.trim() ?? '';
       }
       if (tag === 'IFRAME' || tag === 'FRAME') {
-        node.frameOrigin = [Math.round(rect.x + el.clientLeft), Math.round(rect.y + el.clientTop)];
+        (extra ??= {}).frameOrigin = [Math.round(rect.x + el.clientLeft), Math.round(rect.y + el.clientTop)];
       }
-      if (node.visible && rect.bottom > 0 && rect.right > 0 && rect.top < innerHeight && rect.left < innerWidth
-          && rect.width > 0 && rect.height > 0 && hitTests < MAX_HIT_TESTS && isCandidate(el, attrs, node)) {
+      if ((flags & VISIBLE) && rect.bottom > 0 && rect.right > 0 && rect.top < height && rect.left < width
+          && rect.width > 0 && rect.height > 0 && hitTests < MAX_HIT_TESTS && isCandidate(el, attrs, flags)) {
         hitTests += 1;
-        if (!reachable(el, rect)) node.covered = true;
+        if (!reachable(el, rect)) flags |= COVERED;
       }
       // Bounded: icons have few children, and delegating containers are skipped by that.
       if (!text && el.childElementCount <= 4 && tag !== 'BODY'
-          && (node.listener || node.pointer || tag === 'BUTTON' || tag === 'A' || (attrs && 'role' in attrs))
+          && ((flags & (LISTENER | POINTER)) || tag === 'BUTTON' || tag === 'A' || (attrs && 'role' in attrs))
           && isWordless(el)) {
         const hint = hintOf(el);
-        if (hint) node.hint = hint;
+        if (hint) (extra ??= {}).hint = hint;
       }
+      const node = [elementId(el), parent ?? -1, el.localName, Math.round(rect.x), Math.round(rect.y),
+        Math.round(rect.width), Math.round(rect.height), flags, text, slot ?? -1, look, attrs, extra];
+      while (node.length > 8 && node[node.length - 1] === TAIL_DEFAULTS[node.length - 1]) node.pop();
       return node;
     };
 
     const root = document.body ?? document.documentElement;
-    if (!root) return JSON.stringify({ doc: DOC, host: hostToken, url: location.href, title: document.title, nodes });
+    if (!root) return JSON.stringify({ doc: DOC, host: hostToken, url: location.href, title: document.title, nodes, looks });
     const rootStyle = getComputedStyle(root);
     nodes.push(record(root, null, readAttrs(root), ownText(root), false, rootStyle));
     // Depth-first in document order with an explicit stack: pages nest deeper than JS recursion goes.
@@ -258,7 +284,7 @@
     // do not flow in its sentence).
     const levelOf = (parent, cursor, slotted) => ({ next: null, parent, cursor, slotted, ordinal: -1, fixed: undefined,
       blockGap: false });
-    const stack = [{ ...levelOf(0, rootStyle.cursor, nodes[0].text?.includes(SLOT)), next: root.firstElementChild }];
+    const stack = [{ ...levelOf(0, rootStyle.cursor, (nodes[0][8] ?? '').includes(SLOT)), next: root.firstElementChild }];
     let visited = 0;
     while (stack.length) {
       const level = stack[stack.length - 1];
@@ -282,7 +308,8 @@
       const text = ownText(el);
       const style = getComputedStyle(el);
       const elCursor = style.cursor;
-      const inline = style.display.startsWith('inline');
+      const display = style.display;
+      const inline = display.startsWith('inline');
       // A pointer cursor marks a click target where it starts; inside a clickable area, only
       // where it is an icon of its own (an empty leaf: a star, a bin).
       const pointer = elCursor === 'pointer' && (level.cursor !== 'pointer'
@@ -296,6 +323,7 @@
           inline, level.blockGap));
       }
       if (el.namespaceURI === SVG_NS) continue; // Icons: their inner shapes say nothing.
+      if (display === 'none' && el.tagName !== 'SELECT') continue; // Nothing inside is rendered.
       if (el.firstElementChild) {
         const child = position === level.parent
           ? { ...level, ordinal: -1, fixed: slot, blockGap: level.blockGap || !inline }
@@ -314,14 +342,15 @@
       url: location.href,
       title: document.title,
       viewport: {
-        width: innerWidth,
-        height: innerHeight,
+        width,
+        height,
         scrollX: Math.round(scrollX),
         scrollY: Math.round(scrollY),
         pageWidth: document.documentElement.scrollWidth,
         pageHeight: document.documentElement.scrollHeight,
       },
       nodes,
+      looks,
       truncated,
     });
   }

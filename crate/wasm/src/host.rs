@@ -12,6 +12,7 @@ use agent_core::protocol::encode_event;
 use agent_core::settings::Settings;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 #[wasm_bindgen]
 extern "C" {
@@ -86,6 +87,24 @@ pub struct HostBrowser {
 impl HostBrowser {
     pub fn new(host: BrowserHost) -> Self {
         Self { host }
+    }
+
+    /// The tab's frames as the sensor read them, with how long each part of reading took.
+    pub async fn observe_timed(&self, tab: TabId) -> Result<(Vec<RawFrame>, ObserveTiming), BrowserError> {
+        let started = performance_now();
+        let value = self.host.observe(tab).await.map_err(browser_error)?;
+        let received = performance_now();
+        let answers: Vec<FrameAnswer> = serde_wasm_bindgen::from_value(value)
+            .map_err(|err| BrowserError::Script(format!("the sensor's answers were malformed: {err}")))?;
+        // Frames are read side by side: the slowest one is what the wait was for.
+        let collect_ms = answers.iter().map(|answer| answer.collect_ms).fold(0.0, f64::max);
+        let frames = answers.into_iter().map(FrameAnswer::into_frame).collect();
+        let timing = ObserveTiming {
+            collect_ms,
+            transfer_ms: (received - started - collect_ms).max(0.0),
+            parse_ms: performance_now() - received,
+        };
+        Ok((frames, timing))
     }
 
     pub fn emit(&self, event: &AgentEvent) {
@@ -165,10 +184,7 @@ impl HostBrowser {
 
 impl Browser for HostBrowser {
     async fn observe(&self, tab: TabId) -> Result<Vec<RawFrame>, BrowserError> {
-        let value = self.host.observe(tab).await.map_err(browser_error)?;
-        let answers: Vec<FrameAnswer> = serde_wasm_bindgen::from_value(value)
-            .map_err(|err| BrowserError::Script(format!("the sensor's answers were malformed: {err}")))?;
-        Ok(answers.into_iter().map(FrameAnswer::into_frame).collect())
+        Ok(self.observe_timed(tab).await?.0)
     }
 
     async fn navigate(&self, tab: TabId, url: &str) -> Result<(), BrowserError> {
@@ -276,6 +292,31 @@ struct FrameAnswer {
     frame_id: i32,
     json: Option<String>,
     error: Option<String>,
+    /// Time spent reading in the page.
+    #[serde(default)]
+    collect_ms: f64,
+}
+
+/// Where the time of reading a page went, in milliseconds.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct ObserveTiming {
+    /// Reading in the page (the slowest frame).
+    pub collect_ms: f64,
+    /// The rest of the wait for the host: injection, frame messages, moving the records over.
+    pub transfer_ms: f64,
+    /// Parsing the records in the core.
+    pub parse_ms: f64,
+}
+
+/// A high-resolution clock (the worker's `performance.now()`), falling back to the date.
+pub fn performance_now() -> f64 {
+    let performance = js_sys::Reflect::get(&js_sys::global(), &"performance".into()).unwrap_or(JsValue::UNDEFINED);
+    js_sys::Reflect::get(&performance, &"now".into())
+        .ok()
+        .and_then(|now| now.dyn_into::<js_sys::Function>().ok())
+        .and_then(|now| now.call0(&performance).ok())
+        .and_then(|value| value.as_f64())
+        .unwrap_or_else(js_sys::Date::now)
 }
 
 impl FrameAnswer {

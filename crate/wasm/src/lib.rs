@@ -130,16 +130,21 @@ impl Core {
         protocol::is_trusted_sender(extension_id, sender_id.as_deref(), sender_url.as_deref())
     }
 
-    /// The page map of a tab as the navigator would see it, with its size: for the runner, the
-    /// benchmark, the tests and anyone debugging what the agent sees.
-    /// Resolves to `{ elements, indexed, tokens, text }`.
+    /// The page map of a tab as the navigator would see it, with its size and where the time
+    /// went: for the runner, the benchmark, the tests and anyone debugging what the agent sees.
+    /// Resolves to `{ elements, indexed, tokens, text, timing: { collect_ms, transfer_ms,
+    /// parse_ms, build_ms, serialize_ms } }`.
     #[wasm_bindgen(js_name = describePage)]
     pub fn describe_page(&self, tab: i32) -> js_sys::Promise {
         let browser = Rc::clone(&self.browser);
         wasm_bindgen_futures::future_to_promise(async move {
-            let frames = browser.observe(tab).await.map_err(|err| JsValue::from_str(&err.to_string()))?;
+            let (frames, observed) =
+                browser.observe_timed(tab).await.map_err(|err| JsValue::from_str(&err.to_string()))?;
+            let started = host::performance_now();
             let map = PageMap::build(&frames, &mut ElementRegistry::new()).map_err(|err| JsValue::from_str(&err))?;
+            let built = host::performance_now();
             let text = serialize(&map, &MapOptions::default());
+            let serialized = host::performance_now();
             let elements: usize =
                 frames.iter().filter_map(|frame| frame.page.as_ref().ok()).map(|page| page.nodes.len()).sum();
             Ok(to_js(&serde_json::json!({
@@ -147,6 +152,13 @@ impl Core {
                 "indexed": map.elements().count(),
                 "tokens": estimate_tokens(&text),
                 "text": text,
+                "timing": {
+                    "collect_ms": observed.collect_ms,
+                    "transfer_ms": observed.transfer_ms,
+                    "parse_ms": observed.parse_ms,
+                    "build_ms": built - started,
+                    "serialize_ms": serialized - built,
+                },
             })))
         })
     }

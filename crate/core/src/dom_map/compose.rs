@@ -4,7 +4,7 @@
 
 use super::raw::SLOT;
 use super::stitch::PlacedNode;
-use super::{is_camouflaged, Judgement};
+use super::Judgement;
 use std::collections::HashSet;
 
 /// What a composition gathers.
@@ -63,7 +63,7 @@ impl<'a> Composer<'a> {
 
     fn write(&self, i: usize, gather: Gather, used: &mut Vec<usize>, out: &mut String) {
         let node = self.nodes[i].node;
-        let own = if is_camouflaged(node) { "" } else { node.text.as_str() };
+        let own = if self.judged.unreadable[i] { "" } else { node.text.as_str() };
         let mut kids = self.children[i].iter().copied().filter(|&c| self.takes(i, c, gather)).peekable();
         let mut segments = own.split(SLOT);
         out.push_str(segments.next().unwrap_or_default());

@@ -139,6 +139,8 @@ pub struct PageMap {
 /// Facts about each stitched node, derived in passes over the list.
 pub(super) struct Judgement {
     shown: Vec<bool>,
+    /// Words a person cannot read (see [`is_camouflaged`]): left out of the map.
+    unreadable: Vec<bool>,
     interactive: Vec<bool>,
     /// The nearest interactive ancestor.
     owner: Vec<Option<usize>>,
@@ -211,6 +213,7 @@ impl PageMap {
         }
 
         // Controls that hold other controls are no icons.
+        let mut links = Links::new(&stitched.top.url);
         let holders: HashSet<usize> =
             (0..nodes.len()).filter(|&i| judged.interactive[i]).filter_map(|i| judged.owner[i]).collect();
         for (i, line) in element_lines {
@@ -221,7 +224,8 @@ impl PageMap {
             let label = label_of_control.get(&i).and_then(|l| label_texts.get(l)).map(String::as_str);
             let index = registry.index_of(placed.doc, placed.node.id);
             registry.mark_shown(index);
-            let mut attrs = display_attrs(placed.node, label, placed.url, &stitched.top.url);
+            let target = links.resolve(placed.node, placed.url);
+            let mut attrs = display_attrs(placed.node, label, target.as_ref().map(|url| links.shown(url)));
             if text.is_empty() && !holders.contains(&i) {
                 attrs.extend(icon_hint(placed.node, &attrs));
             }
@@ -233,7 +237,7 @@ impl PageMap {
                     .into_iter()
                     .map(|(name, value)| if name == "href" { (name, value) } else { (name, defuser.defuse(&value)) })
                     .collect(),
-                link: placed.node.attr("href").and_then(|href| resolve_link(href, placed.url)),
+                link: http_link(target.as_ref()),
                 fingerprint: fingerprint(placed.node, &text),
                 text,
                 is_new: registry.is_new(index),
@@ -286,10 +290,51 @@ impl Defuser {
     }
 }
 
+/// Links resolved against their documents, each document URL parsed once per map (every link of
+/// a page shares one of a few bases).
+struct Links<'a> {
+    top: Option<url::Url>,
+    bases: HashMap<&'a str, Option<url::Url>>,
+}
+
+impl<'a> Links<'a> {
+    fn new(top_url: &str) -> Links<'a> {
+        Links { top: url::Url::parse(top_url).ok(), bases: HashMap::new() }
+    }
+
+    /// The element's href resolved against its document, when it has one.
+    fn resolve(&mut self, node: &RawNode, document_url: &'a str) -> Option<url::Url> {
+        let href = node.attr("href")?;
+        let base = self.bases.entry(document_url).or_insert_with(|| url::Url::parse(document_url).ok());
+        base.as_ref()?.join(href).ok()
+    }
+
+    /// A resolved link shown as a path when it stays on the top page's origin and as the full
+    /// URL otherwise, capped.
+    fn shown(&self, target: &url::Url) -> String {
+        const MAX_HREF_CHARS: usize = 120;
+        let shown = match &self.top {
+            Some(top) if target.origin() == top.origin() => {
+                let mut path = target.path().to_string();
+                if let Some(query) = target.query() {
+                    path.push('?');
+                    path.push_str(query);
+                }
+                if let Some(fragment) = target.fragment() {
+                    path.push('#');
+                    path.push_str(fragment);
+                }
+                path
+            }
+            _ => target.to_string(),
+        };
+        truncate_chars(&shown, MAX_HREF_CHARS)
+    }
+}
+
 /// An http(s) link as an absolute URL.
-fn resolve_link(href: &str, document_url: &str) -> Option<String> {
-    let url = url::Url::parse(document_url).ok()?.join(href).ok()?;
-    matches!(url.scheme(), "http" | "https").then(|| url.to_string())
+fn http_link(target: Option<&url::Url>) -> Option<String> {
+    target.filter(|url| matches!(url.scheme(), "http" | "https")).map(url::Url::to_string)
 }
 
 fn dedup(mut notes: Vec<String>) -> Vec<String> {
@@ -301,6 +346,7 @@ fn dedup(mut notes: Vec<String>) -> Vec<String> {
 /// Decides, for every node, whether it is shown and whether it is offered as interactive.
 fn judge(nodes: &[PlacedNode], labels: &LabelLinks, viewport: &Viewport) -> Judgement {
     let n = nodes.len();
+    let unreadable = unreadable_texts(nodes);
     let mut hidden_above = vec![false; n];
     let mut inert = vec![false; n];
     let mut shown = vec![false; n];
@@ -354,14 +400,14 @@ fn judge(nodes: &[PlacedNode], labels: &LabelLinks, viewport: &Viewport) -> Judg
         let Some(o) = owner[i] else { continue };
         if interactive[i] {
             holds_controls[o] = true;
-        } else if shown[i] && !placed.node.text.is_empty() && !is_camouflaged(placed.node) {
+        } else if shown[i] && !placed.node.text.is_empty() && !unreadable[i] {
             own_words[o] = true;
         }
     }
     let large = viewport.width * viewport.height / 4.0;
     let mut dropped = false;
     for (i, placed) in nodes.iter().enumerate() {
-        let has_words = own_words[i] || (!placed.node.text.is_empty() && !is_camouflaged(placed.node));
+        let has_words = own_words[i] || (!placed.node.text.is_empty() && !unreadable[i]);
         let area = placed.rect[2] * placed.rect[3];
         if interactive[i] && weak[i] && !strong[i] && holds_controls[i] && (!has_words || (large > 0.0 && area > large))
         {
@@ -372,7 +418,24 @@ fn judge(nodes: &[PlacedNode], labels: &LabelLinks, viewport: &Viewport) -> Judg
     if dropped {
         owner = owners(nodes, &interactive);
     }
-    Judgement { shown, interactive, owner }
+    Judgement { shown, unreadable, interactive, owner }
+}
+
+/// Which nodes' words are camouflaged, judged once per distinct colours and size (pages reuse a
+/// handful of them for thousands of texts).
+fn unreadable_texts(nodes: &[PlacedNode]) -> Vec<bool> {
+    let mut seen: HashMap<(Option<&str>, Option<&str>, Option<&str>), bool> = HashMap::new();
+    nodes
+        .iter()
+        .map(|placed| {
+            let node = placed.node;
+            if node.text.is_empty() {
+                return false;
+            }
+            let key = (node.ink.as_deref(), node.paper.as_deref(), node.font_size.as_deref());
+            *seen.entry(key).or_insert_with(|| is_camouflaged(node))
+        })
+        .collect()
 }
 
 /// The nearest interactive ancestor of each node.
@@ -410,7 +473,7 @@ fn icon_hint(node: &RawNode, attrs: &[(String, String)]) -> Option<(String, Stri
 
 /// Text a person cannot read: the colour of its background, transparent, or microscopic. Pages
 /// hide instructions for agents this way.
-pub(super) fn is_camouflaged(node: &RawNode) -> bool {
+fn is_camouflaged(node: &RawNode) -> bool {
     const MIN_CONTRAST: f64 = 1.2;
     const MIN_FONT_PX: f64 = 4.0;
     let font_px = node.font_size.as_deref().and_then(|size| size.trim_end_matches("px").parse::<f64>().ok());
@@ -525,7 +588,8 @@ impl LabelLinks {
 }
 
 /// Attributes that help a model decide, in a fixed order; live state replaces the markup's.
-fn display_attrs(node: &RawNode, label: Option<&str>, document_url: &str, top_url: &str) -> Vec<(String, String)> {
+/// `href` is the link as it is to be shown (see [`Links::shown`]).
+fn display_attrs(node: &RawNode, label: Option<&str>, href: Option<String>) -> Vec<(String, String)> {
     const SHOWN: &[(&str, &str)] = &[
         ("role", "role"),
         ("type", "type"),
@@ -552,7 +616,7 @@ fn display_attrs(node: &RawNode, label: Option<&str>, document_url: &str, top_ur
             continue; // Says nothing a model can use.
         }
         let value = if source == "href" {
-            short_href(value, document_url, top_url)
+            href.clone().unwrap_or_else(|| value.to_string())
         } else {
             truncate_words(value, MAX_TEXT_CHARS)
         };
@@ -576,31 +640,6 @@ fn display_attrs(node: &RawNode, label: Option<&str>, document_url: &str, top_ur
         attrs.push(("options".into(), listed.join("|")));
     }
     attrs
-}
-
-/// A link resolved against its document, shown as a path when it stays on the top page's origin
-/// and as the full URL otherwise, capped.
-fn short_href(href: &str, document_url: &str, top_url: &str) -> String {
-    const MAX_HREF_CHARS: usize = 120;
-    let target = url::Url::parse(document_url).and_then(|base| base.join(href));
-    let top = url::Url::parse(top_url);
-    let shown = match (&top, target) {
-        (Ok(top), Ok(target)) if target.origin() == top.origin() => {
-            let mut path = target.path().to_string();
-            if let Some(query) = target.query() {
-                path.push('?');
-                path.push_str(query);
-            }
-            if let Some(fragment) = target.fragment() {
-                path.push('#');
-                path.push_str(fragment);
-            }
-            path
-        }
-        (_, Ok(target)) => target.to_string(),
-        _ => href.to_string(),
-    };
-    truncate_chars(&shown, MAX_HREF_CHARS)
 }
 
 /// FNV-1a over the element's tag, identifying attributes and text.

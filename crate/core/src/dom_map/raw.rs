@@ -16,7 +16,7 @@ pub struct RawFrame {
 
 /// One document as the sensor saw it.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(default)]
+#[serde(from = "WirePage")]
 pub struct RawPage {
     /// Identifies the document; element ids are only meaningful within it.
     pub doc: String,
@@ -43,8 +43,7 @@ pub struct Viewport {
 
 /// One element worth recording, in document order (shadow roots after their host's own children
 /// would be, light children after that).
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(default, rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RawNode {
     /// Stable per element for as long as it stays in the document.
     pub id: u32,
@@ -97,5 +96,115 @@ pub struct RawNode {
 impl RawNode {
     pub fn attr(&self, name: &str) -> Option<&str> {
         self.attrs.get(name).map(String::as_str)
+    }
+}
+
+/// A page as the sensor sends it: compact, as it is written and parsed on every step.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct WirePage {
+    doc: String,
+    host: String,
+    url: String,
+    title: String,
+    viewport: Viewport,
+    nodes: Vec<WireNode>,
+    /// The distinct text colours and sizes: `[ink, paper, font size]`, named by index.
+    looks: Vec<(String, String, String)>,
+    truncated: String,
+}
+
+/// One record: `[id, parent, tag, x, y, width, height, flags, text, slot, look, attrs, extra]`,
+/// where -1 stands for "none" and trailing defaults are left off.
+#[derive(Deserialize)]
+struct WireNode(
+    u32,
+    i64,
+    String,
+    f64,
+    f64,
+    f64,
+    f64,
+    u32,
+    #[serde(default)] String,
+    #[serde(default = "none")] i64,
+    #[serde(default = "none")] i64,
+    #[serde(default)] Option<BTreeMap<String, String>>,
+    #[serde(default)] Option<WireExtra>,
+);
+
+fn none() -> i64 {
+    -1
+}
+
+/// The fields few elements have.
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct WireExtra {
+    value: Option<String>,
+    checked: Option<bool>,
+    options: Option<Vec<String>>,
+    frame_origin: Option<[f64; 2]>,
+    hint: Option<String>,
+}
+
+/// Bits of a record's flags.
+mod flag {
+    pub const VISIBLE: u32 = 1;
+    pub const LISTENER: u32 = 2;
+    pub const POINTER: u32 = 4;
+    pub const EDITABLE: u32 = 8;
+    pub const INERT: u32 = 16;
+    pub const COVERED: u32 = 32;
+    pub const INLINE: u32 = 64;
+    pub const GAP: u32 = 128;
+}
+
+impl From<WirePage> for RawPage {
+    fn from(wire: WirePage) -> RawPage {
+        let looks = wire.looks;
+        let nodes = wire
+            .nodes
+            .into_iter()
+            .map(|WireNode(id, parent, tag, x, y, width, height, flags, text, slot, look, attrs, extra)| {
+                let extra = extra.unwrap_or_default();
+                let look = usize::try_from(look).ok().and_then(|i| looks.get(i));
+                let has = |bit: u32| flags & bit != 0;
+                RawNode {
+                    id,
+                    parent: u32::try_from(parent).ok(),
+                    tag,
+                    attrs: attrs.unwrap_or_default(),
+                    text,
+                    slot: u32::try_from(slot).ok(),
+                    inline: has(flag::INLINE),
+                    gap: has(flag::GAP),
+                    hint: extra.hint,
+                    rect: [x, y, width, height],
+                    visible: has(flag::VISIBLE),
+                    listener: has(flag::LISTENER),
+                    pointer: has(flag::POINTER),
+                    editable: has(flag::EDITABLE),
+                    inert: has(flag::INERT),
+                    covered: has(flag::COVERED),
+                    value: extra.value,
+                    checked: extra.checked,
+                    options: extra.options,
+                    frame_origin: extra.frame_origin,
+                    ink: look.map(|(ink, _, _)| ink.clone()),
+                    paper: look.map(|(_, paper, _)| paper.clone()),
+                    font_size: look.map(|(_, _, size)| size.clone()),
+                }
+            })
+            .collect();
+        RawPage {
+            doc: wire.doc,
+            host: wire.host,
+            url: wire.url,
+            title: wire.title,
+            viewport: wire.viewport,
+            nodes,
+            truncated: wire.truncated,
+        }
     }
 }

@@ -402,12 +402,17 @@ fn describes_elements_for_reports() {
 fn parses_the_sensor_wire_format() {
     let raw: RawPage = serde_json::from_str(
         r#"{"doc":"x","url":"http://a.test/","title":"A","viewport":{"width":800,"height":600,"scrollX":0,"scrollY":0,"pageWidth":800,"pageHeight":600},
-            "nodes":[{"id":1,"parent":null,"tag":"body","rect":[0,0,800,600],"visible":true},
-                     {"id":2,"parent":0,"tag":"button","text":"Go","rect":[1,2,30,10],"visible":true,"attrs":{"type":"submit"}},
-                     {"id":3,"parent":0,"tag":"iframe","rect":[0,50,300,200],"visible":true,"frameOrigin":[1,51]}],
+            "nodes":[[1,-1,"body",0,0,800,600,1],
+                     [2,0,"button",1,2,30,10,7,"Go",-1,0,{"type":"submit"}],
+                     [3,0,"iframe",0,50,300,200,1,"",-1,-1,null,{"frameOrigin":[1,51]}]],
+            "looks":[["rgb(0, 0, 0)","rgb(255, 255, 255)","16px"]],
             "truncated":""}"#,
     )
     .unwrap();
+    let button = &raw.nodes[1];
+    assert!(button.visible && button.listener && button.pointer && !button.covered);
+    assert_eq!((button.ink.as_deref(), button.font_size.as_deref()), (Some("rgb(0, 0, 0)"), Some("16px")));
+    assert_eq!((raw.nodes[0].parent, button.parent, button.slot), (None, Some(0), None));
     assert_eq!(raw.nodes[2].frame_origin, Some([1.0, 51.0]));
     assert_eq!(
         serialize(&PageMap::from_page(&raw), &MapOptions::default()),

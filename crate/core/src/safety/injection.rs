@@ -2,7 +2,11 @@
 //! Such text is kept as data but defused: our fence tags are broken, and the text is marked so the
 //! model reads it as a quotation; the user is told.
 
-/// Phrases that address an AI agent rather than a human reader.
+use aho_corasick::AhoCorasick;
+use std::sync::LazyLock;
+
+/// Phrases that address an AI agent rather than a human reader (lower case; matched ignoring
+/// ASCII case).
 const INSTRUCTION_PATTERNS: &[&str] = &[
     "ignore previous instructions",
     "ignore all previous",
@@ -79,12 +83,20 @@ pub fn mentioned_hosts(text: &str) -> Vec<String> {
 /// Defuses one piece of page text. Returns the text to show the model, and a finding if the text
 /// tried to instruct the agent or imitate its messages.
 pub fn neutralize(text: &str) -> (String, Option<Finding>) {
-    let lower = text.to_lowercase();
-    let suspicious = INSTRUCTION_PATTERNS.iter().chain(STRUCTURE_PATTERNS).any(|p| lower.contains(p));
+    static PATTERNS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(INSTRUCTION_PATTERNS.iter().chain(STRUCTURE_PATTERNS))
+            .expect("the patterns are plain text")
+    });
+    let suspicious = PATTERNS.is_match(text);
+    if !suspicious && !text.contains(['<', '>']) {
+        return (text.to_string(), None);
+    }
     // Our fence can never be closed or reopened from inside the page.
     let defused = text.replace('<', "‹").replace('>', "›");
     if !suspicious {
-        return (if text.contains(['<', '>']) { defused } else { text.to_string() }, None);
+        return (defused, None);
     }
     let excerpt = crate::text::truncate_words(text, 120);
     let finding = Finding { excerpt, hosts: mentioned_hosts(text) };
