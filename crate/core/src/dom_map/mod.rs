@@ -424,7 +424,9 @@ fn judge(nodes: &[PlacedNode], labels: &LabelLinks, viewport: &Viewport) -> Judg
 /// Which nodes' words are camouflaged, judged once per distinct colours and size (pages reuse a
 /// handful of them for thousands of texts).
 fn unreadable_texts(nodes: &[PlacedNode]) -> Vec<bool> {
-    let mut seen: HashMap<(Option<&str>, Option<&str>, Option<&str>), bool> = HashMap::new();
+    /// Text colour, background, font size.
+    type Look<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a str>);
+    let mut seen: HashMap<Look, bool> = HashMap::new();
     nodes
         .iter()
         .map(|placed| {
