@@ -1,8 +1,8 @@
 // Runs in the page's main world at document_start, in every frame: notes which elements get
-// click-like and hover listeners from page scripts (directly, or through jQuery's delegation),
-// and which host closed shadow roots, none of which the isolated sensor can see cheaply. It
-// answers one question from the sensor (a DOM event, synchronous across worlds) and keeps nothing
-// but weak references, so it neither leaks elements nor changes how the page behaves.
+// click-like and hover listeners from page scripts (directly, or through jQuery's or React's
+// delegation), and which host closed shadow roots, none of which the isolated sensor can see
+// cheaply. It answers one question from the sensor (a DOM event, synchronous across worlds) and
+// keeps nothing but weak references, so it neither leaks elements nor changes how the page behaves.
 
 (() => {
   const QUERY = '__agent_listeners_query__';
@@ -22,10 +22,15 @@
     return root;
   };
 
+  /** The property names under which React roots keep their elements' handlers. */
+  const reactPropsKeys = new Set();
+
   EventTarget.prototype.addEventListener = function addEventListener(type, listener, options) {
     if (TYPES.has(type) && this instanceof ElementClass && !seen.has(this)) {
       seen.add(this);
       refs.push(new WeakRef(this));
+      const root = Object.keys(this).find((key) => key.startsWith('__reactContainer$'));
+      if (root) reactPropsKeys.add(`__reactProps$${root.slice('__reactContainer$'.length)}`);
     }
     return originalAdd.call(this, type, listener, options);
   };
@@ -52,6 +57,21 @@
     return targets;
   }
 
+  /** React 17+ listens at its root and keeps each element's handlers in a property named with the
+   * root's own random suffix: the elements whose props have a click-like handler. */
+  const REACT_HANDLERS = ['onClick', 'onMouseDown', 'onMouseUp', 'onPointerDown', 'onPointerUp', 'onTouchStart'];
+  function reactTargets() {
+    const targets = [];
+    if (!reactPropsKeys.size) return targets;
+    for (const el of document.querySelectorAll('*')) {
+      for (const key of reactPropsKeys) {
+        const props = el[key];
+        if (props && REACT_HANDLERS.some((name) => typeof props[name] === 'function')) targets.push(el);
+      }
+    }
+    return targets;
+  }
+
   originalAdd.call(document, QUERY, () => {
     const alive = [];
     for (const ref of refs) {
@@ -63,6 +83,7 @@
       for (const target of delegatedTargets(el)) reply(target);
     }
     refs = alive;
+    for (const target of reactTargets()) reply(target);
     closedHosts = closedHosts.filter((ref) => {
       const host = ref.deref();
       if (host?.isConnected) host.dispatchEvent(new CustomEvent(SHADOW_REPLY, { composed: true }));

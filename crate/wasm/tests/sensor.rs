@@ -430,3 +430,21 @@ fn inline_markup_stays_in_its_sentence_and_icons_are_named() {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");
     }
 }
+
+#[wasm_bindgen_test]
+fn elements_with_react_click_handlers_are_offered() {
+    // React 17+ listens at its root and keeps each element's handlers in a property named with
+    // the root's random suffix; nothing else marks these rows as clickable.
+    page(r#"<div id="app" style="min-height:100vh"><div id="row">Open the invoice</div><div>Plain text</div></div>"#);
+    script(
+        r#"(() => {
+            const app = document.getElementById('app');
+            app['__reactContainer$t3st'] = {};
+            app.addEventListener('click', () => {});
+            document.getElementById('row')['__reactProps$t3st'] = { onClick() {}, children: 'Open the invoice' };
+        })()"#,
+    );
+    let text = text_of(&collect());
+    assert!(text.contains("[1]<div>Open the invoice />"), "{text}");
+    assert!(text.lines().any(|line| line == "Plain text"), "{text}");
+}
