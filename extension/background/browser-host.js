@@ -15,7 +15,8 @@ let lastCapture = 0;
 const HISTORY_TIMEOUT_MS = 5000;
 /** Upper bound for a page load after go_to_url or a click that navigates. */
 const LOAD_TIMEOUT_MS = 15000;
-/** The page counts as settled after this long without DOM changes... */
+/** The page counts as settled after this long without DOM changes (unless the core asks for
+ * another quiet time)... */
 const QUIET_MS = 150;
 /** ...or after this long in any case. */
 const SETTLE_TIMEOUT_MS = 3000;
@@ -158,11 +159,11 @@ function waitForNavigationStart(tabId, timeoutMs) {
   });
 }
 
-/** Waits until the page is quiet, or has navigated and finished loading. */
-async function settle(tabId) {
+/** Waits until the page is quiet for `quietMs`, or has navigated and finished loading. */
+async function settle(tabId, quietMs = QUIET_MS) {
   let outcome;
   try {
-    outcome = await inFrame(tabId, 0, (quiet, max) => globalThis.agentSensor.settle(quiet, max), [QUIET_MS, SETTLE_TIMEOUT_MS]);
+    outcome = await inFrame(tabId, 0, (quiet, max) => globalThis.agentSensor.settle(quiet, max), [quietMs, SETTLE_TIMEOUT_MS]);
   } catch (err) {
     if (err.code === 'tab_closed') throw err;
     outcome = 'navigating'; // The document went away while we waited.
@@ -345,7 +346,7 @@ export function createBrowserHost(emit) {
           if (err.code !== 'script' || !/removed|unloaded|navigat/i.test(err.message)) throw err;
           outcome = { ok: true, message: 'the page navigated' };
         }
-        if (outcome?.ok && op.settle) await settle(tabId);
+        if (outcome?.ok && op.settle) await settle(tabId, op.settle);
         return outcome;
       });
     },

@@ -257,8 +257,10 @@ impl Browser for HostBrowser {
 
     async fn perform(&self, tab: TabId, op: &PageOp) -> Result<OpOutcome, BrowserError> {
         let js_op = super::to_js(op);
-        // The host waits for the page to settle only after operations that may change it.
-        let _ = js_sys::Reflect::set(&js_op, &"settle".into(), &op.may_change_page().into());
+        // The host waits for the page to settle (this long without changes) only after
+        // operations that may change it.
+        let settle = op.settle_quiet_ms().map_or(JsValue::FALSE, |ms| JsValue::from(ms));
+        let _ = js_sys::Reflect::set(&js_op, &"settle".into(), &settle);
         let value = self.host.perform(tab, js_op).await.map_err(browser_error)?;
         serde_wasm_bindgen::from_value(value)
             .map_err(|err| BrowserError::Script(format!("the sensor sent an unexpected result: {err}")))

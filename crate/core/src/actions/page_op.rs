@@ -107,6 +107,17 @@ impl PageOp {
     }
 
     /// Whether the page may change in response, so the host waits for it to settle.
+    /// How long the page must stay quiet before it counts as settled after this operation, in
+    /// milliseconds; `None` when it cannot change the page. A hover waits longer: menus open on
+    /// hover after an intent delay (jQuery UI's is 300 ms).
+    pub fn settle_quiet_ms(&self) -> Option<u32> {
+        match self {
+            PageOp::Hover { .. } => Some(450),
+            _ if self.may_change_page() => Some(150),
+            _ => None,
+        }
+    }
+
     pub fn may_change_page(&self) -> bool {
         !matches!(
             self,

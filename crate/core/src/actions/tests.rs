@@ -115,3 +115,14 @@ fn page_ops_serialize_for_the_sensor() {
         json!({"op": "keys", "frame": 0, "keys": [{"key": "Enter", "code": "Enter", "keyCode": 13, "ctrl": false, "shift": false, "alt": false, "meta": false}]})
     );
 }
+
+#[test]
+fn a_hover_waits_longer_for_the_page_to_settle_and_reading_waits_not_at_all() {
+    let target = crate::dom_map::ElementRef { frame_id: 0, doc: "d".into(), id: 1 };
+    let hover = PageOp::Hover { target: target.clone(), tag: "div".into() };
+    let click = PageOp::Click { target: target.clone(), tag: "div".into() };
+    let value = PageOp::Value { target, tag: "input".into() };
+    assert!(hover.settle_quiet_ms() > click.settle_quiet_ms());
+    assert_eq!(click.settle_quiet_ms(), Some(150));
+    assert_eq!(value.settle_quiet_ms(), None);
+}

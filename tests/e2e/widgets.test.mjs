@@ -1,0 +1,101 @@
+// Widgets from the component libraries people build with, served from node_modules on strict-CSP
+// pages, each driven through the whole extension by a scripted model that names elements by their
+// visible text, as a model reading the map would. Every test checks the widget's own resulting
+// state (the library's value), not what the agent reported.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask } from '../../runner/launch.mjs';
+import { startLlmServer } from '../support/llm-server.mjs';
+import { startSiteServer } from '../support/site-server.mjs';
+import { bundleWidgetApps } from '../support/widget-apps.mjs';
+
+let agent;
+let site;
+
+before(async () => {
+  await bundleWidgetApps();
+  site = await startSiteServer();
+  agent = await launchAgentBrowser();
+});
+
+after(async () => {
+  await agent?.close();
+  await site?.close();
+});
+
+const done = { actions: [{ done: { text: 'finished', success: true } }] };
+
+/** Runs `steps` (each a list of actions) on the widget page `path`, then done. */
+async function run(path, steps) {
+  const llm = await startLlmServer([...steps.map((actions) => ({ actions })), done]);
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted', apiKey: '', maxSteps: 12, highlights: false });
+    const target = await openTarget(agent, `${site.origin}/widgets/${path}`);
+    await target.page.waitForFunction(() => document.body.dataset.ready === 'yes', null, { timeout: 10000 });
+    const panel = await openPanel(agent, target.tabId);
+    const events = [];
+    const end = await runTask(panel, { task: 'use the widget', tabId: target.tabId, onEvent: (e) => events.push(e) });
+    await panel.close();
+    const outcomes = events.filter((e) => e.type === 'step').flatMap((e) => e.actions.map((a) => a.outcome));
+    const states = llm.requests.map((r) => r.messages.at(-1).content);
+    assert.equal(end.type, 'result', `the task ended with ${JSON.stringify(end)}\n${outcomes.join('\n')}\n${states.at(-1)}`);
+    // What the model saw and what the agent said, for a failing assertion's message.
+    const seen = `outcomes:\n${outcomes.join('\n')}\nlast page map:\n${states.at(-1)}`;
+    return { outcomes, states, page: target.page, seen };
+  } finally {
+    await llm.close();
+  }
+}
+
+/** The value a page expression gives, in the page's own world (where the libraries live). */
+const inPage = (page, expression) => page.evaluate(expression);
+
+// jQuery UI
+
+test('jQuery UI autocomplete: type, then click a suggestion', async () => {
+  const { page, seen } = await run('jquery-ui.html', [
+    [{ input_text: { target: 'Start typing a country', text: 'Eg' } }],
+    [{ click_element: { target: 'Egypt' } }],
+  ]);
+  assert.equal(await inPage(page, "$('#country').val()"), 'Egypt', seen);
+});
+
+test('jQuery UI autocomplete: ArrowDown and Enter choose from the suggestions', async () => {
+  const { page, seen } = await run('jquery-ui.html', [
+    [{ input_text: { target: 'Start typing a country', text: 'Es' } }],
+    [{ send_keys: { keys: 'ArrowDown Enter' } }],
+  ]);
+  assert.equal(await inPage(page, "$('#country').val()"), 'Estonia', seen);
+});
+
+test('jQuery UI datepicker: open it, click a day', async () => {
+  const { page, seen } = await run('jquery-ui.html', [
+    [{ click_element: { target: 'Pick a departure date' } }],
+    [{ click_element: { target: '>15 />' } }],
+  ]);
+  assert.equal(await inPage(page, "$('#departure').val()"), '2030-05-15', seen);
+});
+
+test('jQuery UI menu: hover a submenu, click its item', async () => {
+  const { page, seen } = await run('jquery-ui.html', [
+    [{ hover: { target: 'Settings' } }],
+    [{ click_element: { target: 'Privacy' } }],
+  ]);
+  assert.equal(await inPage(page, "$('#menu-choice').text()"), 'Privacy', seen);
+});
+
+test('jQuery UI tabs: click a tab', async () => {
+  const { page, seen } = await run('jquery-ui.html', [[{ click_element: { target: 'Hotels' } }]]);
+  assert.equal(await inPage(page, "$('#tabs').tabs('option', 'active')"), 1, seen);
+  assert.equal(await inPage(page, "$('#tab-hotels').is(':visible')"), true, seen);
+});
+
+test('jQuery UI dialog: open the modal, press its button', async () => {
+  const { page, seen } = await run('jquery-ui.html', [
+    [{ click_element: { target: 'Change the trip' } }],
+    [{ click_element: { target: 'Move to next year' } }],
+  ]);
+  assert.equal(await inPage(page, "$('#trip').text()"), 'moved', seen);
+  assert.equal(await inPage(page, "$('#dialog').dialog('isOpen')"), false, seen);
+});
