@@ -896,11 +896,21 @@
     return boxes.length;
   }
 
-  /** Resolves 'quiet' after `quietMs` without DOM changes (at most `maxMs`), or 'navigating'. */
+  /** CSS transitions and animations under way that will end (a spinner's never does). */
+  function finiteAnimations() {
+    return document.getAnimations().filter((animation) => animation.playState === 'running'
+      && Number.isFinite(animation.effect?.getComputedTiming().endTime));
+  }
+
+  /** Resolves 'quiet' once the DOM has not changed for `quietMs` and no finite animation runs
+   * (a modal fades in after its backdrop has), at most after `maxMs`, or 'navigating'. */
   function settle(quietMs, maxMs) {
     return new Promise((resolve) => {
       let quietTimer;
+      let settled = false;
       const finish = (outcome) => {
+        if (settled) return;
+        settled = true;
         observer.disconnect();
         clearTimeout(quietTimer);
         clearTimeout(maxTimer);
@@ -908,12 +918,21 @@
         resolve(outcome);
       };
       const onLeave = () => finish('navigating');
+      const whenQuiet = () => {
+        const running = finiteAnimations();
+        if (!running.length) return finish('quiet');
+        // Wait for them to end, then for the DOM to be quiet again (their end often changes it).
+        Promise.all(running.map((animation) => animation.finished.catch(() => {}))).then(() => {
+          clearTimeout(quietTimer);
+          if (!settled) quietTimer = setTimeout(whenQuiet, quietMs);
+        });
+      };
       const observer = new MutationObserver(() => {
         clearTimeout(quietTimer);
-        quietTimer = setTimeout(() => finish('quiet'), quietMs);
+        quietTimer = setTimeout(whenQuiet, quietMs);
       });
       observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-      quietTimer = setTimeout(() => finish('quiet'), quietMs);
+      quietTimer = setTimeout(whenQuiet, quietMs);
       const maxTimer = setTimeout(() => finish('quiet'), maxMs);
       addEventListener('pagehide', onLeave);
     });

@@ -99,3 +99,72 @@ test('jQuery UI dialog: open the modal, press its button', async () => {
   assert.equal(await inPage(page, "$('#trip').text()"), 'moved', seen);
   assert.equal(await inPage(page, "$('#dialog').dialog('isOpen')"), false, seen);
 });
+
+// Bootstrap 5
+
+test('Bootstrap dropdown: open it, choose an item', async () => {
+  const { page, seen } = await run('plain.html', [
+    [{ click_element: { target: 'Sort by' } }],
+    [{ click_element: { target: 'Date joined' } }],
+  ]);
+  assert.equal(await inPage(page, "document.getElementById('sort').textContent"), 'date', seen);
+  assert.equal(await inPage(page, "document.querySelector('.dropdown-menu').classList.contains('show')"), false, seen);
+});
+
+test('Bootstrap modal: open it, press its button', async () => {
+  const { page, seen } = await run('plain.html', [
+    [{ click_element: { target: 'Invite a member' } }],
+    [{ click_element: { target: 'Add to the team' } }],
+  ]);
+  assert.equal(await inPage(page, "document.getElementById('invited').textContent"), '1', seen);
+  await page.waitForFunction(() => !document.getElementById('invite').classList.contains('show'));
+});
+
+test('Bootstrap collapse: open a section', async () => {
+  const { page, seen } = await run('plain.html', [[{ click_element: { target: 'Advanced options' } }]]);
+  await page.waitForFunction(() => document.getElementById('advanced').classList.contains('show'), null, { timeout: 3000 })
+    .catch(() => assert.fail(seen));
+});
+
+test('Bootstrap tabs: switch to a tab', async () => {
+  const { page, seen } = await run('plain.html', [[{ click_element: { target: 'Billing' } }]]);
+  assert.equal(await inPage(page, "document.getElementById('billing').classList.contains('active')"), true, seen);
+});
+
+// Tom Select
+
+test('Tom Select: open the control, click an option', async () => {
+  const { page, seen } = await run('plain.html', [
+    [{ click_element: { target: 'Search a time zone' } }],
+    [{ click_element: { target: 'Lisbon' } }],
+  ]);
+  assert.equal(await inPage(page, 'window.timezone.getValue()'), 'Europe/Lisbon', seen);
+});
+
+test('Tom Select: type to search, Enter chooses the match', async () => {
+  const { page, seen } = await run('plain.html', [
+    [{ input_text: { target: 'Search a time zone', text: 'tok' } }],
+    [{ send_keys: { keys: 'Enter' } }],
+  ]);
+  assert.equal(await inPage(page, 'window.timezone.getValue()'), 'Asia/Tokyo', seen);
+});
+
+test('Tom Select multiple: add two items', async () => {
+  const { page, seen } = await run('plain.html', [
+    [{ click_element: { target: 'Add languages' } }],
+    [{ click_element: { target: 'Spanish' } }],
+    [{ click_element: { target: 'French' } }],
+  ]);
+  assert.deepEqual(await inPage(page, 'window.languages.getValue()'), ['es', 'fr'], seen);
+});
+
+// flatpickr
+
+test('flatpickr: open the calendar, click a day', async () => {
+  const { page, seen } = await run('plain.html', [
+    [{ click_element: { target: 'Choose the start date' } }],
+    [{ click_element: { target: 'March 21, 2030' } }],
+  ]);
+  assert.equal(await inPage(page, "document.getElementById('start').value"), '2030-03-21', seen);
+  assert.equal(await inPage(page, 'window.start.selectedDates.length'), 1, seen);
+});

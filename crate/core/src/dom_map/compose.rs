@@ -46,10 +46,8 @@ impl<'a> Composer<'a> {
 
     fn takes(&self, parent: usize, child: usize, gather: Gather) -> bool {
         let node = self.nodes[child].node;
-        let option_of_select = node.tag == "option"
-            && self.judged.owner[child].is_some_and(|owner| self.nodes[owner].node.tag == "select");
         self.judged.shown[child]
-            && !option_of_select
+            && !self.judged.in_select[child]
             && match gather {
                 Gather::Sentence => {
                     node.inline

@@ -141,6 +141,8 @@ pub(super) struct Judgement {
     shown: Vec<bool>,
     /// Words a person cannot read (see [`is_camouflaged`]): left out of the map.
     unreadable: Vec<bool>,
+    /// Inside a select: its options and groups.
+    in_select: Vec<bool>,
     interactive: Vec<bool>,
     /// The nearest interactive ancestor.
     owner: Vec<Option<usize>>,
@@ -179,8 +181,8 @@ impl PageMap {
                 open_line = None;
                 continue;
             }
-            if absorbed[i] || judged.owner[i].is_some() {
-                continue; // Part of a sentence above, or of its element's name.
+            if absorbed[i] || judged.owner[i].is_some() || judged.in_select[i] {
+                continue; // Part of a sentence above, of its element's name, or of a select.
             }
             let gather = if naming_labels.contains(&i) { Gather::Name } else { Gather::Sentence };
             let text = composer.compose(i, gather, &mut used);
@@ -347,6 +349,12 @@ fn dedup(mut notes: Vec<String>) -> Vec<String> {
 fn judge(nodes: &[PlacedNode], labels: &LabelLinks, viewport: &Viewport) -> Judgement {
     let n = nodes.len();
     let unreadable = unreadable_texts(nodes);
+    // A select lists its options itself; they are chosen through it, never one by one (even
+    // when a widget has replaced the select).
+    let mut in_select = vec![false; n];
+    for (i, placed) in nodes.iter().enumerate() {
+        in_select[i] = placed.parent.is_some_and(|p| nodes[p].node.tag == "select" || in_select[p]);
+    }
     let mut hidden_above = vec![false; n];
     let mut inert = vec![false; n];
     let mut shown = vec![false; n];
@@ -360,12 +368,18 @@ fn judge(nodes: &[PlacedNode], labels: &LabelLinks, viewport: &Viewport) -> Judg
         }
         inert[i] |= node.inert;
         shown[i] = !hidden_above[i] && has_size(placed) && !hides_subtree(node);
-        strong[i] = shown[i] && !inert[i] && !node.covered && is_enabled(node) && is_natively_interactive(node);
+        strong[i] = shown[i]
+            && !inert[i]
+            && !node.covered
+            && is_enabled(node)
+            && is_natively_interactive(node)
+            && !is_visually_hidden(placed);
     }
     // A label stands in for a control that is hidden behind it (styled file inputs, checkboxes).
     for (&label, &control) in &labels.control_of_label {
         let node = nodes[label].node;
-        strong[label] |= !shown[control] && shown[label] && !inert[label] && !node.covered;
+        let control_hidden = !shown[control] || is_visually_hidden(&nodes[control]);
+        strong[label] |= control_hidden && shown[label] && !inert[label] && !node.covered;
     }
     // Script-driven candidates (listeners, pointer cursors) count where a person would click: not
     // inside a real control, and not the same box as the clickable thing they sit in.
@@ -380,6 +394,7 @@ fn judge(nodes: &[PlacedNode], labels: &LabelLinks, viewport: &Viewport) -> Judg
                 && !inert[i]
                 && !node.covered
                 && is_enabled(node)
+                && !is_visually_hidden(placed)
         })
         .collect();
     let mut interactive = vec![false; n];
@@ -387,7 +402,7 @@ fn judge(nodes: &[PlacedNode], labels: &LabelLinks, viewport: &Viewport) -> Judg
     for (i, placed) in nodes.iter().enumerate() {
         owner[i] = placed.parent.and_then(|p| if interactive[p] { Some(p) } else { owner[p] });
         // A select lists its options itself; they are chosen through it.
-        let option_of_select = placed.node.tag == "option" && owner[i].is_some_and(|o| nodes[o].node.tag == "select");
+        let option_of_select = in_select[i];
         let nested_weak_ok = owner[i].is_none_or(|o| !strong[o] && !same_box(&nodes[o], placed));
         interactive[i] = (strong[i] && !option_of_select) || (weak[i] && !strong[i] && nested_weak_ok);
     }
@@ -418,7 +433,7 @@ fn judge(nodes: &[PlacedNode], labels: &LabelLinks, viewport: &Viewport) -> Judg
     if dropped {
         owner = owners(nodes, &interactive);
     }
-    Judgement { shown, unreadable, interactive, owner }
+    Judgement { shown, unreadable, in_select, interactive, owner }
 }
 
 /// Which nodes' words are camouflaged, judged once per distinct colours and size (pages reuse a
@@ -520,6 +535,13 @@ fn contrast(a: &[f64], b: &[f64]) -> f64 {
 
 fn has_size(placed: &PlacedNode) -> bool {
     placed.rect[2] > 0.0 && placed.rect[3] > 0.0
+}
+
+/// A control shrunk to a pixel for screen readers only (`.visually-hidden`, the native select a
+/// Tom Select or Select2 widget replaces): no one can click it, though its words still name
+/// things (an icon button's hidden label).
+fn is_visually_hidden(placed: &PlacedNode) -> bool {
+    placed.rect[2] <= 1.0 || placed.rect[3] <= 1.0
 }
 
 /// Hidden by style, by the `hidden` attribute, from assistive technology, or under another

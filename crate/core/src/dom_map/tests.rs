@@ -530,3 +530,16 @@ fn inline_pieces_side_by_side_read_as_one_line() {
         "Username: ada\nNext row"
     );
 }
+
+#[test]
+fn controls_shrunk_for_screen_readers_are_not_offered_but_their_words_still_name() {
+    // Tom Select keeps the native select as a 1-pixel box; an icon button keeps a hidden label.
+    let replaced = sized(with_attrs(node(2, Some(0), "select", ""), &[("name", "zone")]), [0.0, 10.0, 1.0, 1.0]);
+    let widget = with_attrs(node(3, Some(0), "input", ""), &[("role", "combobox"), ("placeholder", "Time zone")]);
+    let close = node(4, Some(0), "button", "");
+    let hidden_label = sized(node(5, Some(3), "span", "Close"), [0.0, 50.0, 1.0, 1.0]);
+    assert_eq!(
+        body_of(vec![node(1, None, "body", ""), replaced, widget, close, hidden_label]),
+        "[1]<input role=combobox placeholder=\"Time zone\"> />\n[2]<button>Close />"
+    );
+}
