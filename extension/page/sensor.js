@@ -11,7 +11,7 @@
   const DOC = Array.from(crypto.getRandomValues(new Uint32Array(4)), (n) => n.toString(36)).join('');
   const ATTRS = ['type', 'name', 'role', 'placeholder', 'aria-label', 'title', 'alt', 'href', 'disabled',
     'aria-disabled', 'aria-hidden', 'hidden', 'tabindex', 'onclick', 'aria-expanded', 'aria-checked',
-    'aria-selected', 'aria-pressed', 'aria-haspopup', 'aria-valuenow', 'for', 'contenteditable'];
+    'aria-selected', 'aria-pressed', 'aria-haspopup', 'aria-valuenow', 'for', 'contenteditable', 'aria-labelledby'];
   /** Recorded even without text or attributes, as the core may offer them. */
   const ALWAYS = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'DETAILS', 'OPTION', 'LABEL',
     'IFRAME', 'FRAME', 'IMG', 'VIDEO', 'AUDIO', 'CANVAS']);
@@ -183,7 +183,16 @@
       for (const name of el.getAttributeNames()) if (ATTR_NAMES.has(name)) (attrs ??= {})[name] = el.getAttribute(name);
     }
     if (el.id && (el.tagName === 'INPUT' || el.tagName === 'SELECT' || el.tagName === 'TEXTAREA')) (attrs ??= {}).id = el.id;
+    if (attrs?.['aria-labelledby']) attrs['aria-labelledby'] = labelledBy(el, attrs['aria-labelledby']);
     return attrs;
+  }
+
+  /** The words of the elements an `aria-labelledby` names (ids in the element's own tree). */
+  function labelledBy(el, ids) {
+    const root = el.getRootNode();
+    const find = (id) => (typeof root.getElementById === 'function' ? root : document).getElementById(id);
+    const words = ids.split(/\s+/).map((id) => (id && id !== el.id ? find(id)?.textContent ?? '' : ''));
+    return words.join(' ').replace(/\s+/g, ' ').trim().slice(0, MAX_OWN_TEXT);
   }
 
   function collect() {
@@ -207,7 +216,8 @@
     };
     let hitTests = 0;
     // Bits of a record's flags (see raw.rs in the core).
-    const VISIBLE = 1, LISTENER = 2, POINTER = 4, EDITABLE = 8, INERT = 16, COVERED = 32, INLINE = 64, GAP = 128;
+    const VISIBLE = 1, LISTENER = 2, POINTER = 4, EDITABLE = 8, INERT = 16, COVERED = 32, INLINE = 64, GAP = 128,
+      PASS_THROUGH = 256;
     /** Could the core offer it as interactive? Only those are worth a hit test. */
     const isCandidate = (el, attrs, flags) => CANDIDATE_TAGS.has(el.tagName) || (flags & (LISTENER | POINTER | EDITABLE))
       || (attrs && ('role' in attrs || 'tabindex' in attrs || 'onclick' in attrs));
@@ -256,8 +266,13 @@
       }
       if ((flags & VISIBLE) && rect.bottom > 0 && rect.right > 0 && rect.top < height && rect.left < width
           && rect.width > 0 && rect.height > 0 && hitTests < MAX_HIT_TESTS && isCandidate(el, attrs, flags)) {
-        hitTests += 1;
-        if (!reachable(el, rect)) flags |= COVERED;
+        // The pointer passes through such an element (a floating label over its field): no
+        // click can reach it, and no hit test can find it.
+        if (style.pointerEvents === 'none') flags |= PASS_THROUGH;
+        else {
+          hitTests += 1;
+          if (!reachable(el, rect)) flags |= COVERED;
+        }
       }
       // Bounded: icons have few children, and delegating containers are skipped by that.
       if (!text && el.childElementCount <= 4 && tag !== 'BODY'

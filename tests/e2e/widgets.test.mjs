@@ -168,3 +168,48 @@ test('flatpickr: open the calendar, click a day', async () => {
   assert.equal(await inPage(page, "document.getElementById('start').value"), '2030-03-21', seen);
   assert.equal(await inPage(page, 'window.start.selectedDates.length'), 1, seen);
 });
+
+// MUI (React)
+
+/** The text an app's <output> shows: what the component reported through its onChange. */
+const output = (page, id) => page.evaluate((id) => document.getElementById(id).textContent, id);
+
+test('MUI Select: open it, choose an option', async () => {
+  const { page, seen } = await run('mui.html', [
+    [{ click_element: { target: 'Parcel size' } }],
+    [{ click_element: { target: 'Medium' } }],
+  ]);
+  assert.equal(await output(page, 'size'), 'medium', seen);
+});
+
+test('MUI Autocomplete: type, then click a suggestion', async () => {
+  const { page, seen } = await run('mui.html', [
+    [{ input_text: { target: 'Destination city', text: 'Ber' } }],
+    [{ click_element: { target: 'Bern' } }],
+  ]);
+  assert.equal(await output(page, 'city'), 'Bern', seen);
+});
+
+test('MUI Autocomplete: type, ArrowDown and Enter choose the first suggestion', async () => {
+  const { page, seen } = await run('mui.html', [
+    [{ input_text: { target: 'Destination city', text: 'Bra' } }],
+    [{ send_keys: { keys: 'ArrowDown Enter' } }],
+  ]);
+  assert.equal(await output(page, 'city'), 'Bratislava', seen);
+});
+
+test('MUI Menu: open it, click an item', async () => {
+  const { page, seen } = await run('mui.html', [
+    [{ click_element: { target: 'Export' } }],
+    [{ click_element: { target: 'As PDF' } }],
+  ]);
+  assert.equal(await output(page, 'exported'), 'pdf', seen);
+});
+
+test('MUI Dialog: open it, press its action', async () => {
+  const { page, seen } = await run('mui.html', [
+    [{ click_element: { target: 'Archive shipment' } }],
+    [{ click_element: { target: 'Move to archive' } }],
+  ]);
+  assert.equal(await output(page, 'archived'), 'yes', seen);
+});

@@ -10,12 +10,13 @@ use std::collections::HashSet;
 /// What a composition gathers.
 #[derive(Clone, Copy, PartialEq)]
 pub(super) enum Gather {
-    /// A line of page text: the inline children set among the element's own words (blocks,
-    /// labels that name a control, and children of an element without words of its own make
-    /// their own lines), interactive ones included (they also get their own line, right after).
+    /// A line of page text: the inline children set among the element's own words (blocks and
+    /// children of an element without words of its own make their own lines), interactive ones
+    /// included (they also get their own line, right after).
     Sentence,
     /// An element's (or a label's) name: every non-interactive descendant.
     Name,
+    // Neither takes a label that names a control: its words go to that control.
 }
 
 pub(super) struct Composer<'a> {
@@ -48,13 +49,9 @@ impl<'a> Composer<'a> {
         let node = self.nodes[child].node;
         self.judged.shown[child]
             && !self.judged.in_select[child]
+            && !self.naming_labels.contains(&child)
             && match gather {
-                Gather::Sentence => {
-                    node.inline
-                        && !node.gap
-                        && self.nodes[parent].node.text.contains(SLOT)
-                        && !self.naming_labels.contains(&child)
-                }
+                Gather::Sentence => node.inline && !node.gap && self.nodes[parent].node.text.contains(SLOT),
                 Gather::Name => !self.judged.interactive[child],
             }
     }

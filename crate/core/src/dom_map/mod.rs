@@ -181,10 +181,11 @@ impl PageMap {
                 open_line = None;
                 continue;
             }
-            if absorbed[i] || judged.owner[i].is_some() || judged.in_select[i] {
+            let naming = naming_labels.contains(&i);
+            if absorbed[i] || (judged.owner[i].is_some() && !naming) || judged.in_select[i] {
                 continue; // Part of a sentence above, of its element's name, or of a select.
             }
-            let gather = if naming_labels.contains(&i) { Gather::Name } else { Gather::Sentence };
+            let gather = if naming { Gather::Name } else { Gather::Sentence };
             let text = composer.compose(i, gather, &mut used);
             for &u in &used {
                 absorbed[u] = true;
@@ -223,7 +224,11 @@ impl PageMap {
             let text = truncate_words(&composer.compose(i, Gather::Name, &mut used), MAX_TEXT_CHARS);
             used.clear();
             let text = defuser.defuse(&text);
-            let label = label_of_control.get(&i).and_then(|l| label_texts.get(l)).map(String::as_str);
+            let label = label_of_control
+                .get(&i)
+                .and_then(|l| label_texts.get(l))
+                .map(String::as_str)
+                .or_else(|| placed.node.attr("aria-labelledby"));
             let index = registry.index_of(placed.doc, placed.node.id);
             registry.mark_shown(index);
             let target = links.resolve(placed.node, placed.url);
@@ -371,6 +376,7 @@ fn judge(nodes: &[PlacedNode], labels: &LabelLinks, viewport: &Viewport) -> Judg
         strong[i] = shown[i]
             && !inert[i]
             && !node.covered
+            && !node.pass_through
             && is_enabled(node)
             && is_natively_interactive(node)
             && !is_visually_hidden(placed);
@@ -393,6 +399,7 @@ fn judge(nodes: &[PlacedNode], labels: &LabelLinks, viewport: &Viewport) -> Judg
                 && shown[i]
                 && !inert[i]
                 && !node.covered
+                && !node.pass_through
                 && is_enabled(node)
                 && !is_visually_hidden(placed)
         })
@@ -409,13 +416,18 @@ fn judge(nodes: &[PlacedNode], labels: &LabelLinks, viewport: &Viewport) -> Judg
     // A script-driven container around other controls stands for itself only when it shows words
     // of its own (a row that opens, a card) and is not a large part of the page: containers that
     // delegate their children's clicks are neither.
+    // A label's words name its control, not the container around both.
+    let mut in_label = vec![false; n];
+    for (i, placed) in nodes.iter().enumerate() {
+        in_label[i] = labels.control_of_label.contains_key(&i) || placed.parent.is_some_and(|p| in_label[p]);
+    }
     let mut own_words = vec![false; n];
     let mut holds_controls = vec![false; n];
     for (i, placed) in nodes.iter().enumerate() {
         let Some(o) = owner[i] else { continue };
         if interactive[i] {
             holds_controls[o] = true;
-        } else if shown[i] && !placed.node.text.is_empty() && !unreadable[i] {
+        } else if shown[i] && !placed.node.text.is_empty() && !unreadable[i] && !in_label[i] {
             own_words[o] = true;
         }
     }
@@ -479,7 +491,10 @@ fn continues_row(previous: &PlacedNode, next: &PlacedNode) -> bool {
 /// `icon=unnamed` when nothing names it.
 fn icon_hint(node: &RawNode, attrs: &[(String, String)]) -> Option<(String, String)> {
     const NAMING: &[&str] = &["aria-label", "title", "alt", "label", "placeholder", "value", "name"];
+    /// Roles of fields, which show a value rather than an icon.
+    const FIELD_ROLES: &[&str] = &["combobox", "textbox", "searchbox", "listbox", "slider", "spinbutton"];
     if matches!(node.tag.as_str(), "input" | "select" | "textarea" | "iframe" | "frame")
+        || node.attr("role").is_some_and(|role| FIELD_ROLES.contains(&role))
         || attrs.iter().any(|(name, _)| NAMING.contains(&name.as_str()))
     {
         return None;

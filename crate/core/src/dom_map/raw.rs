@@ -79,6 +79,8 @@ pub struct RawNode {
     pub inert: bool,
     /// In the viewport, but another element is on top of it at every point tested.
     pub covered: bool,
+    /// `pointer-events: none`: clicks pass through it (its words still show).
+    pub pass_through: bool,
     /// The live value of a form control (for a select, the selected option's text).
     pub value: Option<String>,
     pub checked: Option<bool>,
@@ -158,6 +160,7 @@ mod flag {
     pub const COVERED: u32 = 32;
     pub const INLINE: u32 = 64;
     pub const GAP: u32 = 128;
+    pub const PASS_THROUGH: u32 = 256;
 }
 
 impl From<WirePage> for RawPage {
@@ -187,6 +190,7 @@ impl From<WirePage> for RawPage {
                     editable: has(flag::EDITABLE),
                     inert: has(flag::INERT),
                     covered: has(flag::COVERED),
+                    pass_through: has(flag::PASS_THROUGH),
                     value: extra.value,
                     checked: extra.checked,
                     options: extra.options,

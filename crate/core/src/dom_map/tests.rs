@@ -543,3 +543,32 @@ fn controls_shrunk_for_screen_readers_are_not_offered_but_their_words_still_name
         "[1]<input role=combobox placeholder=\"Time zone\"> />\n[2]<button>Close />"
     );
 }
+
+#[test]
+fn aria_labelledby_names_a_control_and_fields_get_no_icon_hint() {
+    // The sensor sends the words of the elements aria-labelledby names in its place.
+    let select = with_attrs(
+        node(2, Some(0), "div", ""),
+        &[("role", "combobox"), ("tabindex", "0"), ("aria-labelledby", "Parcel size")],
+    );
+    let unnamed_field = with_attrs(node(3, Some(0), "div", ""), &[("role", "combobox"), ("tabindex", "0")]);
+    assert_eq!(
+        body_of(vec![node(1, None, "body", ""), select, unnamed_field]),
+        "[1]<div label=\"Parcel size\" role=combobox> />\n[2]<div role=combobox> />"
+    );
+}
+
+#[test]
+fn a_label_names_its_field_inside_a_clickable_container_and_pointer_transparent_things_are_not_offered() {
+    // MUI's Autocomplete: a root with a mouse handler around a floating label and its input.
+    let mut root = node(2, Some(0), "div", "");
+    root.listener = true;
+    let mut label = with_attrs(node(3, Some(1), "label", "Destination city"), &[("for", "city")]);
+    label.listener = true;
+    label.pass_through = true;
+    let input = with_attrs(node(4, Some(1), "input", ""), &[("id", "city"), ("role", "combobox")]);
+    assert_eq!(
+        body_of(vec![node(1, None, "body", ""), root, label, input]),
+        "[1]<input label=\"Destination city\" role=combobox> />"
+    );
+}
