@@ -213,3 +213,93 @@ test('MUI Dialog: open it, press its action', async () => {
   ]);
   assert.equal(await output(page, 'archived'), 'yes', seen);
 });
+
+// Ant Design (React)
+
+test('Ant Design Select: open it, choose an option', async () => {
+  const { page, seen } = await run('antd.html', [
+    [{ click_element: { target: 'Choose a plan' } }],
+    [{ click_element: { target: 'Family' } }],
+  ]);
+  assert.equal(await output(page, 'plan'), 'family', seen);
+});
+
+test('Ant Design Cascader: open it, walk down three levels', async () => {
+  const { page, seen } = await run('antd.html', [
+    [{ click_element: { target: 'Choose a city' } }],
+    [{ click_element: { target: 'Europe' } }],
+    [{ click_element: { target: 'Portugal' } }],
+    [{ click_element: { target: 'Lisbon' } }],
+  ]);
+  assert.equal(await output(page, 'place'), 'europe/portugal/lisbon', seen);
+});
+
+test('Ant Design DatePicker: open it, click a day', async () => {
+  const { page, seen } = await run('antd.html', [
+    [{ click_element: { target: 'Choose a day' } }],
+    [{ click_element: { target: '2031-07-15' } }],
+  ]);
+  assert.equal(await output(page, 'day'), '2031-07-15', seen);
+});
+
+// Headless UI (React)
+
+test('Headless UI Listbox: open it, choose an option', async () => {
+  const { page, seen } = await run('headless.html', [
+    [{ click_element: { target: 'Ada Lovelace' } }],
+    [{ click_element: { target: 'Grace Hopper' } }],
+  ]);
+  assert.equal(await output(page, 'assignee'), 'Grace Hopper', seen);
+});
+
+test('Headless UI Combobox: type, then click a match', async () => {
+  const { page, seen } = await run('headless.html', [
+    [{ input_text: { target: 'Find a reviewer', text: 'mar' } }],
+    [{ click_element: { target: 'Margaret Hamilton' } }],
+  ]);
+  assert.equal(await output(page, 'reviewer'), 'Margaret Hamilton', seen);
+});
+
+test('Headless UI Combobox: type, Enter takes the match', async () => {
+  const { page, seen } = await run('headless.html', [
+    [{ input_text: { target: 'Find a reviewer', text: 'kat' } }],
+    [{ send_keys: { keys: 'ArrowDown Enter' } }],
+  ]);
+  assert.equal(await output(page, 'reviewer'), 'Katherine Johnson', seen);
+});
+
+test('Headless UI Menu: open it, click an item', async () => {
+  const { page, seen } = await run('headless.html', [
+    [{ click_element: { target: 'Ticket actions' } }],
+    [{ click_element: { target: 'Move to backlog' } }],
+  ]);
+  assert.equal(await output(page, 'action'), 'move', seen);
+});
+
+// React Select
+
+test('React Select: open it, click an option', async () => {
+  const { page, seen } = await run('react-select.html', [
+    [{ click_element: { target: 'label=Flavour' } }],
+    [{ click_element: { target: 'Pistachio' } }],
+  ]);
+  assert.equal(await output(page, 'flavour'), 'pistachio', seen);
+});
+
+test('React Select: type to filter, Enter chooses', async () => {
+  const { page, seen } = await run('react-select.html', [
+    [{ input_text: { target: 'label=Flavour', text: 'van' } }],
+    [{ send_keys: { keys: 'Enter' } }],
+  ]);
+  assert.equal(await output(page, 'flavour'), 'vanilla', seen);
+});
+
+test('React Select multi: add two toppings', async () => {
+  const { page, seen } = await run('react-select.html', [
+    [{ click_element: { target: 'label=Toppings' } }],
+    [{ click_element: { target: 'Nuts' } }],
+    [{ click_element: { target: 'label=Toppings' } }],
+    [{ click_element: { target: 'Caramel sauce' } }],
+  ]);
+  assert.equal(await output(page, 'toppings'), 'nuts,sauce', seen);
+});

@@ -410,7 +410,8 @@ fn judge(nodes: &[PlacedNode], labels: &LabelLinks, viewport: &Viewport) -> Judg
         owner[i] = placed.parent.and_then(|p| if interactive[p] { Some(p) } else { owner[p] });
         // A select lists its options itself; they are chosen through it.
         let option_of_select = in_select[i];
-        let nested_weak_ok = owner[i].is_none_or(|o| !strong[o] && !same_box(&nodes[o], placed));
+        let nested_weak_ok =
+            owner[i].is_none_or(|o| !(strong[o] && is_atomic_control(nodes[o].node)) && !same_box(&nodes[o], placed));
         interactive[i] = (strong[i] && !option_of_select) || (weak[i] && !strong[i] && nested_weak_ok);
     }
     // A script-driven container around other controls stands for itself only when it shows words
@@ -474,6 +475,29 @@ fn owners(nodes: &[PlacedNode], interactive: &[bool]) -> Vec<Option<usize>> {
         owner[i] = placed.parent.and_then(|p| if interactive[p] { Some(p) } else { owner[p] });
     }
     owner
+}
+
+/// A control that is one click target as a whole (a button, a link, an option), as opposed to a
+/// focusable region (a calendar panel with a tabindex, a grid) whose parts are clicked apart.
+fn is_atomic_control(node: &RawNode) -> bool {
+    const ATOMIC_ROLES: &[&str] = &[
+        "button",
+        "link",
+        "checkbox",
+        "radio",
+        "tab",
+        "menuitem",
+        "menuitemcheckbox",
+        "menuitemradio",
+        "option",
+        "switch",
+        "treeitem",
+        "gridcell",
+    ];
+    match node.attr("role") {
+        Some(role) => ATOMIC_ROLES.contains(&role),
+        None => matches!(node.tag.as_str(), "a" | "button" | "input" | "select" | "textarea" | "summary" | "option"),
+    }
 }
 
 /// Two boxes that are the same click target (within a few pixels).

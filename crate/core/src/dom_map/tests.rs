@@ -572,3 +572,17 @@ fn a_label_names_its_field_inside_a_clickable_container_and_pointer_transparent_
         "[1]<input label=\"Destination city\" role=combobox> />"
     );
 }
+
+#[test]
+fn clickable_cells_of_a_focusable_panel_are_offered_but_not_parts_of_a_button() {
+    let panel = with_attrs(node(2, Some(0), "div", ""), &[("tabindex", "0")]);
+    let mut day = node(3, Some(1), "td", "15");
+    day.listener = true;
+    let button = node(4, Some(0), "button", "Save");
+    let mut part = sized(node(5, Some(3), "span", "now"), [0.0, 80.0, 20.0, 10.0]);
+    part.listener = true;
+    assert_eq!(
+        body_of(vec![node(1, None, "body", ""), panel, day, button, part]),
+        "[1]<div> />\n\t[2]<td>15 />\n[3]<button>Save now />"
+    );
+}
