@@ -78,7 +78,12 @@ pub fn state_message(
         text.push_str("Open tabs:\n");
         for tab in tabs {
             let marker = if tab.current { " (current)" } else { "" };
-            text.push_str(&format!("- {}{marker}: {} ({})\n", tab.alias, tab.title, tab.url));
+            // The browser shows the extension no URL for pages it may not touch (chrome://, other
+            // extensions, the blank start page).
+            match tab.url.is_empty() {
+                true => text.push_str(&format!("- {}{marker}: (a page the agent cannot read)\n", tab.alias)),
+                false => text.push_str(&format!("- {}{marker}: {} ({})\n", tab.alias, tab.title, tab.url)),
+            }
         }
     }
     match page {
@@ -115,5 +120,32 @@ pub fn extraction_prompt(query: &str, content: &str) -> Prompt {
             "required": ["found", "answer"],
             "additionalProperties": false
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tabs::TabAlias;
+
+    #[test]
+    fn open_tabs_are_listed_by_name_and_pages_without_a_url_say_they_cannot_be_read() {
+        let tab = |n, url: &str, current| ListedTab {
+            alias: TabAlias(n),
+            title: if url.is_empty() { String::new() } else { "Shop".into() },
+            url: url.into(),
+            current,
+        };
+        let tabs = [tab(2, "", false), tab(1, "https://shop.test/", true)];
+        let state = state_message(1, 5, Err("gone".into()), &[], &tabs, &MapOptions::default());
+        assert!(
+            state.contains(
+                "Open tabs:\n- t2: (a page the agent cannot read)\n- t1 (current): Shop (https://shop.test/)\n"
+            ),
+            "{state}"
+        );
+        // One tab needs no list.
+        let state = state_message(1, 5, Err("gone".into()), &[], &tabs[1..], &MapOptions::default());
+        assert!(!state.contains("Open tabs"), "{state}");
     }
 }
