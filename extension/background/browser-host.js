@@ -373,6 +373,7 @@ export function createBrowserHost(emit) {
     },
 
 
+    /** Every tab of the window, as it is; the core decides which the model sees and names them. */
     async tabs(tabId) {
       const tab = await getTab(tabId);
       const tabs = await chrome.tabs.query({ windowId: tab.windowId });

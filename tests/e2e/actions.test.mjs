@@ -108,11 +108,49 @@ test('an infinite list grows as the agent scrolls, and text is found in it', asy
   assert.match(outcomes.at(-2), /^"Entry 50" appears 1 times; scrolled to the first\. Context: "…Entry 50…"\.$/);
 });
 
-test('a link with target=_blank opens a tab that becomes the current one', async () => {
-  const { outcomes, states } = await run('steps.html', [[{ click_element: { target: 'Open reviews in a new tab' } }]]);
-  assert.match(outcomes[0], /It opened a new tab \(id \d+, http:\/\/127\.0\.0\.1:\d+\/actions\/target\.html\), which is now the current tab\.$/);
-  assert.match(states[1], /Current URL: http:\/\/127\.0\.0\.1:\d+\/actions\/target\.html/);
-  assert.match(states[1], /Open tabs:\n(- tab \d+.*\n)*- tab \d+ \(current\): Reviews/);
+test('a link with target=_blank opens a tab that becomes the current one; tabs are named t1, t2, never by id, and the panel is not among them', async () => {
+  const llm = await startLlmServer([
+    { actions: [{ click_element: { target: 'Open reviews in a new tab' } }] },
+    { actions: [{ switch_tab: { tab: 't1' } }] },
+    done,
+  ]);
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted', apiKey: '', maxSteps: 5, highlights: false });
+    const target = await openTarget(agent, `${site.origin}/actions/steps.html`);
+    const panel = await openPanel(agent, target.tabId);
+    // The panel, opened as a tab, is in the window whose tabs the model is shown.
+    const windowUrls = await agent.worker.evaluate(async (tabId) => {
+      const { windowId } = await chrome.tabs.get(tabId);
+      return (await chrome.tabs.query({ windowId })).map((tab) => tab.url);
+    }, target.tabId);
+    assert.ok(windowUrls.some((url) => url?.startsWith('chrome-extension://')), JSON.stringify(windowUrls));
+    const events = [];
+    const end = await runTask(panel, { task: 'exercise the page', tabId: target.tabId, onEvent: (e) => events.push(e) });
+    await panel.close();
+    assert.equal(end.type, 'result');
+    const outcomes = events.filter((e) => e.type === 'step').flatMap((e) => e.actions.map((a) => a.outcome));
+    const states = llm.requests.map((r) => r.messages.at(-1).content);
+    const opened = outcomes[0].match(/It opened a new tab, (t\d+) \(http:\/\/127\.0\.0\.1:\d+\/actions\/target\.html\), which is now the current tab\.$/);
+    assert.ok(opened, outcomes[0]);
+    assert.notEqual(opened[1], 't1', 'the task\'s own tab is t1');
+    assert.match(states[1], /Current URL: http:\/\/127\.0\.0\.1:\d+\/actions\/target\.html/);
+    // Listed in window order (earlier tests' tabs among them); the task's own tab is t1.
+    assert.match(states[1], /Open tabs:\n(- t\d+.*\n)*- t1: Steps \(http:\/\/127\.0\.0\.1:\d+\/actions\/steps\.html\)\n/);
+    assert.ok(states[1].includes(`\n- ${opened[1]} (current): Reviews (`), states[1]);
+    // Switched back by its name.
+    assert.equal(outcomes[1], 'Switched to tab t1.');
+    assert.match(states[2], /Current URL: .*\/actions\/steps\.html/);
+    assert.match(states[2], /\n- t1 \(current\): Steps /);
+    assert.ok(states[2].includes(`\n- ${opened[1]}: Reviews (`), states[2]);
+    assert.equal(await agent.worker.evaluate(async (tabId) => (await chrome.tabs.get(tabId)).active, target.tabId), true);
+    for (const request of llm.requests) {
+      const sent = request.messages.map((m) => m.content).join('\n');
+      assert.doesNotMatch(sent, /chrome-extension:\/\//);
+      assert.doesNotMatch(sent, /\d{6,}/, 'no browser tab id reaches the model');
+    }
+  } finally {
+    await llm.close();
+  }
 });
 
 test('a page that navigates away mid-step stops the remaining actions', async () => {
@@ -175,7 +213,7 @@ test('back, forward and tabs: the agent moves through history and between tabs',
   assert.equal(outcomes[1], 'Went back.');
   assert.match(states[2], /Current URL: .*\/actions\/steps\.html/);
   assert.match(states[3], /Current URL: .*\/actions\/target\.html/);
-  assert.match(outcomes[3], /^Opened http:\/\/127\.0\.0\.1:\d+\/actions\/article\.html in a new tab \(id \d+\); it is now the current tab\.$/);
+  assert.match(outcomes[3], /^Opened http:\/\/127\.0\.0\.1:\d+\/actions\/article\.html in a new tab, t\d+; it is now the current tab\.$/);
   assert.match(states[4], /Open tabs:\n/);
   assert.match(states[4], /Current URL: .*\/actions\/article\.html/);
 });

@@ -12,6 +12,7 @@
 //! - [`dom_map`]: the indexed map of a page's interactive elements.
 //! - [`actions`]: what the model may ask for and how it is validated.
 //! - [`browser`]: the small interface the browser edge implements.
+//! - [`tabs`]: the short names the model gives tabs, and which tabs it is shown.
 //! - [`chats`]: past chats kept for the panel's History, and the bounds of their store.
 //! - [`protocol`]: messages between the side panel and the service worker.
 //! - [`settings`]: the user's provider settings.
@@ -29,5 +30,6 @@ pub mod messages;
 pub mod protocol;
 pub mod safety;
 pub mod settings;
+pub mod tabs;
 pub mod text;
 pub mod tokens;

@@ -22,6 +22,7 @@ struct Spec {
 }
 
 const INDEX: Param = ("index", Kind::Integer, true, "N");
+const TAB: Param = ("tab", Kind::Text, true, "\"t2\"");
 
 const CATALOG: &[Spec] = &[
     Spec { name: "go_to_url", params: &[("url", Kind::Text, true, "\"https://...\"")], help: "open a URL in the current tab" },
@@ -64,8 +65,8 @@ const CATALOG: &[Spec] = &[
         help: "find this text on the page: how often it appears, with context, scrolling to the first",
     },
     Spec { name: "open_tab", params: &[("url", Kind::Text, true, "\"https://...\"")], help: "open a URL in a new tab and switch to it" },
-    Spec { name: "switch_tab", params: &[("tab_id", Kind::Integer, true, "ID")], help: "switch to an open tab" },
-    Spec { name: "close_tab", params: &[("tab_id", Kind::Integer, true, "ID")], help: "close a tab" },
+    Spec { name: "switch_tab", params: &[TAB], help: "switch to the open tab t2 (tabs are named as in the list of open tabs)" },
+    Spec { name: "close_tab", params: &[TAB], help: "close the tab t2" },
     Spec {
         name: "extract",
         params: &[("query", Kind::Text, true, "\"what to find\"")],

@@ -12,6 +12,7 @@ pub use keys::{parse_keys, KeyPress};
 pub use page_op::PageOp;
 pub use url_policy::{normalize_url, search_url, SearchEngine, UrlRefusal};
 
+use crate::tabs::TabAlias;
 use serde_json::{json, Map, Value};
 
 /// Longest wait the model may ask for.
@@ -46,7 +47,8 @@ impl ScrollDirection {
     }
 }
 
-/// One action as the model asked for it, already validated.
+/// One action as the model asked for it, already validated. Tabs are named by their alias (`t2`),
+/// never by the browser's tab id.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     GoToUrl { url: String },
@@ -65,8 +67,8 @@ pub enum Action {
     ScrollToText { text: String },
     FindText { text: String },
     OpenTab { url: String },
-    SwitchTab { tab_id: i32 },
-    CloseTab { tab_id: i32 },
+    SwitchTab { tab: TabAlias },
+    CloseTab { tab: TabAlias },
     Extract { query: String },
     Done { text: String, success: bool },
 }
@@ -142,7 +144,7 @@ impl Action {
                 json!({ "direction": direction.as_str(), "pages": pages, "index": index })
             }
             Action::ScrollToText { text } | Action::FindText { text } => json!({ "text": text }),
-            Action::SwitchTab { tab_id } | Action::CloseTab { tab_id } => json!({ "tab_id": tab_id }),
+            Action::SwitchTab { tab } | Action::CloseTab { tab } => json!({ "tab": tab.to_string() }),
             Action::Done { text, success } => json!({ "text": text, "success": success }),
         };
         json!({ self.name(): params })
@@ -190,8 +192,8 @@ impl Action {
             "scroll_to_text" => Action::ScrollToText { text: p.string("text")? },
             "find_text" => Action::FindText { text: p.string("text")? },
             "open_tab" => Action::OpenTab { url: p.string("url")? },
-            "switch_tab" => Action::SwitchTab { tab_id: p.tab_id()? },
-            "close_tab" => Action::CloseTab { tab_id: p.tab_id()? },
+            "switch_tab" => Action::SwitchTab { tab: p.tab()? },
+            "close_tab" => Action::CloseTab { tab: p.tab()? },
             "extract" => Action::Extract { query: p.string("query")? },
             "done" => Action::Done { text: p.string("text")?, success: p.boolean("success")?.unwrap_or(true) },
             other => {
@@ -269,13 +271,15 @@ impl Params<'_> {
             })
     }
 
-    fn tab_id(&self) -> Result<i32, String> {
-        let value = self.get("tab_id").ok_or_else(|| format!("{} needs a \"tab_id\" parameter", self.action))?;
-        value
-            .as_i64()
-            .or_else(|| value.as_str().and_then(|s| s.trim().parse().ok()))
-            .and_then(|n| i32::try_from(n).ok())
-            .ok_or_else(|| format!("{}.tab_id must be the id of an open tab, got {value}", self.action))
+    /// A tab's alias: `"t2"`, or `"2"` or `2` for `t2`.
+    fn tab(&self) -> Result<TabAlias, String> {
+        let value = self.string("tab")?;
+        TabAlias::parse(&value).ok_or_else(|| {
+            format!(
+                "{}.tab must name an open tab as the list of open tabs does, such as \"t1\", got \"{value}\"",
+                self.action
+            )
+        })
     }
 }
 

@@ -39,8 +39,10 @@ fn reads_each_action() {
         (json!({"scroll_to_text": {"text": "Reviews"}}), Action::ScrollToText { text: "Reviews".into() }),
         (json!({"find_text": {"text": "Price"}}), Action::FindText { text: "Price".into() }),
         (json!({"open_tab": {"url": "https://b.test"}}), Action::OpenTab { url: "https://b.test".into() }),
-        (json!({"switch_tab": {"tab_id": 12}}), Action::SwitchTab { tab_id: 12 }),
-        (json!({"close_tab": {"tab_id": "12"}}), Action::CloseTab { tab_id: 12 }),
+        (json!({"switch_tab": {"tab": "t12"}}), Action::SwitchTab { tab: TabAlias(12) }),
+        (json!({"switch_tab": {"tab": " T3"}}), Action::SwitchTab { tab: TabAlias(3) }),
+        (json!({"close_tab": {"tab": "2"}}), Action::CloseTab { tab: TabAlias(2) }),
+        (json!({"close_tab": {"tab": 2}}), Action::CloseTab { tab: TabAlias(2) }),
         (json!({"extract": {"query": "the price"}}), Action::Extract { query: "the price".into() }),
         (json!({"done": {"text": "ok"}}), Action::Done { text: "ok".into(), success: true }),
     ];
@@ -58,7 +60,7 @@ fn writes_actions_back_in_the_form_it_reads() {
         Action::ClickElement { index: 2 },
         Action::InputText { index: 3, text: "x".into(), clear: false },
         Action::Scroll { direction: ScrollDirection::Up, pages: 0.5, index: Some(4) },
-        Action::SwitchTab { tab_id: 8 },
+        Action::SwitchTab { tab: TabAlias(8) },
         Action::Done { text: "ok".into(), success: false },
     ] {
         assert_eq!(Action::from_json(&action.to_json()), Ok(action));
@@ -77,8 +79,11 @@ fn explains_what_is_wrong_with_a_bad_action() {
     assert!(err.contains("\"text\""), "{err}");
     let err = Action::from_json(&json!({"scroll": {"direction": "sideways"}})).unwrap_err();
     assert!(err.contains("up, down, top or bottom"), "{err}");
-    let err = Action::from_json(&json!({"switch_tab": {"tab_id": "first"}})).unwrap_err();
-    assert!(err.contains("switch_tab.tab_id"), "{err}");
+    let err = Action::from_json(&json!({"switch_tab": {"tab": "first"}})).unwrap_err();
+    assert!(err.contains("switch_tab.tab must name an open tab") && err.contains("\"t1\""), "{err}");
+    // The browser's own tab ids are not a way in: the parameter is the alias.
+    let err = Action::from_json(&json!({"close_tab": {"tab_id": 123456789}})).unwrap_err();
+    assert!(err.contains("close_tab needs a string parameter \"tab\""), "{err}");
 }
 
 #[test]

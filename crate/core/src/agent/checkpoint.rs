@@ -3,6 +3,7 @@
 
 use super::replay::Replay;
 use crate::browser::TabId;
+use crate::tabs::TabAliases;
 use serde::{Deserialize, Serialize};
 
 /// A checkpoint older than this is not resumed: the user has moved on, and the page with them.
@@ -16,6 +17,9 @@ pub struct Checkpoint {
     pub tab: TabId,
     /// Every tab the task has worked in (the site policy's browser rules cover them).
     pub task_tabs: Vec<TabId>,
+    /// The names the model knows the tabs by, kept so that `t2` means the same tab after a resume.
+    #[serde(default)]
+    pub tab_aliases: TabAliases,
     /// The step to run next (the one under way when the worker stopped).
     pub step: u32,
     /// The previous step's results, for the next state message.
@@ -60,7 +64,13 @@ mod tests {
         let checkpoint = Checkpoint {
             task: "buy a mug".into(),
             tab: 4,
-            task_tabs: vec![4],
+            task_tabs: vec![4, 123_456_789],
+            tab_aliases: {
+                let mut aliases = TabAliases::default();
+                aliases.alias(4);
+                aliases.alias(123_456_789);
+                aliases
+            },
             step: 3,
             results: vec!["click: ok".into()],
             failures: 0,
@@ -73,6 +83,12 @@ mod tests {
         };
         let text = serde_json::to_string(&checkpoint).unwrap();
         assert_eq!(serde_json::from_str::<Checkpoint>(&text).unwrap(), checkpoint);
+        assert!(text.contains(r#""tabAliases":{"ids":[4,123456789]}"#), "{text}");
+        // A checkpoint saved before aliases existed still resumes, naming tabs afresh.
+        let mut older: serde_json::Value = serde_json::from_str(&text).unwrap();
+        older.as_object_mut().unwrap().remove("tabAliases");
+        let older: Checkpoint = serde_json::from_value(older).unwrap();
+        assert_eq!(older.tab_aliases, TabAliases::default());
         assert_eq!(checkpoint.stale(1_000.0 + 60_000.0), None);
         let stale = checkpoint.stale(1_000.0 + MAX_CHECKPOINT_AGE_MS + 1.0).unwrap();
         assert!(stale.contains("Send the task again"), "{stale}");

@@ -8,12 +8,13 @@ use super::prompt::{extraction_prompt, EXTRACTION_REPLY_HINT};
 use super::record::Role;
 use super::AgentEvent;
 use crate::actions::{parse_keys, search_url, trusted, Action, PageOp, ScrollDirection};
-use crate::browser::{Browser, BrowserError, Highlight, HistoryStep, OpOutcome, ScrollState};
+use crate::browser::{Browser, BrowserError, Highlight, HistoryStep, OpOutcome, ScrollState, TabInfo};
 use crate::content::{chunks, to_markdown, RawContent};
 use crate::dom_map::{ElementRef, MapElement, PageMap};
 use crate::llm::repair::{outermost_object, parse_lenient};
 use crate::llm::ChatModel;
 use crate::safety::{assess, PolicyRefusal};
+use crate::tabs::{hidden_from_model, TabAlias};
 use crate::text::truncate_words;
 
 /// Roles of the entries of a custom dropdown (listbox, menu, tree, grid).
@@ -147,8 +148,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             }
             Action::ScrollToText { text } | Action::FindText { text } => self.find(action, text).await,
             Action::OpenTab { url } => self.open_tab(name, url).await,
-            Action::SwitchTab { tab_id } => self.switch_tab(name, *tab_id).await,
-            Action::CloseTab { tab_id } => self.close_tab(name, *tab_id).await,
+            Action::SwitchTab { tab } => self.switch_tab(name, *tab).await,
+            Action::CloseTab { tab } => self.close_tab(name, *tab).await,
             Action::Extract { query } => self.extract(query).await,
             Action::ClickElement { index }
             | Action::InputText { index, .. }
@@ -550,66 +551,67 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         Ok(match self.browser.open_tab(self.tab.get(), &url).await {
             Ok(id) => {
                 self.adopt(id).await?;
+                let alias = self.tab_aliases.borrow_mut().alias(id);
                 left_page(report(
                     name,
                     Some(&url),
                     true,
-                    format!("Opened {url} in a new tab (id {id}); it is now the current tab."),
+                    format!("Opened {url} in a new tab, {alias}; it is now the current tab."),
                 ))
             }
             Err(err) => report(name, Some(&url), false, format!("Could not open a tab for {url}: {err}.")),
         })
     }
 
-    async fn switch_tab(&self, name: &str, tab_id: i32) -> Outcome {
+    /// The open tab the model means by `alias`, or what to tell it when there is none.
+    async fn tab_named(&self, alias: TabAlias) -> Result<TabInfo, String> {
         let tabs = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
-        let denied =
-            tabs.iter().find(|tab| tab.id == tab_id).and_then(|tab| match self.config.policy.check(&tab.url) {
-                Err(refusal @ (PolicyRefusal::Denied { .. } | PolicyRefusal::NotAllowed { .. })) => Some(refusal),
-                _ => None,
-            });
-        if let Some(refusal) = denied {
-            return Ok(report(name, None, false, format!("Did not switch to tab {tab_id}: {refusal}.")));
+        self.tab_aliases.borrow_mut().resolve(alias, &tabs).cloned()
+    }
+
+    async fn switch_tab(&self, name: &str, alias: TabAlias) -> Outcome {
+        let tab = match self.tab_named(alias).await {
+            Ok(tab) => tab,
+            Err(problem) => return Ok(report(name, None, false, problem)),
+        };
+        if let Err(refusal @ (PolicyRefusal::Denied { .. } | PolicyRefusal::NotAllowed { .. })) =
+            self.config.policy.check(&tab.url)
+        {
+            return Ok(report(name, None, false, format!("Did not switch to tab {alias}: {refusal}.")));
         }
-        if !tabs.iter().any(|tab| tab.id == tab_id) {
-            let ids: Vec<String> = tabs.iter().map(|tab| tab.id.to_string()).collect();
-            return Ok(report(
-                name,
-                None,
-                false,
-                format!("There is no tab {tab_id}; the open tabs are {}.", ids.join(", ")),
-            ));
-        }
-        Ok(match self.browser.switch_tab(tab_id).await {
+        Ok(match self.browser.switch_tab(tab.id).await {
             Ok(()) => {
-                self.adopt(tab_id).await?;
-                left_page(report(name, None, true, format!("Switched to tab {tab_id}.")))
+                self.adopt(tab.id).await?;
+                left_page(report(name, None, true, format!("Switched to tab {alias}.")))
             }
-            Err(err) => report(name, None, false, format!("Could not switch to tab {tab_id}: {err}.")),
+            Err(err) => report(name, None, false, format!("Could not switch to tab {alias}: {err}.")),
         })
     }
 
-    async fn close_tab(&self, name: &str, tab_id: i32) -> Outcome {
+    async fn close_tab(&self, name: &str, alias: TabAlias) -> Outcome {
         let tabs = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
-        if !tabs.iter().any(|tab| tab.id == tab_id) {
-            return Ok(report(name, None, false, format!("There is no tab {tab_id} to close.")));
-        }
-        let Some(next) = tabs.iter().find(|tab| tab.id != tab_id) else {
+        let tab = match self.tab_aliases.borrow_mut().resolve(alias, &tabs) {
+            Ok(tab) => tab.id,
+            Err(problem) => return Ok(report(name, None, false, problem)),
+        };
+        // Never onto a page the model is not shown (the extension's own panel, say).
+        let Some(next) = tabs.iter().find(|other| other.id != tab && !hidden_from_model(&other.url)) else {
             return Ok(report(name, None, false, "That is the only tab; open another before closing it.".into()));
         };
-        if let Err(err) = self.browser.close_tab(tab_id).await {
-            return Ok(report(name, None, false, format!("Could not close tab {tab_id}: {err}.")));
+        if let Err(err) = self.browser.close_tab(tab).await {
+            return Ok(report(name, None, false, format!("Could not close tab {alias}: {err}.")));
         }
-        if tab_id != self.tab.get() {
-            return Ok(report(name, None, true, format!("Closed tab {tab_id}.")));
+        if tab != self.tab.get() {
+            return Ok(report(name, None, true, format!("Closed tab {alias}.")));
         }
         self.adopt(next.id).await?;
         let _ = self.browser.switch_tab(next.id).await;
+        let next_alias = self.tab_aliases.borrow_mut().alias(next.id);
         Ok(left_page(report(
             name,
             None,
             true,
-            format!("Closed tab {tab_id}; the current tab is now {} ({}).", next.id, next.url),
+            format!("Closed tab {alias}; the current tab is now {next_alias} ({}).", next.url),
         )))
     }
 
@@ -698,6 +700,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(report(name, target, true, success));
         };
         self.adopt(opened).await?;
+        let alias = self.tab_aliases.borrow_mut().alias(opened);
         let url = self
             .browser
             .tabs(opened)
@@ -706,7 +709,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             .and_then(|tabs| tabs.into_iter().find(|t| t.id == opened))
             .map(|t| t.url);
         let text = format!(
-            "{success} It opened a new tab (id {opened}, {}), which is now the current tab.",
+            "{success} It opened a new tab, {alias} ({}), which is now the current tab.",
             url.unwrap_or_default()
         );
         Ok(left_page(report(name, target, true, text)))

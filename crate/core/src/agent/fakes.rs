@@ -34,6 +34,8 @@ pub struct FakeShop {
     pub button_generation: Cell<u32>,
     pub tabs: RefCell<Vec<TabInfo>>,
     pub current_tab: Cell<TabId>,
+    /// The last tab id given (like Chrome, the fake never gives an id twice).
+    last_tab_id: Cell<TabId>,
     pub slept_ms: Cell<u32>,
     clock_ms: Cell<u32>,
     pub input_commands: RefCell<Vec<InputCommand>>,
@@ -57,6 +59,7 @@ impl FakeShop {
             button_generation: Cell::new(0),
             tabs: RefCell::new(vec![TabInfo { id: 1, url: "http://shop.test/".into(), title: "Shop".into() }]),
             current_tab: Cell::new(1),
+            last_tab_id: Cell::new(1),
             slept_ms: Cell::new(0),
             clock_ms: Cell::new(0),
             input_commands: RefCell::default(),
@@ -177,7 +180,8 @@ impl Browser for FakeShop {
     }
 
     async fn open_tab(&self, _tab: TabId, url: &str) -> Result<TabId, BrowserError> {
-        let id = self.tabs.borrow().iter().map(|t| t.id).max().unwrap_or(0) + 1;
+        let id = self.tabs.borrow().iter().map(|t| t.id).max().unwrap_or(0).max(self.last_tab_id.get()) + 1;
+        self.last_tab_id.set(id);
         self.tabs.borrow_mut().push(TabInfo { id, url: url.into(), title: String::new() });
         self.current_tab.set(id);
         Ok(id)

@@ -18,6 +18,7 @@ use crate::llm::pricing::{cost, Price};
 use crate::llm::{ChatMessage, ChatModel, ChatRequest, Image};
 use crate::messages::{Budget, History, Kind, Part, Prompt};
 use crate::safety::{mentioned_hosts, Finding, PolicyRefusal, Secrets, SitePolicy, Strictness};
+use crate::tabs::TabAliases;
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -164,6 +165,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         tab: Cell::new(config.tab),
         focus_frame: Cell::new(0),
         task_tabs: RefCell::default(),
+        tab_aliases: RefCell::default(),
         warned: RefCell::default(),
         tainted_hosts: RefCell::default(),
         approvals: Cell::new(0),
@@ -213,6 +215,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     pub(super) focus_frame: Cell<i32>,
     /// Every tab the task has worked in: the site policy's browser rules cover them all.
     task_tabs: RefCell<Vec<TabId>>,
+    /// The names (`t1`, `t2`, ...) the model knows the task's tabs by.
+    pub(super) tab_aliases: RefCell<TabAliases>,
     /// Warnings already shown to the user.
     warned: RefCell<HashSet<String>>,
     /// Hosts named by page text that tried to instruct the agent: never visited on its word.
@@ -258,6 +262,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             .map_err(|err| format!("The interrupted task could not be resumed: {err}. Send the task again."))?;
         *self.task_tabs.borrow_mut() =
             checkpoint.task_tabs.iter().copied().filter(|&tab| tab != checkpoint.tab).collect();
+        *self.tab_aliases.borrow_mut() = checkpoint.tab_aliases.clone();
         self.usage.set(checkpoint.usage);
         self.rejections.set(checkpoint.rejections);
         self.replan.set(checkpoint.replan);
@@ -318,6 +323,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             task: self.config.task.clone(),
             tab: self.tab.get(),
             task_tabs: self.task_tabs.borrow().clone(),
+            tab_aliases: self.tab_aliases.borrow().clone(),
             step,
             results: results.iter().map(|result| self.config.secrets.redact(result)).collect(),
             failures,
@@ -400,12 +406,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             let _ = self.browser.highlight(self.tab.get(), &marks).await; // Cosmetic; never fails a step.
         }
         let tabs = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
+        let tabs = self.tab_aliases.borrow_mut().list(&tabs, self.tab.get());
         let state = state_message(
             step,
             max_steps,
             page.as_ref().map_err(Clone::clone),
             previous_results,
-            (&tabs, self.tab.get()),
+            &tabs,
             &self.config.map,
         );
         // The previous step's results are in this state message; they join the history once it
@@ -589,14 +596,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(StepEnd::Finished { success: true, text: claimed });
         };
         let page = self.observe(Look::Peek).await?;
-        let state = state_message(
-            step,
-            self.config.max_steps,
-            page.as_ref().map_err(Clone::clone),
-            &[],
-            (&[], self.tab.get()),
-            &self.config.map,
-        );
+        let state =
+            state_message(step, self.config.max_steps, page.as_ref().map_err(Clone::clone), &[], &[], &self.config.map);
         let plan = match self.config.planning_interval.is_some_and(|n| n > 0) {
             true => self.ask_planner(&state).await?,
             false => None,

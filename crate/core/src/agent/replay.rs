@@ -193,6 +193,17 @@ mod tests {
     }
 
     #[test]
+    fn tabs_are_replayed_by_their_names_and_an_old_record_s_tab_ids_go_to_the_model() {
+        let switch = json!({"steps": [{"planned": [{"action": {"switch_tab": {"tab": "t2"}}, "element": null}]}]});
+        let Some(Replayed::Actions(output)) = Replay::from_record(&switch).unwrap().step(0, None) else { panic!() };
+        assert_eq!(output.actions, vec![Action::SwitchTab { tab: crate::tabs::TabAlias(2) }]);
+        // A record from before tabs had names holds a browser tab id, which means nothing now.
+        let old = json!({"steps": [{"planned": [{"action": {"switch_tab": {"tab_id": 123456789}}, "element": null}]}]});
+        let Some(Replayed::AskModel(note)) = Replay::from_record(&old).unwrap().step(0, None) else { panic!() };
+        assert!(note.contains("could not be read again"), "{note}");
+    }
+
+    #[test]
     fn a_record_without_actions_cannot_be_replayed() {
         assert!(Replay::from_record(&json!({"steps": [{"planned": []}]})).is_err());
         assert!(Replay::from_record(&json!({"nothing": 1})).is_err());

@@ -85,14 +85,14 @@ fn follows_a_tab_opened_by_a_click_and_lists_the_tabs() {
     let (said, model) = one_step(&shop, r#"[{"click_element":{"index":4}},{"click_element":{"index":1}}]"#);
     assert_eq!(
         said[0],
-        "Clicked <a> \"Reviews\" [4]. It opened a new tab (id 2, http://shop.test/reviews), which is now the current tab."
+        "Clicked <a> \"Reviews\" [4]. It opened a new tab, t2 (http://shop.test/reviews), which is now the current tab."
     );
     assert!(said[1].starts_with("The page changed, so the remaining actions (click_element) were not run"));
     assert_eq!(shop.cart.get(), 0);
     let state = model.state(1);
     assert!(
         state.contains(
-            "Open tabs:\n- tab 1: Shop (http://shop.test/)\n- tab 2 (current): Reviews (http://shop.test/reviews)\n"
+            "Open tabs:\n- t1: Shop (http://shop.test/)\n- t2 (current): Reviews (http://shop.test/reviews)\n"
         ),
         "{state}"
     );
@@ -164,11 +164,15 @@ fn waits_are_bounded_and_real() {
 fn tabs_can_be_opened_switched_and_closed() {
     let shop = FakeShop::new();
     let (said, _) = one_step(&shop, r#"[{"open_tab":{"url":"shop.test/faq"}}]"#);
-    assert_eq!(said[0], "Opened https://shop.test/faq in a new tab (id 2); it is now the current tab.");
-    let (said, _) = one_step(&shop, r#"[{"switch_tab":{"tab_id":9}}]"#);
-    assert_eq!(said[0], "There is no tab 9; the open tabs are 1, 2.");
-    let (said, _) = one_step(&shop, r#"[{"close_tab":{"tab_id":1}}]"#);
-    assert_eq!(said[0], "Closed tab 1; the current tab is now 2 (https://shop.test/faq).");
+    assert_eq!(said[0], "Opened https://shop.test/faq in a new tab, t2; it is now the current tab.");
+    assert_eq!(shop.current_tab.get(), 2);
+    let (said, _) = one_step(&shop, r#"[{"switch_tab":{"tab":"t9"}}]"#);
+    assert_eq!(said[0], "There is no open tab t9; the open tabs are t1, t2.");
+    let (said, _) = one_step(&shop, r#"[{"switch_tab":{"tab":"t2"}}]"#);
+    assert_eq!(said[0], "Switched to tab t2.");
+    assert_eq!(shop.current_tab.get(), 2);
+    let (said, _) = one_step(&shop, r#"[{"close_tab":{"tab":"t1"}}]"#);
+    assert_eq!(said[0], "Closed tab t1; the current tab is now t2 (https://shop.test/faq).");
 }
 
 #[test]
@@ -240,7 +244,7 @@ fn the_site_policy_refuses_navigation_and_links_and_is_enforced_in_every_task_ta
         "Did not open https://duckduckgo.com/?q=mugs: https://duckduckgo.com/?q=mugs is not on the list of sites the user allows the agent to visit."
     );
     assert_eq!(*shop.url.borrow(), "http://shop.test/", "nothing was visited");
-    assert_eq!(said[2], "Opened https://shop.test/faq in a new tab (id 2); it is now the current tab.", "{said:?}");
+    assert_eq!(said[2], "Opened https://shop.test/faq in a new tab, t2; it is now the current tab.", "{said:?}");
     // The browser rules cover the first tab and then the new one.
     let rules = shop.rules.borrow();
     assert_eq!(rules.last().unwrap()["condition"]["tabIds"], serde_json::json!([1, 2]));
@@ -324,11 +328,80 @@ fn switching_to_a_tab_on_a_denied_site_is_refused() {
         url: "https://evil.test/".into(),
         title: "Evil".into(),
     });
-    let model = ScriptedModel::new(vec![reply(r#"[{"switch_tab":{"tab_id":5}}]"#), done()]);
+    let model = ScriptedModel::new(vec![reply(r#"[{"switch_tab":{"tab":"t2"}}]"#), done()]);
     let (_, events) = crate::agent::fakes::run_with(&with_policy(&[], &["evil.test"]), &shop, &model);
     assert_eq!(
         outcomes(&events)[0],
-        "Did not switch to tab 5: https://evil.test/ is on the list of sites the user does not allow (\"evil.test\")."
+        "Did not switch to tab t2: https://evil.test/ is on the list of sites the user does not allow (\"evil.test\")."
     );
     assert_eq!(shop.current_tab.get(), 1);
+}
+
+/// Whether `text` holds a run of six or more digits (a browser tab id).
+fn has_long_number(text: &str) -> bool {
+    text.split(|c: char| !c.is_ascii_digit()).any(|run| run.len() >= 6)
+}
+
+#[test]
+fn tabs_are_named_t1_t2_for_the_whole_task_never_by_id_and_extension_pages_are_not_shown() {
+    use std::rc::Rc;
+    let panel = "chrome-extension://abcdefghijklmnopabcdefghijklmnop/extension/panel/panel.html?tab=1";
+    let shop = FakeShop::new();
+    shop.tabs.borrow_mut().push(crate::browser::TabInfo { id: 123_456_789, url: panel.into(), title: "Agent".into() });
+    let saved = Rc::new(std::cell::RefCell::new(Vec::<crate::agent::Checkpoint>::new()));
+    let sink = Rc::clone(&saved);
+    let config = crate::agent::TaskConfig {
+        on_checkpoint: Some(Rc::new(move |checkpoint| sink.borrow_mut().push(checkpoint))),
+        ..crate::agent::fakes::config(10)
+    };
+    // The first worker opens a tab, closes it, opens another, and stops during step 4.
+    let first = ScriptedModel::new(vec![
+        reply(r#"[{"open_tab":{"url":"shop.test/faq"}}]"#),
+        reply(r#"[{"close_tab":{"tab":"t2"}}]"#),
+        reply(r#"[{"open_tab":{"url":"shop.test/help"}}]"#),
+        Err(LlmError::Unreachable { url: "x".into(), detail: "the worker stopped".into() }),
+    ]);
+    let (_, events) = crate::agent::fakes::run_with(&config, &shop, &first);
+    assert_eq!(
+        outcomes(&events),
+        [
+            "Opened https://shop.test/faq in a new tab, t2; it is now the current tab.",
+            "Closed tab t2; the current tab is now t1 (http://shop.test/).",
+            // A closed tab's name is not given again.
+            "Opened https://shop.test/help in a new tab, t3; it is now the current tab.",
+        ]
+    );
+    // The panel's tab is neither listed nor counted: with one web page there is no list at all.
+    assert!(!first.state(0).contains("Open tabs"), "{}", first.state(0));
+    assert!(first
+        .state(1)
+        .contains("Open tabs:\n- t1: Shop (http://shop.test/)\n- t2 (current):  (https://shop.test/faq)\n"));
+    assert!(first
+        .state(3)
+        .contains("Open tabs:\n- t1: Shop (http://shop.test/)\n- t3 (current):  (https://shop.test/help)\n"));
+
+    // A restarted worker knows the tabs by the same names.
+    let checkpoint: crate::agent::Checkpoint =
+        serde_json::from_str(&serde_json::to_string(&saved.borrow()[3]).unwrap()).unwrap();
+    let second = ScriptedModel::new(vec![
+        reply(r#"[{"switch_tab":{"tab":"2"}}]"#),
+        reply(r#"[{"switch_tab":{"tab":"t1"}}]"#),
+        done(),
+    ]);
+    let resumed = crate::agent::TaskConfig {
+        tab: checkpoint.tab,
+        resume: Some(checkpoint),
+        on_checkpoint: None,
+        ..config.clone()
+    };
+    let (_, events) = crate::agent::fakes::run_with(&resumed, &shop, &second);
+    assert_eq!(outcomes(&events)[..2], ["There is no open tab t2; the open tabs are t1, t3.", "Switched to tab t1."]);
+    assert_eq!(shop.current_tab.get(), 1);
+    assert!(second.state(0).contains("- t3 (current):  (https://shop.test/help)\n"), "{}", second.state(0));
+    for request in first.requests.borrow().iter().chain(second.requests.borrow().iter()) {
+        for message in &request.messages {
+            assert!(!message.content.contains("chrome-extension:"), "{}", message.content);
+            assert!(!has_long_number(&message.content), "{}", message.content);
+        }
+    }
 }
