@@ -410,8 +410,8 @@ fn judge(nodes: &[PlacedNode], labels: &LabelLinks, viewport: &Viewport) -> Judg
         owner[i] = placed.parent.and_then(|p| if interactive[p] { Some(p) } else { owner[p] });
         // A select lists its options itself; they are chosen through it.
         let option_of_select = in_select[i];
-        let nested_weak_ok =
-            owner[i].is_none_or(|o| !(strong[o] && is_atomic_control(nodes[o].node)) && !same_box(&nodes[o], placed));
+        let swallowed_by = |o: usize| (strong[o] && is_atomic_control(nodes[o].node)) || same_box(&nodes[o], placed);
+        let nested_weak_ok = owner[i].is_none_or(|o| !swallowed_by(o));
         interactive[i] = (strong[i] && !option_of_select) || (weak[i] && !strong[i] && nested_weak_ok);
     }
     // A script-driven container around other controls stands for itself only when it shows words
