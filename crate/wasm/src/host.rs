@@ -259,7 +259,7 @@ impl Browser for HostBrowser {
         let js_op = super::to_js(op);
         // The host waits for the page to settle (this long without changes) only after
         // operations that may change it.
-        let settle = op.settle_quiet_ms().map_or(JsValue::FALSE, |ms| JsValue::from(ms));
+        let settle = op.settle_quiet_ms().map_or(JsValue::FALSE, JsValue::from);
         let _ = js_sys::Reflect::set(&js_op, &"settle".into(), &settle);
         let value = self.host.perform(tab, js_op).await.map_err(browser_error)?;
         serde_wasm_bindgen::from_value(value)
