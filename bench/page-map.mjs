@@ -14,6 +14,9 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const CORPUS = resolve(process.env.AGENT_CORPUS ?? join(HERE, '..', '..', 'shared', 'corpus'));
 const RESULTS = join(HERE, 'results', 'page-map.json');
 
+/** Floors shorter than this are below what the page's clock can time. */
+const MIN_FLOOR_MS = 1;
+
 async function corpusPages(filter) {
   const pages = [];
   for (const name of ['rows-200', 'rows-1000', 'rows-3000']) pages.push({ page: `synthetic/${name}`, path: `synthetic/${name}.html` });
@@ -93,7 +96,8 @@ export async function measurePage(agent, tabId, runs) {
     ms_min: round(Math.min(...measured.times)),
     ms_max: round(Math.max(...measured.times)),
     floor_ms: round(floor),
-    ratio: Math.round((ms / floor) * 100) / 100,
+    // Below a millisecond the page's clock cannot time the floor: no ratio then.
+    ratio: floor >= MIN_FLOOR_MS ? Math.round((ms / floor) * 100) / 100 : null,
     split_ms: {
       collect: part('collect_ms'),
       transfer: part('transfer_ms'),
@@ -116,7 +120,7 @@ async function main() {
   const results = [];
   const columns = [['page', 44], ['elements', 8], ['indexed', 7], ['tokens', 6], ['median', 7], ['max', 7], ['floor', 6],
     ['ratio', 5], ['collect', 7], ['transfer', 8], ['parse', 6], ['build', 6], ['serial', 6]];
-  const line = (values) => values.map((v, i) => (i === 0 ? String(v).padEnd(columns[i][1]) : String(v).padStart(columns[i][1]))).join(' ');
+  const line = (values) => values.map((v) => v ?? '-').map((v, i) => (i === 0 ? String(v).padEnd(columns[i][1]) : String(v).padStart(columns[i][1]))).join(' ');
   const header = line(columns.map(([name]) => name));
   process.stdout.write(`${header}\n${'-'.repeat(header.length)}\n`);
   try {
@@ -142,10 +146,15 @@ async function main() {
   await writeFile(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
   const readability = results.filter((r) => r.page.startsWith('readability/'));
   if (readability.length) {
-    const ratios = readability.map((r) => r.ratio);
-    const worst = readability.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+    const timed = readability.filter((r) => r.ratio !== null);
+    const ratios = timed.map((r) => r.ratio);
+    const worst = timed.reduce((a, b) => (b.ratio > a.ratio ? b : a));
     console.log(`\nreadability corpus: ${readability.length} pages, median of medians ${round(median(readability.map((r) => r.ms_median)))} ms, slowest median ${Math.max(...readability.map((r) => r.ms_median))} ms, max single run ${Math.max(...readability.map((r) => r.ms_max))} ms, median map ${median(readability.map((r) => r.tokens))} tokens`);
-    console.log(`ratio to the floor: median ${median(ratios)}, worst ${worst.ratio} (${worst.page})`);
+    console.log(`ratio to the floor (${timed.length} pages with a floor of at least ${MIN_FLOOR_MS} ms): median ${round(median(ratios))}, worst ${worst.ratio} (${worst.page})`);
+    for (const name of ['synthetic/rows-1000', 'synthetic/rows-3000', 'readability/wikipedia-2', 'readability/archive-of-our-own']) {
+      const row = results.find((r) => r.page === name);
+      if (row) console.log(`  ${name}: ${row.ms_median} ms, floor ${row.floor_ms} ms, ratio ${row.ratio}`);
+    }
   }
   console.log(`wrote ${RESULTS}`);
 }

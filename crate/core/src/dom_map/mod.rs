@@ -480,22 +480,8 @@ fn owners(nodes: &[PlacedNode], interactive: &[bool]) -> Vec<Option<usize>> {
 /// A control that is one click target as a whole (a button, a link, an option), as opposed to a
 /// focusable region (a calendar panel with a tabindex, a grid) whose parts are clicked apart.
 fn is_atomic_control(node: &RawNode) -> bool {
-    const ATOMIC_ROLES: &[&str] = &[
-        "button",
-        "link",
-        "checkbox",
-        "radio",
-        "tab",
-        "menuitem",
-        "menuitemcheckbox",
-        "menuitemradio",
-        "option",
-        "switch",
-        "treeitem",
-        "gridcell",
-    ];
     match node.attr("role") {
-        Some(role) => ATOMIC_ROLES.contains(&role),
+        Some(role) => INTERACTIVE_ROLES.contains(&role),
         None => matches!(node.tag.as_str(), "a" | "button" | "input" | "select" | "textarea" | "summary" | "option"),
     }
 }
