@@ -488,10 +488,11 @@
     return null;
   }
 
-  /** Press and release at the point, focusing as a browser does unless the page cancels the press. */
-  function pressAt(target, x, y) {
-    const down = mouseInit(x, y, 0, 1);
-    const up = mouseInit(x, y, 0, 0);
+  /** Press and release at the point, focusing as a browser does unless the page cancels the press.
+   * `button` is 0 for the left button, 2 for the right; `detail` counts the clicks so far. */
+  function pressAt(target, x, y, button = 0, detail = 1) {
+    const down = { ...mouseInit(x, y, button, button === 2 ? 2 : 1), detail };
+    const up = { ...mouseInit(x, y, button, 0), detail };
     target.dispatchEvent(new PointerEvent('pointerdown', pointerInit(down)));
     if (target.dispatchEvent(new MouseEvent('mousedown', down))) {
       const focusable = focusableAt(target);
@@ -503,11 +504,26 @@
     return up;
   }
 
-  function click(el) {
+  /** A right click: press and release with the right button, then the context menu event. */
+  function rightClick(hit, x, y) {
+    const up = pressAt(hit, x, y, 2);
+    hit.dispatchEvent(new MouseEvent('contextmenu', up));
+    return { ok: true, message: '' };
+  }
+
+  function click(el, kind) {
     const aimed = aim(el);
     if (aimed.error) return { ok: false, message: aimed.error };
     const { x, y, target: hit } = aimed;
     moveOnto(hit, el, x, y);
+    if (kind === 'right') return rightClick(hit, x, y);
+    if (kind === 'double') {
+      hit.dispatchEvent(new MouseEvent('click', pressAt(hit, x, y)));
+      const second = pressAt(hit, x, y, 0, 2);
+      hit.dispatchEvent(new MouseEvent('click', second));
+      hit.dispatchEvent(new MouseEvent('dblclick', second));
+      return { ok: true, message: '' };
+    }
     const up = pressAt(hit, x, y);
     const link = hit.closest('a[href]') ?? el.closest('a[href]');
     const opensTab = link && /^_(blank|new)$/i.test(link.target) && /^https?:/.test(link.href);
@@ -829,7 +845,7 @@
 
   /** Operations on one element. */
   const ELEMENT_OPS = {
-    click: (el) => click(el),
+    click: (el, op) => click(el, op.click),
     type: (el, op) => typeInto(el, op.text, op.keys, op.clear),
     hover: (el) => hover(el),
     select: (el, op) => selectOption(el, op.text),

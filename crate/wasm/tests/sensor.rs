@@ -2,7 +2,7 @@
 //! records must build the right page map, and its operations must really act on the page.
 #![cfg(target_arch = "wasm32")]
 
-use agent_core::actions::PageOp;
+use agent_core::actions::{Click, PageOp};
 use agent_core::browser::OpOutcome;
 use agent_core::dom_map::{serialize, ElementRegistry, MapElement, MapOptions, PageMap, RawFrame, RawPage};
 use serde::Serialize;
@@ -67,7 +67,7 @@ fn text_of(map: &PageMap) -> String {
 }
 
 fn click(element: &MapElement) -> OpOutcome {
-    perform(&PageOp::Click { target: element.target.clone(), tag: element.tag.clone() })
+    perform(&PageOp::Click { target: element.target.clone(), tag: element.tag.clone(), click: Click::Single })
 }
 
 fn type_into(element: &MapElement, text: &str) -> OpOutcome {
@@ -447,4 +447,31 @@ fn elements_with_react_click_handlers_are_offered() {
     let text = text_of(&collect());
     assert!(text.contains("[1]<div>Open the invoice />"), "{text}");
     assert!(text.lines().any(|line| line == "Plain text"), "{text}");
+}
+
+#[wasm_bindgen_test]
+fn double_and_right_clicks_send_what_a_mouse_sends() {
+    page(r#"<div id="cell" style="width:120px;padding:8px">Quantity 3</div><p id="heard"></p>"#);
+    script(
+        r#"(() => {
+            const heard = [];
+            const cell = document.getElementById('cell');
+            for (const type of ['mousedown', 'click', 'dblclick', 'contextmenu']) {
+                cell.addEventListener(type, (e) => {
+                    heard.push(`${type}:${e.button}:${e.detail}`);
+                    document.getElementById('heard').textContent = heard.join(' ');
+                });
+            }
+        })()"#,
+    );
+    let map = collect();
+    let cell = find(&map, "Quantity 3");
+    let op = |click| PageOp::Click { target: cell.target.clone(), tag: cell.tag.clone(), click };
+    assert!(perform(&op(Click::Double)).ok);
+    assert_eq!(
+        script_text("document.getElementById('heard').textContent"),
+        "mousedown:0:1 click:0:1 mousedown:0:2 click:0:2 dblclick:0:2"
+    );
+    assert!(perform(&op(Click::Right)).ok);
+    assert!(script_text("document.getElementById('heard').textContent").ends_with("mousedown:2:1 contextmenu:2:1"));
 }

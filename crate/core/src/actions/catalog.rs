@@ -31,7 +31,11 @@ const CATALOG: &[Spec] = &[
     Spec { name: "go_forward", params: &[], help: "go forward in the tab's history" },
     Spec { name: "reload", params: &[], help: "reload the page" },
     Spec { name: "wait", params: &[("seconds", Kind::Number, false, "2")], help: "wait for the page (at most 10 s)" },
-    Spec { name: "click_element", params: &[INDEX], help: "click the element [N]" },
+    Spec {
+        name: "click_element",
+        params: &[INDEX, ("click", Kind::Text, false, "\"double\"")],
+        help: "click the element [N] (click: \"double\" or \"right\" for a double or right click)",
+    },
     Spec {
         name: "input_text",
         params: &[INDEX, ("text", Kind::Text, true, "\"...\""), ("clear", Kind::Boolean, false, "true")],
@@ -168,7 +172,12 @@ mod tests {
     #[test]
     fn the_prompt_shows_each_action_with_its_parameters() {
         let prompt = actions_prompt();
-        assert!(prompt.contains("- {\"click_element\": {\"index\": N}}: click the element [N]."), "{prompt}");
+        assert!(
+            prompt.contains(
+                "- {\"click_element\": {\"index\": N, \"click\": \"double\"}}: click the element [N] (click: \"double\" or \"right\" for a double or right click)."
+            ),
+            "{prompt}"
+        );
         assert!(prompt.contains("- {\"go_back\": {}}: go back in the tab's history."), "{prompt}");
         assert_eq!(prompt.lines().count(), CATALOG.len());
     }

@@ -10,6 +10,7 @@ mod url_policy;
 pub use catalog::{actions_prompt, actions_schema};
 pub use keys::{parse_keys, KeyPress};
 pub use page_op::PageOp;
+
 pub use url_policy::{normalize_url, search_url, SearchEngine, UrlRefusal};
 
 use crate::tabs::TabAlias;
@@ -47,6 +48,43 @@ impl ScrollDirection {
     }
 }
 
+/// Which click: most are single left clicks; a grid cell may want a double click, a context
+/// menu a right click.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Click {
+    #[default]
+    Single,
+    Double,
+    Right,
+}
+
+impl Click {
+    fn parse(value: Option<&str>) -> Result<Click, String> {
+        match value.map(str::to_ascii_lowercase).as_deref() {
+            None | Some("single" | "left") => Ok(Click::Single),
+            Some("double") => Ok(Click::Double),
+            Some("right") => Ok(Click::Right),
+            Some(other) => {
+                Err(format!("click_element.click must be \"double\" or \"right\" (or left out), got \"{other}\""))
+            }
+        }
+    }
+
+    pub fn is_single(&self) -> bool {
+        *self == Click::Single
+    }
+
+    /// "Clicked", "Double-clicked", "Right-clicked", for reports.
+    pub fn verb(&self) -> &'static str {
+        match self {
+            Click::Single => "Clicked",
+            Click::Double => "Double-clicked",
+            Click::Right => "Right-clicked",
+        }
+    }
+}
+
 /// One action as the model asked for it, already validated. Tabs are named by their alias (`t2`),
 /// never by the browser's tab id.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,7 +95,7 @@ pub enum Action {
     GoForward,
     Reload,
     Wait { seconds: f64 },
-    ClickElement { index: u32 },
+    ClickElement { index: u32, click: Click },
     InputText { index: u32, text: String, clear: bool },
     SendKeys { keys: String },
     Hover { index: u32 },
@@ -102,7 +140,7 @@ impl Action {
     /// The element the action targets, if any.
     pub fn index(&self) -> Option<u32> {
         match self {
-            Action::ClickElement { index }
+            Action::ClickElement { index, .. }
             | Action::InputText { index, .. }
             | Action::Hover { index }
             | Action::SelectOption { index, .. }
@@ -134,9 +172,9 @@ impl Action {
             Action::Search { query } | Action::Extract { query } => json!({ "query": query }),
             Action::GoBack | Action::GoForward | Action::Reload => json!({}),
             Action::Wait { seconds } => json!({ "seconds": seconds }),
-            Action::ClickElement { index } | Action::Hover { index } | Action::GetDropdownOptions { index } => {
-                json!({ "index": index })
-            }
+            Action::ClickElement { index, click } if click.is_single() => json!({ "index": index }),
+            Action::ClickElement { index, click } => json!({ "index": index, "click": click }),
+            Action::Hover { index } | Action::GetDropdownOptions { index } => json!({ "index": index }),
             Action::InputText { index, text, clear } => json!({ "index": index, "text": text, "clear": clear }),
             Action::SendKeys { keys } => json!({ "keys": keys }),
             Action::SelectOption { index, text } => json!({ "index": index, "text": text }),
@@ -170,7 +208,10 @@ impl Action {
             "go_forward" => Action::GoForward,
             "reload" => Action::Reload,
             "wait" => Action::Wait { seconds: p.number("seconds")?.unwrap_or(2.0).clamp(0.0, MAX_WAIT_SECONDS) },
-            "click_element" => Action::ClickElement { index: p.index("index")? },
+            "click_element" => Action::ClickElement {
+                index: p.index("index")?,
+                click: Click::parse(p.optional_string("click")?.as_deref())?,
+            },
             "input_text" => Action::InputText {
                 index: p.index("index")?,
                 text: p.string("text")?,

@@ -1,7 +1,7 @@
 //! The primitive operations the page-side sensor performs, each in one frame: on one element, or
 //! on the frame as a whole.
 
-use super::{keys::typing_presses, KeyPress};
+use super::{keys::typing_presses, Click, KeyPress};
 use crate::dom_map::ElementRef;
 use serde::Serialize;
 
@@ -13,6 +13,8 @@ pub enum PageOp {
         #[serde(flatten)]
         target: ElementRef,
         tag: String,
+        #[serde(skip_serializing_if = "Click::is_single")]
+        click: Click,
     },
     /// Focus, then type as a keyboard does (replacing or appending): per character the key
     /// events of `keys`, with the value set the way frameworks notice; report the value.

@@ -11,8 +11,16 @@ fn reads_each_action() {
         (json!({"reload": {}}), Action::Reload),
         (json!({"wait": {"seconds": 60}}), Action::Wait { seconds: MAX_WAIT_SECONDS }),
         (json!({"wait": {"seconds": null}}), Action::Wait { seconds: 2.0 }),
-        (json!({"click_element": {"index": 7}}), Action::ClickElement { index: 7 }),
-        (json!({"click_element": {"index": "*[7]"}}), Action::ClickElement { index: 7 }),
+        (json!({"click_element": {"index": 7}}), Action::ClickElement { index: 7, click: Click::Single }),
+        (json!({"click_element": {"index": "*[7]"}}), Action::ClickElement { index: 7, click: Click::Single }),
+        (
+            json!({"click_element": {"index": 7, "click": "Double"}}),
+            Action::ClickElement { index: 7, click: Click::Double },
+        ),
+        (
+            json!({"click_element": {"index": 7, "click": "right"}}),
+            Action::ClickElement { index: 7, click: Click::Right },
+        ),
         (
             json!({"input_text": {"index": 3, "text": "mug"}}),
             Action::InputText { index: 3, text: "mug".into(), clear: true },
@@ -57,7 +65,7 @@ fn writes_actions_back_in_the_form_it_reads() {
         Action::GoToUrl { url: "https://a.test/".into() },
         Action::GoBack,
         Action::Wait { seconds: 3.0 },
-        Action::ClickElement { index: 2 },
+        Action::ClickElement { index: 2, click: Click::Single },
         Action::InputText { index: 3, text: "x".into(), clear: false },
         Action::Scroll { direction: ScrollDirection::Up, pages: 0.5, index: Some(4) },
         Action::SwitchTab { tab: TabAlias(8) },
@@ -125,9 +133,18 @@ fn page_ops_serialize_for_the_sensor() {
 fn a_hover_waits_longer_for_the_page_to_settle_and_reading_waits_not_at_all() {
     let target = crate::dom_map::ElementRef { frame_id: 0, doc: "d".into(), id: 1 };
     let hover = PageOp::Hover { target: target.clone(), tag: "div".into() };
-    let click = PageOp::Click { target: target.clone(), tag: "div".into() };
+    let click = PageOp::Click { target: target.clone(), tag: "div".into(), click: Click::Single };
     let value = PageOp::Value { target, tag: "input".into() };
     assert!(hover.settle_quiet_ms() > click.settle_quiet_ms());
     assert_eq!(click.settle_quiet_ms(), Some(150));
     assert_eq!(value.settle_quiet_ms(), None);
+}
+
+#[test]
+fn an_unknown_kind_of_click_says_which_there_are() {
+    let error = Action::from_json(&json!({"click_element": {"index": 7, "click": "triple"}})).unwrap_err();
+    assert!(error.contains("\"double\" or \"right\""), "{error}");
+    let target = crate::dom_map::ElementRef { frame_id: 0, doc: "d".into(), id: 1 };
+    let op = PageOp::Click { target, tag: "td".into(), click: Click::Double };
+    assert_eq!(serde_json::to_value(op).unwrap()["click"], "double");
 }

@@ -2,7 +2,7 @@
 //! synthetic events (they check `isTrusted`). Used only when the user turns it on; the host sends
 //! these commands through `chrome.debugger`.
 
-use super::KeyPress;
+use super::{Click, KeyPress};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -13,20 +13,24 @@ pub struct InputCommand {
     pub params: Value,
 }
 
-/// A left click at a point of the top frame's viewport: move, press, release.
-pub fn click_at(x: f64, y: f64) -> Vec<InputCommand> {
-    let mouse = |kind: &str, buttons: u8| InputCommand {
+/// A click at a point of the top frame's viewport: move, then press and release (twice for a
+/// double click, the second with a click count of 2; with the right button for a right click).
+pub fn click_at(x: f64, y: f64, click: Click) -> Vec<InputCommand> {
+    let (button, pressed) = if click == Click::Right { ("right", 2) } else { ("left", 1) };
+    let mouse = |kind: &str, buttons: u8, count: u8| InputCommand {
         method: "Input.dispatchMouseEvent",
-        params: json!({ "type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1 }),
+        params: json!({ "type": kind, "x": x, "y": y, "button": button, "buttons": buttons, "clickCount": count }),
     };
-    vec![
-        InputCommand {
-            method: "Input.dispatchMouseEvent",
-            params: json!({ "type": "mouseMoved", "x": x, "y": y, "button": "none", "buttons": 0 }),
-        },
-        mouse("mousePressed", 1),
-        mouse("mouseReleased", 0),
-    ]
+    let mut commands = vec![InputCommand {
+        method: "Input.dispatchMouseEvent",
+        params: json!({ "type": "mouseMoved", "x": x, "y": y, "button": "none", "buttons": 0 }),
+    }];
+    let presses = if click == Click::Double { 2 } else { 1 };
+    for count in 1..=presses {
+        commands.push(mouse("mousePressed", pressed, count));
+        commands.push(mouse("mouseReleased", 0, count));
+    }
+    commands
 }
 
 /// Text typed at the caret, as an input method would insert it.
@@ -81,11 +85,16 @@ mod tests {
 
     #[test]
     fn a_click_moves_presses_and_releases_at_the_point() {
-        let commands = click_at(10.5, 20.0);
+        let commands = click_at(10.5, 20.0, Click::Single);
         let kinds: Vec<&str> = commands.iter().map(|c| c.params["type"].as_str().unwrap()).collect();
         assert_eq!(kinds, ["mouseMoved", "mousePressed", "mouseReleased"]);
         assert_eq!(commands[1].params["x"], 10.5);
         assert_eq!(commands[1].params["clickCount"], 1);
+        let double = click_at(1.0, 2.0, Click::Double);
+        assert_eq!(double.len(), 5);
+        assert_eq!(double[3].params["clickCount"], 2);
+        let right = click_at(1.0, 2.0, Click::Right);
+        assert_eq!((right[1].params["button"].as_str(), right[1].params["buttons"].as_u64()), (Some("right"), Some(2)));
     }
 
     #[test]

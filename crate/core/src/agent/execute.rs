@@ -7,7 +7,7 @@ use super::navigator::{Look, Navigator, StepError, UserGate};
 use super::prompt::{extraction_prompt, EXTRACTION_REPLY_HINT};
 use super::record::Role;
 use super::AgentEvent;
-use crate::actions::{parse_keys, search_url, trusted, Action, PageOp, ScrollDirection};
+use crate::actions::{parse_keys, search_url, trusted, Action, Click, PageOp, ScrollDirection};
 use crate::browser::{Browser, BrowserError, Highlight, HistoryStep, OpOutcome, ScrollState, TabInfo};
 use crate::content::{chunks, to_markdown, RawContent};
 use crate::dom_map::{ElementRef, MapElement, PageMap};
@@ -151,7 +151,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Action::SwitchTab { tab } => self.switch_tab(name, *tab).await,
             Action::CloseTab { tab } => self.close_tab(name, *tab).await,
             Action::Extract { query } => self.extract(query).await,
-            Action::ClickElement { index }
+            Action::ClickElement { index, .. }
             | Action::InputText { index, .. }
             | Action::Hover { index }
             | Action::SelectOption { index, .. }
@@ -264,17 +264,17 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 let refusal = self.config.policy.check(element.link.as_deref().unwrap_or_default()).unwrap_err();
                 Ok(report(name, Some(&target), false, format!("Did not click {target}: it leads to {refusal}.")))
             }
-            Action::ClickElement { .. } => {
+            Action::ClickElement { click, .. } => {
                 let outcome = if self.trusted_here(element) {
-                    self.trusted_click(at, tag).await?
+                    self.trusted_click(at, tag, *click).await?
                 } else {
-                    self.perform(&PageOp::Click { target: at, tag }).await?
+                    self.perform(&PageOp::Click { target: at, tag, click: *click }).await?
                 };
                 self.after_op(
                     name,
                     Some(&target),
                     outcome,
-                    format!("Clicked {target}."),
+                    format!("{} {target}.", click.verb()),
                     &format!("Could not click {target}"),
                 )
                 .await
@@ -346,7 +346,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Opens a custom dropdown and returns the visible options, as the map now shows them.
     async fn open_dropdown(&self, element: &MapElement) -> Result<Result<Vec<MapElement>, String>, StepError> {
         let target = element.describe();
-        let op = PageOp::Click { target: element.target.clone(), tag: element.tag.clone() };
+        let op = PageOp::Click { target: element.target.clone(), tag: element.tag.clone(), click: Click::Single };
         let outcome = self.perform(&op).await?;
         if !outcome.ok {
             return Ok(Err(format!("Could not open {target}: {}.", outcome.message)));
@@ -408,7 +408,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             ));
         };
         let label = option_label(option);
-        let op = PageOp::Click { target: option.target.clone(), tag: option.tag.clone() };
+        let op = PageOp::Click { target: option.target.clone(), tag: option.tag.clone(), click: Click::Single };
         let outcome = self.perform(&op).await?;
         if !outcome.ok {
             return Ok(report(
@@ -650,10 +650,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 
     /// A click through the debugger at the point the sensor finds unobstructed.
-    async fn trusted_click(&self, target: ElementRef, tag: String) -> Result<OpOutcome, StepError> {
+    async fn trusted_click(&self, target: ElementRef, tag: String, click: Click) -> Result<OpOutcome, StepError> {
         let located = self.perform(&PageOp::Locate { target, tag }).await?;
         match (located.ok, located.point) {
-            (true, Some([x, y])) => self.input(&trusted::click_at(x, y)).await,
+            (true, Some([x, y])) => self.input(&trusted::click_at(x, y, click)).await,
             _ => Ok(located),
         }
     }

@@ -53,7 +53,7 @@ mod tests {
     fn reads_a_clean_reply() {
         let output = parse_navigator_output(GOOD).unwrap();
         assert_eq!(output.brain.next_goal, "Open cart");
-        assert_eq!(output.actions, vec![Action::ClickElement { index: 3 }]);
+        assert_eq!(output.actions, vec![Action::ClickElement { index: 3, click: crate::actions::Click::Single }]);
     }
 
     #[test]
@@ -65,9 +65,15 @@ mod tests {
     #[test]
     fn reads_near_json_and_cut_off_replies() {
         let sloppy = "{current_state: {next_goal: 'Open cart',}, action: [{'click_element': {'index': 3}},],}";
-        assert_eq!(parse_navigator_output(sloppy).unwrap().actions, vec![Action::ClickElement { index: 3 }]);
+        assert_eq!(
+            parse_navigator_output(sloppy).unwrap().actions,
+            vec![Action::ClickElement { index: 3, click: crate::actions::Click::Single }]
+        );
         let cut = r#"{"current_state":{"next_goal":"x"},"action":[{"click_element":{"index":3}}"#;
-        assert_eq!(parse_navigator_output(cut).unwrap().actions, vec![Action::ClickElement { index: 3 }]);
+        assert_eq!(
+            parse_navigator_output(cut).unwrap().actions,
+            vec![Action::ClickElement { index: 3, click: crate::actions::Click::Single }]
+        );
     }
 
     #[test]

@@ -173,14 +173,14 @@ mod tests {
 
         // The same page: the same element.
         let Some(Replayed::Actions(output)) = replay.step(0, Some(&then)) else { panic!() };
-        assert_eq!(output.actions, vec![Action::ClickElement { index: add }]);
+        assert_eq!(output.actions, vec![Action::ClickElement { index: add, click: crate::actions::Click::Single }]);
         assert!(output.brain.next_goal.contains("<button> \"Add Blue mug\""));
 
         // A page with more before it: the element moved, and is found by what it is.
         let now = map_of(&["Sale!", "Mugs", "Add Blue mug"]);
         let moved = now.elements().find(|e| e.text == "Add Blue mug").unwrap().index;
         let Some(Replayed::Actions(output)) = replay.step(0, Some(&now)) else { panic!() };
-        assert_eq!(output.actions, vec![Action::ClickElement { index: moved }]);
+        assert_eq!(output.actions, vec![Action::ClickElement { index: moved, click: crate::actions::Click::Single }]);
 
         // Gone: the model decides, told what the recorded run did.
         let Some(Replayed::AskModel(note)) = replay.step(0, Some(&map_of(&["Mugs"]))) else { panic!() };

@@ -205,7 +205,8 @@ mod tests {
     }
 
     fn click(el: &MapElement, url: &str, strictness: Strictness) -> Option<Kind> {
-        assess(&Action::ClickElement { index: 1 }, el, &page(url), strictness).map(|c| c.kind)
+        assess(&Action::ClickElement { index: 1, click: crate::actions::Click::Single }, el, &page(url), strictness)
+            .map(|c| c.kind)
     }
 
     #[test]
