@@ -95,6 +95,19 @@ function parse(argv) {
   return { ...values, maxSteps, planningInterval, memoryInterval, maxInputTokens, apiKey };
 }
 
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+/** The agent's own time per step, outside the model (page map, actions, settling, checkpoint). */
+function agentTimeLine(steps) {
+  const ms = (pick) => Math.round(median(steps.map((step) => pick(step.timing))));
+  return `Time per step outside the model: median ${ms((t) => t.step_ms - t.model_ms)} ms `
+    + `(page map ${ms((t) => t.page_map_ms)} ms, actions and settling ${ms((t) => t.actions_ms)} ms) over ${steps.length} steps`;
+}
+
 /** One readable line per event. */
 function describe(event) {
   switch (event.type) {
@@ -145,12 +158,16 @@ try {
   const { tabId } = await openTarget(agent, options.url);
   const panel = await openPanel(agent, tabId);
   let usage = null;
+  let record = null;
   const end = await runTask(panel, {
     task: options.task,
     tabId,
     onEvent(event) {
       if (event.type === 'usage') usage = event;
-      if (event.type === 'run_recorded' && options.record) writeFileSync(options.record, `${JSON.stringify(event.record, null, 2)}\n`);
+      if (event.type === 'run_recorded') {
+        record = event.record;
+        if (options.record) writeFileSync(options.record, `${JSON.stringify(record, null, 2)}\n`);
+      }
       const line = options.json ? JSON.stringify(event) : describe(event);
       if (line) process.stdout.write(`${line}\n`);
     },
@@ -163,6 +180,7 @@ try {
     const cost = usage.cost === null ? '' : `, $${usage.cost.toFixed(4)}`;
     process.stdout.write(`Tokens: ${usage.input_tokens} in, ${usage.output_tokens} out${cost}\n`);
   }
+  if (record?.steps.length && !options.json) process.stdout.write(`${agentTimeLine(record.steps)}\n`);
   exitCode = end.type === 'result' && end.success ? 0 : 1;
 } catch (err) {
   process.stderr.write(`error: ${err.message}\n`);

@@ -86,6 +86,9 @@ test('the runner takes the agents\' settings as flags, and writes the run\'s rec
     assert.equal(record.steps[2].actions[0].name, 'click_element');
     assert.deepEqual(Object.keys(record.steps[0].tokens).sort(), ['navigator', 'planner']);
     assert.ok(record.steps.every((s) => s.timing.page_map_ms > 0 && s.timing.model_ms > 0));
+    // The whole step holds its parts; what is not the model is printed at the end.
+    assert.ok(record.steps.every(({ timing: t }) => t.step_ms >= t.page_map_ms + t.model_ms + t.actions_ms - 1), JSON.stringify(record.steps.map((s) => s.timing)));
+    assert.match(stdout, /^Time per step outside the model: median \d+ ms \(page map \d+ ms, actions and settling \d+ ms\) over 4 steps$/m);
     assert.equal(record.outcome.type, 'result');
     assert.ok(record.tokens.navigator.input > 0 && record.tokens.navigator.calls === 4);
     const usage = await runner(['--task', 'x', '--base-url', llm.baseUrl, '--model', 'm', '--planning-interval', 'often']);

@@ -349,13 +349,19 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
         for step in first_step..=max_steps {
             self.current_step.set(step);
+            let checkpoint_started = self.browser.now_ms();
             self.checkpoint(step, &results, failures);
+            let checkpoint_ms = self.browser.now_ms() - checkpoint_started;
             self.wait_while_paused().await;
             if self.cancel.is_cancelled() {
                 return AgentEvent::Stopped { steps: step - 1 };
             }
             (self.emit)(AgentEvent::StepStarted { step, max_steps });
-            match self.step(step, &results).await {
+            let step_started = self.browser.now_ms();
+            let ended = self.step(step, &results).await;
+            let step_ms = checkpoint_ms + self.browser.now_ms() - step_started;
+            self.recorder.borrow_mut().phase(Phase::Step, step_ms);
+            match ended {
                 Ok(StepEnd::Finished { success, text }) => return AgentEvent::Result { success, text, steps: step },
                 Ok(StepEnd::Continue { results: next, failure }) => {
                     results = next;

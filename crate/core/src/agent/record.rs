@@ -37,6 +37,9 @@ pub struct Timing {
     pub page_map_ms: f64,
     pub model_ms: f64,
     pub actions_ms: f64,
+    /// The whole step: its checkpoint, the page map, the model, the actions and the waits for
+    /// the page to settle (a pause is left out). What is not the model is the agent's own cost.
+    pub step_ms: f64,
 }
 
 /// A phase of a step whose time is recorded (model calls are timed with their tokens).
@@ -44,6 +47,8 @@ pub struct Timing {
 pub enum Phase {
     PageMap,
     Actions,
+    /// The whole step.
+    Step,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -177,6 +182,7 @@ impl Recorder {
         match phase {
             Phase::PageMap => timing.page_map_ms += milliseconds,
             Phase::Actions => timing.actions_ms += milliseconds,
+            Phase::Step => timing.step_ms += milliseconds,
         }
     }
 
@@ -296,8 +302,9 @@ impl StepRecord {
             })
             .collect();
         out.push_str(&format!(
-            "- Tokens (in/out): {} · Time: page map {:.0} ms, model {:.0} ms, actions {:.0} ms{}\n",
+            "- Tokens (in/out): {} · Time: step {:.0} ms (page map {:.0} ms, model {:.0} ms, actions {:.0} ms){}\n",
             if tokens.is_empty() { "none".to_string() } else { tokens.join(", ") },
+            self.timing.step_ms,
             self.timing.page_map_ms,
             self.timing.model_ms,
             self.timing.actions_ms,
@@ -336,6 +343,7 @@ mod tests {
         recorder.phase(Phase::PageMap, 12.0);
         recorder.model_call(Role::Navigator, Some(Usage { input_tokens: 1_000, output_tokens: 100 }), 800.0);
         recorder.phase(Phase::Actions, 50.0);
+        recorder.phase(Phase::Step, 870.0);
         recorder.event(&AgentEvent::StepStarted { step: 2, max_steps: 5 });
         recorder.model_call(Role::Navigator, Some(Usage { input_tokens: 2_000, output_tokens: 100 }), 700.0);
         recorder.model_call(Role::Validator, Some(Usage { input_tokens: 500, output_tokens: 50 }), 300.0);
@@ -346,7 +354,7 @@ mod tests {
         let first = &record.steps[0];
         assert_eq!((first.step, first.url.as_deref()), (1, Some("http://shop/")));
         assert_eq!(first.plan.as_ref().unwrap()["progress"], "start");
-        assert_eq!(first.timing, Timing { page_map_ms: 12.0, model_ms: 800.0, actions_ms: 50.0 });
+        assert_eq!(first.timing, Timing { page_map_ms: 12.0, model_ms: 800.0, actions_ms: 50.0, step_ms: 870.0 });
         assert_eq!(first.cost, Some(0.0012));
         assert_eq!(record.steps[1].tokens[&Role::Validator], Tokens { input: 500, output: 50, calls: 1 });
         assert_eq!(record.tokens[&Role::Navigator], Tokens { input: 3_000, output: 200, calls: 2 });
@@ -364,7 +372,7 @@ mod tests {
         assert!(report.contains("\n## Step 1 · http://shop/\n\n- Plan: start Next: \n"), "{report}");
         assert!(
             report.contains(
-                "- Tokens (in/out): navigator 1000/100 · Time: page map 12 ms, model 800 ms, actions 50 ms · $0.0012\n"
+                "- Tokens (in/out): navigator 1000/100 · Time: step 870 ms (page map 12 ms, model 800 ms, actions 50 ms) · $0.0012\n"
             ),
             "{report}"
         );
