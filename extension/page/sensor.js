@@ -204,11 +204,11 @@
     // Text colour against the background actually behind it, for hiding-in-plain-sight checks.
     // Colours go to the core as the browser writes them ("rgb(0, 0, 0)"); it parses them.
     const paperOf = new Map();
-    const paper = (el, style = el && getComputedStyle(el)) => {
+    const paper = (el, style) => {
       if (!el) return 'rgb(255, 255, 255)';
       let value = paperOf.get(el);
       if (value === undefined) {
-        const background = style.backgroundColor;
+        const background = (style ?? getComputedStyle(el)).backgroundColor;
         value = background.endsWith(', 0)') || background === 'transparent' ? paper(el.parentElement) : background;
         paperOf.set(el, value);
       }
@@ -441,10 +441,15 @@
     return { error: `it is covered by ${describe(topmostAt(x, y))}` };
   }
 
+  /** Scrolls `el` into view only as far as needed, as a person would. */
+  function scrollNear(el) {
+    el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' });
+  }
+
   /** Where a person would click `el`: scrolled into view as little as needed (to the centre when
    * something covers it there), at a visible point of it, on the topmost element at that point. */
   function aim(el) {
-    el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' });
+    scrollNear(el);
     const aimed = aimInView(el);
     if (!aimed.error) return aimed;
     el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
@@ -575,7 +580,7 @@
 
   /** Focus a text field; `clear` selects its text so that what is typed next replaces it. */
   function focusField(el, clear) {
-    el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' });
+    scrollNear(el);
     el.focus({ preventScroll: true });
     if (el.isContentEditable) {
       const selection = getSelection();
@@ -615,7 +620,7 @@
       ?? options.find((o) => label(o).includes(wanted));
     if (!option) return { ok: false, message: `it has no option "${text}"`, options: optionTexts(el) };
     if (option.disabled) return { ok: false, message: `the option "${option.text.trim()}" is disabled` };
-    el.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' });
+    scrollNear(el);
     el.focus({ preventScroll: true });
     setValue(el, option.value);
     el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
