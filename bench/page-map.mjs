@@ -70,6 +70,8 @@ export async function measurePage(agent, tabId, runs) {
       }
       return performance.now() - started;
     };
+    // The core loads asynchronously when the worker starts.
+    while (!globalThis.agentCore) await new Promise((done) => { setTimeout(done, 20); });
     await globalThis.agentCore.describePage(tabId); // warm-up: sensor injection, JIT
     const times = [];
     const floors = [];
@@ -125,10 +127,6 @@ async function main() {
   process.stdout.write(`${header}\n${'-'.repeat(header.length)}\n`);
   try {
     const { page: tab, tabId } = await openTarget(agent, `${origin}/synthetic/rows-200.html`);
-    await agent.worker.evaluate(() => new Promise((done) => {
-      const wait = () => (globalThis.agentCore ? done() : setTimeout(wait, 20));
-      wait();
-    }));
     for (const { page, path } of await corpusPages(values.filter)) {
       await tab.goto(`${origin}/${path}`, { waitUntil: 'load', timeout: 30000 }).catch(() => {});
       const row = { page, ...await measurePage(agent, tabId, runs) };
