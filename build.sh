@@ -5,6 +5,7 @@
 #   ./build.sh test       build, then every test: cargo test, wasm tests in headless Chrome, end to end
 #   ./build.sh run ...    build, then run a task headlessly (./build.sh run --help)
 #   ./build.sh bench      build, then benchmark the page map on ../shared/corpus (bench/results/)
+#   ./build.sh bench requests   build, then measure each request's tokens, full and compact
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -133,7 +134,10 @@ case "${1:-build}" in
   build) build ;;
   test) build; run_tests ;;
   run) shift; build; ensure_chromium; exec node runner/cli.mjs "$@" ;;
-  bench) shift; build; ensure_chromium; exec node bench/page-map.mjs "$@" ;;
-  -h|--help|help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' ;;
+  bench)
+    shift; build; ensure_chromium
+    if [ "${1:-}" = requests ]; then shift; exec node bench/request-sizes.mjs "$@"; fi
+    exec node bench/page-map.mjs "$@" ;;
+  -h|--help|help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' ;;
   *) echo "unknown command: $1 (use build, test, run or bench)" >&2; exit 2 ;;
 esac

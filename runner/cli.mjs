@@ -5,11 +5,11 @@
 
 import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
-import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask } from './launch.mjs';
+import { launchAgentBrowser, applySettings, settingsProblem, openTarget, openPanel, runTask } from './launch.mjs';
 
 const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [--base-url URL] --model NAME
                    [--api-key-env VAR] [--max-steps N] [--planner-model NAME] [--validator-model NAME]
-                   [--planning-interval N] [--memory-interval N] [--max-input-tokens N]
+                   [--planning-interval N] [--memory-interval N] [--max-input-tokens N] [--request-style S]
                    [--no-validator] [--vision] [--record FILE] [--json] [--headed] [--approve]
 
   --task TEXT         what the agent should do
@@ -24,7 +24,9 @@ const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [-
   --planning-interval N   plan at the first step and every N steps; 0 turns the planner off (default 3)
   --memory-interval N     summarise older steps every N steps; 0: only when the history gets long (default 10)
   --max-input-tokens N    the token budget of each request (default: the model's context window
-                          less room for the reply)
+                          less room for the reply); refused if below what the requests need
+  --request-style S       auto (the default: compact for budgets of 8192 or less), full or compact
+                          instructions with each request
   --no-validator      report a claimed success without the validator's second look
   --vision            show the model a screenshot each step
   --record FILE       write the run's record (each step's URL, decisions, actions, tokens per
@@ -57,6 +59,7 @@ function parse(argv) {
         'planning-interval': { type: 'string', default: '3' },
         'memory-interval': { type: 'string', default: '10' },
         'max-input-tokens': { type: 'string', default: '0' },
+        'request-style': { type: 'string', default: 'auto' },
         'no-validator': { type: 'boolean', default: false },
         vision: { type: 'boolean', default: false },
         record: { type: 'string' },
@@ -78,6 +81,8 @@ function parse(argv) {
   if (!providers.includes(values.provider)) usageError(`--provider must be one of ${providers.join(', ')}`);
   if (!values['base-url'] && ['openai-compatible', 'azure'].includes(values.provider)) usageError(`--base-url is required for ${values.provider}`);
   if (!values.model) usageError('--model is required');
+  const styles = ['auto', 'full', 'compact'];
+  if (!styles.includes(values['request-style'])) usageError(`--request-style must be one of ${styles.join(', ')}`);
   const whole = (flag, least) => {
     const n = Number(values[flag]);
     if (!Number.isInteger(n) || n < least) usageError(`--${flag} must be a whole number of at least ${least}`);
@@ -106,6 +111,17 @@ function agentTimeLine(steps) {
   const ms = (pick) => Math.round(median(steps.map((step) => pick(step.timing))));
   return `Time per step outside the model: median ${ms((t) => t.step_ms - t.model_ms)} ms `
     + `(page map ${ms((t) => t.page_map_ms)} ms, actions and settling ${ms((t) => t.actions_ms)} ms) over ${steps.length} steps`;
+}
+
+const SPLIT_PARTS = ['instructions', 'schema', 'task', 'history', 'plan', 'state_header', 'page_lines', 'screenshot'];
+
+/** The navigator's requests: their median size and what it is made of, with their style. */
+function requestSizeLine(steps) {
+  const requests = steps.flatMap((step) => step.requests).filter((r) => r.role === 'navigator');
+  if (!requests.length) return null;
+  const ms = (pick) => Math.round(median(requests.map(pick)));
+  const parts = SPLIT_PARTS.map((part) => `${part.replace('_', ' ')} ${ms((r) => r.split[part])}`);
+  return `Tokens per navigator request (${requests[0].style}): median ${ms((r) => r.tokens)} (${parts.join(', ')})`;
 }
 
 /** One readable line per event. */
@@ -137,11 +153,12 @@ function describe(event) {
   }
 }
 
-const options = parse(process.argv.slice(2));
-const agent = await launchAgentBrowser({ headless: !options.headed });
-let exitCode = 1;
-try {
-  await applySettings(agent, {
+/** The flag that sets each settings field the runner takes, to name it in errors. */
+const FLAGS = { baseUrl: '--base-url', model: '--model', maxSteps: '--max-steps', maxInputTokens: '--max-input-tokens' };
+
+/** Runs the task in the launched browser; returns the exit status. */
+async function run(agent, options) {
+  const settings = {
     provider: options.provider,
     baseUrl: options['base-url'],
     model: options.model,
@@ -152,9 +169,18 @@ try {
     planningInterval: options.planningInterval,
     memoryInterval: options.memoryInterval,
     maxInputTokens: options.maxInputTokens,
+    requestStyle: options['request-style'],
     validator: !options['no-validator'],
     vision: options.vision,
-  });
+  };
+  // Refused before any step, as the settings page would refuse it.
+  const problem = await settingsProblem(agent, settings);
+  if (problem) {
+    const flag = FLAGS[problem.field] ? ` (${FLAGS[problem.field]})` : '';
+    process.stderr.write(`error: ${problem.message}${flag}\n`);
+    return 2;
+  }
+  await applySettings(agent, settings);
   const { tabId } = await openTarget(agent, options.url);
   const panel = await openPanel(agent, tabId);
   let usage = null;
@@ -180,8 +206,19 @@ try {
     const cost = usage.cost === null ? '' : `, $${usage.cost.toFixed(4)}`;
     process.stdout.write(`Tokens: ${usage.input_tokens} in, ${usage.output_tokens} out${cost}\n`);
   }
-  if (record?.steps.length && !options.json) process.stdout.write(`${agentTimeLine(record.steps)}\n`);
-  exitCode = end.type === 'result' && end.success ? 0 : 1;
+  if (record?.steps.length && !options.json) {
+    process.stdout.write(`${agentTimeLine(record.steps)}\n`);
+    const sizes = requestSizeLine(record.steps);
+    if (sizes) process.stdout.write(`${sizes}\n`);
+  }
+  return end.type === 'result' && end.success ? 0 : 1;
+}
+
+const options = parse(process.argv.slice(2));
+const agent = await launchAgentBrowser({ headless: !options.headed });
+let exitCode = 1;
+try {
+  exitCode = await run(agent, options);
 } catch (err) {
   process.stderr.write(`error: ${err.message}\n`);
 } finally {

@@ -76,6 +76,22 @@ export async function applySettings(agent, settings) {
   }
 }
 
+/** What the extension would refuse in `settings`, as `{ field, message }`, or null when it would
+ * take them: the core's own check, as the settings page runs it. */
+export async function settingsProblem(agent, settings) {
+  const page = await agent.context.newPage();
+  try {
+    await page.goto(agent.extensionUrl('extension/options/options.html'));
+    return await page.evaluate(async (s) => {
+      const core = await import('/extension/core/agent_wasm.js');
+      await core.default();
+      return core.validateSettings(s) ?? (await core.checkTokenBudget(s)) ?? null;
+    }, settings);
+  } finally {
+    await page.close();
+  }
+}
+
 /** Opens `url` in a new tab and returns its Playwright page and its tab id. */
 export async function openTarget(agent, url) {
   // Created by the extension, so the tab id is known for certain (several tabs may share a URL).

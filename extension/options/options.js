@@ -3,7 +3,7 @@
 // connection to the provider with the form's unsaved values, and exports and imports the settings
 // as a JSON file that never holds the API key or a secret's value.
 
-import init, { listModels, validateSettings } from '../core/agent_wasm.js';
+import init, { checkTokenBudget, listModels, validateSettings } from '../core/agent_wasm.js';
 import { loadSettings, saveSettings } from '../shared/settings-store.js';
 
 const core = init();
@@ -29,7 +29,7 @@ const secretRows = document.getElementById('secret-rows');
 const secretColumns = document.getElementById('secret-columns');
 const secretsEmpty = document.getElementById('secrets-empty');
 const addSecretButton = document.getElementById('add-secret');
-const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval', 'memoryInterval', 'maxInputTokens', 'plannerModel', 'validatorModel', 'plannerTemperature', 'validatorTemperature', 'plannerReasoningEffort', 'validatorReasoningEffort', 'requestTimeoutSeconds'];
+const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval', 'memoryInterval', 'maxInputTokens', 'requestStyle', 'plannerModel', 'validatorModel', 'plannerTemperature', 'validatorTemperature', 'plannerReasoningEffort', 'validatorReasoningEffort', 'requestTimeoutSeconds'];
 const checkboxes = ['highlights', 'trustedInput', 'validator', 'vision', 'askBeforeActing'];
 const lists = ['allowList', 'denyList'];
 /** The fields a connection test depends on: changing one clears its result. */
@@ -240,6 +240,7 @@ function readForm() {
     planningInterval: Number(form.elements.planningInterval.value) || 0,
     memoryInterval: Number(form.elements.memoryInterval.value) || 0,
     maxInputTokens: Number(form.elements.maxInputTokens.value) || 0,
+    requestStyle: form.elements.requestStyle.value,
     plannerModel: form.elements.plannerModel.value.trim() || null,
     validatorModel: form.elements.validatorModel.value.trim() || null,
     plannerTemperature: numberOrNull(form.elements.plannerTemperature.value),
@@ -376,7 +377,7 @@ async function saveForm() {
   const settings = readForm();
   clearInvalid();
   await core;
-  const problem = validateSettings(settings);
+  const problem = validateSettings(settings) ?? await checkTokenBudget(settings);
   if (problem) {
     markInvalid(problem.field);
     show(problem.message, true);
@@ -445,7 +446,7 @@ const NUMBERS = ['maxSteps', 'requestTimeoutSeconds', 'validatorRetries', 'plann
 const OPTIONAL_NUMBERS = ['temperature', 'plannerTemperature', 'validatorTemperature'];
 const STRINGS = ['baseUrl', 'model', 'apiKey'];
 const OPTIONAL_STRINGS = ['apiVersion', 'plannerModel', 'validatorModel'];
-const CHOICES = ['provider', 'searchEngine', 'confirmations', 'reasoningEffort', 'plannerReasoningEffort', 'validatorReasoningEffort'];
+const CHOICES = ['provider', 'searchEngine', 'confirmations', 'requestStyle', 'reasoningEffort', 'plannerReasoningEffort', 'validatorReasoningEffort'];
 
 /** Checks that each setting the file names has the kind of value the form holds: a message, or `null`. */
 function shapeProblem(settings) {

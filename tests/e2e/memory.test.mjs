@@ -3,11 +3,10 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Tiktoken } from 'js-tiktoken/lite';
-import o200k from 'js-tiktoken/ranks/o200k_base';
 import { launchAgentBrowser, applySettings, openTarget, runTask, openPanel } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { startSiteServer } from '../support/site-server.mjs';
+import { requestTokens, tokens } from '../support/tokens.mjs';
 import { SHOP_TASK, shopScript } from '../support/fixtures.mjs';
 
 const BUDGET = 4000;
@@ -24,18 +23,7 @@ after(async () => {
   await site?.close();
 });
 
-const encoder = new Tiktoken(o200k);
-const tokens = (text) => encoder.encode(text, [], []).length;
-
-/** A request's input tokens as the budget defines them: each message's text and its 3 tokens of
- * framing, the reply schema, and the 3 tokens that prime the reply. */
-function requestTokens(request) {
-  const schema = request.raw.response_format?.json_schema?.schema ?? request.raw.tools?.[0]?.function?.parameters ?? null;
-  const messages = request.messages.reduce((sum, m) => sum + tokens(m.content) + 3, 0);
-  return messages + (schema ? tokens(JSON.stringify(schema)) : 0) + 3;
-}
-
-const isState = (m) => m.role === 'user' && /^Current step: \d+ of \d+/.test(m.content);
+const isState = (m) => m.role === 'user' && /^(Current step: \d+ of \d+|Step \d+\/\d+)\n/.test(m.content);
 
 test('no request exceeds a small budget, even on a page larger than it; older steps become a memory', async () => {
   const scroll = (n) => ({ next_goal: `Look further down (${n})`, actions: [{ scroll: { direction: 'down', pages: 1, index: null } }] });

@@ -2,16 +2,13 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { resolve, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { startSiteServer } from '../support/site-server.mjs';
-import { SHOP_TASK, shopScript } from '../support/fixtures.mjs';
+import { SHOP_TASK, shopScript, runRunner } from '../support/fixtures.mjs';
 
-const BUILD_SH = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'build.sh');
 let site;
 
 before(async () => {
@@ -22,21 +19,10 @@ after(async () => {
   await site?.close();
 });
 
-function runner(args, env = {}) {
-  return new Promise((resolvePromise) => {
-    const child = spawn(BUILD_SH, ['run', ...args], { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
-  });
-}
-
 test('the runner completes the shop task, printing one JSON event per line', async () => {
   const llm = await startLlmServer(shopScript(site.origin));
   try {
-    const { code, stdout, stderr } = await runner(
+    const { code, stdout, stderr } = await runRunner(
       ['--task', SHOP_TASK, '--url', `${site.origin}/shop/`, '--base-url', llm.baseUrl, '--model', 'scripted',
         '--api-key-env', 'RUNNER_TEST_KEY', '--max-steps', '6', '--json'],
       { RUNNER_TEST_KEY: 'sk-from-env' },
@@ -64,7 +50,7 @@ test('the runner takes the agents\' settings as flags, and writes the run\'s rec
   const llm = await startLlmServer(shopScript(site.origin));
   const recordFile = join(await mkdtemp(join(tmpdir(), 'agent-record-')), 'run.json');
   try {
-    const { code, stdout, stderr } = await runner(
+    const { code, stdout, stderr } = await runRunner(
       ['--task', SHOP_TASK, '--url', `${site.origin}/shop/`, '--base-url', llm.baseUrl, '--model', 'navigator-model',
         '--planner-model', 'planner-model', '--planning-interval', '2', '--no-validator', '--vision',
         '--max-input-tokens', '60000', '--memory-interval', '0', '--record', recordFile],
@@ -91,7 +77,7 @@ test('the runner takes the agents\' settings as flags, and writes the run\'s rec
     assert.match(stdout, /^Time per step outside the model: median \d+ ms \(page map \d+ ms, actions and settling \d+ ms\) over 4 steps$/m);
     assert.equal(record.outcome.type, 'result');
     assert.ok(record.tokens.navigator.input > 0 && record.tokens.navigator.calls === 4);
-    const usage = await runner(['--task', 'x', '--base-url', llm.baseUrl, '--model', 'm', '--planning-interval', 'often']);
+    const usage = await runRunner(['--task', 'x', '--base-url', llm.baseUrl, '--model', 'm', '--planning-interval', 'often']);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--planning-interval must be a whole number of at least 0/);
   } finally {
@@ -102,7 +88,7 @@ test('the runner takes the agents\' settings as flags, and writes the run\'s rec
 test('the runner prints readable steps and exits 1 when the provider refuses the key', async () => {
   const llm = await startLlmServer([{ status: 401, body: { error: { message: 'Incorrect API key provided' } } }]);
   try {
-    const { code, stdout } = await runner(['--task', SHOP_TASK, '--url', `${site.origin}/shop/`, '--base-url', llm.baseUrl, '--model', 'scripted']);
+    const { code, stdout } = await runRunner(['--task', SHOP_TASK, '--url', `${site.origin}/shop/`, '--base-url', llm.baseUrl, '--model', 'scripted']);
     assert.equal(code, 1);
     assert.match(stdout, /^Task: add the blue mug/m);
     assert.match(stdout, /^Error: The model provider refused the API key \(HTTP 401/m);
@@ -112,12 +98,12 @@ test('the runner prints readable steps and exits 1 when the provider refuses the
 });
 
 test('the runner exits 2 on a usage error, saying what is missing', async () => {
-  const missingTask = await runner(['--base-url', 'http://127.0.0.1:1/v1', '--model', 'm']);
+  const missingTask = await runRunner(['--base-url', 'http://127.0.0.1:1/v1', '--model', 'm']);
   assert.equal(missingTask.code, 2);
   assert.match(missingTask.stderr, /--task is required/);
-  const unknownFlag = await runner(['--task', 'x', '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--bogus']);
+  const unknownFlag = await runRunner(['--task', 'x', '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--bogus']);
   assert.equal(unknownFlag.code, 2);
-  const missingKey = await runner(['--task', 'x', '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--api-key-env', 'SURELY_UNSET_VAR_42']);
+  const missingKey = await runRunner(['--task', 'x', '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--api-key-env', 'SURELY_UNSET_VAR_42']);
   assert.equal(missingKey.code, 2);
   assert.match(missingKey.stderr, /SURELY_UNSET_VAR_42 is not set/);
 });
@@ -126,7 +112,7 @@ test('the runner refuses consequential actions unless --approve is given', async
   const script = () => [{ actions: [{ click_element: { target: 'Place order' } }] }, { actions: [{ done: { text: 'ok', success: true } }] }];
   let llm = await startLlmServer(script());
   try {
-    const { stdout } = await runner(['--task', 'order it', '--url', `${site.origin}/attacks/checkout.html`, '--base-url', llm.baseUrl, '--model', 'm']);
+    const { stdout } = await runRunner(['--task', 'order it', '--url', `${site.origin}/attacks/checkout.html`, '--base-url', llm.baseUrl, '--model', 'm']);
     assert.match(stdout, /^Approval needed: The agent wants to buy or pay for something: clicking <button> "Place order"/m);
     assert.match(stdout, /^ {2}refused \(use --approve to allow\)$/m);
     assert.match(stdout, /✗ click_element: The user did not allow clicking/);
@@ -135,7 +121,7 @@ test('the runner refuses consequential actions unless --approve is given', async
   }
   llm = await startLlmServer(script());
   try {
-    const { stdout } = await runner(['--task', 'order it', '--url', `${site.origin}/attacks/checkout.html`, '--base-url', llm.baseUrl, '--model', 'm', '--approve']);
+    const { stdout } = await runRunner(['--task', 'order it', '--url', `${site.origin}/attacks/checkout.html`, '--base-url', llm.baseUrl, '--model', 'm', '--approve']);
     assert.match(stdout, /^ {2}allowed \(--approve\)$/m);
     assert.match(stdout, /✓ click_element: Clicked <button> "Place order"/);
   } finally {
@@ -148,7 +134,7 @@ for (const provider of ['anthropic', 'gemini']) {
     const llm = await startLlmServer(shopScript(site.origin));
     try {
       const base = provider === 'anthropic' ? llm.baseUrl : llm.baseUrl.replace(/\/v1$/, '/v1beta');
-      const { code, stdout, stderr } = await runner(
+      const { code, stdout, stderr } = await runRunner(
         ['--task', SHOP_TASK, '--url', `${site.origin}/shop/`, '--provider', provider, '--base-url', base,
           '--model', `${provider}-model`, '--api-key-env', 'RUNNER_TEST_KEY'],
         { RUNNER_TEST_KEY: 'key-123' },

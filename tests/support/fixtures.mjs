@@ -1,6 +1,11 @@
 // What the end-to-end tests share: the shop task, its script, and a port surely closed.
 
 import { createServer } from 'node:net';
+import { spawn } from 'node:child_process';
+import { resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BUILD_SH = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'build.sh');
 
 export const SHOP_TASK = 'add the blue mug to the cart, then tell me the cart total';
 
@@ -17,6 +22,17 @@ export function shopScript(origin) {
   ];
 }
 
+export const ROWS_TASK = 'order 3 of item 1234 on this page';
+
+/** The scripted model's replies for the rows task, on `memory/rows.html?rows=1500`. */
+export function rowsScript() {
+  return [
+    { next_goal: 'Find item 1234', actions: [{ scroll_to_text: { text: 'Item 1234' } }] },
+    { next_goal: 'Order 3 of item 1234', actions: [{ input_text: { target: 'Qty 1234', text: '3' } }, { click_element: { target: 'Add 1234' } }] },
+    { next_goal: 'Report', actions: [{ done: { text: 'Added 3 of {{(Item 1234)}}', success: true } }] },
+  ];
+}
+
 /** A loopback port with nothing listening, for an unreachable provider. */
 export async function closedPort() {
   const server = createServer();
@@ -24,4 +40,16 @@ export async function closedPort() {
   const { port } = server.address();
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** Runs `./build.sh run ARGS` as a user would; resolves to its exit code and output. */
+export function runRunner(args, env = {}) {
+  return new Promise((resolvePromise) => {
+    const child = spawn(BUILD_SH, ['run', ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
+  });
 }

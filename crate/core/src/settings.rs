@@ -1,16 +1,18 @@
 //! The user's settings as the options page stores them in `chrome.storage.local`.
 
 use crate::actions::SearchEngine;
+use crate::agent::minimum_budget;
+use crate::llm::context::input_budget;
 use crate::llm::pricing::{price_of, Price};
 use crate::llm::{Effort, ModelOptions, Provider};
+use crate::messages::{RequestStyle, StyleChoice};
 use crate::safety::{Secret, Secrets, SitePolicy, Strictness};
+use crate::tokens::TokenCounter;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
 pub const DEFAULT_MAX_STEPS: u32 = 25;
 const MAX_MAX_STEPS: u32 = 200;
-/// Below this a request cannot hold the navigator's instructions, schema and a page outline.
-pub const MIN_INPUT_TOKENS: u32 = 4_000;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -71,6 +73,8 @@ pub struct Settings {
     /// The most input tokens a request may carry; 0 means the model's context window less the
     /// reply's reserve.
     pub max_input_tokens: u32,
+    /// Full or compact instructions; automatic picks compact for small budgets.
+    pub request_style: StyleChoice,
     /// Older steps are summarised into a compact memory every this many steps; 0 means only when
     /// the history takes half the token budget.
     pub memory_interval: u32,
@@ -118,6 +122,7 @@ impl Default for Settings {
             request_timeout_seconds: 120,
             ask_before_acting: false,
             max_input_tokens: 0,
+            request_style: StyleChoice::Auto,
             memory_interval: 10,
         }
     }
@@ -129,10 +134,19 @@ pub enum SettingsError {
     BadBaseUrl(String),
     MissingModel,
     BadMaxSteps(u32),
-    BadSiteList { field: &'static str, problem: String },
+    BadSiteList {
+        field: &'static str,
+        problem: String,
+    },
     BadSecret(String),
     BadTemperature(f64),
-    BadTokenBudget(u32),
+    /// The budget is below what the named model's requests need in this style.
+    BadTokenBudget {
+        budget: u32,
+        minimum: usize,
+        model: String,
+        style: RequestStyle,
+    },
 }
 
 impl fmt::Display for SettingsError {
@@ -145,7 +159,13 @@ impl fmt::Display for SettingsError {
             SettingsError::BadTemperature(t) => {
                 write!(f, "The temperature must be between 0 and 2, not {t}. Change it in the settings, or leave it empty.")
             }
-            SettingsError::BadTokenBudget(n) => write!(f, "A token budget of {n} is too small to hold the agent's instructions and a page: set at least {MIN_INPUT_TOKENS}, or 0 to use the model's context window. Change it in the settings."),
+            SettingsError::BadTokenBudget { budget, minimum, model, style } => {
+                let style = match style {
+                    RequestStyle::Full => "full",
+                    RequestStyle::Compact => "compact",
+                };
+                write!(f, "A token budget of {budget} is too small: with {style} requests, {model} needs at least {minimum} tokens for the agent's instructions, the reply format and a screenful of the page. Set the token budget to at least {minimum} (or 0 to use the model's context window) in the settings.")
+            }
             SettingsError::BadSecret(problem) => write!(f, "A secret is not usable: {problem}. Correct it in the settings."),
             SettingsError::BadSiteList { problem, .. } => {
                 write!(f, "A site list entry is not usable: {problem}. Correct it in the settings.")
@@ -164,7 +184,7 @@ impl SettingsError {
             SettingsError::BadSiteList { field, .. } => field,
             SettingsError::BadSecret(_) => "secrets",
             SettingsError::BadTemperature(_) => "temperature",
-            SettingsError::BadTokenBudget(_) => "maxInputTokens",
+            SettingsError::BadTokenBudget { .. } => "maxInputTokens",
         }
     }
 }
@@ -186,14 +206,46 @@ impl Settings {
         if !(1..=MAX_MAX_STEPS).contains(&self.max_steps) {
             return Err(SettingsError::BadMaxSteps(self.max_steps));
         }
-        if self.max_input_tokens != 0 && self.max_input_tokens < MIN_INPUT_TOKENS {
-            return Err(SettingsError::BadTokenBudget(self.max_input_tokens));
-        }
         self.site_policy()?;
         self.named_secrets()?;
         let temperatures = [self.temperature, self.planner_temperature, self.validator_temperature];
         if let Some(t) = temperatures.into_iter().flatten().find(|t| !(0.0..=2.0).contains(t)) {
             return Err(SettingsError::BadTemperature(t));
+        }
+        Ok(())
+    }
+
+    /// Each agent's model: the navigator's, the planner's and the validator's.
+    pub fn model_names(&self) -> [String; 3] {
+        let name_of = |name: Option<&String>| -> String {
+            name.map(|n| n.trim()).filter(|n| !n.is_empty()).unwrap_or(&self.model).to_string()
+        };
+        [name_of(None), name_of(self.planner_model.as_ref()), name_of(self.validator_model.as_ref())]
+    }
+
+    /// The style of every request, from the navigator's budget.
+    pub fn request_style(&self) -> RequestStyle {
+        self.request_style.style(input_budget(self.provider, &self.model, Some(self.max_input_tokens)))
+    }
+
+    /// A budget the user set must hold each agent's fixed part and a page, counted by that agent's
+    /// model: `counters` holds each agent's model name ([`Settings::model_names`]) with its
+    /// counter. Apart from [`Settings::validate`], as exact counters need their vocabulary loaded.
+    pub fn check_token_budget(&self, counters: &[(String, TokenCounter)]) -> Result<(), SettingsError> {
+        if self.max_input_tokens == 0 {
+            return Ok(());
+        }
+        let style = self.request_style();
+        let secrets = self.named_secrets()?.prompt();
+        let needs = counters.iter().map(|(model, counter)| (minimum_budget(counter, style, secrets.as_deref()), model));
+        let Some((minimum, model)) = needs.max_by_key(|(minimum, _)| *minimum) else { return Ok(()) };
+        if (self.max_input_tokens as usize) < minimum {
+            return Err(SettingsError::BadTokenBudget {
+                budget: self.max_input_tokens,
+                minimum,
+                model: model.clone(),
+                style,
+            });
         }
         Ok(())
     }
@@ -266,7 +318,6 @@ mod tests {
             (Settings { base_url: "ftp://x".into(), ..valid() }, SettingsError::BadBaseUrl("ftp://x".into())),
             (Settings { model: "".into(), ..valid() }, SettingsError::MissingModel),
             (Settings { max_steps: 0, ..valid() }, SettingsError::BadMaxSteps(0)),
-            (Settings { max_input_tokens: 500, ..valid() }, SettingsError::BadTokenBudget(500)),
             (
                 Settings { deny_list: vec!["not a site".into()], ..valid() },
                 SettingsError::BadSiteList {
@@ -280,6 +331,45 @@ mod tests {
         for (settings, expected) in cases {
             assert_eq!(settings.validate(), Err(expected));
         }
+    }
+
+    /// Each agent's model with its vocabulary-free counter.
+    fn estimated(settings: &Settings) -> Vec<(String, TokenCounter)> {
+        let counter = |name: String| (name.clone(), TokenCounter::new(settings.provider, &name, None));
+        settings.model_names().into_iter().map(counter).collect()
+    }
+
+    fn budget_check(settings: &Settings) -> Result<(), SettingsError> {
+        settings.check_token_budget(&estimated(settings))
+    }
+
+    #[test]
+    fn a_token_budget_too_small_for_the_requests_is_refused_with_the_minimum() {
+        let small = Settings { max_input_tokens: 2_000, ..valid() };
+        let Err(SettingsError::BadTokenBudget { budget, minimum, model, style }) = budget_check(&small) else {
+            panic!("{:?}", budget_check(&small))
+        };
+        assert_eq!((budget, model.as_str(), style), (2_000, "llama3.1", RequestStyle::Compact));
+        assert!((2_001..=4_096).contains(&minimum), "{minimum}");
+        let message = SettingsError::BadTokenBudget { budget, minimum, model, style }.to_string();
+        assert!(message.contains(&format!("at least {minimum} tokens")), "{message}");
+        // Exactly the minimum works; a local model's 4,096 tokens work in compact requests.
+        assert_eq!(budget_check(&Settings { max_input_tokens: minimum as u32, ..valid() }), Ok(()));
+        assert_eq!(budget_check(&Settings { max_input_tokens: 0, ..valid() }), Ok(()));
+        assert_eq!(Settings { max_input_tokens: 4_096, ..valid() }.request_style(), RequestStyle::Compact);
+        // Full requests need more.
+        let full = Settings { max_input_tokens: 4_096, request_style: StyleChoice::Full, ..valid() };
+        let Err(SettingsError::BadTokenBudget { minimum: full_minimum, .. }) = budget_check(&full) else { panic!() };
+        assert!(full_minimum > 4_096 && full_minimum > minimum, "{full_minimum}");
+        // The agent whose model counts the most tokens sets the minimum, and is named.
+        let mixed = Settings { model: "gpt-4o-mini".into(), planner_model: Some("llama3.1".into()), ..small.clone() };
+        let Err(SettingsError::BadTokenBudget { model, minimum: mixed_minimum, .. }) = budget_check(&mixed) else {
+            panic!()
+        };
+        assert_eq!((model.as_str(), mixed_minimum), ("llama3.1", minimum));
+        let gpt = Settings { model: "gpt-4o-mini".into(), ..small };
+        let Err(SettingsError::BadTokenBudget { minimum: gpt_minimum, .. }) = budget_check(&gpt) else { panic!() };
+        assert!(gpt_minimum < minimum, "{gpt_minimum} < {minimum}");
     }
 
     #[test]

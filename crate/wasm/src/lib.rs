@@ -16,7 +16,7 @@ use agent_core::llm::AnyModel;
 use agent_core::messages::{Budget, History};
 use agent_core::protocol::{self, PanelRequest};
 use agent_core::settings::Settings;
-use agent_core::tokens::estimate_tokens;
+use agent_core::tokens::{estimate_tokens, TokenCounter};
 use chats::{Chats, Reply, Start};
 use fetch::FetchClient;
 use futures::channel::oneshot;
@@ -325,10 +325,7 @@ async fn run(
         let saver = Rc::clone(&saver);
         wasm_bindgen_futures::spawn_local(async move { saver.save_task(Some(&checkpoint)).await });
     };
-    let name_of = |name: Option<&String>| -> String {
-        name.map(|n| n.trim()).filter(|n| !n.is_empty()).unwrap_or(&settings.model).to_string()
-    };
-    let names = [name_of(None), name_of(settings.planner_model.as_ref()), name_of(settings.validator_model.as_ref())];
+    let names = settings.model_names();
     let model_named = |name: &str, options| {
         let http = FetchClient { timeout_ms: settings.request_timeout_seconds.max(1) * 1000 };
         AnyModel::new(settings.provider, &settings.base_url, name, &settings.api_key, options, http)
@@ -337,15 +334,16 @@ async fn run(
     let planner = model_named(&names[1], settings.agent_options(true));
     let validator = model_named(&names[2], settings.agent_options(false));
     let models = Models { navigator: &navigator, planner: &planner, validator: &validator };
-    let budget_of = |name: &str| {
-        let limit = input_budget(settings.provider, name, Some(settings.max_input_tokens));
-        let counter = vocabulary::token_counter(settings.provider, name);
-        async move { Budget { counter: counter.await, max_input_tokens: limit } }
+    let counters = agent_counters(&settings).await;
+    settings.check_token_budget(&counters).map_err(|err| err.to_string())?;
+    let budget_of = |(name, counter): &(String, TokenCounter)| Budget {
+        counter: counter.clone(),
+        max_input_tokens: input_budget(settings.provider, name, Some(settings.max_input_tokens)),
     };
     let budgets = Budgets {
-        navigator: budget_of(&names[0]).await,
-        planner: budget_of(&names[1]).await,
-        validator: budget_of(&names[2]).await,
+        navigator: budget_of(&counters[0]),
+        planner: budget_of(&counters[1]),
+        validator: budget_of(&counters[2]),
     };
     let config = TaskConfig {
         task,
@@ -365,6 +363,7 @@ async fn run(
         ask_before_acting: settings.ask_before_acting,
         memory_interval: Some(settings.memory_interval).filter(|&n| n > 0),
         budgets,
+        style: settings.request_style(),
         conversation,
         resume,
         on_checkpoint: Some(Rc::new(on_checkpoint)),
@@ -390,6 +389,30 @@ pub fn list_models(settings: JsValue) -> js_sys::Promise {
         );
         let models = model.list_models().await.map_err(|err| JsValue::from_str(&err.to_string()))?;
         Ok(to_js(&models))
+    })
+}
+
+/// Each agent's model name with its token counter (its vocabulary loaded).
+async fn agent_counters(settings: &Settings) -> Vec<(String, TokenCounter)> {
+    let mut counters = Vec::with_capacity(3);
+    for name in settings.model_names() {
+        let counter = vocabulary::token_counter(settings.provider, &name).await;
+        counters.push((name, counter));
+    }
+    counters
+}
+
+/// Checks that the token budget in `settings` holds every agent's requests, counted as each
+/// model counts: resolves to `undefined`, or `{ field, message }` naming the minimum.
+#[wasm_bindgen(js_name = checkTokenBudget)]
+pub fn check_token_budget(settings: JsValue) -> js_sys::Promise {
+    wasm_bindgen_futures::future_to_promise(async move {
+        let settings = settings_from_js(settings).map_err(|err| JsValue::from_str(&err))?;
+        let counters = agent_counters(&settings).await;
+        Ok(match settings.check_token_budget(&counters) {
+            Ok(()) => JsValue::UNDEFINED,
+            Err(err) => to_js(&serde_json::json!({ "field": err.field(), "message": err.to_string() })),
+        })
     })
 }
 

@@ -1,4 +1,4 @@
-//! The BPE vocabularies, fetched from the extension's own files (`vocab/*.tiktoken`, put there by
+//! The BPE vocabularies, fetched from the extension's own files (`extension/vocab/*.tiktoken`, put there by
 //! `build.sh`) and parsed once per worker: they are not compiled into the wasm.
 
 use agent_core::llm::Provider;
@@ -52,7 +52,7 @@ async fn vocabulary(encoding: Encoding) -> Result<Rc<Bpe>, String> {
 }
 
 async fn load(encoding: Encoding) -> Result<Rc<Bpe>, String> {
-    let url = extension_url(&format!("vocab/{}", encoding.file_name()))?;
+    let url = extension_url(&format!("extension/vocab/{}", encoding.file_name()))?;
     let response = Request::get(&url).send().await.map_err(|err| format!("{url} could not be read: {err}"))?;
     if !response.ok() {
         return Err(format!("{url} could not be read (HTTP {}); run ./build.sh", response.status()));

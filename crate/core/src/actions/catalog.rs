@@ -9,7 +9,31 @@ enum Kind {
     Integer,
     Number,
     Boolean,
-    Direction,
+    /// One of these words.
+    OneOf(&'static [&'static str]),
+}
+
+impl Kind {
+    fn schema(self) -> Value {
+        match self {
+            Kind::Text => json!({"type": "string"}),
+            Kind::Integer => json!({"type": "integer"}),
+            Kind::Number => json!({"type": "number"}),
+            Kind::Boolean => json!({"type": "boolean"}),
+            Kind::OneOf(words) => json!({"type": "string", "enum": words}),
+        }
+    }
+
+    /// How the compact action list shows a value of this kind.
+    fn compact(self) -> String {
+        match self {
+            Kind::Text => "text".into(),
+            Kind::Integer => "N".into(),
+            Kind::Number => "number".into(),
+            Kind::Boolean => "true|false".into(),
+            Kind::OneOf(words) => words.join("|"),
+        }
+    }
 }
 
 /// A parameter: name, kind, required, how the prompt shows it.
@@ -33,7 +57,7 @@ const CATALOG: &[Spec] = &[
     Spec { name: "wait", params: &[("seconds", Kind::Number, false, "2")], help: "wait for the page (at most 10 s)" },
     Spec {
         name: "click_element",
-        params: &[INDEX, ("click", Kind::Text, false, "\"double\"")],
+        params: &[INDEX, ("click", Kind::OneOf(&["double", "right"]), false, "\"double\"")],
         help: "click the element [N] (click: \"double\" or \"right\" for a double or right click)",
     },
     Spec {
@@ -56,7 +80,7 @@ const CATALOG: &[Spec] = &[
     Spec {
         name: "scroll",
         params: &[
-            ("direction", Kind::Direction, true, "\"down\""),
+            ("direction", Kind::OneOf(&["up", "down", "top", "bottom"]), true, "\"down\""),
             ("pages", Kind::Number, false, "1"),
             ("index", Kind::Integer, false, "null"),
         ],
@@ -119,6 +143,25 @@ pub fn actions_prompt() -> String {
         .join("\n")
 }
 
+/// The action list for a compact system prompt: one line per action with only its parameters
+/// (`?` marks the optional ones), the names saying the rest.
+pub fn compact_actions_prompt() -> String {
+    CATALOG
+        .iter()
+        .map(|spec| {
+            let params: Vec<String> = spec
+                .params
+                .iter()
+                .map(|&(name, kind, required, _)| {
+                    format!("{name}{}: {}", if required { "" } else { "?" }, kind.compact())
+                })
+                .collect();
+            format!("{}{{{}}}", spec.name, params.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The JSON schema of the action list, for strict structured output: every parameter is listed as
 /// required, optional ones accept `null`. With `only_done`, the list may hold nothing but `done`
 /// (the last step).
@@ -129,13 +172,7 @@ pub fn actions_schema(only_done: bool) -> Value {
         .map(|spec| {
             let mut properties = Map::new();
             for &(name, kind, required, _) in spec.params {
-                let mut schema = match kind {
-                    Kind::Text => json!({"type": "string"}),
-                    Kind::Integer => json!({"type": "integer"}),
-                    Kind::Number => json!({"type": "number"}),
-                    Kind::Boolean => json!({"type": "boolean"}),
-                    Kind::Direction => json!({"type": "string", "enum": ["up", "down", "top", "bottom"]}),
-                };
+                let mut schema = kind.schema();
                 if !required {
                     let kind = schema["type"].clone();
                     schema["type"] = json!([kind, "null"]);
@@ -179,6 +216,15 @@ mod tests {
             "{prompt}"
         );
         assert!(prompt.contains("- {\"go_back\": {}}: go back in the tab's history."), "{prompt}");
+        assert_eq!(prompt.lines().count(), CATALOG.len());
+    }
+
+    #[test]
+    fn the_compact_list_shows_each_action_with_only_its_parameters() {
+        let prompt = compact_actions_prompt();
+        assert!(prompt.contains("\nclick_element{index: N, click?: double|right}\n"), "{prompt}");
+        assert!(prompt.contains("\ngo_back{}\n"), "{prompt}");
+        assert!(prompt.ends_with("done{text: text, success: true|false}"), "{prompt}");
         assert_eq!(prompt.lines().count(), CATALOG.len());
     }
 

@@ -1,13 +1,13 @@
 //! The actions the navigator may ask for: their names and parameters (the model's interface),
 //! how they are read from the model's output, and the primitive page operations they become.
 
-mod catalog;
+pub(crate) mod catalog;
 mod keys;
 mod page_op;
 pub mod trusted;
 mod url_policy;
 
-pub use catalog::{actions_prompt, actions_schema};
+pub use catalog::{actions_prompt, actions_schema, compact_actions_prompt};
 pub use keys::{parse_keys, KeyPress};
 pub use page_op::PageOp;
 

@@ -11,7 +11,7 @@ use crate::cancel::CancelToken;
 use crate::dom_map::tests::{node, page};
 use crate::dom_map::{MapOptions, RawFrame, RawNode};
 use crate::llm::{ChatModel, ChatReply, ChatRequest, LlmError};
-use crate::messages::Budget;
+use crate::messages::{Budget, RequestStyle};
 use crate::safety::{Secrets, SitePolicy, Strictness};
 use crate::tokens::TokenCounter;
 use futures::executor::block_on;
@@ -311,6 +311,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         ask_before_acting: false,
         memory_interval: None,
         budgets: Budgets::single(Budget { counter: TokenCounter::estimate(), max_input_tokens: 1_000_000 }),
+        style: RequestStyle::Full,
         conversation: Default::default(),
         resume: None,
         on_checkpoint: None,

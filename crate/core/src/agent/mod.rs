@@ -20,6 +20,6 @@ pub use checkpoint::Checkpoint;
 pub use events::{ActionReport, AgentEvent};
 pub use navigator::{run_task, Budgets, Models, Review, TaskConfig, UserGate};
 pub use output::{parse_navigator_output, AgentBrain, NavigatorOutput};
-pub use prompt::{navigator_schema, state_message, system_prompt};
-pub use record::{Role, RunRecord, StepRecord, Timing, Tokens};
+pub use prompt::{minimum_budget, navigator_schema, state_message, system_prompt};
+pub use record::{RequestSize, Role, RunRecord, StepRecord, Timing, Tokens};
 pub use replay::Replay;

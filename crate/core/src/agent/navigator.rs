@@ -16,7 +16,7 @@ use crate::cancel::CancelToken;
 use crate::dom_map::{elements_in_scope, ElementRegistry, MapOptions, PageMap};
 use crate::llm::pricing::{cost, Price};
 use crate::llm::{ChatMessage, ChatModel, ChatRequest, Image};
-use crate::messages::{Budget, History, Kind, Part, Prompt};
+use crate::messages::{Budget, History, Kind, Part, Prompt, RequestStyle};
 use crate::safety::{mentioned_hosts, Finding, PolicyRefusal, Secrets, SitePolicy, Strictness};
 use crate::tabs::TabAliases;
 use std::cell::{Cell, RefCell};
@@ -59,6 +59,8 @@ pub struct TaskConfig {
     pub memory_interval: Option<u32>,
     /// Each agent's token budget.
     pub budgets: Budgets,
+    /// Full instructions, or the compact form for small budgets.
+    pub style: RequestStyle,
     /// The conversation so far, shared across tasks: a follow-up task continues it, and each
     /// task leaves its history here for the next.
     pub conversation: Rc<RefCell<History>>,
@@ -420,6 +422,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             previous_results,
             &tabs,
             &self.config.map,
+            self.config.style,
         );
         // The previous step's results are in this state message; they join the history once it
         // is gone, before anything this step adds.
@@ -602,8 +605,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(StepEnd::Finished { success: true, text: claimed });
         };
         let page = self.observe(Look::Peek).await?;
-        let state =
-            state_message(step, self.config.max_steps, page.as_ref().map_err(Clone::clone), &[], &[], &self.config.map);
+        let page = page.as_ref().map_err(Clone::clone);
+        let state = state_message(step, self.config.max_steps, page, &[], &[], &self.config.map, self.config.style);
         let plan = match self.config.planning_interval.is_some_and(|n| n > 0) {
             true => self.ask_planner(&state).await?,
             false => None,
@@ -736,13 +739,18 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     async fn ask_model(&self, state: String, images: Vec<Image>, last_step: bool) -> Result<String, StepError> {
         let mut parts = Vec::with_capacity(self.history.len() + 2);
-        parts
-            .push(Part::new(Kind::System, ChatMessage::system(system_prompt(self.config.secrets.prompt().as_deref()))));
+        let instructions = system_prompt(self.config.style, self.config.secrets.prompt().as_deref());
+        parts.push(Part::new(Kind::System, ChatMessage::system(instructions)));
         parts.extend(self.history.parts());
         // The model never sees a secret's value, whatever the page shows (the history is kept redacted).
         let state = self.config.secrets.redact(&state);
         parts.push(Part::new(Kind::State, ChatMessage::user(state).with_images(images)));
-        let prompt = Prompt { parts, schema_name: "navigator_output".into(), schema: navigator_schema(last_step) };
+        let prompt = Prompt {
+            parts,
+            schema_name: "navigator_output".into(),
+            schema: navigator_schema(last_step, self.config.style),
+            strict: self.config.style == RequestStyle::Full,
+        };
         self.complete_within(Role::Navigator, self.models.navigator, &self.config.budgets.navigator, prompt, true).await
     }
 
@@ -803,14 +811,15 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         prompt: Prompt,
         stream: bool,
     ) -> Result<String, StepError> {
-        let (request, shrunk) = prompt.fit(budget).map_err(|err| StepError::Fatal(err.to_string()))?;
-        if shrunk {
+        let fitted = prompt.fit(budget).map_err(|err| StepError::Fatal(err.to_string()))?;
+        self.recorder.borrow_mut().request(role, self.config.style, fitted.split);
+        if fitted.shrunk {
             self.warn_once(format!(
                 "The conversation and the page are larger than the model's input budget ({} tokens): the oldest details were left out of the request.",
                 budget.max_input_tokens
             ));
         }
-        self.complete(role, model, &request, stream).await
+        self.complete(role, model, &fitted.request, stream).await
     }
 
     /// Waits, if the user paused the task, until they resume or stop it.

@@ -42,6 +42,7 @@ pub fn planner_prompt(history: impl Iterator<Item = Part>, state: &str) -> Promp
     Prompt {
         parts,
         schema_name: "plan".into(),
+        strict: true,
         schema: json!({
             "type": "object",
             "properties": {

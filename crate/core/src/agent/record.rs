@@ -7,6 +7,7 @@ use crate::actions::Action;
 use crate::dom_map::PageMap;
 use crate::llm::pricing::{cost, Price};
 use crate::llm::Usage;
+use crate::messages::{RequestStyle, TokenSplit};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -67,9 +68,21 @@ pub struct StepRecord {
     pub summary: Option<String>,
     pub warnings: Vec<String>,
     pub tokens: BTreeMap<Role, Tokens>,
+    /// Each request's tokens as counted before it was sent, by what they carry.
+    pub requests: Vec<RequestSize>,
     pub timing: Timing,
     /// Dollars, when the model's price is known.
     pub cost: Option<f64>,
+}
+
+/// One request's counted tokens and where they went.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RequestSize {
+    pub role: Role,
+    /// Full or compact instructions.
+    pub style: RequestStyle,
+    pub tokens: usize,
+    pub split: TokenSplit,
 }
 
 /// An action as the model gave it, with the element it targeted then.
@@ -184,6 +197,11 @@ impl Recorder {
             Phase::Actions => timing.actions_ms += milliseconds,
             Phase::Step => timing.step_ms += milliseconds,
         }
+    }
+
+    /// A request about to be sent, as counted.
+    pub fn request(&mut self, role: Role, style: RequestStyle, split: TokenSplit) {
+        self.current().requests.push(RequestSize { role, style, tokens: split.total(), split });
     }
 
     pub fn model_call(&mut self, role: Role, usage: Option<Usage>, milliseconds: f64) {

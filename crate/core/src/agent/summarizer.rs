@@ -28,6 +28,7 @@ pub fn summary_prompt(task: &str, older: &[&Turn]) -> Prompt {
     Prompt {
         parts,
         schema_name: "memory".into(),
+        strict: true,
         schema: json!({
             "type": "object",
             "properties": {"memory": {"type": "string"}},

@@ -31,6 +31,7 @@ pub fn validator_prompt(task: &str, claimed: &str, plan: Option<&str>, state: &s
             Part::new(Kind::State, ChatMessage::user(format!("Current browser state:\n{state}"))),
         ],
         schema_name: "validation".into(),
+        strict: true,
         schema: json!({
             "type": "object",
             "properties": {

@@ -77,8 +77,12 @@ impl<H: HttpClient> Gemini<H> {
                 .collect();
         let mut body = json!({
             "contents": contents,
-            "generationConfig": { "responseMimeType": "application/json", "responseSchema": gemini_schema(&request.schema) },
+            "generationConfig": { "responseMimeType": "application/json" },
         });
+        // Gemini refuses objects without properties, which an outline schema has: JSON mode then.
+        if request.strict {
+            body["generationConfig"]["responseSchema"] = gemini_schema(&request.schema);
+        }
         if let Some(system) = system {
             body["systemInstruction"] = json!({ "parts": [{ "text": system }] });
         }

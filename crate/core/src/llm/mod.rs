@@ -151,6 +151,10 @@ pub struct ChatRequest {
     pub messages: Vec<ChatMessage>,
     pub schema_name: String,
     pub schema: Value,
+    /// Whether `schema` is the reply's whole shape, for the provider to enforce strictly; when
+    /// false it only outlines the reply (a compact request, whose instructions give the rest),
+    /// and providers that cannot take a loose schema are asked for plain JSON instead.
+    pub strict: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

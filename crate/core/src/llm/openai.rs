@@ -145,7 +145,7 @@ impl<H: HttpClient> OpenAiCompatible<H> {
             OutputMode::JsonSchema => {
                 body["response_format"] = json!({
                     "type": "json_schema",
-                    "json_schema": { "name": request.schema_name, "strict": true, "schema": request.schema }
+                    "json_schema": { "name": request.schema_name, "strict": request.strict, "schema": request.schema }
                 });
             }
             OutputMode::FunctionCall => {

@@ -18,6 +18,7 @@ fn conversation() -> ChatRequest {
             ChatMessage::user("state"),
         ],
         schema_name: "navigator_output".into(),
+        strict: true,
         schema: json!({"type": "object", "properties": {"i": {"type": ["integer", "null"]}}, "additionalProperties": false}),
     }
 }
@@ -112,6 +113,22 @@ fn gemini_requests_carry_the_schema_in_its_dialect() {
     assert_eq!(body["generationConfig"]["responseMimeType"], "application/json");
     assert!(schema.get("additionalProperties").is_none());
     assert_eq!(schema["properties"]["i"], json!({"type": "integer", "nullable": true}));
+}
+
+#[test]
+fn an_outline_schema_is_sent_loose_and_gemini_gets_json_mode_instead() {
+    use super::{AnyModel, ModelOptions, Provider};
+    let outline = ChatRequest { strict: false, ..conversation() };
+    let http = CannedHttp::new(ok(r#"{"choices":[{"message":{"content":"{}"}}]}"#));
+    block_on(AnyModel::new(Provider::OpenAi, "", "m", "k", ModelOptions::default(), &http).complete(&outline)).unwrap();
+    let format = &sent_body(&http)["response_format"];
+    assert_eq!(format["json_schema"]["strict"], json!(false));
+    assert_eq!(format["json_schema"]["schema"], outline.schema);
+    let http = CannedHttp::new(ok(GEMINI_REPLY));
+    block_on(Gemini::new("", "gemini-x", "k", &http).complete(&outline)).unwrap();
+    let config = &sent_body(&http)["generationConfig"];
+    assert_eq!(config["responseMimeType"], "application/json");
+    assert!(config.get("responseSchema").is_none(), "{config}");
 }
 
 #[test]

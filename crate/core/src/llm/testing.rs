@@ -75,6 +75,7 @@ pub fn request() -> ChatRequest {
     ChatRequest {
         messages: vec![ChatMessage::system("sys"), ChatMessage::user("hi")],
         schema_name: "navigator_output".into(),
+        strict: true,
         schema: json!({"type": "object"}),
     }
 }

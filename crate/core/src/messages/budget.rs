@@ -16,6 +16,7 @@ use super::Kind;
 use crate::llm::{ChatMessage, ChatRequest};
 use crate::text::truncate_words;
 use crate::tokens::TokenCounter;
+use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
@@ -49,16 +50,39 @@ pub struct Prompt {
     pub parts: Vec<Part>,
     pub schema_name: String,
     pub schema: Value,
+    /// Whether `schema` is the reply's whole shape, to be enforced (see [`ChatRequest::strict`]).
+    pub strict: bool,
+}
+
+/// A request fitted into its budget, with what it carries.
+#[derive(Debug, Clone)]
+pub struct FittedRequest {
+    pub request: ChatRequest,
+    /// Something was left out or cut to fit.
+    pub shrunk: bool,
+    pub split: TokenSplit,
 }
 
 impl Prompt {
-    /// The request within `budget`, and whether anything had to be left out or cut.
-    pub fn fit(self, budget: &Budget) -> Result<(ChatRequest, bool), OverBudget> {
+    /// The request within `budget`.
+    pub fn fit(self, budget: &Budget) -> Result<FittedRequest, OverBudget> {
         let fitted = fit(budget, &self.schema, self.parts)?;
-        Ok((
-            ChatRequest { messages: fitted.messages, schema_name: self.schema_name, schema: self.schema },
-            fitted.shrunk,
-        ))
+        Ok(FittedRequest {
+            request: ChatRequest {
+                messages: fitted.messages,
+                schema_name: self.schema_name,
+                schema: self.schema,
+                strict: self.strict,
+            },
+            shrunk: fitted.shrunk,
+            split: fitted.split,
+        })
+    }
+
+    /// What the request needs as it is, nothing left out: the least budget it fits in.
+    pub fn tokens(&self, counter: &TokenCounter) -> usize {
+        request_overhead(counter, &self.schema)
+            + self.parts.iter().map(|part| part.tokens.unwrap_or_else(|| counter.message(&part.message))).sum::<usize>()
     }
 }
 
@@ -70,6 +94,39 @@ pub struct Fitted {
     pub tokens: usize,
     /// Something was left out or cut to fit.
     pub shrunk: bool,
+    /// Where those tokens went.
+    pub split: TokenSplit,
+}
+
+/// A fitted request's tokens by what they carry; the parts add up to the request's count.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TokenSplit {
+    /// The agent's instructions (system messages).
+    pub instructions: usize,
+    /// The reply's schema, with the reply's priming.
+    pub schema: usize,
+    /// The user's tasks and the summary of older steps.
+    pub task: usize,
+    /// Earlier steps: outputs, results, feedback, and the note on what was left out.
+    pub history: usize,
+    pub plan: usize,
+    /// The state message without its page lines and screenshot: step, results, tabs, URL, title.
+    pub state_header: usize,
+    pub page_lines: usize,
+    pub screenshot: usize,
+}
+
+impl TokenSplit {
+    pub fn total(&self) -> usize {
+        self.instructions
+            + self.schema
+            + self.task
+            + self.history
+            + self.plan
+            + self.state_header
+            + self.page_lines
+            + self.screenshot
+    }
 }
 
 /// The part of a request that cannot be shrunk does not fit the budget.
@@ -155,7 +212,8 @@ pub fn fit(budget: &Budget, schema: &Value, parts: Vec<Part>) -> Result<Fitted, 
         return Err(OverBudget { needed: tokens, budget: limit });
     }
     let shrunk = request.shrunk;
-    Ok(Fitted { messages: request.into_messages(), tokens, shrunk })
+    let split = request.split();
+    Ok(Fitted { messages: request.into_messages(), tokens, shrunk, split })
 }
 
 struct Slot {
@@ -177,8 +235,40 @@ struct Draft<'a> {
 
 impl Draft<'_> {
     fn total(&self) -> usize {
-        let marker = if self.omitted > 0 { self.counter.message(&omission_marker(self.omitted)) } else { 0 };
-        self.overhead + marker + self.slots.iter().filter(|slot| slot.kept).map(|slot| slot.tokens).sum::<usize>()
+        self.overhead
+            + self.marker()
+            + self.slots.iter().filter(|slot| slot.kept).map(|slot| slot.tokens).sum::<usize>()
+    }
+
+    /// The omission marker's tokens, if there is one.
+    fn marker(&self) -> usize {
+        if self.omitted > 0 {
+            self.counter.message(&omission_marker(self.omitted))
+        } else {
+            0
+        }
+    }
+
+    /// The kept messages' tokens by what they carry.
+    fn split(&self) -> TokenSplit {
+        let mut split = TokenSplit { schema: self.overhead, history: self.marker(), ..TokenSplit::default() };
+        for slot in self.slots.iter().filter(|slot| slot.kept) {
+            match slot.kind {
+                Kind::System => split.instructions += slot.tokens,
+                Kind::Task | Kind::Memory => split.task += slot.tokens,
+                Kind::Plan => split.plan += slot.tokens,
+                Kind::Output | Kind::Results | Kind::Note => split.history += slot.tokens,
+                Kind::State => {
+                    let screenshot: usize = slot.message.images.iter().map(|image| self.counter.image(image)).sum();
+                    let header = self.counter.message(&without_page_lines(&slot.message));
+                    let header = header.min(slot.tokens - screenshot);
+                    split.screenshot += screenshot;
+                    split.state_header += header;
+                    split.page_lines += slot.tokens - screenshot - header;
+                }
+            }
+        }
+        split
     }
 
     /// Leaves out the messages `which` picks, oldest first, until the request fits `limit`.
@@ -222,6 +312,20 @@ impl Draft<'_> {
 
 const PAGE_START: &str = "<page_content>\n";
 const PAGE_END: &str = "</page_content>";
+
+/// The state message's text with nothing between the page markers, and no images.
+fn without_page_lines(message: &ChatMessage) -> ChatMessage {
+    let text = &message.content;
+    let lines = text
+        .find(PAGE_START)
+        .map(|at| at + PAGE_START.len())
+        .and_then(|start| Some(start..start + text[start..].find(PAGE_END)?));
+    let content = match lines {
+        Some(lines) => format!("{}{}", &text[..lines.start], &text[lines.end..]),
+        None => text.clone(),
+    };
+    ChatMessage { role: message.role, content, images: Vec::new() }
+}
 
 /// Page text lines longer than these are shortened, to each length in turn, before any line is cut.
 const SHORTENED_LINE_CHARS: &[usize] = &[400, 200, 100];

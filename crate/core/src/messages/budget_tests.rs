@@ -91,6 +91,7 @@ proptest! {
                 let recounted = count(&counter, &fitted.messages);
                 prop_assert!(recounted <= limit, "{recounted} > {limit}");
                 prop_assert_eq!(recounted, fitted.tokens);
+                prop_assert_eq!(fitted.split.total(), fitted.tokens);
                 prop_assert_eq!(fitted.shrunk, untouched > limit);
                 if !fitted.shrunk {
                     prop_assert_eq!(fitted.messages.len(), parts.len());
@@ -157,6 +158,38 @@ fn a_tight_budget_leaves_out_old_results_first_and_marks_the_gap() {
     assert!(contents[3].starts_with("(1 earlier messages"), "{contents:?}");
     assert_eq!(contents[4], "clicked blue");
     assert!(fitted.shrunk);
+}
+
+#[test]
+fn each_request_tells_where_its_tokens_went() {
+    let counter = TokenCounter::estimate();
+    let system = ChatMessage::system("You are a browser agent.");
+    let task = ChatMessage::user("Your task: buy a mug");
+    let plan = ChatMessage::user("Plan: open mugs");
+    let output = ChatMessage::assistant("clicked mugs");
+    let state = state(10, true);
+    let parts = vec![
+        Part::new(Kind::System, system.clone()),
+        Part::new(Kind::Task, task.clone()),
+        Part::new(Kind::Plan, plan.clone()),
+        Part::new(Kind::Output, output.clone()),
+        Part::new(Kind::State, state.clone()),
+    ];
+    let budget = Budget { counter: counter.clone(), max_input_tokens: 100_000 };
+    let split = fit(&budget, &schema(), parts).unwrap().split;
+    assert_eq!(split.instructions, counter.message(&system));
+    assert_eq!(split.schema, counter.text(&schema().to_string()) + 3);
+    assert_eq!(
+        (split.task, split.plan, split.history),
+        (counter.message(&task), counter.message(&plan), counter.message(&output))
+    );
+    assert_eq!(split.screenshot, counter.image(&screenshot()));
+    let header = ChatMessage::user(
+        "Current step: 3 of 25\nCurrent URL: http://127.0.0.1/shop\n<page_content>\n</page_content>\n",
+    );
+    assert_eq!(split.state_header, counter.message(&header));
+    assert_eq!(split.page_lines, counter.message(&state) - split.screenshot - split.state_header);
+    assert!(split.page_lines > 100, "{split:?}");
 }
 
 #[test]

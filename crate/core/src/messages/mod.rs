@@ -8,8 +8,10 @@
 mod budget;
 #[cfg(test)]
 mod budget_tests;
+mod style;
 
-pub use budget::{fit, Budget, Fitted, OverBudget, Part, Prompt};
+pub use budget::{fit, Budget, Fitted, FittedRequest, OverBudget, Part, Prompt, TokenSplit};
+pub use style::{RequestStyle, StyleChoice, COMPACT_UP_TO_TOKENS, WORKING_ROOM_TOKENS};
 
 use crate::llm::{ChatMessage, Role};
 use crate::tokens::TokenCounter;

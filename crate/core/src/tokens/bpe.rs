@@ -326,7 +326,7 @@ pub(super) fn decode_base64_prefix(text: &str, max_chars: usize) -> Vec<u8> {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::tokens::images::tests::base64;
 
@@ -370,6 +370,13 @@ pub(super) mod tests {
             eprintln!("note: no {} (run ./build.sh, or cargo fetch): skipping", encoding.file_name());
         }
         bpe.as_ref()
+    }
+
+    /// An exact counter for an o200k model (gpt-4o), for tests elsewhere that need true counts;
+    /// `None` without the vocabulary.
+    pub(crate) fn o200k_counter() -> Option<crate::tokens::TokenCounter> {
+        let bpe = Bpe::from_tiktoken(&vocabulary_text(Encoding::O200k)?, Encoding::O200k).ok()?;
+        Some(crate::tokens::TokenCounter::new(crate::llm::Provider::OpenAi, "gpt-4o", Some(std::rc::Rc::new(bpe))))
     }
 
     fn tiny(lines: &str) -> Result<Bpe, String> {

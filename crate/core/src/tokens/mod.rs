@@ -9,7 +9,7 @@
 //!   bill them, never below the real count as far as it can tell (see [`TokenCounter::new`]).
 //! - [`estimate_tokens`]: the plain, vocabulary-free estimate.
 
-mod bpe;
+pub(crate) mod bpe;
 mod images;
 mod pretokenize;
 mod unicode_table;

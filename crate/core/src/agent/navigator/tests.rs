@@ -645,9 +645,34 @@ fn the_run_is_recorded_step_by_step_with_tokens_times_and_no_secret() {
         assert!(steps[0]["timing"][phase].as_f64().unwrap() > 0.0, "{phase}");
     }
     assert_eq!(record["tokens"]["navigator"]["input"], 200);
+    // Each request's own count, by what it carries.
+    let request = &steps[0]["requests"][0];
+    assert_eq!(request["role"], "navigator");
+    let split = request["split"].as_object().unwrap();
+    assert_eq!(split.values().map(|n| n.as_u64().unwrap()).sum::<u64>(), request["tokens"].as_u64().unwrap());
+    assert!(split["instructions"].as_u64().unwrap() > 500 && split["page_lines"].as_u64().unwrap() > 0, "{split:?}");
+    assert_eq!(steps[1]["requests"][1]["role"], "validator");
     assert!((record["cost"].as_f64().unwrap() - 0.00042).abs() < 1e-12, "three calls of 100 in and 20 out");
     let text = record.to_string();
     assert!(!text.contains("9876") && text.contains("<secret>pin</secret>"), "{text}");
+}
+
+#[test]
+fn compact_requests_carry_the_short_instructions_and_the_outline_schema() {
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![
+        reply(r#"[{"click_element":{"index":1}}]"#),
+        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+    ]);
+    let config = TaskConfig { style: RequestStyle::Compact, ..config(5) };
+    let (end, _) = crate::agent::fakes::run_with(&config, &shop, &model);
+    assert!(matches!(end, AgentEvent::Result { success: true, .. }), "{end:?}");
+    let requests = model.requests.borrow();
+    let first = &requests[0];
+    assert!(!first.strict);
+    assert_eq!(first.schema, crate::agent::navigator_schema(false, RequestStyle::Compact));
+    assert!(first.messages[0].content.contains("\nclick_element{index: N, click?: double|right}\n"));
+    assert!(first.messages.last().unwrap().content.starts_with("Step 1/5\nURL: http://shop.test/\nTitle: "));
 }
 
 #[test]
