@@ -75,6 +75,9 @@ test('the runner takes the agents\' settings as flags, and writes the run\'s rec
     // The whole step holds its parts; what is not the model is printed at the end.
     assert.ok(record.steps.every(({ timing: t }) => t.step_ms >= t.page_map_ms + t.model_ms + t.actions_ms - 1), JSON.stringify(record.steps.map((s) => s.timing)));
     assert.match(stdout, /^Time per step outside the model: median \d+ ms \(page map \d+ ms, actions and settling \d+ ms\) over 4 steps$/m);
+    // Each request's tokens by what they carry, in the record and summed up at the end.
+    assert.ok(record.steps.every((s) => s.requests.some((r) => r.role === 'navigator' && r.style === 'full' && r.split.page_lines > 0)));
+    assert.match(stdout, /^Tokens per navigator request \(full\): median \d+ \(instructions \d+, schema \d+, task \d+, history \d+, plan \d+, state header \d+, page lines \d+, screenshot \d+\)$/m);
     assert.equal(record.outcome.type, 'result');
     assert.ok(record.tokens.navigator.input > 0 && record.tokens.navigator.calls === 4);
     const usage = await runRunner(['--task', 'x', '--base-url', llm.baseUrl, '--model', 'm', '--planning-interval', 'often']);
