@@ -6,6 +6,7 @@
 #   ./build.sh run ...    build, then run a task headlessly (./build.sh run --help)
 #   ./build.sh bench      build, then benchmark the page map on ../shared/corpus (bench/results/)
 #   ./build.sh bench requests   build, then measure each request's tokens, full and compact
+#   ./build.sh eval ...   build, then measure a model on a task suite (./build.sh eval --help)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -134,10 +135,11 @@ case "${1:-build}" in
   build) build ;;
   test) build; run_tests ;;
   run) shift; build; ensure_chromium; exec node runner/cli.mjs "$@" ;;
+  eval) shift; build; ensure_chromium; exec node runner/eval/cli.mjs "$@" ;;
   bench)
     shift; build; ensure_chromium
     if [ "${1:-}" = requests ]; then shift; exec node bench/request-sizes.mjs "$@"; fi
     exec node bench/page-map.mjs "$@" ;;
-  -h|--help|help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' ;;
-  *) echo "unknown command: $1 (use build, test, run or bench)" >&2; exit 2 ;;
+  -h|--help|help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) echo "unknown command: $1 (use build, test, run, eval or bench)" >&2; exit 2 ;;
 esac

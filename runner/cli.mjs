@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { launchAgentBrowser, applySettings, settingsProblem, openTarget, openPanel, runTask } from './launch.mjs';
+import { AGENT_OPTIONS, FLAGS, agentSettings, wholeFlag } from './agent-flags.mjs';
 
 const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [--base-url URL] --model NAME
                    [--api-key-env VAR] [--max-steps N] [--planner-model NAME] [--validator-model NAME]
@@ -47,25 +48,13 @@ function parse(argv) {
     ({ values } = parseArgs({
       args: argv,
       options: {
+        ...AGENT_OPTIONS,
         task: { type: 'string' },
         url: { type: 'string', default: 'about:blank' },
-        'base-url': { type: 'string', default: '' },
-        provider: { type: 'string', default: 'openai-compatible' },
-        model: { type: 'string' },
-        'api-key-env': { type: 'string' },
         'max-steps': { type: 'string', default: '25' },
-        'planner-model': { type: 'string' },
-        'validator-model': { type: 'string' },
-        'planning-interval': { type: 'string', default: '3' },
-        'memory-interval': { type: 'string', default: '10' },
-        'max-input-tokens': { type: 'string', default: '0' },
-        'request-style': { type: 'string', default: 'auto' },
-        'no-validator': { type: 'boolean', default: false },
-        vision: { type: 'boolean', default: false },
         record: { type: 'string' },
         json: { type: 'boolean', default: false },
         headed: { type: 'boolean', default: false },
-        approve: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -77,27 +66,8 @@ function parse(argv) {
     process.exit(0);
   }
   if (!values.task?.trim()) usageError('--task is required');
-  const providers = ['openai', 'anthropic', 'gemini', 'openai-compatible', 'azure'];
-  if (!providers.includes(values.provider)) usageError(`--provider must be one of ${providers.join(', ')}`);
-  if (!values['base-url'] && ['openai-compatible', 'azure'].includes(values.provider)) usageError(`--base-url is required for ${values.provider}`);
-  if (!values.model) usageError('--model is required');
-  const styles = ['auto', 'full', 'compact'];
-  if (!styles.includes(values['request-style'])) usageError(`--request-style must be one of ${styles.join(', ')}`);
-  const whole = (flag, least) => {
-    const n = Number(values[flag]);
-    if (!Number.isInteger(n) || n < least) usageError(`--${flag} must be a whole number of at least ${least}`);
-    return n;
-  };
-  const maxSteps = whole('max-steps', 1);
-  const planningInterval = whole('planning-interval', 0);
-  const memoryInterval = whole('memory-interval', 0);
-  const maxInputTokens = whole('max-input-tokens', 0);
-  let apiKey = '';
-  if (values['api-key-env']) {
-    apiKey = process.env[values['api-key-env']];
-    if (apiKey === undefined) usageError(`the environment variable ${values['api-key-env']} is not set`);
-  }
-  return { ...values, maxSteps, planningInterval, memoryInterval, maxInputTokens, apiKey };
+  const settings = { ...agentSettings(values, usageError), maxSteps: wholeFlag(values, 'max-steps', 1, usageError) };
+  return { ...values, settings };
 }
 
 const median = (values) => {
@@ -153,26 +123,8 @@ function describe(event) {
   }
 }
 
-/** The flag that sets each settings field the runner takes, to name it in errors. */
-const FLAGS = { baseUrl: '--base-url', model: '--model', maxSteps: '--max-steps', maxInputTokens: '--max-input-tokens' };
-
-/** Runs the task in the launched browser; returns the exit status. */
 async function run(agent, options) {
-  const settings = {
-    provider: options.provider,
-    baseUrl: options['base-url'],
-    model: options.model,
-    apiKey: options.apiKey,
-    maxSteps: options.maxSteps,
-    plannerModel: options['planner-model'] ?? null,
-    validatorModel: options['validator-model'] ?? null,
-    planningInterval: options.planningInterval,
-    memoryInterval: options.memoryInterval,
-    maxInputTokens: options.maxInputTokens,
-    requestStyle: options['request-style'],
-    validator: !options['no-validator'],
-    vision: options.vision,
-  };
+  const { settings } = options;
   // Refused before any step, as the settings page would refuse it.
   const problem = await settingsProblem(agent, settings);
   if (problem) {

@@ -25,13 +25,17 @@ async function extensionWithGranted(grant) {
   return dir;
 }
 
-/** Starts Chromium with the extension loaded; returns handles and a `close()`. */
-export async function launchAgentBrowser({ headless = true, grant = [] } = {}) {
+/**
+ * Starts Chromium with the extension loaded; returns handles and a `close()`. With
+ * `handleSIGINT: false` Ctrl-C is left to the caller (Playwright would close it and exit).
+ */
+export async function launchAgentBrowser({ headless = true, grant = [], handleSIGINT = true } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'agent-profile-'));
   const extensionDir = grant.length ? await extensionWithGranted(grant) : EXTENSION_DIR;
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless,
+    handleSIGINT,
     args: [
       `--disable-extensions-except=${extensionDir}`,
       `--load-extension=${extensionDir}`,

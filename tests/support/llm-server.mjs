@@ -15,6 +15,9 @@
 //       (without one, a validator request is accepted automatically)
 //   { plan: { ... } }                                     the planner's next plan (else a plain one is made up)
 //   { memory: "text" }                                    the next summary of older steps (else one is made up)
+// A script may instead be { tasks: { "task text": [replies] } }, for many tasks at once (in parallel,
+// repeated): each navigator request gets the reply for its task ("Your task: ...") and its step (the
+// state's "Current step: N" or "Step N/"), whatever came before.
 // Validator, planner and summary requests are recorded apart, in `validations`, `plans` and `summaries`. Every other request is recorded in `requests` as { format, model, messages: [{role, content}], raw },
 // whatever its wire format. Past the end of the script it answers HTTP 500.
 
@@ -189,6 +192,14 @@ function answer(res, request, status, body, headers = {}) {
   return res.end(body);
 }
 
+/** In a script of tasks, the reply for this request's task at its step (undefined past the end). */
+function replyForTask(tasks, request) {
+  const task = request.messages.find((m) => m.role === 'user' && m.content.startsWith('Your task: '));
+  const replies = tasks[task?.content.slice('Your task: '.length)];
+  const step = Number(lastState(request).match(/^(?:Current step: |Step )(\d+)/)?.[1]);
+  return replies?.[step - 1];
+}
+
 export async function startLlmServer(script) {
   const requests = [];
   const validations = [];
@@ -242,8 +253,8 @@ export async function startLlmServer(script) {
       }
       requests.push(request);
       headers.push(req.headers);
-      const step = script[requests.length - 1];
-      if (!step) return send(500, JSON.stringify({ error: { message: `script exhausted after ${script.length} replies` } }));
+      const step = script.tasks ? replyForTask(script.tasks, request) : script[requests.length - 1];
+      if (!step) return send(500, JSON.stringify({ error: { message: script.tasks ? 'no scripted reply for this task and step' : `script exhausted after ${script.length} replies` } }));
       if (step.hang) {
         res.on('close', () => { stats.aborted += 1; });
         return;

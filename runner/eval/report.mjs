@@ -1,0 +1,161 @@
+// The evaluation's reports: report.md (to paste in an issue) and report.html (charts drawn as
+// inline SVG, no network), both from results.jsonl.
+
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { median, wilson } from './stats.mjs';
+
+export const CATEGORIES = {
+  model_error: 'model error',
+  element_not_found: 'element not found',
+  refused_by_safety: 'refused by safety',
+  step_limit: 'step or time limit',
+  wrong_answer: 'wrong answer',
+  crashed: 'crashed',
+};
+
+const percent = (x) => `${(100 * x).toFixed(1)}%`;
+const dollars = (x) => (x === null ? '–' : `$${x.toFixed(4)}`);
+const seconds = (ms) => (ms === null ? '–' : `${(ms / 1000).toFixed(1)} s`);
+
+/** The figures of a set of results, overall and per task (in suite order). */
+export function summarize(results) {
+  const successes = results.filter((r) => r.success).length;
+  const costs = results.map((r) => r.cost).filter((c) => c !== null);
+  const byTask = new Map();
+  for (const result of results) {
+    if (!byTask.has(result.id)) byTask.set(result.id, []);
+    byTask.get(result.id).push(result);
+  }
+  const categories = Object.fromEntries(Object.keys(CATEGORIES).map((c) => [c, 0]));
+  for (const r of results) if (r.failure) categories[r.failure.category] += 1;
+  return {
+    runs: results.length,
+    successes,
+    rate: results.length ? successes / results.length : 0,
+    ci: wilson(successes, results.length),
+    categories,
+    tokens: results.reduce((sum, r) => sum + r.tokens.input + r.tokens.output, 0),
+    cost: costs.length ? costs.reduce((a, b) => a + b, 0) : null,
+    medianSteps: median(results.map((r) => r.steps)),
+    medianMs: median(results.map((r) => r.duration_ms)),
+    tasks: [...byTask].map(([id, runs]) => {
+      const taskCosts = runs.map((r) => r.cost).filter((c) => c !== null);
+      return {
+        id,
+        runs: runs.length,
+        successes: runs.filter((r) => r.success).length,
+        medianSteps: median(runs.map((r) => r.steps)),
+        medianCost: taskCosts.length ? median(taskCosts) : null,
+        medianMs: median(runs.map((r) => r.duration_ms)),
+        failures: runs.filter((r) => r.failure).map((r) => r.failure),
+        records: runs.map((r) => r.record).filter(Boolean),
+      };
+    }),
+  };
+}
+
+/** The headline: runs, success rate and its interval, tokens, cost. */
+export function headline(summary) {
+  const [low, high] = summary.ci;
+  return `${summary.successes}/${summary.runs} runs succeeded: ${percent(summary.rate)} (95% CI ${percent(low)}–${percent(high)}); `
+    + `median ${summary.medianSteps ?? 0} steps and ${seconds(summary.medianMs)} a run; ${summary.tokens} tokens, ${summary.cost === null ? 'cost unknown' : `${dollars(summary.cost)} in all`}`;
+}
+
+function markdown(summary, meta) {
+  const lines = [
+    `# Evaluation: ${meta.suite}`,
+    '',
+    `Model: ${meta.model} (${meta.provider}); ${meta.repeat} run(s) a task; ${meta.when}.`,
+    '',
+    `**${headline(summary)}**`,
+    '',
+    '| failure | runs |',
+    '|---|---:|',
+    ...Object.entries(summary.categories).map(([c, n]) => `| ${CATEGORIES[c]} | ${n} |`),
+    '',
+    '| task | success | median steps | median cost | median time | failures |',
+    '|---|---:|---:|---:|---:|---|',
+    ...summary.tasks.map((t) => `| ${t.id} | ${t.successes}/${t.runs} | ${t.medianSteps} | ${dollars(t.medianCost)} | ${seconds(t.medianMs)} | ${
+      t.failures.map((f) => `${CATEGORIES[f.category]}: ${f.reason.replace(/\|/g, '\\|').slice(0, 120)}`).join('; ')} |`),
+    '',
+  ];
+  return lines.join('\n');
+}
+
+const escape = (text) => String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+
+/** A bar chart as SVG: `bars` is [[label, value], ...]. */
+function barChart(title, bars, format = String) {
+  const width = 560;
+  const barHeight = 22;
+  const labelWidth = 170;
+  const most = Math.max(1, ...bars.map(([, v]) => v));
+  const rows = bars.map(([label, value], i) => {
+    const y = 28 + i * (barHeight + 6);
+    const w = ((width - labelWidth - 60) * value) / most;
+    return `<text x="${labelWidth - 8}" y="${y + 15}" text-anchor="end">${escape(label)}</text>`
+      + `<rect x="${labelWidth}" y="${y}" width="${w.toFixed(1)}" height="${barHeight}" rx="3"></rect>`
+      + `<text x="${labelWidth + w + 6}" y="${y + 15}">${escape(format(value))}</text>`;
+  });
+  const height = 36 + bars.length * (barHeight + 6);
+  return `<figure><svg role="img" aria-label="${escape(title)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">`
+    + `<text x="0" y="16" class="title">${escape(title)}</text>${rows.join('')}</svg></figure>`;
+}
+
+/** Counts of `values` in `bins` equal ranges, as bars labelled by range. */
+function histogram(values, bins, format) {
+  if (!values.length) return [];
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  const size = (high - low) / bins || 1;
+  const counts = new Array(high === low ? 1 : bins).fill(0);
+  for (const v of values) counts[Math.min(counts.length - 1, Math.floor((v - low) / size))] += 1;
+  return counts.map((n, i) => [`${format(low + i * size)}–${format(low + (i + 1) * size)}`, n]);
+}
+
+function html(summary, meta, results) {
+  const [low, high] = summary.ci;
+  const stepBars = [...new Set(results.map((r) => r.steps))].sort((a, b) => a - b)
+    .map((s) => [`${s} step${s === 1 ? '' : 's'}`, results.filter((r) => r.steps === s).length]);
+  const costs = results.map((r) => r.cost).filter((c) => c !== null);
+  const rows = summary.tasks.map((t) => `<tr class="${t.successes === t.runs ? 'pass' : 'fail'}"><td>${escape(t.id)}</td>`
+    + `<td>${t.successes}/${t.runs}</td><td>${t.medianSteps}</td><td>${dollars(t.medianCost)}</td><td>${seconds(t.medianMs)}</td>`
+    + `<td>${t.failures.map((f) => `<b>${escape(CATEGORIES[f.category])}</b>: ${escape(f.reason)}`).join('<br>')}</td>`
+    + `<td>${t.records.map((r, i) => `<a href="${escape(r)}">run ${i + 1}</a>`).join(' ')}</td></tr>`);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Evaluation: ${escape(meta.suite)}</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:980px;padding:0 16px;color:#1d1d1f}
+h1{font-size:22px} .rate{font-size:40px;font-weight:700} .ci{color:#555}
+table{border-collapse:collapse;width:100%;margin:12px 0} th,td{text-align:left;padding:5px 8px;border-bottom:1px solid #ddd;vertical-align:top}
+tr.fail td:first-child{border-left:4px solid #c62828} tr.pass td:first-child{border-left:4px solid #2e7d32}
+svg text{font:12px system-ui,sans-serif;fill:#1d1d1f} svg text.title{font-weight:600} svg rect{fill:#3b6fd8}
+figure{margin:16px 0} .charts{display:flex;flex-wrap:wrap;gap:8px}
+</style></head><body>
+<h1>Evaluation: ${escape(meta.suite)}</h1>
+<p>Model <b>${escape(meta.model)}</b> (${escape(meta.provider)}), ${meta.repeat} run(s) a task, ${escape(meta.when)}.</p>
+<p><span class="rate" id="success-rate">${percent(summary.rate)}</span> of ${summary.runs} runs succeeded
+<span class="ci">(95% confidence interval ${percent(low)}–${percent(high)})</span></p>
+<p>Median ${summary.medianSteps ?? 0} steps and ${seconds(summary.medianMs)} a run; ${summary.tokens} tokens; cost ${summary.cost === null ? 'unknown (no price for this model)' : dollars(summary.cost)}.</p>
+<div class="charts">
+${barChart('Failures by category', Object.entries(summary.categories).map(([c, n]) => [CATEGORIES[c], n]))}
+${barChart('Runs by number of steps', stepBars)}
+${costs.length ? barChart('Runs by cost', histogram(costs, 6, (x) => `$${x.toFixed(3)}`))
+    : barChart('Runs by tokens (no price known for this model)', histogram(results.map((r) => r.tokens.input + r.tokens.output), 6, (x) => String(Math.round(x))))}
+</div>
+<table><thead><tr><th>task</th><th>success</th><th>median steps</th><th>median cost</th><th>median time</th><th>failures</th><th>records</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody></table>
+</body></html>
+`;
+}
+
+/** Writes report.md and report.html into `dir`; returns the summary. */
+export async function writeReports(dir, results, meta) {
+  const summary = summarize(results);
+  await writeFile(join(dir, 'report.md'), markdown(summary, meta));
+  await writeFile(join(dir, 'report.html'), html(summary, meta, results));
+  return summary;
+}

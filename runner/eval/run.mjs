@@ -1,0 +1,227 @@
+// Runs an evaluation: every task of a suite K times on N headless browsers at once, each run
+// judged from the real end state (the final answer, the final page, its URL), written to
+// results.jsonl as it finishes so that an interrupted evaluation resumes where it stopped.
+
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask } from '../launch.mjs';
+import { serveFolder } from '../serve.mjs';
+
+export const RESULTS = 'results.jsonl';
+export const META = 'eval.json';
+
+/** The results already in `dir` (none when it has no results file). */
+export async function readResults(dir) {
+  let text;
+  try {
+    text = await readFile(join(dir, RESULTS), 'utf8');
+  } catch {
+    return [];
+  }
+  return text.split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line));
+}
+
+export async function readMeta(dir) {
+  return JSON.parse(await readFile(join(dir, META), 'utf8'));
+}
+
+const runKey = (id, repeat) => `${id}#${repeat}`;
+
+/** Why a failed run failed, as one of the report's categories, with the reason in words. */
+export function categorize({ end, checks, refusals, outcomes }) {
+  const failedChecks = Object.entries(checks).filter(([, c]) => !c.ok).map(([kind, c]) => `${kind}: ${c.detail}`).join('; ');
+  if (refusals.length) return { category: 'refused_by_safety', reason: `refused: ${refusals.at(-1)}` };
+  const missing = /There is no element|no longer on the page|could not be found/;
+  if (end.type === 'error') {
+    if (missing.test(end.message)) return { category: 'element_not_found', reason: end.message };
+    if (/model|provider|API key|rate limit|reply could not be used|HTTP \d{3}|token budget/i.test(end.message)) return { category: 'model_error', reason: end.message };
+    return { category: 'crashed', reason: end.message };
+  }
+  if (end.type === 'stopped') return { category: 'crashed', reason: 'the task was stopped' };
+  if (/not finished within the limit of \d+ steps/.test(end.text)) return { category: 'step_limit', reason: end.text };
+  if (!end.success && outcomes.slice(-3).some((o) => missing.test(o))) return { category: 'element_not_found', reason: outcomes.filter((o) => missing.test(o)).at(-1) };
+  const said = end.success ? `answered "${end.text.slice(0, 200)}"` : `gave up: "${end.text.slice(0, 200)}"`;
+  return { category: 'wrong_answer', reason: `${said}; ${failedChecks || 'the agent did not claim success'}` };
+}
+
+/** Judges the end state against the task's checks: { kind: { ok, detail } }. */
+async function judge(task, end, page) {
+  const checks = {};
+  const answer = end.type === 'result' ? end.text : '';
+  if (task.check.answer !== undefined) {
+    const ok = new RegExp(task.check.answer, 'i').test(answer);
+    checks.answer = { ok, detail: ok ? 'matched' : `/${task.check.answer}/i not in the answer` };
+  }
+  if (task.check.url !== undefined) {
+    const url = page?.url() ?? '';
+    const ok = new RegExp(task.check.url).test(url);
+    checks.url = { ok, detail: ok ? 'matched' : `/${task.check.url}/ does not match ${url}` };
+  }
+  if (task.check.page !== undefined) {
+    let value;
+    try {
+      value = page ? await page.evaluate(task.check.page) : 'no page';
+    } catch (err) {
+      value = `error: ${err.message.split('\n')[0]}`;
+    }
+    checks.page = { ok: value === true, detail: value === true ? 'true' : `${task.check.page} gave ${JSON.stringify(value)}` };
+  }
+  return checks;
+}
+
+/** Sums what a run's record says about tokens, cost and time. */
+function fromRecord(record) {
+  const tokens = { input: 0, output: 0, by_agent: record?.tokens ?? {} };
+  for (const used of Object.values(tokens.by_agent)) {
+    tokens.input += used.input;
+    tokens.output += used.output;
+  }
+  const timing = { page_map_ms: 0, model_ms: 0, actions_ms: 0, step_ms: 0 };
+  for (const step of record?.steps ?? []) for (const phase of Object.keys(timing)) timing[phase] += step.timing[phase];
+  return { tokens, cost: record?.cost ?? null, timing };
+}
+
+/** One run of `task` in `agent`'s browser; the result line (without timing of the harness). */
+async function runOnce(agent, task, repeat, { settings, origins, outDir, approve }) {
+  const startUrl = task.serve ? `${origins.get(task.serve)}${task.start_url}` : task.start_url;
+  await applySettings(agent, { ...settings, maxSteps: task.max_steps });
+  const { page, tabId } = await openTarget(agent, startUrl);
+  if (task.setup) {
+    try {
+      await page.evaluate(task.setup);
+    } catch (err) {
+      throw new Error(`the setup expression failed: ${err.message.split('\n')[0]}`);
+    }
+  }
+  const panel = await openPanel(agent, tabId);
+  let record = null;
+  const refusals = [];
+  const outcomes = [];
+  const end = await runTask(panel, {
+    task: task.task,
+    tabId,
+    onEvent(event) {
+      if (event.type === 'run_recorded') record = event.record;
+      if (event.type === 'step') outcomes.push(...event.actions.map((a) => a.outcome));
+    },
+    onApproval(event) {
+      if (!approve) refusals.push(event.question);
+      return approve;
+    },
+  });
+  // The final page: the task's tab, or the page it last opened if that tab was closed.
+  const pages = agent.context.pages().filter((p) => p !== panel && !p.isClosed());
+  const finalPage = page.isClosed() ? pages.at(-1) : page;
+  const checks = await judge(task, end, finalPage);
+  const success = Object.values(checks).every((c) => c.ok);
+  const recordFile = join('records', `${task.id}.${repeat}.json`);
+  if (record) await writeFile(join(outDir, recordFile), `${JSON.stringify(record, null, 2)}\n`);
+  // The next run starts in a browser with one blank window (tabs need a window to open in).
+  const blank = await agent.context.newPage();
+  for (const p of agent.context.pages()) if (p !== blank) await p.close().catch(() => {});
+  return {
+    success,
+    claimed: end.type === 'result' && end.success,
+    checks,
+    answer: end.type === 'result' ? end.text : null,
+    steps: end.steps ?? 0,
+    ...fromRecord(record),
+    failure: success ? null : categorize({ end, checks, refusals, outcomes }),
+    record: record ? recordFile : null,
+  };
+}
+
+/**
+ * `run`'s result, or null when the evaluation stops or `limitS` seconds pass first (the caller
+ * then closes the browser under it); rejects at once if the browser dies during the run.
+ */
+async function within(run, agent, stopped, limitS) {
+  run.catch(() => {}); // An abandoned run fails when its browser is closed; nobody waits for it.
+  let onClose;
+  let timer;
+  const died = new Promise((_, reject) => { onClose = () => reject(new Error('the browser closed during the run')); });
+  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(null), limitS * 1000); });
+  agent.context.once('close', onClose);
+  try {
+    return await Promise.race([run, died, stopped.then(() => null), late]);
+  } finally {
+    clearTimeout(timer);
+    agent.context.off('close', onClose);
+  }
+}
+
+/**
+ * Runs `tasks` (each `repeat` times) with `settings`, `parallel` browsers at once, appending each
+ * result to `outDir`/results.jsonl; skips the runs already there. `control.stopping` set to true
+ * (Ctrl-C) stops taking runs and abandons those under way. Calls `onResult(result, progress)`.
+ */
+export async function runEval({ tasks, settings, meta, outDir, parallel, repeat, timeLimitS, approve, control, onResult }) {
+  await mkdir(join(outDir, 'records'), { recursive: true });
+  await writeFile(join(outDir, META), `${JSON.stringify(meta, null, 2)}\n`);
+  const done = new Set((await readResults(outDir)).map((r) => runKey(r.id, r.repeat)));
+  const queue = tasks.flatMap((task) => Array.from({ length: repeat }, (_, i) => ({ task, repeat: i + 1 })))
+    .filter(({ task, repeat: k }) => !done.has(runKey(task.id, k)));
+  const folders = [...new Set(tasks.filter((t) => t.serve).map((t) => t.serve))];
+  const servers = await Promise.all(folders.map((folder) => serveFolder(folder)));
+  const origins = new Map(folders.map((folder, i) => [folder, servers[i].origin]));
+  const browsers = new Set();
+  const launch = async () => {
+    const agent = await launchAgentBrowser({ handleSIGINT: false });
+    browsers.add(agent);
+    return agent;
+  };
+  const retire = async (agent) => {
+    browsers.delete(agent);
+    await agent.close().catch(() => {});
+  };
+  let stop;
+  const stopped = new Promise((resolve) => { stop = resolve; });
+  control.abandon = () => {
+    stop();
+    return Promise.all([...browsers].map(retire));
+  };
+  const total = queue.length;
+  const worker = async () => {
+    let agent = await launch();
+    while (queue.length && !control.stopping) {
+      const { task, repeat: k } = queue.shift();
+      const started = Date.now();
+      const limitS = task.time_limit_s ?? timeLimitS;
+      let result;
+      try {
+        const run = runOnce(agent, task, k, { settings, origins, outDir, approve });
+        result = await within(run, agent, stopped, limitS);
+        if (!result && !control.stopping) {
+          await retire(agent);
+          agent = await launch();
+          result = timedOut(limitS);
+        }
+      } catch (err) {
+        result = crashed(err);
+        await retire(agent);
+        if (!control.stopping) agent = await launch();
+      }
+      if (control.stopping) break; // An abandoned run is not a result; --resume runs it again.
+      const line = { id: task.id, repeat: k, ...result, duration_ms: Date.now() - started };
+      await appendFile(join(outDir, RESULTS), `${JSON.stringify(line)}\n`);
+      onResult(line, { total });
+    }
+    await retire(agent);
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, total)) }, worker));
+  } finally {
+    await Promise.all(servers.map((server) => server.close()));
+  }
+  return total;
+}
+
+const empty = () => ({ claimed: false, checks: {}, answer: null, steps: 0, tokens: { input: 0, output: 0, by_agent: {} }, cost: null, timing: {}, record: null });
+
+function timedOut(limitS) {
+  return { ...empty(), success: false, failure: { category: 'step_limit', reason: `the time limit of ${limitS} s was reached; the run was ended` } };
+}
+
+function crashed(err) {
+  return { ...empty(), success: false, failure: { category: 'crashed', reason: err.message.split('\n')[0] } };
+}

@@ -1,0 +1,55 @@
+// Serves a folder on loopback, every page under a strict CSP (script-src 'self', no
+// 'wasm-unsafe-eval'), as many real sites do. The project's node_modules are served under
+// /node_modules/, read-only, so that pages can use real component libraries. Used by the
+// end-to-end tests' sites and by the evaluation's `serve` folders.
+
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const NODE_MODULES = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules');
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
+  '.map': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png', '.gif': 'image/gif',
+  '.woff': 'font/woff', '.woff2': 'font/woff2', '.ttf': 'font/ttf',
+};
+export const STRICT_CSP = "script-src 'self'; object-src 'none'";
+
+/** The file a request path names inside `root`, or null for a path that tries to leave it. */
+function fileFor(root, path) {
+  const [base, rest] = path.startsWith('/node_modules/') ? [NODE_MODULES, path.slice('/node_modules'.length)] : [root, path];
+  const file = normalize(join(base, rest.endsWith('/') ? `${rest}index.html` : rest));
+  return file.startsWith(`${base}/`) ? file : null;
+}
+
+/** Serves `root` on 127.0.0.1 at a free port; resolves to its origin, the paths requested and `close()`. */
+export async function serveFolder(root) {
+  const base = resolve(root);
+  const requests = [];
+  const server = createServer(async (req, res) => {
+    requests.push(req.url);
+    const file = fileFor(base, decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    if (!file) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-security-policy': STRICT_CSP });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    }
+  });
+  await new Promise((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    origin: `http://127.0.0.1:${server.address().port}`,
+    /** Every path requested, in order (an attacker's server must see none). */
+    requests,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((done) => server.close(done));
+    },
+  };
+}
