@@ -109,9 +109,10 @@ async function runOnce(agent, task, repeat, { settings, origins, outDir, approve
       return approve;
     },
   });
-  // The final page: the task's tab, or the page it last opened if that tab was closed.
+  // The final page: the tab the agent was on at its last step (it may have opened others).
+  const lastUrl = record?.steps.at(-1)?.url;
   const pages = agent.context.pages().filter((p) => p !== panel && !p.isClosed());
-  const finalPage = page.isClosed() ? pages.at(-1) : page;
+  const finalPage = pages.findLast((p) => p.url() === lastUrl) ?? (page.isClosed() ? pages.at(-1) : page);
   const checks = await judge(task, end, finalPage);
   const success = Object.values(checks).every((c) => c.ok);
   const recordFile = join('records', `${task.id}.${repeat}.json`);
