@@ -416,8 +416,13 @@ test('ask before acting: each step waits in the panel, and a retry sends the age
   }
 });
 
-test('missing settings are explained in the panel', async () => {
+test('missing settings bring the setup instead of the chat; incomplete ones are explained in the panel', async () => {
   await applySettings(agent, { baseUrl: '', model: '', apiKey: '', maxSteps: 10 });
+  const first = await openShop();
+  await first.panel.locator('#setup:not([hidden])').waitFor({ timeout: TIMEOUT });
+  assert.equal(await first.panel.locator('#composer').isVisible(), false);
+  // A model without the server's address (set on the settings page) is explained when a task starts.
+  await applySettings(agent, { baseUrl: '', model: 'llama3.1', apiKey: '', maxSteps: 10 });
   const { panel } = await openShop();
   await sendTask(panel, SHOP_TASK);
   await panel.locator('.error').waitFor({ timeout: TIMEOUT });

@@ -200,7 +200,8 @@ function replyForTask(tasks, request) {
   return replies?.[step - 1];
 }
 
-export async function startLlmServer(script) {
+/** Starts the scripted model on 127.0.0.1 (at `port`, else any free one). */
+export async function startLlmServer(script, { port: wanted = 0 } = {}) {
   const requests = [];
   const validations = [];
   const plans = [];
@@ -268,7 +269,7 @@ export async function startLlmServer(script) {
       }
     });
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise((resolve) => server.listen(wanted, '127.0.0.1', resolve));
   const { port } = server.address();
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,

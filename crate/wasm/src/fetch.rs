@@ -9,6 +9,7 @@ use web_sys::AbortController;
 
 /// `fetch` with a time limit: a model that has not answered by then is treated as unreachable
 /// (and tried again).
+#[derive(Clone)]
 pub struct FetchClient {
     pub timeout_ms: u32,
 }

@@ -402,6 +402,17 @@ async fn agent_counters(settings: &Settings) -> Vec<(String, TokenCounter)> {
     counters
 }
 
+/// The model servers running on this computer, each with its models or what stops its use, for
+/// the panel's first-run setup.
+#[wasm_bindgen(js_name = findLocalServers)]
+pub fn find_local_servers() -> js_sys::Promise {
+    wasm_bindgen_futures::future_to_promise(async move {
+        // Nothing listening is refused at once; a server that hangs should not hold the setup up.
+        let found = agent_core::llm::local::find_local_servers(FetchClient { timeout_ms: 3000 }).await;
+        Ok(to_js(&found))
+    })
+}
+
 /// Checks that the token budget in `settings` holds every agent's requests, counted as each
 /// model counts: resolves to `undefined`, or `{ field, message }` naming the minimum.
 #[wasm_bindgen(js_name = checkTokenBudget)]

@@ -95,6 +95,9 @@ impl LlmError {
     }
 }
 
+/// The detail of an error response whose body says nothing.
+pub(crate) const NO_DETAILS: &str = "no details given";
+
 /// The provider's own error message when the body has one.
 fn error_detail(body: &str) -> String {
     let from_json = serde_json::from_str::<Value>(body).ok().and_then(|value| {
@@ -106,7 +109,7 @@ fn error_detail(body: &str) -> String {
     });
     let detail = from_json.unwrap_or_else(|| body.trim().to_string());
     if detail.is_empty() {
-        "no details given".to_string()
+        NO_DETAILS.to_string()
     } else {
         crate::text::truncate_chars(&detail, MAX_DETAIL_CHARS)
     }

@@ -7,6 +7,7 @@ pub mod anthropic;
 pub mod context;
 mod error;
 pub mod gemini;
+pub mod local;
 mod openai;
 pub mod pricing;
 mod provider;

@@ -103,7 +103,15 @@ impl<H: HttpClient> OpenAiCompatible<H> {
     /// The models the server offers (`GET /models`).
     pub async fn list_models(&self) -> Result<Vec<String>, LlmError> {
         let url = format!("{}/models", self.connection.base_url);
-        self.connection.model_list(&url, &self.headers(), super::ids_in_data).await
+        match self.connection.model_list(&url, &self.headers(), super::ids_in_data).await {
+            // A bare 403 from this computer is a server refusing extensions (Ollama's origins), not a key.
+            Err(LlmError::Unauthorized { status: 403, detail })
+                if is_local(&self.connection.base_url) && detail == super::error::NO_DETAILS =>
+            {
+                Err(LlmError::OriginRefused { url: self.connection.base_url.clone() })
+            }
+            listed => listed,
+        }
     }
 
     /// An unsuccessful response: the error to report, or `Ok` when the next output mode should be

@@ -3,11 +3,14 @@
 use super::{ChatMessage, ChatRequest, HttpClient, HttpResponse};
 use serde_json::json;
 use std::cell::RefCell;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
-/// Answers requests from a queue (repeating the last answer) and records what was sent and waited.
+/// Answers requests from a queue (repeating the last answer), or by URL when given routes, and
+/// records what was sent and waited.
 pub struct CannedHttp {
     pub responses: RefCell<VecDeque<Result<HttpResponse, String>>>,
+    /// Answers by URL; with routes, any other URL has nothing listening.
+    pub routes: HashMap<&'static str, Result<HttpResponse, String>>,
     pub sent: RefCell<Vec<SentRequest>>,
     pub slept: RefCell<Vec<u32>>,
 }
@@ -24,13 +27,26 @@ impl CannedHttp {
     }
 
     pub fn sequence(responses: Vec<Result<HttpResponse, String>>) -> Self {
-        Self { responses: RefCell::new(responses.into()), sent: RefCell::default(), slept: RefCell::default() }
+        Self {
+            responses: RefCell::new(responses.into()),
+            routes: HashMap::new(),
+            sent: RefCell::default(),
+            slept: RefCell::default(),
+        }
+    }
+
+    /// Answers each URL of `routes` as given; nothing listens at any other.
+    pub fn routes(routes: impl IntoIterator<Item = (&'static str, Result<HttpResponse, String>)>) -> Self {
+        Self { routes: routes.into_iter().collect(), ..Self::sequence(Vec::new()) }
     }
 }
 
 impl HttpClient for &CannedHttp {
     async fn post_json(&self, url: &str, headers: &[(String, String)], body: String) -> Result<HttpResponse, String> {
         self.sent.borrow_mut().push(SentRequest { url: url.to_string(), headers: headers.to_vec(), body });
+        if !self.routes.is_empty() {
+            return self.routes.get(url).cloned().unwrap_or_else(|| Err("connection refused".into()));
+        }
         let mut queue = self.responses.borrow_mut();
         if queue.len() > 1 {
             queue.pop_front().unwrap()

@@ -1,0 +1,138 @@
+// The first-run setup: with no model chosen yet, the panel offers one in a few clicks instead of
+// the chat. Model servers on this computer are found for the user (the core knows where they
+// listen and explains a server that refuses the extension); a cloud provider needs a key and a
+// model. The connection is tested before anything is saved.
+
+import init, { findLocalServers, listModels, validateSettings } from '../core/agent_wasm.js';
+import { loadSettings, saveSettings } from '../shared/settings-store.js';
+
+const section = document.getElementById('setup');
+const localButton = document.getElementById('setup-local');
+const cloudButton = document.getElementById('setup-cloud');
+const localStep = document.getElementById('setup-local-step');
+const localStatus = document.getElementById('setup-local-status');
+const serverList = document.getElementById('setup-servers');
+const lookAgain = document.getElementById('setup-look-again');
+const cloudStep = document.getElementById('setup-cloud-step');
+const provider = document.getElementById('setup-provider');
+const keyField = document.getElementById('setup-key');
+const modelField = document.getElementById('setup-model');
+const cloudStatus = document.getElementById('setup-cloud-status');
+
+/** A sensible first model per provider (the settings page offers the whole list). */
+const FIRST_MODEL = { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-5', gemini: 'gemini-2.5-flash' };
+
+const core = init();
+
+const needsSetup = (settings) => !settings?.model?.trim();
+
+function say(status, text, error = false) {
+  status.textContent = text;
+  status.classList.toggle('status-error', error);
+}
+
+function choose(local) {
+  localButton.setAttribute('aria-pressed', String(local));
+  cloudButton.setAttribute('aria-pressed', String(!local));
+  localStep.hidden = !local;
+  cloudStep.hidden = local;
+}
+
+/** Tests `chosen` (the provider must list its models), then stores it over the stored settings. */
+async function connect(chosen, status) {
+  await core;
+  const settings = { ...((await loadSettings()) ?? {}), ...chosen };
+  const problem = validateSettings(settings);
+  if (problem) return say(status, problem.message, true);
+  say(status, 'Testing the connection…');
+  try {
+    await listModels(settings);
+  } catch (err) {
+    return say(status, String(err?.message ?? err), true);
+  }
+  await saveSettings(settings);
+  say(status, `Connected: the agent will use ${settings.model}.`);
+  return close();
+}
+
+/** One found server: its models to choose from and a button to use it, or what stops its use. */
+function serverItem(server) {
+  const item = document.createElement('li');
+  item.className = 'server';
+  const title = document.createElement('h3');
+  title.textContent = server.name;
+  const address = document.createElement('span');
+  address.className = 'address';
+  address.textContent = server.base_url;
+  item.append(title, address);
+  if (server.problem) {
+    const problem = document.createElement('p');
+    problem.className = 'problem';
+    problem.textContent = server.problem;
+    item.append(problem);
+    return item;
+  }
+  const id = `model-${server.name.replace(/\W/g, '')}`;
+  const label = document.createElement('label');
+  label.htmlFor = id;
+  label.textContent = 'Model';
+  const select = document.createElement('select');
+  select.id = id;
+  for (const name of server.models) select.append(new Option(name, name));
+  const use = document.createElement('button');
+  use.type = 'button';
+  use.textContent = `Use ${server.name}`;
+  use.addEventListener('click', () => connect({ provider: 'openai-compatible', baseUrl: server.base_url, model: select.value, apiKey: '' }, localStatus));
+  item.append(label, select, use);
+  return item;
+}
+
+async function findServers() {
+  await core;
+  serverList.replaceChildren();
+  lookAgain.hidden = true;
+  say(localStatus, 'Looking for model servers on this computer…');
+  const found = await findLocalServers();
+  serverList.replaceChildren(...found.map(serverItem));
+  lookAgain.hidden = false;
+  const usable = found.filter((server) => !server.problem).length;
+  if (!found.length) {
+    say(localStatus, 'No model server answered on this computer (Ollama on port 11434, LM Studio 1234, llama.cpp 8080, vLLM 8000, Jan 1337). Start one, then look again.', true);
+  } else {
+    say(localStatus, usable ? `Found ${usable === 1 ? 'a server' : `${usable} servers`}: choose a model.` : 'Found a server, but it cannot be used yet:', !usable);
+  }
+}
+
+function open() {
+  document.body.classList.add('setup-open');
+  section.hidden = false;
+  document.getElementById('setup-title').focus();
+}
+
+function close() {
+  document.body.classList.remove('setup-open');
+  section.hidden = true;
+  document.getElementById('task').focus();
+}
+
+localButton.addEventListener('click', () => {
+  choose(true);
+  findServers();
+});
+lookAgain.addEventListener('click', findServers);
+cloudButton.addEventListener('click', () => {
+  choose(false);
+  modelField.value ||= FIRST_MODEL[provider.value];
+  keyField.focus();
+});
+provider.addEventListener('change', () => { modelField.value = FIRST_MODEL[provider.value]; });
+cloudStep.addEventListener('submit', (e) => {
+  e.preventDefault();
+  connect({ provider: provider.value, baseUrl: '', model: modelField.value.trim(), apiKey: keyField.value.trim() }, cloudStatus);
+});
+// Set up elsewhere (the settings page) meanwhile: the chat is ready.
+chrome.storage.onChanged.addListener(async () => {
+  if (!section.hidden && !needsSetup(await loadSettings())) close();
+});
+
+if (needsSetup(await loadSettings())) open();
