@@ -5,6 +5,7 @@
 
 import init, { checkTokenBudget, listModels, validateSettings } from '../core/agent_wasm.js';
 import { loadSettings, saveSettings } from '../shared/settings-store.js';
+import { loadSavedTasks, savedTasksProblem, storeSavedTasks } from '../shared/saved-tasks.js';
 
 const core = init();
 
@@ -430,7 +431,7 @@ exportButton.addEventListener('click', async () => {
     say(backupStatus, 'Nothing to export yet: save your settings first, then export them.', 'error');
     return;
   }
-  const blob = new Blob([`${JSON.stringify(exportable(stored), null, 2)}\n`], { type: 'application/json' });
+  const blob = new Blob([`${JSON.stringify({ ...exportable(stored), savedTasks: await loadSavedTasks() }, null, 2)}\n`], { type: 'application/json' });
   const link = document.createElement('a');
   link.href = URL.createObjectURL(blob);
   link.download = EXPORT_FILENAME;
@@ -518,8 +519,10 @@ function refuse(message, field) {
 
 async function importSettings(file) {
   say(backupStatus, `Reading ${file.name}…`, 'progress');
-  const { settings: imported, error } = await readExport(file);
+  const { settings: { savedTasks, ...imported } = {}, error } = await readExport(file);
   if (error) return refuse(error);
+  const tasksProblem = savedTasks === undefined ? null : savedTasksProblem(savedTasks);
+  if (tasksProblem) return refuse(`the saved tasks: ${tasksProblem}.`);
   const shape = shapeProblem(imported);
   if (shape) return refuse(`${fieldLabel(shape.field)}: ${shape.message}.`, shape.field);
 
@@ -546,6 +549,8 @@ async function importSettings(file) {
   unsaved = true;
   const keyNote = imported.apiKey ? ' The API key in the file was used.' : stored?.apiKey ? ' Your saved API key was kept.' : '';
 
+  // The saved tasks are the user's own list, apart from the settings: they are taken as they are.
+  if (savedTasks !== undefined) await storeSavedTasks(savedTasks);
   if (onlyMissingValues) {
     markInvalid('secrets');
     const names = missing.join(', ');

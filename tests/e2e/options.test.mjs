@@ -304,6 +304,7 @@ test('Export writes the settings without the key or secret values; Import restor
     await page.fill('#prices', 'scripted-model | 1 | 2');
     await page.click('button[type=submit]');
     await waitUntil(async () => (await page.locator('#status').textContent()) === 'Saved.');
+    await agent.worker.evaluate(() => chrome.storage.local.set({ savedTasks: ['find the opening hours of {shop}'] }));
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-settings')]);
     assert.equal(download.suggestedFilename(), 'agent-settings.json');
@@ -385,8 +386,11 @@ test('Export writes the settings without the key or secret values; Import restor
       { name: 'pin', value: '1234', domains: ['bank.example'] },
     ]);
     for (const [name, value] of Object.entries(exported)) {
-      if (name !== 'format' && name !== 'secrets') assert.deepEqual(stored[name], value, name);
+      if (!['format', 'secrets', 'savedTasks'].includes(name)) assert.deepEqual(stored[name], value, name);
     }
+    // The saved tasks travel with the settings, stored apart from them.
+    assert.deepEqual(exported.savedTasks, ['find the opening hours of {shop}']);
+    assert.deepEqual((await agent.worker.evaluate(() => chrome.storage.local.get('savedTasks'))).savedTasks, exported.savedTasks);
     // The form shows what was imported.
     assert.equal(await page.locator('#maxSteps').inputValue(), '12');
     assert.equal(await page.locator('#apiKey').inputValue(), 'sk-kept-key');

@@ -87,3 +87,52 @@ test('no server on this computer is said plainly, with the ports looked at', asy
   await panel.selectOption('#setup-provider', 'anthropic');
   assert.equal(await panel.inputValue('#setup-model'), 'claude-sonnet-4-5');
 });
+
+test('a saved task with a placeholder is inserted with / and run; saved tasks are edited, reordered and deleted', async () => {
+  const llm = await startLlmServer(shopScript(site.origin));
+  try {
+    await agent.worker.evaluate((baseUrl) => chrome.storage.local.set({ settings: { baseUrl, model: 'scripted-model', maxSteps: 10 } }), llm.baseUrl);
+    const { page, tabId } = await openTarget(agent, `${site.origin}/shop/`);
+    const panel = await openPanel(agent, tabId);
+    const input = panel.locator('#task');
+    for (const text of ['add the {colour} mug to the cart, then tell me the cart total', 'find the opening hours of {shop}']) {
+      await input.fill(text);
+      await panel.click('#save-task');
+    }
+    assert.match(await panel.locator('#saved-status').textContent(), /Type \/ in the input/);
+    // "/" lists them; what follows filters; the arrows move; Enter inserts, its placeholder selected.
+    await input.fill('');
+    await input.pressSequentially('/');
+    assert.equal(await panel.locator('#saved-list [role=option]').count(), 2);
+    await input.pressSequentially('mug');
+    assert.deepEqual(await panel.locator('#saved-list .saved-text').allTextContents(), ['add the {colour} mug to the cart, then tell me the cart total']);
+    await mkdir(ARTIFACTS, { recursive: true });
+    await panel.screenshot({ path: join(ARTIFACTS, 'saved-tasks.png') });
+    await input.press('Enter');
+    assert.equal(await panel.locator('#saved-list').isHidden(), true);
+    assert.equal(await input.evaluate((el) => el.value.slice(el.selectionStart, el.selectionEnd)), '{colour}');
+    await input.pressSequentially('blue');
+    assert.equal(await input.inputValue(), 'add the blue mug to the cart, then tell me the cart total');
+    await input.press('Enter'); // Now Enter sends.
+    await panel.locator('.answer').waitFor({ timeout: 30_000 });
+    assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $14.50');
+    assert.equal(await page.locator('#cart-count').textContent(), 'Cart: 1 item');
+    assert.match(llm.requests[0].messages.find((m) => m.content.startsWith('Your task:')).content, /add the blue mug/);
+
+    // Edit, move up, delete: stored in that order, the changes kept.
+    await input.fill('/');
+    await panel.click('button[aria-label^="Edit: find the opening hours"]');
+    await input.fill('find the opening hours of {shop} on {day}');
+    await panel.click('#save-task');
+    await input.fill('/');
+    await panel.click('button[aria-label^="Move up: find the opening hours"]');
+    const stored = async () => (await agent.worker.evaluate(() => chrome.storage.local.get('savedTasks'))).savedTasks;
+    assert.deepEqual(await stored(), ['find the opening hours of {shop} on {day}', 'add the {colour} mug to the cart, then tell me the cart total']);
+    await panel.click('button[aria-label^="Delete: add the"]');
+    assert.deepEqual(await stored(), ['find the opening hours of {shop} on {day}']);
+    await input.press('Escape');
+    assert.equal(await panel.locator('#saved-list').isHidden(), true);
+  } finally {
+    await llm.close();
+  }
+});

@@ -1,0 +1,152 @@
+// Saved tasks in the panel: Save keeps the task in the input; "/" in the input lists the saved
+// ones, filtered by what follows it (arrows move, Enter inserts, Escape closes), each with Edit,
+// Move up and Delete. An inserted task's first {placeholder} is selected, to be typed over.
+
+import { loadSavedTasks, storeSavedTasks } from '../shared/saved-tasks.js';
+
+const input = document.getElementById('task');
+const saveButton = document.getElementById('save-task');
+const list = document.getElementById('saved-list');
+const status = document.getElementById('saved-status');
+
+let tasks = [];
+let active = 0;
+/** The index of the saved task being edited in the input, if any. */
+let editing = null;
+
+function say(text) {
+  status.textContent = text;
+  status.hidden = !text;
+}
+
+/** The saved tasks matching what follows "/" in the input, with their indices. */
+function matches() {
+  const query = input.value.slice(1).trim().toLowerCase();
+  return tasks.map((text, index) => ({ text, index })).filter(({ text }) => text.toLowerCase().includes(query));
+}
+
+const isOpen = () => !list.hidden;
+
+function close() {
+  list.hidden = true;
+  input.setAttribute('aria-expanded', 'false');
+  input.removeAttribute('aria-activedescendant');
+}
+
+function itemButton(label, action, name) {
+  const el = document.createElement('button');
+  el.type = 'button';
+  el.textContent = label;
+  el.setAttribute('aria-label', name);
+  el.addEventListener('mousedown', (e) => e.preventDefault()); // Keep the input's focus.
+  el.addEventListener('click', (e) => {
+    e.stopPropagation();
+    action();
+  });
+  return el;
+}
+
+function render() {
+  const shown = matches();
+  if (!input.value.startsWith('/')) return close();
+  active = Math.min(active, Math.max(0, shown.length - 1));
+  list.replaceChildren(...(shown.length ? shown.map(({ text, index }, i) => {
+    const option = document.createElement('li');
+    option.id = `saved-${index}`;
+    option.setAttribute('role', 'option');
+    option.setAttribute('aria-selected', String(i === active));
+    const label = document.createElement('span');
+    label.className = 'saved-text';
+    label.textContent = text;
+    option.append(label,
+      itemButton('Edit', () => edit(index), `Edit: ${text}`),
+      itemButton('↑', () => move(index), `Move up: ${text}`),
+      itemButton('✕', () => remove(index), `Delete: ${text}`));
+    option.addEventListener('mousedown', (e) => e.preventDefault());
+    option.addEventListener('click', () => insert(text));
+    return option;
+  }) : [Object.assign(document.createElement('li'), { className: 'saved-empty', textContent: tasks.length ? 'No saved task matches.' : 'No saved tasks yet: write a task, then press Save.' })]));
+  list.hidden = false;
+  input.setAttribute('aria-expanded', 'true');
+  if (shown.length) input.setAttribute('aria-activedescendant', `saved-${shown[active].index}`);
+}
+
+/** Puts `text` in the input, its first {placeholder} selected. */
+function insert(text) {
+  close();
+  input.value = text;
+  input.focus();
+  const placeholder = /\{[^{}]+\}/.exec(text);
+  if (placeholder) input.setSelectionRange(placeholder.index, placeholder.index + placeholder[0].length);
+  else input.setSelectionRange(text.length, text.length);
+}
+
+async function update(next, message) {
+  try {
+    await storeSavedTasks(next);
+    tasks = next;
+    say(message);
+  } catch (err) {
+    say(err.message);
+  }
+  render();
+}
+
+function edit(index) {
+  editing = index;
+  saveButton.textContent = 'Save changes';
+  insert(tasks[index]);
+  say('Editing a saved task: change it, then press Save changes (Escape cancels).');
+}
+
+const move = (index) => index > 0 && update([...tasks.slice(0, index - 1), tasks[index], tasks[index - 1], ...tasks.slice(index + 1)], 'Moved up.');
+const remove = (index) => update(tasks.filter((_, i) => i !== index), 'Deleted the saved task.');
+
+function stopEditing() {
+  editing = null;
+  saveButton.textContent = 'Save';
+}
+
+saveButton.addEventListener('click', async () => {
+  const text = input.value.trim();
+  if (!text || text.startsWith('/')) return say('Write the task to save in the input first.');
+  if (editing !== null) {
+    const next = tasks.map((t, i) => (i === editing ? text : t));
+    stopEditing();
+    return update(next, 'Saved the changes.');
+  }
+  if (tasks.includes(text)) return say('This task is already saved: type / to find it.');
+  return update([...tasks, text], 'Saved. Type / in the input to use it again.');
+});
+
+input.addEventListener('input', () => {
+  active = 0;
+  render();
+});
+
+// Capture: these keys belong to the list while it is open, before the panel's own (Enter sends).
+input.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape' && editing !== null && !isOpen()) {
+    stopEditing();
+    say('');
+    return;
+  }
+  if (!isOpen()) return;
+  const shown = matches();
+  if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+    active = (active + (e.key === 'ArrowDown' ? 1 : shown.length - 1)) % Math.max(1, shown.length);
+  } else if (e.key === 'Enter' && !e.shiftKey) {
+    if (shown[active]) insert(shown[active].text);
+  } else if (e.key === 'Escape') {
+    close();
+  } else {
+    return;
+  }
+  e.preventDefault();
+  e.stopImmediatePropagation();
+  if (isOpen()) render();
+}, true);
+
+input.addEventListener('blur', () => setTimeout(() => { if (document.activeElement !== input) close(); }, 150));
+
+tasks = await loadSavedTasks();
