@@ -605,6 +605,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if step == 1 && !plan.web_task && !plan.answer.trim().is_empty() {
             return Ok(Some(plan.answer));
         }
+        if step == 1 {
+            self.confirm_plan_sites(&plan.sites).await?;
+        }
         self.adopt_plan(&plan);
         Ok(None)
     }

@@ -5,7 +5,7 @@
 //! site plan (a setting) then shows or asks about sites outside the task's plan.
 
 use super::{report, Done};
-use crate::actions::{search_url, Action, PageOp};
+use crate::actions::{normalize_url, search_url, Action, PageOp};
 use crate::agent::navigator::{Navigator, StepError, UserGate};
 use crate::browser::Browser;
 use crate::dom_map::MapElement;
@@ -183,6 +183,37 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             false,
             format!("The user did not allow going to {site}, which is not in the task's plan. Stay on the planned sites ({plan}), or finish and tell the user."),
         )))
+    }
+
+    /// With a site plan set, the sites the planner expects at the start of a task are put to the
+    /// user; once confirmed they count as chosen.
+    pub(in crate::agent) async fn confirm_plan_sites(&self, sites: &[String]) -> Result<(), StepError> {
+        if self.config.site_plan == SitePlan::Off {
+            return Ok(());
+        }
+        let mut new: Vec<(String, Site)> = Vec::new();
+        for url in sites.iter().filter_map(|site| normalize_url(site).ok()) {
+            let Some(site) = Site::of(&url) else { continue };
+            let chosen = self.with_conversation(|conversation| self.data_flow.borrow().is_chosen(conversation, &url));
+            if !chosen && !new.iter().any(|(_, known)| *known == site) {
+                new.push((url, site));
+            }
+        }
+        if new.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<String> = new.iter().map(|(_, site)| site.to_string()).collect();
+        let question = format!(
+            "The plan for this task uses these sites: {}. Allow the agent to use them? (It will {} before going to any other.)",
+            names.join(", "),
+            if self.config.site_plan == SitePlan::Strict { "ask you" } else { "tell you" }
+        );
+        if self.ask_user(question, &new[0].0, names).await? {
+            for (url, _) in &new {
+                self.data_flow.borrow_mut().choose(url);
+            }
+        }
+        Ok(())
     }
 
     /// Remembers a value the agent typed on `page_url`.

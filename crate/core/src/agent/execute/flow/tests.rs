@@ -215,3 +215,22 @@ fn the_site_plan_shows_or_asks_about_sites_outside_it() {
     assert!(events.iter().any(|e| matches!(e, AgentEvent::Warning { message } if message.starts_with("The agent went to other.test, which is not among the sites planned"))));
     assert_eq!(*shop.url.borrow(), "http://other.test/about");
 }
+
+#[test]
+fn the_planner_s_sites_once_confirmed_are_in_the_plan() {
+    let plan = r#"{"analysis":"a","progress":"p","challenges":"c","next_steps":["go"],"reasoning":"r","web_task":true,"answer":"","sites":["shop.test","other.test"]}"#;
+    let strict = TaskConfig { site_plan: SitePlan::Strict, planning_interval: Some(5), ..task_config() };
+    let go = reply(r#"[{"go_to_url":{"url":"http://other.test/about"}}]"#);
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![Ok(plan.into()), go, done()]);
+    let (_, events) = run_as(&strict, &shop, &model, &user(true));
+    assert_eq!(
+        questions(&events),
+        vec![(
+            "The plan for this task uses these sites: other.test. Allow the agent to use them? (It will ask you before going to any other.)".to_string(),
+            vec!["other.test".to_string()]
+        )],
+        "asked once, for the plan; the visit itself is in it"
+    );
+    assert_eq!(*shop.url.borrow(), "http://other.test/about");
+}
