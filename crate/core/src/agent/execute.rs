@@ -167,7 +167,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 let url = seen.map(|map| map.url.as_str()).unwrap_or_default();
                 let (action, consented) = match self.fill_secrets(action, url) {
                     Ok(filled) => filled,
-                    Err(problem) => return Ok(report(name, None, false, format!("Did not type: {problem}."))),
+                    Err(problem) => {
+                        self.warn_once(format!("The agent was stopped from typing a secret on {url}: {problem}."));
+                        return Ok(report(name, None, false, format!("Did not type: {problem}.")));
+                    }
                 };
                 if let Some(refused) = self.guard_element(&action, &element, url).await? {
                     return Ok(refused);
