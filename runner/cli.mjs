@@ -1,7 +1,8 @@
 // The headless runner: ./build.sh run --task "TEXT" [--url URL] --base-url URL --model NAME [options]
 //   (see USAGE below; the options mirror the settings page).
 // Exit status: 0 when the task succeeded, 1 when it failed, 2 on a usage error.
-// Consequential actions are refused unless --approve is given (no one is there to ask).
+// Consequential actions, and the user's data going to a site they did not choose, are refused
+// unless --approve is given (no one is there to ask).
 
 import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
@@ -10,7 +11,8 @@ import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask } fro
 const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [--base-url URL] --model NAME
                    [--api-key-env VAR] [--max-steps N] [--planner-model NAME] [--validator-model NAME]
                    [--planning-interval N] [--memory-interval N] [--max-input-tokens N]
-                   [--no-validator] [--vision] [--record FILE] [--json] [--headed] [--approve]
+                   [--no-validator] [--vision] [--site-plan MODE] [--record FILE] [--json] [--headed]
+                   [--approve]
 
   --task TEXT         what the agent should do
   --url URL           page to start on (default: about:blank)
@@ -27,12 +29,16 @@ const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [-
                           less room for the reply)
   --no-validator      report a claimed success without the validator's second look
   --vision            show the model a screenshot each step
+  --site-plan MODE    off (the default: ask only when the user's data would go to a site not chosen),
+                      ask (tell about sites outside the planner's plan) or strict (ask before them)
   --record FILE       write the run's record (each step's URL, decisions, actions, tokens per
                       agent, time per phase and cost; secrets redacted) to FILE as JSON
   --json              print one JSON object per event
   --headed            show the browser window
-  --approve           allow consequential actions (buying, sending, deleting...) without asking;
-                      by default the runner refuses them, as no one is there to ask`;
+  --approve           allow consequential actions (buying, sending, deleting...), the user's data
+                      going to sites the task did not name, and sites outside the plan, without
+                      asking; by default the runner refuses them, as no one is there to ask.
+                      A secret never goes outside the sites listed for it, even with --approve`;
 
 function usageError(message) {
   process.stderr.write(`error: ${message}\n\n${USAGE}\n`);
@@ -59,6 +65,7 @@ function parse(argv) {
         'max-input-tokens': { type: 'string', default: '0' },
         'no-validator': { type: 'boolean', default: false },
         vision: { type: 'boolean', default: false },
+        'site-plan': { type: 'string', default: 'off' },
         record: { type: 'string' },
         json: { type: 'boolean', default: false },
         headed: { type: 'boolean', default: false },
@@ -78,6 +85,7 @@ function parse(argv) {
   if (!providers.includes(values.provider)) usageError(`--provider must be one of ${providers.join(', ')}`);
   if (!values['base-url'] && ['openai-compatible', 'azure'].includes(values.provider)) usageError(`--base-url is required for ${values.provider}`);
   if (!values.model) usageError('--model is required');
+  if (!['off', 'ask', 'strict'].includes(values['site-plan'])) usageError('--site-plan must be off, ask or strict');
   const whole = (flag, least) => {
     const n = Number(values[flag]);
     if (!Number.isInteger(n) || n < least) usageError(`--${flag} must be a whole number of at least ${least}`);
@@ -154,6 +162,7 @@ try {
     maxInputTokens: options.maxInputTokens,
     validator: !options['no-validator'],
     vision: options.vision,
+    sitePlan: options['site-plan'],
   });
   const { tabId } = await openTarget(agent, options.url);
   const panel = await openPanel(agent, tabId);

@@ -161,6 +161,10 @@ struct Item {
     /// Letters and digits only, lower case: what is looked for.
     key: String,
     source: Source,
+    /// Seen, but not followed (a page's unlabelled number): it only shows where a detail the agent
+    /// wrote down came from.
+    #[serde(default)]
+    quiet: bool,
 }
 
 impl Item {
@@ -171,7 +175,7 @@ impl Item {
             Kind::Value => MIN_TYPED_CHARS,
             _ => MIN_KEY_CHARS,
         };
-        (key.chars().count() >= min).then(|| Item { kind, shown: shown.trim().to_string(), key, source })
+        (key.chars().count() >= min).then(|| Item { kind, shown: shown.trim().to_string(), key, source, quiet: false })
     }
 }
 
@@ -329,8 +333,12 @@ impl DataFlow {
     pub fn read_page<'t>(&mut self, url: &str, texts: impl Iterator<Item = &'t str>) {
         let Some(site) = Site::of(url) else { return };
         for text in texts {
+            let followed = scan::page_pieces(text);
             for piece in scan::pieces(text) {
-                self.note(Item::new(piece.kind, &piece.text, Source::Page(site.clone())));
+                let quiet = !followed.contains(&piece);
+                self.note(
+                    Item::new(piece.kind, &piece.text, Source::Page(site.clone())).map(|item| Item { quiet, ..item }),
+                );
             }
         }
     }
@@ -357,7 +365,8 @@ impl DataFlow {
 
     fn note(&mut self, item: Option<Item>) {
         let Some(item) = item else { return };
-        if self.noted.iter().any(|noted| noted.key == item.key && noted.source == item.source) {
+        if let Some(noted) = self.noted.iter_mut().find(|noted| noted.key == item.key && noted.source == item.source) {
+            noted.quiet &= item.quiet;
             return;
         }
         if self.noted.len() >= MAX_NOTED {
@@ -415,7 +424,7 @@ impl DataFlow {
             // A detail the agent wrote down may go back to the site it was read on.
             let read_there = item.source == Source::Conversation
                 && self.noted.iter().any(|n| n.key == item.key && n.source.site().is_some_and(|s| s.same_as(&site)));
-            if !belongs_there && !read_there && readings.holds(&item.key) {
+            if !item.quiet && !belongs_there && !read_there && readings.holds(&item.key) {
                 add(&item);
             }
         }
@@ -427,7 +436,13 @@ impl DataFlow {
                 continue;
             }
             if let Some(shared) = readings.shared_words(&phrases(text), PHRASE_WORDS) {
-                add(&Item { kind: Kind::Words, shown: format!("\"{shared}\""), key: String::new(), source });
+                add(&Item {
+                    kind: Kind::Words,
+                    shown: format!("\"{shared}\""),
+                    key: String::new(),
+                    source,
+                    quiet: false,
+                });
             }
         }
         if found.is_empty() {
@@ -443,9 +458,10 @@ impl DataFlow {
         for task in conversation.tasks {
             items.extend(scan::pieces(task).into_iter().filter_map(|p| Item::new(p.kind, &p.text, Source::Task)));
         }
+        // The agent's notes and results carry page text too: their numbers count as a page's do.
         for text in conversation.rest {
             items.extend(
-                scan::pieces(text).into_iter().filter_map(|p| Item::new(p.kind, &p.text, Source::Conversation)),
+                scan::page_pieces(text).into_iter().filter_map(|p| Item::new(p.kind, &p.text, Source::Conversation)),
             );
         }
         for secret in conversation.secrets.list() {

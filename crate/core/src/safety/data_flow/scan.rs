@@ -34,6 +34,36 @@ const CODE_LABELS: &[&str] = &[
     "customer",
     "invoice",
 ];
+/// Words that say a number on a page is private ("Account number 12-3456-78").
+const NUMBER_LABELS: &[&str] = &[
+    "code",
+    "pin",
+    "account",
+    "acct",
+    "card",
+    "iban",
+    "number",
+    "no",
+    "nr",
+    "phone",
+    "tel",
+    "mobile",
+    "order",
+    "ref",
+    "reference",
+    "booking",
+    "confirmation",
+    "ticket",
+    "member",
+    "customer",
+    "policy",
+    "invoice",
+    "passport",
+    "ssn",
+    "id",
+    "tracking",
+    "balance",
+];
 /// Labels after which any word is taken, digits or not.
 const PASSWORD_LABELS: &[&str] = &["password", "passcode", "passphrase", "pin"];
 /// Words between a label and its value.
@@ -96,12 +126,30 @@ pub struct Piece {
     pub text: String,
 }
 
-/// The pieces of data in `text` worth following.
+/// The pieces of data in `text` worth following: in what the user or the agent wrote, every long
+/// number is.
 pub fn pieces(text: &str) -> Vec<Piece> {
+    scan(text, Numbers::All)
+}
+
+/// The pieces of data in page text: there long numbers abound (ISBNs, article ids, prices), so
+/// only those that say what they are ("code", "account", "card"...), phone numbers written with
+/// their country code, and card numbers are followed.
+pub fn page_pieces(text: &str) -> Vec<Piece> {
+    scan(text, Numbers::Private)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Numbers {
+    All,
+    Private,
+}
+
+fn scan(text: &str, numbers_wanted: Numbers) -> Vec<Piece> {
     let words = words_of(text);
     let mut found = Vec::new();
     emails(&words, &mut found);
-    numbers(&words, &mut found);
+    numbers(&words, numbers_wanted, &mut found);
     codes(&words, &mut found);
     names(&words, &mut found);
     addresses(&words, &mut found);
@@ -178,7 +226,7 @@ fn numeric(word: &str) -> bool {
 }
 
 /// Runs of numeric words ("4111 1111 1111 1111", "+1 555-010-2233") with enough digits, dates aside.
-fn numbers(words: &[&str], found: &mut Vec<Piece>) {
+fn numbers(words: &[&str], wanted: Numbers, found: &mut Vec<Piece>) {
     let mut i = 0;
     while i < words.len() {
         if !numeric(words[i]) {
@@ -190,11 +238,36 @@ fn numbers(words: &[&str], found: &mut Vec<Piece>) {
             i += 1;
         }
         let run = words[start..i].join(" ");
-        let digits = run.chars().filter(char::is_ascii_digit).count();
-        if (MIN_NUMBER_DIGITS..=MAX_NUMBER_DIGITS).contains(&digits) && !looks_like_date(&run) {
+        let digits: String = run.chars().filter(char::is_ascii_digit).collect();
+        let private = wanted == Numbers::All
+            || run.starts_with('+')
+            || luhn(&digits)
+            || words[start.saturating_sub(3)..start].iter().any(|w| NUMBER_LABELS.contains(&w.to_lowercase().as_str()));
+        if (MIN_NUMBER_DIGITS..=MAX_NUMBER_DIGITS).contains(&digits.len()) && !looks_like_date(&run) && private {
             push(found, Kind::Number, run);
         }
     }
+}
+
+/// A card number: 13 to 19 digits whose Luhn check holds.
+fn luhn(digits: &str) -> bool {
+    if !(13..=19).contains(&digits.len()) {
+        return false;
+    }
+    let sum: u32 = digits
+        .bytes()
+        .rev()
+        .enumerate()
+        .map(|(i, b)| {
+            let d = u32::from(b - b'0');
+            match i % 2 {
+                1 if d * 2 > 9 => d * 2 - 9,
+                1 => d * 2,
+                _ => d,
+            }
+        })
+        .sum();
+    sum % 10 == 0
 }
 
 /// 2024-01-15, 15/01/2024, 2024.01.15: a year among day and month numbers.

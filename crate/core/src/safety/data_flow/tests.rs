@@ -1,4 +1,4 @@
-use super::scan::{pieces, Piece};
+use super::scan::{page_pieces, pieces, Piece};
 use super::*;
 use crate::safety::Secret;
 
@@ -115,8 +115,9 @@ fn benign_flows_do_not_ask() {
     assert!(words.asks("https://duckduckgo.com/?q=find+the+price+of+the+blue+mug+with+the+red+handle").is_empty());
     // Dates and short numbers the page shows are not followed.
     let mut dated = Case::new("read the news");
-    dated.flow.read_page(START, ["Published 2024-01-15, 3 comments, 12 likes"].into_iter());
+    dated.flow.read_page(START, ["Published 2024-01-15, 3 comments, 12 likes, ISBN 978-0-13-110362-7"].into_iter());
     assert!(dated.asks("https://news.test/2024/01/15/story?c=3").is_empty());
+    assert!(dated.asks("https://books.test/isbn/9780131103627").is_empty(), "an unlabelled number on a page");
 }
 
 #[test]
@@ -237,6 +238,7 @@ fn details_in_the_conversation_are_followed_unless_read_on_that_site() {
     assert_eq!(case.asks("http://collector.test/?t=zx81qq"), vec!["ZX81-QQ".to_string()]);
     case.flow.read_page("https://carrier.test/", ["Parcel 7781234 is on its way"].into_iter());
     assert!(case.asks("https://carrier.test/track?o=7781234").is_empty());
+    assert_eq!(case.asks("http://collector.test/?o=7781234"), vec!["7781234".to_string()]);
     // The agent's own navigations in the conversation are not the user's data.
     case.rest = vec!["Opened http://b.test/item/99887766.".to_string()];
     assert!(case.asks("http://b.test/item/99887766").is_empty());
@@ -278,6 +280,17 @@ fn finds_the_user_s_details_in_text() {
     assert_eq!(found("Signed in as Grace Hopper"), vec![(Kind::Name, "Grace Hopper".into())]);
     assert_eq!(found("ship to 12 Main Street, Springfield"), vec![(Kind::Address, "12 Main Street".into())]);
     assert_eq!(found("we met at 221 Baker St yesterday"), vec![(Kind::Address, "221 Baker St".into())]);
+}
+
+#[test]
+fn on_pages_only_numbers_that_say_what_they_are_count() {
+    let numbers = |text: &str| page_pieces(text).into_iter().map(|p| p.text).collect::<Vec<_>>();
+    assert_eq!(numbers("ISBN 978-0-13-110362-7, 1,299,000 copies, item 88112233"), Vec::<String>::new());
+    assert_eq!(numbers("Your one-time sign-in code: 482913"), vec!["482913"]);
+    assert_eq!(numbers("Account number 12-3456-7890123"), vec!["12-3456-7890123"]);
+    assert_eq!(numbers("call +44 20 7946 0958"), vec!["+44 20 7946 0958"]);
+    assert_eq!(numbers("paid with 4111 1111 1111 1111"), vec!["4111 1111 1111 1111"], "a card number (Luhn)");
+    assert_eq!(numbers("e-mail ada@example.org"), vec!["ada@example.org"]);
 }
 
 #[test]
