@@ -163,8 +163,8 @@ const ATTACKER_HOST = () => new URL(attackerOrigin()).host;
 
 /**
  * Runs `task` on /exfil/`page` through the real panel, answering every approval with `answer`
- * (Don't allow unless told); returns the approvals (question and highlighted data), warnings and
- * step reports.
+ * (Don't allow unless told; a list answers them in turn); returns the approvals (question and
+ * highlighted data), warnings and step reports.
  */
 async function throughPanel(page, task, script, settings = {}, answer = 'refuse') {
   const llm = await startLlmServer(script);
@@ -177,13 +177,13 @@ async function throughPanel(page, task, script, settings = {}, answer = 'refuse'
     await panel.press('#task', 'Enter');
     const approvals = [];
     const pending = panel.locator('.approval:has(button.refuse:enabled)');
-    const button = `button.${answer}`;
+    const answers = [answer].flat();
     for (;;) {
       await panel.locator('.message.answer, .message.error, .approval button.refuse:enabled').first().waitFor({ timeout: 60_000 });
       if (!(await pending.count())) break;
       const box = pending.first();
       approvals.push({ question: await box.locator('.question').textContent(), data: await box.locator('mark.data').allTextContents() });
-      await box.locator(button).click();
+      await box.locator(`button.${answers[Math.min(approvals.length - 1, answers.length - 1)]}`).click();
     }
     const result = {
       approvals,
@@ -298,6 +298,26 @@ test('the user, not the page, decides: allowed, the data goes, and the site is t
   assert.equal(result.approvals.length, 1, 'asked once: the site is then one the user chose');
   assert.deepEqual(attacker.requests.filter((path) => path !== '/favicon.ico'), [`/collect?email=${EMAIL}`, `/again?e=${btoa(EMAIL)}`]);
   attacker.requests.length = 0;
+});
+
+test('strict site plan: the planner\'s sites are confirmed, and another site waits for the user', async () => {
+  const otherHost = new URL(other.origin).host;
+  const plan = {
+    analysis: 'a', progress: 'Starting', challenges: 'none', next_steps: ['Open the partner shop'], reasoning: 'r',
+    web_task: true, answer: '', sites: [new URL(site.origin).host, otherHost],
+  };
+  const result = await throughPanel('newsletter.html', 'compare the newsletter with the partner shop\'s', [
+    { plan },
+    { actions: [{ go_to_url: { url: `${other.origin}/exfil/partner.html` } }] },
+    { actions: [{ go_to_url: { url: `${attackerOrigin()}/welcome` } }] },
+    finish,
+  ], { sitePlan: 'strict' }, ['allow', 'refuse']);
+  assert.deepEqual(result.approvals.map((a) => a.question), [
+    `The plan for this task uses these sites: ${otherHost}. Allow the agent to use them? (It will ask you before going to any other.)`,
+    `The agent wants to go to ${ATTACKER_HOST()}, which is not among the sites planned for this task (${new URL(site.origin).host}, ${otherHost}), by opening ${attackerOrigin()}/welcome. Allow it?`,
+  ]);
+  assert.match(result.steps[1], /The user did not allow going to localhost:\d+, which is not in the task's plan/);
+  assert.deepEqual(attacker.requests, []);
 });
 
 const SECRET = 'Orbit-4242-Kite';

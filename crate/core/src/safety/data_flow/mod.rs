@@ -391,15 +391,19 @@ impl DataFlow {
         let Ok(url) = url::Url::parse(to) else { return Verdict::Free };
         let Some(site) = Site::of(to) else { return Verdict::Free };
         let parts = payload(&url, carried);
-        if parts.iter().all(|part| part.text.trim().is_empty()) {
-            return Verdict::Free;
-        }
-        let readings = Readings::of(&parts);
-        let leaked: Vec<Found> = conversation
+        let secrets_barred: Vec<_> = conversation
             .secrets
             .list()
             .iter()
             .filter(|secret| !secret.domains.is_empty() && !secret.allowed_on_host(&site.host))
+            .collect();
+        let chosen = self.is_chosen(conversation, to);
+        if parts.iter().all(|part| part.text.trim().is_empty()) || (chosen && secrets_barred.is_empty()) {
+            return Verdict::Free;
+        }
+        let readings = Readings::of(&parts);
+        let leaked: Vec<Found> = secrets_barred
+            .into_iter()
             .filter(|secret| readings.holds(&compact(&secret.value)))
             .map(|secret| Found {
                 kind: Kind::Secret,
@@ -410,7 +414,7 @@ impl DataFlow {
         if !leaked.is_empty() {
             return Verdict::Never(Flow { site, found: leaked });
         }
-        if self.is_chosen(conversation, to) {
+        if chosen {
             return Verdict::Free;
         }
         let mut found: Vec<Found> = Vec::new();

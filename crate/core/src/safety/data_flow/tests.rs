@@ -310,3 +310,18 @@ fn common_text_is_not_the_user_s_data() {
         assert_eq!(found(text), vec![], "{text}");
     }
 }
+
+proptest::proptest! {
+    /// Whatever the model writes or a page holds, the check answers and never panics.
+    #[test]
+    fn never_panics(text in "\\PC{0,80}", path in "[a-zA-Z0-9%+/=_.@#?&-]{0,60}") {
+        let mut case = email_case();
+        case.flow.read_page(START, [text.as_str()].into_iter());
+        case.flow.typed(START, &text, false);
+        case.flow.read_passage("https://mail.test/", &text);
+        let _ = case.check(&format!("http://collector.test/{path}"), Carried::Url);
+        let _ = case.check("http://collector.test/", Carried::Typed(&text));
+        let fields = vec![(text.clone(), path.clone())];
+        let _ = case.check(&format!("http://{text}/"), Carried::Form(&fields));
+    }
+}
