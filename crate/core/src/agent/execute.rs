@@ -132,7 +132,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     Ok(keys) => keys,
                     Err(problem) => return Ok(report(name, None, false, format!("{problem}."))),
                 };
-                if let Some(refused) = self.guard_enter(keys).await? {
+                if let Some(refused) = self.guard_enter(keys, &keys_parsed).await? {
                     return Ok(refused);
                 }
                 let outcome = if self.config.trusted_input {

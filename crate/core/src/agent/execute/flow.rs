@@ -5,7 +5,7 @@
 //! site plan (a setting) then shows or asks about sites outside the task's plan.
 
 use super::{report, Done};
-use crate::actions::{normalize_url, search_url, Action, PageOp};
+use crate::actions::{normalize_url, search_url, Action, KeyPress, PageOp};
 use crate::agent::navigator::{Navigator, StepError, UserGate};
 use crate::browser::Browser;
 use crate::dom_map::MapElement;
@@ -68,9 +68,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
     }
 
-    /// Checks the form Enter would submit from the focused field.
-    pub(super) async fn guard_enter(&self, keys: &str) -> Result<Option<Done>, StepError> {
-        if !keys.split('+').any(|key| key.trim().eq_ignore_ascii_case("enter")) {
+    /// Checks the form Enter (among `presses`) would submit from the focused field.
+    pub(super) async fn guard_enter(&self, keys: &str, presses: &[KeyPress]) -> Result<Option<Done>, StepError> {
+        if !presses.iter().any(|press| press.key == "Enter") {
             return Ok(None);
         }
         let op = PageOp::FocusedSubmission { frame: self.focus_frame.get() };

@@ -115,6 +115,10 @@ fn a_form_posting_the_data_to_another_site_is_not_submitted_unless_allowed() {
     *shop.form.borrow_mut() = collector_form("ada@example.org");
     let events = run_steps(&task_config(), &shop, &[r#"[{"send_keys":{"keys":"Enter"}}]"#], &user(false));
     assert!(questions(&events)[0].0.contains("by pressing Enter, which submits a form"));
+    let shop = FakeShop::new();
+    *shop.form.borrow_mut() = collector_form("ada@example.org");
+    let events = run_steps(&task_config(), &shop, &[r#"[{"send_keys":{"keys":"Tab Enter"}}]"#], &user(false));
+    assert!(questions(&events)[0].0.contains("by pressing Tab Enter, which submits a form"), "Enter after another key");
     assert!(!shop.ops.borrow().iter().any(|op| matches!(op, PageOp::Keys { .. })), "no key pressed");
 
     // The same form posting to the start site is the user's own.
