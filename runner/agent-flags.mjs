@@ -15,6 +15,7 @@ export const AGENT_OPTIONS = {
   'request-style': { type: 'string', default: 'auto' },
   'no-validator': { type: 'boolean', default: false },
   vision: { type: 'boolean', default: false },
+  'site-plan': { type: 'string', default: 'off' },
   approve: { type: 'boolean', default: false },
 };
 
@@ -33,6 +34,7 @@ export function agentSettings(values, usageError) {
   if (!values.model) usageError('--model is required');
   const styles = ['auto', 'full', 'compact'];
   if (!styles.includes(values['request-style'])) usageError(`--request-style must be one of ${styles.join(', ')}`);
+  if (!['off', 'ask', 'strict'].includes(values['site-plan'])) usageError('--site-plan must be off, ask or strict');
   let apiKey = '';
   if (values['api-key-env']) {
     apiKey = process.env[values['api-key-env']];
@@ -51,6 +53,7 @@ export function agentSettings(values, usageError) {
     requestStyle: values['request-style'],
     validator: !values['no-validator'],
     vision: values.vision,
+    sitePlan: values['site-plan'],
   };
 }
 

@@ -1,7 +1,8 @@
 // The headless runner: ./build.sh run --task "TEXT" [--url URL] --base-url URL --model NAME [options]
 //   (see USAGE below; the options mirror the settings page).
 // Exit status: 0 when the task succeeded, 1 when it failed, 2 on a usage error.
-// Consequential actions are refused unless --approve is given (no one is there to ask).
+// Consequential actions, and the user's data going to a site they did not choose, are refused
+// unless --approve is given (no one is there to ask).
 
 import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
@@ -11,7 +12,8 @@ import { AGENT_OPTIONS, FLAGS, agentSettings, wholeFlag } from './agent-flags.mj
 const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [--base-url URL] --model NAME
                    [--api-key-env VAR] [--max-steps N] [--planner-model NAME] [--validator-model NAME]
                    [--planning-interval N] [--memory-interval N] [--max-input-tokens N] [--request-style S]
-                   [--no-validator] [--vision] [--record FILE] [--json] [--headed] [--approve]
+                   [--no-validator] [--vision] [--site-plan MODE] [--record FILE] [--json] [--headed]
+                   [--approve]
 
   --task TEXT         what the agent should do
   --url URL           page to start on (default: about:blank)
@@ -30,12 +32,16 @@ const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [-
                           instructions with each request
   --no-validator      report a claimed success without the validator's second look
   --vision            show the model a screenshot each step
+  --site-plan MODE    off (the default: ask only when the user's data would go to a site not chosen),
+                      ask (tell about sites outside the planner's plan) or strict (ask before them)
   --record FILE       write the run's record (each step's URL, decisions, actions, tokens per
                       agent, time per phase and cost; secrets redacted) to FILE as JSON
   --json              print one JSON object per event
   --headed            show the browser window
-  --approve           allow consequential actions (buying, sending, deleting...) without asking;
-                      by default the runner refuses them, as no one is there to ask`;
+  --approve           allow consequential actions (buying, sending, deleting...), the user's data
+                      going to sites the task did not name, and sites outside the plan, without
+                      asking; by default the runner refuses them, as no one is there to ask.
+                      A secret never goes outside the sites listed for it, even with --approve`;
 
 function usageError(message) {
   process.stderr.write(`error: ${message}\n\n${USAGE}\n`);

@@ -30,7 +30,7 @@ const secretRows = document.getElementById('secret-rows');
 const secretColumns = document.getElementById('secret-columns');
 const secretsEmpty = document.getElementById('secrets-empty');
 const addSecretButton = document.getElementById('add-secret');
-const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval', 'memoryInterval', 'maxInputTokens', 'requestStyle', 'plannerModel', 'validatorModel', 'plannerTemperature', 'validatorTemperature', 'plannerReasoningEffort', 'validatorReasoningEffort', 'requestTimeoutSeconds'];
+const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'sitePlan', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval', 'memoryInterval', 'maxInputTokens', 'requestStyle', 'plannerModel', 'validatorModel', 'plannerTemperature', 'validatorTemperature', 'plannerReasoningEffort', 'validatorReasoningEffort', 'requestTimeoutSeconds'];
 const checkboxes = ['highlights', 'trustedInput', 'validator', 'vision', 'askBeforeActing'];
 const lists = ['allowList', 'denyList'];
 /** The fields a connection test depends on: changing one clears its result. */
@@ -230,6 +230,7 @@ function readForm() {
     highlights: form.elements.highlights.checked,
     searchEngine: form.elements.searchEngine.value,
     confirmations: form.elements.confirmations.value,
+    sitePlan: form.elements.sitePlan.value,
     temperature: numberOrNull(form.elements.temperature.value),
     reasoningEffort: form.elements.reasoningEffort.value || null,
     apiVersion: form.elements.apiVersion.value.trim() || null,
@@ -447,7 +448,7 @@ const NUMBERS = ['maxSteps', 'requestTimeoutSeconds', 'validatorRetries', 'plann
 const OPTIONAL_NUMBERS = ['temperature', 'plannerTemperature', 'validatorTemperature'];
 const STRINGS = ['baseUrl', 'model', 'apiKey'];
 const OPTIONAL_STRINGS = ['apiVersion', 'plannerModel', 'validatorModel'];
-const CHOICES = ['provider', 'searchEngine', 'confirmations', 'requestStyle', 'reasoningEffort', 'plannerReasoningEffort', 'validatorReasoningEffort'];
+const CHOICES = ['provider', 'searchEngine', 'confirmations', 'sitePlan', 'requestStyle', 'reasoningEffort', 'plannerReasoningEffort', 'validatorReasoningEffort'];
 
 /** Checks that each setting the file names has the kind of value the form holds: a message, or `null`. */
 function shapeProblem(settings) {

@@ -516,20 +516,59 @@
     return { ok: true, message: '' };
   }
 
+  /** The form a click on `el` submits, with the submitting control, if it submits one. */
+  function submitterOf(el) {
+    const control = el.closest?.('button, input');
+    const submits = control?.form && ((control instanceof HTMLButtonElement && control.type === 'submit')
+      || (control instanceof HTMLInputElement && (control.type === 'submit' || control.type === 'image')));
+    return submits ? control : null;
+  }
+
+  /** Where the page would go, with what: a form's action, method and fields (files by name). */
+  function submissionOf(form, submitter) {
+    if (!form) return { ok: true, message: '' };
+    const method = (submitter?.getAttribute('formmethod') ? submitter.formMethod : form.method) || 'get';
+    if (method === 'dialog') return { ok: true, message: '' };
+    const fields = [];
+    for (const [name, value] of new FormData(form, submitter ?? undefined)) {
+      fields.push([name, typeof value === 'string' ? value : value.name]);
+    }
+    const action = submitter?.getAttribute('formaction') ? submitter.formAction : form.action;
+    return { ok: true, message: '', submission: { action, method, fields } };
+  }
+
+  /** Where a click on `el` would go, as far as it can be read before pressing: its link, its form. */
+  function destinationOf(el, hit) {
+    const link = hit.closest('a[href]') ?? el.closest('a[href]');
+    const submitter = submitterOf(hit) ?? submitterOf(el);
+    return `${link?.href ?? ''} ${submitter ? submitter.formAction : ''}`;
+  }
+
   function click(el, kind) {
     const aimed = aim(el);
     if (aimed.error) return { ok: false, message: aimed.error };
     const { x, y, target: hit } = aimed;
+    // The core checked where the click leads; a page that changes it as it is pointed at or
+    // pressed (a link rewritten on mousedown) does not get the click.
+    const before = destinationOf(el, hit);
+    const changed = () => (hit.isConnected && destinationOf(el, hit) !== before
+      ? { ok: false, message: `where it leads changed as it was pressed (now ${destinationOf(el, hit).trim()}), so the click was not completed` }
+      : null);
     moveOnto(hit, el, x, y);
     if (kind === 'right') return rightClick(hit, x, y);
     if (kind === 'double') {
-      hit.dispatchEvent(new MouseEvent('click', pressAt(hit, x, y)));
+      const first = pressAt(hit, x, y);
+      const refused = changed();
+      if (refused) return refused;
+      hit.dispatchEvent(new MouseEvent('click', first));
       const second = pressAt(hit, x, y, 0, 2);
       hit.dispatchEvent(new MouseEvent('click', second));
       hit.dispatchEvent(new MouseEvent('dblclick', second));
       return { ok: true, message: '' };
     }
     const up = pressAt(hit, x, y);
+    const refused = changed();
+    if (refused) return refused;
     const link = hit.closest('a[href]') ?? el.closest('a[href]');
     const opensTab = link && /^_(blank|new)$/i.test(link.target) && /^https?:/.test(link.href);
     // A synthetic click cannot open a tab (the popup blocker wants a real gesture), so for such a
@@ -744,11 +783,17 @@
         shiftKey: press.shift, altKey: press.alt, metaKey: press.meta, bubbles: true, cancelable: true,
         composed: true, view: window,
       };
+      // Enter submits the field's form where the core checked it goes, or not at all.
+      const form = press.key === 'Enter' && el instanceof HTMLInputElement ? el.form : null;
+      const action = form?.action;
       let proceed = el.dispatchEvent(new KeyboardEvent('keydown', init));
       const character = press.key.length === 1 ? press.key : press.key === 'Enter' ? '\r' : '';
       if (proceed && character && !press.ctrl && !press.meta) {
         const charCode = character.codePointAt(0);
         proceed = el.dispatchEvent(new KeyboardEvent('keypress', { ...init, charCode, keyCode: charCode, which: charCode }));
+      }
+      if (form && form.action !== action) {
+        return { ok: false, message: `the form's address changed as Enter was pressed (now ${form.action}), so it was not sent` };
       }
       if (proceed) keyDefault(el, press);
       el.dispatchEvent(new KeyboardEvent('keyup', init));
@@ -846,6 +891,10 @@
     keys: (op) => keys(op.keys),
     find: (op) => find(op.text, op.reveal),
     content: () => content(),
+    focused_submission: () => {
+      const el = deepActiveElement();
+      return submissionOf(el instanceof HTMLInputElement ? el.form : null, null);
+    },
   };
 
   /** Operations on one element. */
@@ -861,6 +910,10 @@
     locate: (el) => locate(el),
     focus: (el, op) => focusField(el, op.clear),
     value: (el) => ({ ok: true, message: '', value: el.isContentEditable ? el.innerText : String(el.value ?? '') }),
+    submission: (el) => {
+      const submitter = submitterOf(el);
+      return submissionOf(submitter?.form, submitter);
+    },
   };
 
   function perform(op) {

@@ -118,13 +118,29 @@ function renderStep(event) {
   return box;
 }
 
-/** A consequential action waiting for the user: the question, the page, Allow / Don't allow. */
+/** `el` holding `text` with each of `marked` in it highlighted (the user's data an action would send). */
+function markedText(el, text, marked) {
+  const wanted = marked.filter(Boolean);
+  let rest = text;
+  while (rest) {
+    const hits = wanted.map((m) => [rest.indexOf(m), m]).filter(([at]) => at >= 0).sort((a, b) => a[0] - b[0]);
+    if (!hits.length) break;
+    const [at, found] = hits[0];
+    el.append(rest.slice(0, at), element('mark', 'data', found));
+    rest = rest.slice(at + found.length);
+  }
+  el.append(rest);
+  return el;
+}
+
+/** A consequential action waiting for the user: the question (the data it would send
+ * highlighted), the page, Allow / Don't allow. */
 function renderApproval(event) {
   const past = replaying;
   const box = element('section', `message approval${past ? ' past' : ''}`);
   box.setAttribute('role', 'alertdialog');
   box.setAttribute('aria-label', 'The agent asks for your approval');
-  box.append(element('p', 'question', event.question), element('p', 'url', event.url));
+  box.append(markedText(element('p', 'question'), event.question, event.data ?? []), element('p', 'url', event.url));
   const buttons = element('div', 'buttons');
   const answer = (approved) => {
     send({ type: 'approve', id: event.id, approved });

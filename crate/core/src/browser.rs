@@ -105,6 +105,17 @@ pub struct OpOutcome {
     pub content: Option<String>,
     /// Where to click an element, in its frame's viewport (for trusted input).
     pub point: Option<[f64; 2]>,
+    /// The form an action would submit.
+    pub submission: Option<Submission>,
+}
+
+/// A form as it would be sent: its action URL, method and fields (name, value).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct Submission {
+    pub action: String,
+    pub method: String,
+    pub fields: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]

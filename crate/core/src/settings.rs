@@ -6,7 +6,7 @@ use crate::llm::context::input_budget;
 use crate::llm::pricing::{price_of, Price};
 use crate::llm::{Effort, ModelOptions, Provider};
 use crate::messages::{RequestStyle, StyleChoice};
-use crate::safety::{Secret, Secrets, SitePolicy, Strictness};
+use crate::safety::{Secret, Secrets, SitePlan, SitePolicy, Strictness};
 use crate::tokens::TokenCounter;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -39,6 +39,9 @@ pub struct Settings {
     pub deny_list: Vec<String>,
     /// How readily consequential actions (buying, sending, deleting...) are put to the user.
     pub confirmations: Strictness,
+    /// Whether the planner's sites are confirmed and other sites shown or asked about; the user's
+    /// data going to a site they did not choose always asks.
+    pub site_plan: SitePlan,
     /// Named secrets the model types by placeholder, each limited to its sites.
     pub secrets: Vec<Secret>,
     /// The user's prices per model, before the built-in table.
@@ -104,6 +107,7 @@ impl Default for Settings {
             allow_list: Vec::new(),
             deny_list: Vec::new(),
             confirmations: Strictness::Normal,
+            site_plan: SitePlan::Off,
             secrets: Vec::new(),
             prices: Vec::new(),
             temperature: None,

@@ -197,7 +197,7 @@ impl Core {
             self.browser.save_task(None).await;
             return self.browser.emit(&AgentEvent::Error { message, steps: checkpoint.step.saturating_sub(1) });
         }
-        self.start(Job::Resume(checkpoint));
+        self.start(Job::Resume(Box::new(checkpoint)));
     }
 }
 
@@ -206,7 +206,7 @@ impl Core {
 enum Job {
     New { task: String, tab_id: Option<i32>, follow_up: bool, chat_id: Option<String> },
     Replay { replay: Replay, tab_id: Option<i32> },
-    Resume(Checkpoint),
+    Resume(Box<Checkpoint>),
 }
 
 impl Job {
@@ -316,7 +316,7 @@ async fn run(
         Job::Replay { replay, tab_id } => (replay.task.clone(), tab_or_active(tab_id).await?, None, Some(replay)),
         Job::Resume(checkpoint) => {
             let replay = checkpoint.replay.as_ref().map(|(replay, _)| replay.clone());
-            (checkpoint.task.clone(), checkpoint.tab, Some(checkpoint), replay)
+            (checkpoint.task.clone(), checkpoint.tab, Some(*checkpoint), replay)
         }
     };
     let saver = Rc::clone(browser);
@@ -355,6 +355,7 @@ async fn run(
         trusted_input: settings.trusted_input,
         policy,
         strictness: settings.confirmations,
+        site_plan: settings.site_plan,
         secrets,
         price: settings.model_price(),
         validator_rejections: settings.validator_rejections(),

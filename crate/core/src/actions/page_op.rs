@@ -81,6 +81,14 @@ pub enum PageOp {
         target: ElementRef,
         tag: String,
     },
+    /// The form a click on the element would submit: where, how, and its fields.
+    Submission {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+    },
+    /// The form Enter in the frame's focused field would submit.
+    FocusedSubmission { frame: i32 },
 }
 
 impl PageOp {
@@ -100,11 +108,13 @@ impl PageOp {
             | PageOp::ScrollElement { target, .. }
             | PageOp::Locate { target, .. }
             | PageOp::Focus { target, .. }
-            | PageOp::Value { target, .. } => target.frame_id,
+            | PageOp::Value { target, .. }
+            | PageOp::Submission { target, .. } => target.frame_id,
             PageOp::ScrollPage { frame, .. }
             | PageOp::Keys { frame, .. }
             | PageOp::Find { frame, .. }
-            | PageOp::Content { frame } => *frame,
+            | PageOp::Content { frame }
+            | PageOp::FocusedSubmission { frame } => *frame,
         }
     }
 
@@ -129,6 +139,8 @@ impl PageOp {
                 | PageOp::Locate { .. }
                 | PageOp::Focus { .. }
                 | PageOp::Value { .. }
+                | PageOp::Submission { .. }
+                | PageOp::FocusedSubmission { .. }
         )
     }
 }

@@ -3,6 +3,7 @@
 
 use super::replay::Replay;
 use crate::browser::TabId;
+use crate::safety::DataFlow;
 use crate::tabs::TabAliases;
 use serde::{Deserialize, Serialize};
 
@@ -37,6 +38,9 @@ pub struct Checkpoint {
     /// The recorded run being replayed, and the next of its steps.
     #[serde(default)]
     pub replay: Option<(Replay, usize)>,
+    /// Where the user's data may go: the sites chosen, the data seen (see `safety::DataFlow`).
+    #[serde(default)]
+    pub data_flow: DataFlow,
     /// When it was saved (milliseconds since the epoch, the host's clock).
     pub saved_at_ms: f64,
 }
@@ -79,6 +83,11 @@ mod tests {
             history: serde_json::json!([{"kind": "task", "assistant": false, "content": "Your task: buy a mug"}]),
             replan: false,
             replay: None,
+            data_flow: {
+                let mut flow = DataFlow::default();
+                flow.choose("https://shop.test/");
+                flow
+            },
             saved_at_ms: 1_000.0,
         };
         let text = serde_json::to_string(&checkpoint).unwrap();
@@ -87,8 +96,10 @@ mod tests {
         // A checkpoint saved before aliases existed still resumes, naming tabs afresh.
         let mut older: serde_json::Value = serde_json::from_str(&text).unwrap();
         older.as_object_mut().unwrap().remove("tabAliases");
+        older.as_object_mut().unwrap().remove("dataFlow");
         let older: Checkpoint = serde_json::from_value(older).unwrap();
         assert_eq!(older.tab_aliases, TabAliases::default());
+        assert_eq!(older.data_flow, DataFlow::default());
         assert_eq!(checkpoint.stale(1_000.0 + 60_000.0), None);
         let stale = checkpoint.stale(1_000.0 + MAX_CHECKPOINT_AGE_MS + 1.0).unwrap();
         assert!(stale.contains("Send the task again"), "{stale}");

@@ -79,6 +79,9 @@ pub enum AgentEvent {
         id: u32,
         question: String,
         url: String,
+        /// The user's data the action would send, as named in the question (for highlighting).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        data: Vec<String>,
     },
     /// The task ended with an answer; `success` is the agent's own claim.
     Result {
@@ -152,9 +155,12 @@ impl AgentEvent {
                 AgentEvent::Memory { summary: redact(&summary), tokens_before, tokens_after }
             }
             AgentEvent::Validation { valid, reason } => AgentEvent::Validation { valid, reason: redact(&reason) },
-            AgentEvent::ApprovalNeeded { id, question, url } => {
-                AgentEvent::ApprovalNeeded { id, question: redact(&question), url: redact(&url) }
-            }
+            AgentEvent::ApprovalNeeded { id, question, url, data } => AgentEvent::ApprovalNeeded {
+                id,
+                question: redact(&question),
+                url: redact(&url),
+                data: data.iter().map(|d| redact(d)).collect(),
+            },
             other => other,
         }
     }

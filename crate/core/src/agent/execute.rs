@@ -6,14 +6,13 @@ use super::events::ActionReport;
 use super::navigator::{Look, Navigator, StepError, UserGate};
 use super::prompt::{extraction_prompt, EXTRACTION_REPLY_HINT};
 use super::record::Role;
-use super::AgentEvent;
 use crate::actions::{parse_keys, search_url, trusted, Action, Click, PageOp, ScrollDirection};
 use crate::browser::{Browser, BrowserError, Highlight, HistoryStep, OpOutcome, ScrollState, TabInfo};
 use crate::content::{chunks, to_markdown, RawContent};
 use crate::dom_map::{ElementRef, MapElement, PageMap};
 use crate::llm::repair::{outermost_object, parse_lenient};
 use crate::llm::ChatModel;
-use crate::safety::{assess, PolicyRefusal};
+use crate::safety::{assess, Carried, PolicyRefusal};
 use crate::tabs::{hidden_from_model, TabAlias};
 use crate::text::truncate_words;
 
@@ -133,6 +132,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     Ok(keys) => keys,
                     Err(problem) => return Ok(report(name, None, false, format!("{problem}."))),
                 };
+                if let Some(refused) = self.guard_enter(keys, &keys_parsed).await? {
+                    return Ok(refused);
+                }
                 let outcome = if self.config.trusted_input {
                     self.input(&trusted::key_presses(&keys_parsed)).await?
                 } else {
@@ -165,8 +167,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 let url = seen.map(|map| map.url.as_str()).unwrap_or_default();
                 let (action, consented) = match self.fill_secrets(action, url) {
                     Ok(filled) => filled,
-                    Err(problem) => return Ok(report(name, None, false, format!("Did not type: {problem}."))),
+                    Err(problem) => {
+                        self.warn_once(format!("The agent was stopped from typing a secret on {url}: {problem}."));
+                        return Ok(report(name, None, false, format!("Did not type: {problem}.")));
+                    }
                 };
+                if let Some(refused) = self.guard_element(&action, &element, url).await? {
+                    return Ok(refused);
+                }
                 if !consented {
                     if let Some(refused) = self.ask_if_consequential(&action, &element, seen).await? {
                         return Ok(refused);
@@ -174,6 +182,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 }
                 // The panel can point the user at the element acted on, while it is still there.
                 let mut done = self.element_action(&action, &element).await?;
+                if let (Action::InputText { text, .. }, true, false) = (&action, done.report.ok, consented) {
+                    // Secrets are followed as such, never kept as typed values.
+                    self.note_typed(&element, url, &self.config.secrets.redact(text));
+                }
                 done.report.element = Some(Highlight { target: element.target.clone(), index: element.index });
                 Ok(done)
             }
@@ -202,10 +214,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     ) -> Result<Option<Done>, StepError> {
         let Some(page) = seen else { return Ok(None) };
         let Some(consequence) = assess(action, element, page, self.config.strictness) else { return Ok(None) };
-        let id = self.approvals.get() + 1;
-        self.approvals.set(id);
-        (self.emit)(AgentEvent::ApprovalNeeded { id, question: consequence.question(), url: page.url.clone() });
-        let approved = self.cancel.guard(self.gate.approve(id)).await.ok_or(StepError::Cancelled)?;
+        let approved = self.ask_user(consequence.question(), &page.url, Vec::new()).await?;
         Ok((!approved).then(|| {
             report(
                 action.name(),
@@ -518,6 +527,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             report(name, None, true, format!("The page does not say anything about \"{query}\"{tail}."))
         } else {
             let answer = truncate_words(&answers.join("\n"), EXTRACT_MAX_CHARS);
+            self.data_flow.borrow_mut().read_passage(&content.url, &answer);
             report(name, None, true, format!("Extracted for \"{query}\"{tail}: {answer}"))
         })
     }
@@ -527,6 +537,18 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Ok(url) => url,
             Err(refusal) => return Ok(report(name, None, false, format!("Did not open {url}: {refusal}."))),
         };
+        if let Some(refused) = self
+            .guard_leaving(&Outbound {
+                name,
+                target: Some(&url),
+                to: &url,
+                carried: Carried::Url,
+                doing: &format!("opening {url}"),
+            })
+            .await?
+        {
+            return Ok(refused);
+        }
         Ok(match self.browser.navigate(self.tab.get(), &url).await {
             Ok(()) => left_page(report(name, Some(&url), true, format!("Opened {url}."))),
             Err(BrowserError::TabClosed) => return Err(tab_closed()),
@@ -548,6 +570,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Ok(url) => url,
             Err(refusal) => return Ok(report(name, None, false, format!("Did not open {url}: {refusal}."))),
         };
+        let doing = format!("opening {url} in a new tab");
+        if let Some(refused) = self
+            .guard_leaving(&Outbound { name, target: Some(&url), to: &url, carried: Carried::Url, doing: &doing })
+            .await?
+        {
+            return Ok(refused);
+        }
         Ok(match self.browser.open_tab(self.tab.get(), &url).await {
             Ok(id) => {
                 self.adopt(id).await?;
@@ -799,5 +828,7 @@ fn parse_extraction(reply: &str) -> Option<(bool, String)> {
     Some((value.get("found")?.as_bool()?, value.get("answer")?.as_str().unwrap_or_default().to_string()))
 }
 
+mod flow;
+use flow::Outbound;
 #[cfg(test)]
 mod tests;

@@ -5,14 +5,14 @@ use super::AgentEvent;
 use crate::actions::trusted::InputCommand;
 use crate::actions::{PageOp, SearchEngine};
 use crate::browser::{
-    Browser, BrowserError, FoundText, Highlight, HistoryStep, OpOutcome, ScrollState, TabId, TabInfo,
+    Browser, BrowserError, FoundText, Highlight, HistoryStep, OpOutcome, ScrollState, Submission, TabId, TabInfo,
 };
 use crate::cancel::CancelToken;
 use crate::dom_map::tests::{node, page};
 use crate::dom_map::{MapOptions, RawFrame, RawNode};
 use crate::llm::{ChatModel, ChatReply, ChatRequest, LlmError};
 use crate::messages::{Budget, RequestStyle};
-use crate::safety::{Secrets, SitePolicy, Strictness};
+use crate::safety::{Secrets, SitePlan, SitePolicy, Strictness};
 use crate::tokens::TokenCounter;
 use futures::executor::block_on;
 use std::cell::{Cell, RefCell};
@@ -43,6 +43,10 @@ pub struct FakeShop {
     pub rules: RefCell<Vec<serde_json::Value>>,
     /// Replaces the add button's label (say, with a purchase).
     pub buy_label: RefCell<Option<String>>,
+    /// Where the Reviews link leads.
+    pub reviews_href: RefCell<String>,
+    /// The form the add button and Enter submit, if any.
+    pub form: RefCell<Option<Submission>>,
 }
 
 impl FakeShop {
@@ -66,6 +70,8 @@ impl FakeShop {
             finished: Cell::new(false),
             rules: RefCell::default(),
             buy_label: RefCell::default(),
+            reviews_href: RefCell::new("/reviews".into()),
+            form: RefCell::default(),
         }
     }
 
@@ -95,7 +101,10 @@ impl Browser for FakeShop {
                 node(5, Some(0), "div", &format!("Color: {}", self.color.borrow())),
                 &[("role", "combobox")],
             ),
-            Self::with_attrs(node(9, Some(0), "a", "Reviews"), &[("href", "/reviews"), ("target", "_blank")]),
+            Self::with_attrs(
+                node(9, Some(0), "a", "Reviews"),
+                &[("href", &self.reviews_href.borrow()), ("target", "_blank")],
+            ),
         ];
         if self.dropdown_open.get() {
             nodes.push(Self::with_attrs(node(6, Some(0), "div", "Red"), &[("role", "option")]));
@@ -156,6 +165,10 @@ impl Browser for FakeShop {
                 OpOutcome { point: Some([50.0, 10.0 * f64::from(target.id) + 5.0]), ..ok }
             }
             PageOp::Value { .. } => OpOutcome { value: Some(self.note.borrow().clone()), ..ok },
+            PageOp::Submission { target, .. } if target.id == self.add_button_id() => {
+                OpOutcome { submission: self.form.borrow().clone(), ..ok }
+            }
+            PageOp::FocusedSubmission { .. } => OpOutcome { submission: self.form.borrow().clone(), ..ok },
             PageOp::ScrollPage { direction, .. } => {
                 let after = if *direction == "up" { 0.0 } else { 600.0 };
                 OpOutcome { scroll: Some(ScrollState { before: 0.0, after, max: 1200.0, viewport: 600.0 }), ..ok }
@@ -303,6 +316,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         trusted_input: false,
         policy: SitePolicy::default(),
         strictness: Strictness::Normal,
+        site_plan: SitePlan::Off,
         secrets: Secrets::default(),
         price: None,
         validator_rejections: None,

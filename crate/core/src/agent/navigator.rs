@@ -17,7 +17,7 @@ use crate::dom_map::{elements_in_scope, ElementRegistry, MapOptions, PageMap};
 use crate::llm::pricing::{cost, Price};
 use crate::llm::{ChatMessage, ChatModel, ChatRequest, Image};
 use crate::messages::{Budget, History, Kind, Part, Prompt, RequestStyle};
-use crate::safety::{mentioned_hosts, Finding, PolicyRefusal, Secrets, SitePolicy, Strictness};
+use crate::safety::{mentioned_hosts, DataFlow, Finding, PolicyRefusal, Secrets, SitePlan, SitePolicy, Strictness};
 use crate::tabs::TabAliases;
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -41,6 +41,8 @@ pub struct TaskConfig {
     pub policy: SitePolicy,
     /// How readily consequential actions are put to the user.
     pub strictness: Strictness,
+    /// How sites outside the task's plan are treated.
+    pub site_plan: SitePlan,
     /// Named secrets the model may type by placeholder.
     pub secrets: Secrets,
     /// The model's price, to report the task's cost as it runs.
@@ -170,6 +172,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         tab_aliases: RefCell::default(),
         warned: RefCell::default(),
         tainted_hosts: RefCell::default(),
+        data_flow: RefCell::default(),
         approvals: Cell::new(0),
         usage: Cell::new((0, 0)),
         loop_guard: RefCell::default(),
@@ -223,6 +226,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     warned: RefCell<HashSet<String>>,
     /// Hosts named by page text that tried to instruct the agent: never visited on its word.
     pub(super) tainted_hosts: RefCell<HashSet<String>>,
+    /// Where the user's data may go, and the data seen so far.
+    pub(super) data_flow: RefCell<DataFlow>,
     /// Approval requests made so far (their ids).
     pub(super) approvals: Cell<u32>,
     /// Input and output tokens used so far.
@@ -268,6 +273,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         self.usage.set(checkpoint.usage);
         self.rejections.set(checkpoint.rejections);
         self.replan.set(checkpoint.replan);
+        *self.data_flow.borrow_mut() = checkpoint.data_flow.clone();
         if let Some((_, next)) = &checkpoint.replay {
             self.replay_cursor.set(*next);
         }
@@ -318,6 +324,29 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
     }
 
+    /// The site the user starts the task on is one they chose.
+    async fn choose_start_site(&self) {
+        let tabs = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
+        if let Some(tab) = tabs.iter().find(|tab| tab.id == self.tab.get()) {
+            self.data_flow.borrow_mut().choose(&tab.url);
+        }
+    }
+
+    /// Puts a question to the user (Allow / Don't allow) and waits for the answer.
+    pub(super) async fn ask_user(&self, question: String, url: &str, data: Vec<String>) -> Result<bool, StepError> {
+        let id = self.approvals.get() + 1;
+        self.approvals.set(id);
+        (self.emit)(AgentEvent::ApprovalNeeded { id, question, url: url.to_string(), data });
+        self.cancel.guard(self.gate.approve(id)).await.ok_or(StepError::Cancelled)
+    }
+
+    /// The conversation's texts: the user's tasks, and everything else it holds.
+    pub(super) fn conversation_texts(&self) -> (Vec<String>, Vec<String>) {
+        let (tasks, rest): (Vec<Part>, Vec<Part>) = self.history.parts().partition(|part| part.kind == Kind::Task);
+        let texts = |parts: Vec<Part>| parts.into_iter().map(|part| part.message.content).collect();
+        (texts(tasks), texts(rest))
+    }
+
     /// Hands the task's state at the start of `step` to whoever saves it.
     fn checkpoint(&self, step: u32, results: &[String], failures: u32) {
         let Some(save) = &self.config.on_checkpoint else { return };
@@ -334,6 +363,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             history: self.history.to_json(),
             replan: self.replan.get(),
             replay: self.config.replay.clone().map(|replay| (replay, self.replay_cursor.get())),
+            data_flow: self.data_flow.borrow().clone(),
             saved_at_ms: 0.0,
         });
     }
@@ -348,6 +378,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         };
         if let Err(StepError::Fatal(message)) = replay_start {
             return AgentEvent::Error { message, steps: 0 };
+        }
+        if self.config.resume.is_none() {
+            self.choose_start_site().await;
         }
         for step in first_step..=max_steps {
             self.current_step.set(step);
@@ -406,6 +439,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if let Ok(map) = &page {
             self.recorder.borrow_mut().url(&map.url);
             self.warn_about(&map.warnings);
+            self.data_flow.borrow_mut().read_page(&map.url, map.texts());
         }
         if let (true, Ok(map)) = (self.config.highlights, &page) {
             let marks: Vec<Highlight> = elements_in_scope(map, &self.config.map)
@@ -574,6 +608,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if step == 1 && !plan.web_task && !plan.answer.trim().is_empty() {
             return Ok(Some(plan.answer));
         }
+        if step == 1 {
+            self.confirm_plan_sites(&plan.sites).await?;
+        }
         self.adopt_plan(&plan);
         Ok(None)
     }
@@ -717,7 +754,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 
     /// Tells the user something, once per task.
-    fn warn_once(&self, message: String) {
+    pub(super) fn warn_once(&self, message: String) {
         if self.warned.borrow_mut().insert(message.clone()) {
             (self.emit)(AgentEvent::Warning { message });
         }

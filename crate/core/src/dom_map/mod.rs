@@ -276,6 +276,18 @@ impl PageMap {
         })
     }
 
+    /// The words the page shows: its text lines, its elements' texts and the values of its fields
+    /// (never where its links lead).
+    pub fn texts(&self) -> impl Iterator<Item = &str> {
+        self.lines.iter().flat_map(|line| match &line.kind {
+            LineKind::Text(text) => vec![text.as_str()],
+            LineKind::Element(element) => {
+                let value = element.attrs.iter().find(|(name, _)| name == "value").map(|(_, value)| value.as_str());
+                std::iter::once(element.text.as_str()).chain(value).collect()
+            }
+        })
+    }
+
     pub fn element(&self, index: u32) -> Option<&MapElement> {
         self.elements().find(|element| element.index == index)
     }

@@ -2,11 +2,13 @@
 //! instruct it, and actions the user must approve.
 
 mod consequence;
+mod data_flow;
 mod injection;
 mod secrets;
 mod site_policy;
 
 pub use consequence::{assess, Consequence, Kind, Strictness};
-pub use injection::{mentioned_hosts, neutralize, Finding};
+pub use data_flow::{Carried, Conversation, DataFlow, Flow, Site, SitePlan, Verdict};
+pub use injection::{mentioned_hosts, mentioned_sites, neutralize, Finding};
 pub use secrets::{Secret, Secrets};
 pub use site_policy::{PolicyRefusal, SitePolicy};

@@ -38,6 +38,10 @@ impl Secrets {
         self.0.is_empty()
     }
 
+    pub fn list(&self) -> &[Secret] {
+        &self.0
+    }
+
     /// For the system prompt: the names the model may use, and where.
     pub fn prompt(&self) -> Option<String> {
         if self.0.is_empty() {
@@ -109,14 +113,19 @@ fn strip_placeholders(text: &str) -> String {
 }
 
 fn allowed_on(secret: &Secret, url: &str) -> bool {
-    if secret.domains.is_empty() {
-        return true;
-    }
     let host = url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_ascii_lowercase)).unwrap_or_default();
-    secret.domains.iter().any(|domain| {
-        let domain = domain.trim().trim_start_matches("*.").to_ascii_lowercase();
-        host == domain || host.ends_with(&format!(".{domain}"))
-    })
+    secret.allowed_on_host(&host)
+}
+
+impl Secret {
+    /// Whether the secret may go to `host` (lower case): any host when no sites are listed.
+    pub fn allowed_on_host(&self, host: &str) -> bool {
+        self.domains.is_empty()
+            || self.domains.iter().any(|domain| {
+                let domain = domain.trim().trim_start_matches("*.").to_ascii_lowercase();
+                host == domain || host.ends_with(&format!(".{domain}"))
+            })
+    }
 }
 
 #[cfg(test)]

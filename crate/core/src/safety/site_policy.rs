@@ -95,6 +95,11 @@ impl SitePolicy {
         self.allow.is_empty() && self.deny.is_empty()
     }
 
+    /// Whether the user's allow list names `url`'s site (the user chose it).
+    pub fn allows_by_name(&self, url: &str) -> bool {
+        url::Url::parse(url).is_ok_and(|parsed| self.allow.iter().any(|rule| rule.matches(&parsed)))
+    }
+
     /// Whether the agent may open `url`; returns the normalized URL.
     pub fn check(&self, url: &str) -> Result<String, PolicyRefusal> {
         let normalized = normalize_url(url).map_err(PolicyRefusal::Url)?;
@@ -183,6 +188,8 @@ mod tests {
         assert!(matches!(p.check("http://127.0.0.1:9090/x"), Err(PolicyRefusal::NotAllowed { .. })));
         assert!(matches!(p.check("https://other.test/"), Err(PolicyRefusal::NotAllowed { .. })));
         assert!(matches!(p.check("https://pay.shop.test/"), Err(PolicyRefusal::Denied { .. })));
+        assert!(p.allows_by_name("https://www.shop.test/x") && !p.allows_by_name("https://other.test/"));
+        assert!(!policy(&[], &[]).allows_by_name("https://shop.test/"));
     }
 
     #[test]

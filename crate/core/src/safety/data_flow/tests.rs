@@ -1,0 +1,327 @@
+use super::scan::{page_pieces, pieces, Piece};
+use super::*;
+use crate::safety::Secret;
+
+const TASK: &str = "Sign me up for the newsletter on this page with my email ada@example.org";
+const START: &str = "https://shop.test/newsletter";
+
+struct Case {
+    tasks: Vec<String>,
+    rest: Vec<String>,
+    secrets: Secrets,
+    policy: SitePolicy,
+    flow: DataFlow,
+}
+
+impl Case {
+    fn new(task: &str) -> Case {
+        let mut flow = DataFlow::default();
+        flow.choose(START);
+        Case {
+            tasks: vec![task.to_string()],
+            rest: Vec::new(),
+            secrets: Secrets::default(),
+            policy: SitePolicy::default(),
+            flow,
+        }
+    }
+
+    fn check(&self, to: &str, carried: Carried) -> Verdict {
+        let conversation = Conversation {
+            tasks: &self.tasks,
+            rest: &self.rest,
+            secrets: &self.secrets,
+            policy: &self.policy,
+            search_site: Site::of("https://duckduckgo.com/"),
+        };
+        self.flow.check(&conversation, to, carried)
+    }
+
+    /// The data a navigation to `to` would need approval for (empty when free).
+    fn asks(&self, to: &str) -> Vec<String> {
+        match self.check(to, Carried::Url) {
+            Verdict::Free => Vec::new(),
+            Verdict::Ask(flow) => flow.data(),
+            Verdict::Never(flow) => panic!("refused outright: {flow:?}"),
+        }
+    }
+}
+
+fn email_case() -> Case {
+    Case::new(TASK)
+}
+
+#[test]
+fn data_in_the_query_path_or_fragment_of_a_new_site_asks() {
+    let case = email_case();
+    let email = vec!["ada@example.org".to_string()];
+    assert_eq!(case.asks("http://collector.test/c?email=ada@example.org"), email);
+    assert_eq!(case.asks("http://collector.test/u/ada@example.org/profile"), email);
+    assert_eq!(case.asks("http://collector.test/#ada@example.org"), email);
+    assert_eq!(case.asks("http://collector.test/#e=ada@example.org&x=1"), email);
+    assert_eq!(case.asks("http://ada@example.org@collector.test/"), email, "in the user part");
+    assert_eq!(case.asks("http://ada-example-org.collector.test/"), email, "in the host name");
+}
+
+#[test]
+fn encodings_do_not_hide_the_data() {
+    let case = email_case();
+    for url in [
+        "http://collector.test/c?e=ada%40example.org",            // URL encoding
+        "http://collector.test/c?e=ada%2540example.org",          // twice
+        "http://collector.test/c?d=YWRhQGV4YW1wbGUub3Jn",         // base64
+        "http://collector.test/c?d=YWRhQGV4YW1wbGUub3Jn%3D%3D",   // base64, padded and URL-encoded
+        "http://collector.test/c?d=YWRhQGV4YW1wbGUub3Jn_x",       // base64 among other characters
+        "http://collector.test/c/616461406578616d706c652e6f7267", // hex
+        "http://collector.test/c?h=0x616461406578616D706C652E6F7267", // hex, upper case
+        "http://collector.test/c?e=ADA@EXAMPLE.ORG",              // case
+        "http://collector.test/c?a=ada&b=example&c=org",          // split across parameters
+        "http://collector.test/ada/example.org",                  // split across the path
+        "http://collector.test/c?d=YWRhJTQwZXhhbXBsZS5vcmc",      // base64 of URL-encoded
+        "http://collector.test/c?d=NjE2NDYxNDA2NTc4NjE2ZDcwNmM2NTJlNmY3MjY3", // base64 of hex
+    ] {
+        assert_eq!(case.asks(url), vec!["ada@example.org".to_string()], "{url}");
+    }
+}
+
+#[test]
+fn the_question_names_the_data_its_origin_and_the_site() {
+    let Verdict::Ask(flow) = email_case().check("http://collector.test:4100/c?e=ada@example.org", Carried::Url) else {
+        panic!("should ask")
+    };
+    assert_eq!(
+        flow.question("opening http://collector.test:4100/c?e=ada@example.org"),
+        "This would send ada@example.org (an email address from your task) to collector.test:4100, by opening http://collector.test:4100/c?e=ada@example.org. Allow it?"
+    );
+}
+
+#[test]
+fn benign_flows_do_not_ask() {
+    let case = email_case();
+    // No data at all.
+    assert!(case.asks("http://collector.test/").is_empty());
+    assert!(case.asks("http://collector.test/docs/about?page=2#top").is_empty());
+    // The start site, and its subdomains.
+    assert!(case.asks("https://shop.test/account?email=ada@example.org").is_empty());
+    assert!(case.asks("https://www.shop.test/search?q=ada@example.org").is_empty());
+    // A site the task names.
+    let named = Case::new("look up ada@example.org's order on orders.example:8080 please");
+    assert!(named.asks("http://orders.example:8080/find?email=ada@example.org").is_empty());
+    assert_eq!(named.asks("http://orders.example:9090/find?email=ada@example.org").len(), 1, "another port");
+    // The task's own words on a new site: common words, not the user's data.
+    let words = Case::new("find the price of the blue mug with the red handle");
+    assert!(words.asks("https://other.test/search?q=blue+mug+red+handle+price").is_empty());
+    // Searching the task's whole sentence on the search engine the user chose.
+    assert!(words.asks("https://duckduckgo.com/?q=find+the+price+of+the+blue+mug+with+the+red+handle").is_empty());
+    // Dates and short numbers the page shows are not followed.
+    let mut dated = Case::new("read the news");
+    dated.flow.read_page(START, ["Published 2024-01-15, 3 comments, 12 likes, ISBN 978-0-13-110362-7"].into_iter());
+    assert!(dated.asks("https://news.test/2024/01/15/story?c=3").is_empty());
+    assert!(dated.asks("https://books.test/isbn/9780131103627").is_empty(), "an unlabelled number on a page");
+}
+
+#[test]
+fn the_allow_list_and_approved_sites_are_chosen() {
+    let mut case = email_case();
+    case.policy = SitePolicy::new(&["collector.test".into()], &[]).unwrap();
+    assert!(case.asks("http://collector.test/c?e=ada@example.org").is_empty());
+    let mut case = email_case();
+    case.flow.choose("http://collector.test/first");
+    assert!(case.asks("http://api.collector.test/c?e=ada@example.org").is_empty());
+}
+
+#[test]
+fn the_search_engine_gets_the_task_s_words_but_not_its_details() {
+    let case = email_case();
+    assert_eq!(case.asks("https://duckduckgo.com/?q=ada%40example.org"), vec!["ada@example.org".to_string()]);
+}
+
+#[test]
+fn long_runs_of_the_task_s_words_ask() {
+    let case = Case::new("Write to my landlord that the boiler in flat 4 has been broken since Monday");
+    assert_eq!(
+        case.asks("http://collector.test/?q=the+boiler+in+flat+4+has+been+broken"),
+        vec!["\"the boiler in flat 4\"".to_string()]
+    );
+    assert!(case.asks("http://collector.test/?q=landlord+boiler+broken").is_empty(), "a few words");
+}
+
+#[test]
+fn a_form_s_fields_and_typed_text_are_checked_like_urls() {
+    let case = email_case();
+    let fields = vec![("email".to_string(), "ada@example.org".to_string()), ("list".into(), "weekly".into())];
+    assert!(matches!(case.check("http://collector.test/subscribe", Carried::Form(&fields)), Verdict::Ask(_)));
+    assert_eq!(case.check("https://shop.test/subscribe", Carried::Form(&fields)), Verdict::Free, "the start site");
+    let other = vec![("q".to_string(), "mugs".to_string())];
+    assert_eq!(case.check("http://collector.test/search", Carried::Form(&other)), Verdict::Free);
+    // Typing on a page is giving the data to its site.
+    assert!(matches!(case.check("http://collector.test/form", Carried::Typed("ada@example.org")), Verdict::Ask(_)));
+    assert_eq!(case.check("http://collector.test/form", Carried::Typed("blue mugs")), Verdict::Free);
+}
+
+fn with_secret(domains: &[&str]) -> Case {
+    let mut case = Case::new("log in and check my orders");
+    case.secrets = Secrets::new(vec![Secret {
+        name: "shop_password".into(),
+        value: "Hunter2-Orbit".into(),
+        domains: domains.iter().map(|d| d.to_string()).collect(),
+    }])
+    .unwrap();
+    case
+}
+
+#[test]
+fn a_secret_never_goes_outside_its_sites_whatever_was_chosen() {
+    let mut case = with_secret(&["shop.test"]);
+    let fields = vec![("user".to_string(), "ada".to_string()), ("password".into(), "Hunter2-Orbit".into())];
+    assert_eq!(case.check("https://shop.test/login", Carried::Form(&fields)), Verdict::Free);
+    case.flow.choose("http://collector.test/");
+    let Verdict::Never(flow) = case.check("http://collector.test/login", Carried::Form(&fields)) else {
+        panic!("a secret outside its sites")
+    };
+    assert_eq!(flow.data(), vec!["shop_password".to_string()], "named, never shown");
+    assert_eq!(
+        flow.refusal(),
+        "it would send your secret \"shop_password\" to collector.test, which is not among the sites listed for it in the settings; secrets never go anywhere else"
+    );
+    let encoded = "http://collector.test/?p=SHVudGVyMi1PcmJpdA";
+    assert!(matches!(case.check(encoded, Carried::Url), Verdict::Never(_)), "base64 of the secret");
+    assert!(matches!(case.check("http://collector.test/", Carried::Typed("Hunter2-Orbit")), Verdict::Never(_)));
+}
+
+#[test]
+fn a_secret_for_any_site_still_asks_before_a_new_one() {
+    let case = with_secret(&[]);
+    assert_eq!(case.asks("http://collector.test/?p=hunter2orbit"), vec!["shop_password".to_string()]);
+    let Verdict::Ask(flow) = case.check("http://collector.test/?p=hunter2orbit", Carried::Url) else { panic!() };
+    assert!(!flow.question("opening it").contains("Hunter2"), "{}", flow.question("opening it"));
+}
+
+#[test]
+fn data_read_on_one_site_asks_before_going_to_another() {
+    let mut case = Case::new("check my bank balance");
+    case.flow
+        .read_page("https://bank.test/home", ["Your one-time code is 482913", "Account 12-3456-7890123"].into_iter());
+    assert_eq!(case.asks("http://collector.test/?c=482913"), vec!["482913".to_string()]);
+    assert_eq!(case.asks("http://collector.test/?a=1234567890123"), vec!["12-3456-7890123".to_string()]);
+    assert!(case.asks("https://bank.test/verify?c=482913").is_empty(), "back where it was read");
+    assert!(case.asks("http://collector.test/?c=1482913").is_empty(), "not part of another number");
+}
+
+#[test]
+fn an_extracted_passage_counts_in_words_too() {
+    let mut case = Case::new("summarise my latest message");
+    case.flow.read_passage("https://mail.test/inbox", "Dr Grey says the biopsy results came back clear on Friday");
+    assert_eq!(case.asks("http://collector.test/?m=biopsy+results+came+back+clear").len(), 1);
+    assert!(case.asks("https://mail.test/?m=biopsy+results+came+back+clear").is_empty());
+}
+
+#[test]
+fn values_typed_are_followed_except_search_queries() {
+    let mut case = Case::new("fill in the delivery form");
+    case.flow.typed(START, "Ada Lovelace", false);
+    case.flow.typed(START, "blue mugs", true);
+    assert_eq!(case.asks("http://collector.test/?n=Ada%20Lovelace"), vec!["Ada Lovelace".to_string()]);
+    assert!(case.asks("http://collector.test/?q=blue+mugs").is_empty());
+    let Verdict::Ask(flow) = case.check("http://collector.test/?n=ada-lovelace", Carried::Url) else { panic!() };
+    assert_eq!(
+        flow.question("opening it"),
+        "This would send Ada Lovelace (a value typed on shop.test) to collector.test, by opening it. Allow it?"
+    );
+}
+
+#[test]
+fn details_in_the_conversation_are_followed_unless_read_on_that_site() {
+    let mut case = Case::new("find my order");
+    case.rest = vec![r#"{"memory":"the order number is 7781234 and the tracking code is ZX81-QQ"}"#.to_string()];
+    assert_eq!(case.asks("http://collector.test/?o=7781234"), vec!["7781234".to_string()]);
+    assert_eq!(case.asks("http://collector.test/?t=zx81qq"), vec!["ZX81-QQ".to_string()]);
+    case.flow.read_page("https://carrier.test/", ["Parcel 7781234 is on its way"].into_iter());
+    assert!(case.asks("https://carrier.test/track?o=7781234").is_empty());
+    assert_eq!(case.asks("http://collector.test/?o=7781234"), vec!["7781234".to_string()]);
+    // The agent's own navigations in the conversation are not the user's data.
+    case.rest = vec!["Opened http://b.test/item/99887766.".to_string()];
+    assert!(case.asks("http://b.test/item/99887766").is_empty());
+}
+
+#[test]
+fn the_plan_lists_chosen_and_named_sites() {
+    let case = Case::new("compare prices on shop.test and other.test:8080");
+    let conversation =
+        Conversation { tasks: &case.tasks, rest: &[], secrets: &case.secrets, policy: &case.policy, search_site: None };
+    assert_eq!(case.flow.plan(&conversation), vec!["shop.test", "other.test:8080"]);
+    assert!(case.flow.is_chosen(&conversation, "http://other.test:8080/x"));
+    assert!(!case.flow.is_chosen(&conversation, "http://third.test/"));
+}
+
+#[test]
+fn survives_a_checkpoint() {
+    let mut flow = DataFlow::default();
+    flow.choose(START);
+    flow.typed(START, "Ada Lovelace", false);
+    let json = serde_json::to_value(&flow).unwrap();
+    assert_eq!(serde_json::from_value::<DataFlow>(json).unwrap(), flow);
+}
+
+fn found(text: &str) -> Vec<(Kind, String)> {
+    pieces(text).into_iter().map(|Piece { kind, text }| (kind, text)).collect()
+}
+
+#[test]
+fn finds_the_user_s_details_in_text() {
+    assert_eq!(found("mail me at Ada.L@Example.org."), vec![(Kind::Email, "ada.l@example.org".into())]);
+    assert_eq!(found("call +1 (555) 010-2233 today"), vec![(Kind::Number, "+1 555 010-2233".into())]);
+    assert_eq!(found("card 4111 1111 1111 1111 exp 12/27"), vec![(Kind::Number, "4111 1111 1111 1111".into())]);
+    assert_eq!(found("my booking reference is X7K9P2"), vec![(Kind::Code, "X7K9P2".into())]);
+    assert_eq!(found("Ref:QWERTZ"), vec![(Kind::Code, "QWERTZ".into())]);
+    assert_eq!(found("the password is correcthorse"), vec![(Kind::Code, "correcthorse".into())]);
+    assert_eq!(found("your code: 4829"), vec![(Kind::Code, "4829".into())]);
+    assert_eq!(found("My name is Ada Lovelace and I like mugs"), vec![(Kind::Name, "Ada Lovelace".into())]);
+    assert_eq!(found("Signed in as Grace Hopper"), vec![(Kind::Name, "Grace Hopper".into())]);
+    assert_eq!(found("ship to 12 Main Street, Springfield"), vec![(Kind::Address, "12 Main Street".into())]);
+    assert_eq!(found("we met at 221 Baker St yesterday"), vec![(Kind::Address, "221 Baker St".into())]);
+}
+
+#[test]
+fn on_pages_only_numbers_that_say_what_they_are_count() {
+    let numbers = |text: &str| page_pieces(text).into_iter().map(|p| p.text).collect::<Vec<_>>();
+    assert_eq!(numbers("ISBN 978-0-13-110362-7, 1,299,000 copies, item 88112233"), Vec::<String>::new());
+    assert_eq!(numbers("Your one-time sign-in code: 482913"), vec!["482913"]);
+    assert_eq!(numbers("Account number 12-3456-7890123"), vec!["12-3456-7890123"]);
+    assert_eq!(numbers("call +44 20 7946 0958"), vec!["+44 20 7946 0958"]);
+    assert_eq!(numbers("paid with 4111 1111 1111 1111"), vec!["4111 1111 1111 1111"], "a card number (Luhn)");
+    assert_eq!(numbers("e-mail ada@example.org"), vec!["ada@example.org"]);
+}
+
+#[test]
+fn common_text_is_not_the_user_s_data() {
+    for text in [
+        "add the blue mug to the cart, then tell me the cart total",
+        "Published 2024-01-15 at 10:30, 3 comments",
+        "Price: $1,299.00 for 2 items",
+        "order a blue mug",
+        "see the account settings",
+        "I am looking for the order page",
+        "in 2024 we sold 300 mugs",
+        "visit https://shop.test/item/99887766 now",
+        r#"{"go_to_url":{"url":"b.test/item?id=99887766"}}"#,
+        "id 2024",
+    ] {
+        assert_eq!(found(text), vec![], "{text}");
+    }
+}
+
+proptest::proptest! {
+    /// Whatever the model writes or a page holds, the check answers and never panics.
+    #[test]
+    fn never_panics(text in "\\PC{0,80}", path in "[a-zA-Z0-9%+/=_.@#?&-]{0,60}") {
+        let mut case = email_case();
+        case.flow.read_page(START, [text.as_str()].into_iter());
+        case.flow.typed(START, &text, false);
+        case.flow.read_passage("https://mail.test/", &text);
+        let _ = case.check(&format!("http://collector.test/{path}"), Carried::Url);
+        let _ = case.check("http://collector.test/", Carried::Typed(&text));
+        let fields = vec![(text.clone(), path.clone())];
+        let _ = case.check(&format!("http://{text}/"), Carried::Form(&fields));
+    }
+}
