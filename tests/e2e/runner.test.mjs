@@ -165,7 +165,7 @@ test('the runner refuses to send the user\'s data to a site they did not choose,
     '--base-url', llm.baseUrl, '--model', 'scripted', '--max-steps', '4', '--no-validator'];
   let llm = await startLlmServer(script());
   try {
-    const { stdout, stderr } = await runner(args(llm));
+    const { stdout, stderr } = await runRunner(args(llm));
     assert.match(stdout, /^Approval needed: This would send ada@example\.org \(an email address from your task\) to localhost:\d+, by opening http:\/\/localhost:\d+\/collect\?email=ada@example\.org\. Allow it\?\n  refused \(use --approve to allow\)$/m, stderr);
     assert.match(stdout, /✗ go_to_url: The user did not allow sending ada@example\.org to localhost:\d+/);
     assert.deepEqual(attacker.requests, []);
@@ -174,7 +174,7 @@ test('the runner refuses to send the user\'s data to a site they did not choose,
   }
   llm = await startLlmServer(script());
   try {
-    const { stdout } = await runner([...args(llm), '--approve']);
+    const { stdout } = await runRunner([...args(llm), '--approve']);
     assert.match(stdout, /^  allowed \(--approve\)$/m);
     assert.deepEqual(attacker.requests.filter((path) => path !== '/favicon.ico'), ['/collect?email=ada@example.org']);
   } finally {
