@@ -86,10 +86,27 @@ function clearThinking() {
   thinking = null;
 }
 
+/** Shows a step whole, or as its one-line summary. */
+function expandStep(box, expanded) {
+  box.classList.toggle('collapsed', !expanded);
+  box.querySelector('.step-toggle').setAttribute('aria-expanded', String(expanded));
+}
+
+/** Earlier steps fold to one line each when a new one arrives; each unfolds on request. */
+function collapseEarlierSteps() {
+  for (const box of log.querySelectorAll('.step:not(.collapsed)')) expandStep(box, false);
+}
+
 function renderStep(event) {
   const box = element('section', 'message step');
   box.setAttribute('aria-label', `Step ${event.step}`);
-  box.append(element('h2', null, `Step ${event.step} of ${event.max_steps}`));
+  const heading = element('h2');
+  const toggle = button('step-toggle', `Step ${event.step} of ${event.max_steps}`, () => expandStep(box, box.classList.contains('collapsed')));
+  toggle.setAttribute('aria-expanded', 'true');
+  heading.append(toggle);
+  const failed = event.actions.some((action) => !action.ok);
+  const summary = element('p', 'summary', `${failed ? '✗' : '✓'} ${event.next_goal || 'no goal given'} · ${event.actions.map((a) => a.name).join(', ')}`);
+  box.append(heading, summary);
   if (event.evaluation) box.append(element('p', 'evaluation', event.evaluation));
   if (event.next_goal) box.append(element('p', 'goal', event.next_goal));
   const list = element('ul');
@@ -250,6 +267,7 @@ function render(event) {
       break;
     case 'step':
       clearThinking();
+      collapseEarlierSteps();
       append(renderStep(event));
       break;
     case 'run_recorded':
@@ -444,6 +462,12 @@ document.getElementById('new-chat').addEventListener('click', () => {
   input.focus();
 });
 document.addEventListener('keydown', (e) => {
+  // Ctrl+K (Cmd+K) goes to the task input from anywhere in the panel.
+  if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
+    e.preventDefault();
+    input.focus();
+    return;
+  }
   if (e.key !== 'Escape') return;
   if (!clearConfirm.hidden) {
     confirmClear(false);

@@ -93,7 +93,15 @@ test('the panel runs the shop task on a strict-CSP page: the cart really changes
     // An action's element is pointed out on the page on request, for a few seconds.
     const overlays = () => page.evaluate(() => document.querySelectorAll('agent-highlights').length);
     assert.equal(await overlays(), 0);
-    await panel.locator('.step').nth(2).locator('.show-element').click();
+    // Earlier steps are folded to one line each; a step unfolds on request.
+    const third = panel.locator('.step').nth(2);
+    assert.equal(await third.locator('.step-toggle').getAttribute('aria-expanded'), 'false');
+    assert.equal(await third.locator('.show-element').isVisible(), false);
+    assert.equal(await third.locator('.summary').textContent(), '✓ Add the blue mug to the cart · click_element');
+    assert.equal(await panel.locator('.step').nth(3).locator('.step-toggle').getAttribute('aria-expanded'), 'true');
+    await third.locator('.step-toggle').click();
+    assert.equal(await third.locator('.step-toggle').getAttribute('aria-expanded'), 'true');
+    await third.locator('.show-element').click();
     await waitUntil(async () => (await overlays()) === 1);
     await waitUntil(async () => (await overlays()) === 0, 6000);
 

@@ -132,6 +132,10 @@ test('a saved task with a placeholder is inserted with / and run; saved tasks ar
     assert.deepEqual(await stored(), ['find the opening hours of {shop} on {day}']);
     await input.press('Escape');
     assert.equal(await panel.locator('#saved-list').isHidden(), true);
+    // Ctrl+K goes back to the input from anywhere in the panel.
+    await panel.locator('#history-button').focus();
+    await panel.keyboard.press('Control+K');
+    assert.equal(await panel.evaluate(() => document.activeElement.id), 'task');
   } finally {
     await llm.close();
   }
