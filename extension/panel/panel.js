@@ -383,10 +383,10 @@ function exportButtons({ record, report }) {
   const box = element('div', 'exports');
   const json = button('export json', 'Export run (JSON)',
     () => download(`agent-run-${stamp}.json`, JSON.stringify(record, null, 2), 'application/json'),
-    'Export this run as a JSON file');
+    'Export run (JSON): this run as a JSON file');
   const markdown = button('export markdown', 'Report (Markdown)',
     () => download(`agent-run-${stamp}.md`, report, 'text/markdown'),
-    'Export this run as a readable markdown report');
+    'Report (Markdown): this run as a readable report');
   // Runs the recorded actions again in a new chat, the model asked only where the page changed
   // and for the answer (crate/core/src/agent/replay.rs).
   const replay = button('replay', 'Replay', async () => {
@@ -394,7 +394,7 @@ function exportButtons({ record, report }) {
     resetChat();
     closeHistory(false);
     send({ type: 'replay', record, tabId: await targetTabId() });
-  }, 'Run this task again with the recorded actions, asking the model only where the page changed');
+  }, 'Replay: run this task again with the recorded actions, asking the model only where the page changed');
   box.append(json, markdown, replay);
   return box;
 }
