@@ -214,6 +214,9 @@ async function load() {
   document.getElementById('fields').disabled = false;
   exportButton.disabled = false;
   importButton.disabled = false;
+  // Opened from the panel's "Fix in settings" (options.html#field): that field, marked and focused.
+  const wanted = decodeURIComponent(location.hash.slice(1));
+  if (wanted && form.elements[wanted]) markInvalid(wanted);
 }
 
 const numberOrNull = (text) => (text.trim() === '' ? null : Number(text));

@@ -24,6 +24,8 @@ let pendingRun = null;
 let replaying = false;
 /** The stored chat this panel shows, opened from the History: sending continues it. */
 let openedChat = null;
+/** The task last sent, for an error's "Try again". */
+let lastTask = null;
 
 function element(tag, className, text) {
   const el = document.createElement(tag);
@@ -131,6 +133,26 @@ function renderStep(event) {
     picture.src = event.screenshot;
     picture.alt = `The page the model saw at step ${event.step}`;
     box.append(picture);
+  }
+  return box;
+}
+
+/** An error, with its fix one click away: the setting to change, or the task tried again. */
+function renderError(event) {
+  const box = element('div', 'message error');
+  box.append(element('p', 'error-text', event.message));
+  if (replaying) return box;
+  if (event.setting) {
+    box.append(button('fix', 'Fix in settings', () => chrome.tabs.create({
+      url: chrome.runtime.getURL(`extension/options/options.html#${event.setting}`),
+    })));
+  } else if (lastTask) {
+    const task = lastTask;
+    box.append(button('retry', 'Try again', () => {
+      if (running) return;
+      input.value = task;
+      form.requestSubmit();
+    }));
   }
   return box;
 }
@@ -288,7 +310,7 @@ function render(event) {
     case 'error':
       clearThinking();
       if (!replaying) setRunning(false);
-      append(element('div', 'message error', event.message)).setAttribute('role', 'alert');
+      append(renderError(event)).setAttribute('role', 'alert');
       break;
     case 'review_needed':
       clearThinking();
@@ -428,6 +450,7 @@ form.addEventListener('submit', async (e) => {
   const task = input.value.trim();
   if (!task || running) return;
   input.value = '';
+  lastTask = task;
   // A task sent after another in this chat continues its conversation.
   const followUp = log.querySelector('.user') !== null;
   // A chat opened from the History continues where it was stored.

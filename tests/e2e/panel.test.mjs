@@ -274,7 +274,7 @@ test('an unreachable provider ends the task with a clear message', async () => {
   await sendTask(panel, SHOP_TASK);
   const error = panel.locator('.error');
   await error.waitFor({ timeout: TIMEOUT });
-  assert.match(await error.textContent(), /Could not reach the model provider at http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions.*Check the base URL/);
+  assert.match(await error.textContent(), /Could not reach the model provider at http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions.*Check the base URL/);  assert.equal(await error.locator('button.fix').textContent(), 'Fix in settings');
 });
 
 test('a rejected API key ends the task with a clear message, and the next task still runs', async () => {
@@ -287,6 +287,12 @@ test('a rejected API key ends the task with a clear message, and the next task s
     const error = panel.locator('.error');
     await error.waitFor({ timeout: TIMEOUT });
     assert.match(await error.textContent(), /refused the API key \(HTTP 401: Incorrect API key provided\)\. Open the settings/);
+    // The fix is one click away: the settings open at the key, marked and focused.
+    const [settings] = await Promise.all([agent.context.waitForEvent('page'), error.locator('button.fix').click()]);
+    await settings.waitForURL(/options\.html#apiKey$/);
+    await settings.locator('#apiKey[aria-invalid="true"]').waitFor();
+    assert.equal(await settings.evaluate(() => document.activeElement.id), 'apiKey');
+    await settings.close();
 
     await assertShopTaskSucceeds(panel, working);
   } finally {
@@ -435,6 +441,26 @@ test('missing settings bring the setup instead of the chat; incomplete ones are 
   await sendTask(panel, SHOP_TASK);
   await panel.locator('.error').waitFor({ timeout: TIMEOUT });
   assert.match(await panel.locator('.error').textContent(), /No model provider is set up\. Open the settings/);
+});
+
+test('an error no setting fixes offers to try the task again, and trying again runs it', async () => {
+  const nonsense = { raw: 'I cannot answer in JSON today.' };
+  const llm = await startLlmServer([nonsense, nonsense, nonsense, nonsense, nonsense, nonsense, ...shopScript(site.origin)]);
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted-model', maxSteps: 10, planningInterval: 0, validator: false });
+    const { panel } = await openShop();
+    await sendTask(panel, SHOP_TASK);
+    const error = panel.locator('.error');
+    await error.waitFor({ timeout: TIMEOUT });
+    assert.match(await error.textContent(), /stopped after 3 failed steps/);
+    assert.equal(await error.locator('button.fix').count(), 0);
+    await error.locator('button.retry').click();
+    await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
+    assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $14.50');
+    assert.equal(await panel.locator('.user').count(), 2, 'the task was sent again');
+  } finally {
+    await llm.close();
+  }
 });
 
 test('only our panel page may drive the agent', async () => {

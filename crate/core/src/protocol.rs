@@ -111,8 +111,14 @@ impl PanelRequest {
 pub fn encode_event(event: &AgentEvent) -> Value {
     let mut value = serde_json::to_value(event).expect("events serialize");
     value["v"] = Value::from(PROTOCOL_VERSION);
-    if let AgentEvent::Result { text, .. } = event {
-        value["html"] = Value::from(crate::markdown::to_safe_html(text).trim_end());
+    match event {
+        AgentEvent::Result { text, .. } => value["html"] = Value::from(crate::markdown::to_safe_html(text).trim_end()),
+        AgentEvent::Error { message, .. } => {
+            if let Some(field) = crate::settings::setting_to_fix(message) {
+                value["setting"] = Value::from(field);
+            }
+        }
+        _ => {}
     }
     value
 }
@@ -265,6 +271,15 @@ mod tests {
     fn a_result_carries_its_answer_as_safe_html() {
         let event = AgentEvent::Result { success: true, text: "**$14.50** <b>x</b>".into(), steps: 4 };
         assert_eq!(encode_event(&event)["html"], "<p><strong>$14.50</strong> &lt;b&gt;x&lt;/b&gt;</p>");
+    }
+
+    #[test]
+    fn an_error_a_setting_fixes_names_it() {
+        let message = crate::settings::SettingsError::MissingModel.to_string();
+        let event = encode_event(&AgentEvent::Error { message, steps: 0 });
+        assert_eq!(event["setting"], "model");
+        let other = encode_event(&AgentEvent::Error { message: "The tab was closed.".into(), steps: 1 });
+        assert!(other.get("setting").is_none());
     }
 
     #[test]

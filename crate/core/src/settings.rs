@@ -302,6 +302,23 @@ impl Settings {
     }
 }
 
+/// The setting whose change fixes the problem an error message describes, named as stored, for
+/// the panel's "Fix in settings" button. Read from the wording of this crate's own messages
+/// (settings, provider and budget errors); tested against each of them.
+pub fn setting_to_fix(message: &str) -> Option<&'static str> {
+    const PHRASES: &[(&str, &str)] = &[
+        ("does not know the model", "model"),
+        ("token budget", "maxInputTokens"),
+        ("No model is set", "model"),
+        ("base URL", "baseUrl"),
+        ("API key", "apiKey"),
+        ("Max steps", "maxSteps"),
+        ("temperature", "temperature"),
+        ("A secret is not usable", "secrets"),
+    ];
+    PHRASES.iter().find(|(phrase, _)| message.contains(phrase)).map(|(_, field)| *field)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -374,6 +391,37 @@ mod tests {
         let gpt = Settings { model: "gpt-4o-mini".into(), ..small };
         let Err(SettingsError::BadTokenBudget { minimum: gpt_minimum, .. }) = budget_check(&gpt) else { panic!() };
         assert!(gpt_minimum < minimum, "{gpt_minimum} < {minimum}");
+    }
+
+    #[test]
+    fn each_settings_and_provider_error_names_the_setting_that_fixes_it() {
+        use crate::llm::LlmError;
+        let settings_errors = [
+            SettingsError::MissingBaseUrl,
+            SettingsError::BadBaseUrl("x".into()),
+            SettingsError::MissingModel,
+            SettingsError::BadMaxSteps(0),
+            SettingsError::BadSecret("x".into()),
+            SettingsError::BadTemperature(3.0),
+            SettingsError::BadTokenBudget { budget: 1, minimum: 2, model: "m".into(), style: RequestStyle::Full },
+        ];
+        for err in settings_errors {
+            assert_eq!(setting_to_fix(&err.to_string()), Some(err.field()), "{err}");
+        }
+        let detail = || "d".to_string();
+        let provider_errors = [
+            (LlmError::Unreachable { url: "u".into(), detail: detail() }, Some("baseUrl")),
+            (LlmError::Unauthorized { status: 401, detail: detail() }, Some("apiKey")),
+            (LlmError::NotFound { model: "m".into(), detail: detail() }, Some("model")),
+            (LlmError::MalformedResponse { detail: detail() }, Some("baseUrl")),
+            (LlmError::RateLimited { detail: detail() }, None),
+            (LlmError::Http { status: 500, detail: detail() }, None),
+        ];
+        for (err, field) in provider_errors {
+            assert_eq!(setting_to_fix(&err.to_string()), field, "{err}");
+        }
+        let over = crate::messages::OverBudget { needed: 5, budget: 4 };
+        assert_eq!(setting_to_fix(&over.to_string()), Some("maxInputTokens"));
     }
 
     #[test]
