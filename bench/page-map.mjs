@@ -9,6 +9,7 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { launchAgentBrowser, openTarget } from '../runner/launch.mjs';
+import { median } from '../runner/eval/stats.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CORPUS = resolve(process.env.AGENT_CORPUS ?? join(HERE, '..', '..', 'shared', 'corpus'));
@@ -46,10 +47,6 @@ function serveCorpus() {
   return new Promise((done) => server.listen(0, '127.0.0.1', () => done(server)));
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const round = (x) => Math.round(x * 10) / 10;
 
 /**

@@ -8,18 +8,13 @@ import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask } fro
 import { startLlmServer } from '../tests/support/llm-server.mjs';
 import { startSiteServer } from '../tests/support/site-server.mjs';
 import { ROWS_TASK, SHOP_TASK, rowsScript, shopScript } from '../tests/support/fixtures.mjs';
+import { median } from '../runner/eval/stats.mjs';
 
 const STYLES = [
   { label: 'full', settings: { maxInputTokens: 0, requestStyle: 'full' } },
   { label: 'compact, 4,096 budget', settings: { maxInputTokens: 4096, requestStyle: 'auto' } },
 ];
 const PARTS = ['instructions', 'schema', 'state_header', 'page_lines', 'history', 'task', 'plan'];
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : Math.round((sorted[middle - 1] + sorted[middle]) / 2);
-};
 
 /** The navigator requests of one run of `task` from `url`, as its record gives them. */
 async function navigatorRequests(agent, { url, task, script }, settings) {
@@ -49,8 +44,8 @@ try {
   for (const task of tasks) {
     for (const style of STYLES) {
       const requests = await navigatorRequests(agent, task, style.settings);
-      const cells = PARTS.map((part) => median(requests.map((r) => r.split[part])));
-      rows.push(`| ${task.name} | ${style.label} | ${median(requests.map((r) => r.tokens))} | ${cells.join(' | ')} |`);
+      const cells = PARTS.map((part) => Math.round(median(requests.map((r) => r.split[part]))));
+      rows.push(`| ${task.name} | ${style.label} | ${Math.round(median(requests.map((r) => r.tokens)))} | ${cells.join(' | ')} |`);
     }
   }
   process.stdout.write([

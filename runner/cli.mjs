@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { launchAgentBrowser, applySettings, settingsProblem, openTarget, openPanel, runTask } from './launch.mjs';
 import { AGENT_OPTIONS, FLAGS, agentSettings, wholeFlag } from './agent-flags.mjs';
+import { median } from './eval/stats.mjs';
 
 const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [--base-url URL] --model NAME
                    [--api-key-env VAR] [--max-steps N] [--planner-model NAME] [--validator-model NAME]
@@ -75,12 +76,6 @@ function parse(argv) {
   const settings = { ...agentSettings(values, usageError), maxSteps: wholeFlag(values, 'max-steps', 1, usageError) };
   return { ...values, settings };
 }
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 /** The agent's own time per step, outside the model (page map, actions, settling, checkpoint). */
 function agentTimeLine(steps) {

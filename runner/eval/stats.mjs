@@ -1,6 +1,7 @@
-// The statistics of an evaluation: success rates with their confidence intervals, and the
-// paired comparison of two runs of the same suite.
+// Statistics for the evaluation, the runner and the benchmarks: medians, success rates with their
+// confidence intervals, and the paired comparison of two runs of the same suite.
 
+/** The median of `values`; null when there are none. */
 export const median = (values) => {
   if (!values.length) return null;
   const sorted = [...values].sort((a, b) => a - b);
