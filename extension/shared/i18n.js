@@ -8,10 +8,10 @@ export function t(key, ...substitutions) {
   return chrome.i18n.getMessage(key, substitutions.map(String)) || key;
 }
 
-/** Attributes filled from messages: `data-i18n-placeholder="key"` sets `placeholder`, and so on. */
+/** Attributes filled from messages: `data-i18n-placeholder` names the key of `placeholder`, and so on. */
 const ATTRIBUTES = ['placeholder', 'title', 'aria-label', 'alt'];
 
-/** Fills the static text of `root`: `data-i18n="key"` sets an element's text. */
+/** Fills the static text of `root`: an element's `data-i18n` names the key of its text. */
 export function localize(root = document) {
   for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
   for (const attribute of ATTRIBUTES) {

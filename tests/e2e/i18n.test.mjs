@@ -4,9 +4,15 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, readdir } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { EXTENSION_DIR } from '../../runner/launch.mjs';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EXTENSION_DIR, launchAgentBrowser, applySettings, openTarget, openPanel } from '../../runner/launch.mjs';
+import { startLlmServer } from '../support/llm-server.mjs';
+import { startSiteServer } from '../support/site-server.mjs';
+import { shopScript } from '../support/fixtures.mjs';
+
+const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 
 const LANGUAGES = ['en', 'de'];
 /** Keys the manifest uses (`__MSG_key__`). */
@@ -28,15 +34,19 @@ async function sources(dir = join(EXTENSION_DIR, 'extension')) {
 }
 
 /** `$1`… in a message, sorted. */
-const substitutions = (message) => [...new Set(message.match(/(?<!\$)\$[1-9]/g) ?? [])].sort();
+const substitutions = (message) =>
+  [...new Set([...message.matchAll(/\$\$|\$[1-9]/g)].map(([found]) => found).filter((found) => found !== '$$'))].sort();
 
-/** The keys a page or script uses: data-i18n attributes and t('key') calls. */
-function usedKeys(text) {
+/** The keys a page or script asks for: data-i18n attributes and t('key') calls. */
+function askedKeys(text) {
   const keys = [];
   for (const [, key] of text.matchAll(/data-i18n(?:-[\w-]+)?="(\w+)"/g)) keys.push(key);
   for (const [, key] of text.matchAll(/\bt\(\s*'(\w+)'/g)) keys.push(key);
   return keys;
 }
+
+/** Quoted words in a script: a key chosen by a condition (`t(done ? 'a' : 'b')`) is used too. */
+const quotedWords = (text) => [...text.matchAll(/'(\w+)'/g)].map((m) => m[1]);
 
 test('every language has every message, with the same substitutions', async () => {
   const english = await messages('en');
@@ -54,10 +64,11 @@ test('every key the pages and the manifest use exists, and every message is used
   const english = await messages('en');
   const used = new Set([...(await readFile(join(EXTENSION_DIR, 'manifest.json'), 'utf8')).matchAll(MANIFEST_KEYS)].map((m) => m[1]));
   for (const { path, text } of await sources()) {
-    for (const key of usedKeys(text)) {
+    for (const key of askedKeys(text)) {
       assert.ok(english[key], `${path} uses "${key}", which _locales/en/messages.json lacks`);
       used.add(key);
     }
+    for (const word of quotedWords(text)) if (english[word]) used.add(word);
   }
   const unused = Object.keys(english).filter((key) => !used.has(key));
   assert.deepEqual(unused, [], 'messages no page or script uses');
@@ -74,5 +85,53 @@ test('the pages hold no text of their own: every text and label comes from a mes
     for (const [, attribute, value] of body.matchAll(/\s(placeholder|title|aria-label|alt)="([^"]*\p{L}[^"]*)"/gu)) {
       assert.fail(`${path} has its own ${attribute} "${value}": use data-i18n-${attribute}="key"`);
     }
+  }
+});
+
+/** The English texts of `prefixes`' messages that German writes differently, long enough that
+ * finding one on a German page means it was left untranslated. */
+async function englishOnly(prefixes) {
+  const [english, german] = [await messages('en'), await messages('de')];
+  return Object.entries(english)
+    .filter(([key, { message }]) => prefixes.some((p) => key.startsWith(p)) && message !== german[key].message)
+    .map(([, { message }]) => message.split(/\$[1-9]/)[0].trim())
+    .filter((text) => text.length >= 12);
+}
+
+test('in German, the panel speaks German and the model is asked to answer in German', async () => {
+  const site = await startSiteServer();
+  const script = shopScript(site.origin);
+  script.at(-1).actions[0].done.text = 'Der Warenkorb kostet {{Cart total: (\\$[0-9.]+)}}';
+  const llm = await startLlmServer(script);
+  const agent = await launchAgentBrowser({ locale: 'de-DE' });
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted-model', apiKey: 'sk-test', maxSteps: 10 });
+    const { tabId } = await openTarget(agent, `${site.origin}/shop/`);
+    const panel = await openPanel(agent, tabId);
+    assert.equal(await panel.evaluate(() => document.documentElement.lang), 'de-DE');
+    assert.equal(await panel.locator('#history-button').textContent(), 'Verlauf');
+    assert.equal(await panel.locator('#send').textContent(), 'Senden');
+    assert.match(await panel.locator('#task').getAttribute('placeholder'), /^Was soll der Agent tun\?/);
+
+    await panel.fill('#task', 'Lege die blaue Tasse in den Warenkorb und nenne mir die Summe');
+    await panel.press('#task', 'Enter');
+    await panel.locator('.answer').waitFor({ timeout: 30_000 });
+    assert.equal(await panel.locator('.answer').textContent(), 'Der Warenkorb kostet $14.50');
+    assert.equal(await panel.locator('.answer-card h2').textContent(), 'Antwort');
+    assert.equal(await panel.locator('.step-toggle').first().textContent(), 'Schritt 1 von 10');
+    assert.ok(llm.requests[0].messages[1].content.endsWith(
+      'write the final answer for the user in German, unless the task asks for another language.'));
+
+    const shown = await panel.evaluate(() => document.body.innerText);
+    for (const english of await englishOnly(['panel_', 'setup_', 'saved_'])) {
+      assert.ok(!shown.includes(english), `"${english}" is shown untranslated`);
+    }
+    await mkdir(ARTIFACTS, { recursive: true });
+    await panel.setViewportSize({ width: 420, height: 900 });
+    await panel.screenshot({ path: join(ARTIFACTS, 'run-view-de.png') });
+  } finally {
+    await agent.close();
+    await llm.close();
+    await site.close();
   }
 });
