@@ -4,9 +4,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, readdir } from 'node:fs/promises';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { EXTENSION_DIR } from '../../runner/launch.mjs';
+import { EXTENSION_DIR, launchAgentBrowser } from '../../runner/launch.mjs';
 
 const LANGUAGES = ['en', 'de'];
 /** Keys the manifest uses (`__MSG_key__`). */
@@ -74,5 +74,44 @@ test('the pages hold no text of their own: every text and label comes from a mes
     for (const [, attribute, value] of body.matchAll(/\s(placeholder|title|aria-label|alt)="([^"]*\p{L}[^"]*)"/gu)) {
       assert.fail(`${path} has its own ${attribute} "${value}": use data-i18n-${attribute}="key"`);
     }
+  }
+});
+
+test('the settings page in German: its headings, labels, buttons and messages, no English left (screenshot in tests/artifacts)', async () => {
+  const [english, german] = [await messages('en'), await messages('de')];
+  const agent = await launchAgentBrowser({ locale: 'de-DE' });
+  try {
+    const page = await agent.context.newPage();
+    await page.goto(agent.extensionUrl('extension/options/options.html'));
+    await page.locator('#fields:not([disabled])').waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'de-DE');
+    assert.equal(await page.title(), 'Agent-Einstellungen');
+    assert.equal(await page.locator('h1').textContent(), 'Agent-Einstellungen');
+    assert.equal(await page.locator('label[for=provider]').textContent(), 'Anbieter');
+    assert.equal(await page.locator('label[for=apiKey]').textContent(), 'API-Schlüssel');
+    assert.equal(await page.locator('#secrets > legend').textContent(), 'Geheimnisse');
+    assert.equal(await page.locator('#test-connection').textContent(), 'Verbindung testen');
+    assert.equal(await page.locator('button[type=submit]').textContent(), 'Speichern');
+    assert.equal(await page.locator('#baseUrl').getAttribute('placeholder'), german.options_base_url_placeholder.message);
+    // A secret's row and a status message, written by the script.
+    await page.click('#add-secret');
+    assert.equal(await page.getByLabel('Name von Geheimnis 1', { exact: true }).getAttribute('placeholder'), 'z. B. bank_pin');
+    assert.equal(await page.getByRole('button', { name: 'Wert von Geheimnis 1 anzeigen' }).textContent(), 'Anzeigen');
+    await page.click('#export-settings');
+    assert.equal(await page.locator('#backup-status').textContent(), german.options_nothing_to_export.message);
+
+    // No English message whose German differs, nor a long fixed part of one ($1… left out).
+    const text = await page.evaluate(() => document.body.innerText);
+    for (const [key, { message }] of Object.entries(english)) {
+      if (!key.startsWith('options_') || german[key].message === message) continue;
+      for (const part of message.split(/\$[1-9]/)) {
+        if (part.trim().length >= 12) assert.ok(!text.includes(part), `the German page shows the English of ${key}: "${part}"`);
+      }
+    }
+    const artifacts = join(EXTENSION_DIR, 'tests', 'artifacts');
+    await mkdir(artifacts, { recursive: true });
+    await page.screenshot({ path: join(artifacts, 'options-de.png'), fullPage: true });
+  } finally {
+    await agent.close();
   }
 });
