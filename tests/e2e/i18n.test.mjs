@@ -1,6 +1,6 @@
 // Every user-facing text of the extension's pages goes through chrome.i18n: each language has
 // every message, with the same substitutions; every key the pages use exists and every message
-// is used; the pages' HTML holds no text of its own. Then the panel in German, in the browser.
+// is used; the pages' HTML holds no text of its own. Then the panel and the settings in German.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -94,8 +94,14 @@ async function englishOnly(prefixes) {
   const [english, german] = [await messages('en'), await messages('de')];
   return Object.entries(english)
     .filter(([key, { message }]) => prefixes.some((p) => key.startsWith(p)) && message !== german[key].message)
-    .map(([, { message }]) => message.split(/\$[1-9]/)[0].trim())
-    .filter((text) => text.length >= 12);
+    .flatMap(([, { message }]) => message.split(/\$[1-9]/).map((part) => part.trim()))
+    .filter((part) => part.length >= 12);
+}
+
+/** Fails on any English text of `prefixes`' messages shown on `page`. */
+async function assertNoEnglish(page, prefixes) {
+  const shown = await page.evaluate(() => document.body.innerText);
+  for (const english of await englishOnly(prefixes)) assert.ok(!shown.includes(english), `"${english}" is shown untranslated`);
 }
 
 test('in German, the panel speaks German and the model is asked to answer in German', async () => {
@@ -122,10 +128,7 @@ test('in German, the panel speaks German and the model is asked to answer in Ger
     assert.ok(llm.requests[0].messages[1].content.endsWith(
       'write the final answer for the user in German, unless the task asks for another language.'));
 
-    const shown = await panel.evaluate(() => document.body.innerText);
-    for (const english of await englishOnly(['panel_', 'setup_', 'saved_'])) {
-      assert.ok(!shown.includes(english), `"${english}" is shown untranslated`);
-    }
+    await assertNoEnglish(panel, ['panel_', 'setup_', 'saved_']);
     await mkdir(ARTIFACTS, { recursive: true });
     await panel.setViewportSize({ width: 420, height: 900 });
     await panel.screenshot({ path: join(ARTIFACTS, 'run-view-de.png') });
@@ -133,5 +136,36 @@ test('in German, the panel speaks German and the model is asked to answer in Ger
     await agent.close();
     await llm.close();
     await site.close();
+  }
+});
+
+test('the settings page in German: its headings, labels, buttons and messages, no English left (screenshot in tests/artifacts)', async () => {
+  const german = await messages('de');
+  const agent = await launchAgentBrowser({ locale: 'de-DE' });
+  try {
+    const page = await agent.context.newPage();
+    await page.goto(agent.extensionUrl('extension/options/options.html'));
+    await page.locator('#fields:not([disabled])').waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'de-DE');
+    assert.equal(await page.title(), 'Agent-Einstellungen');
+    assert.equal(await page.locator('h1').textContent(), 'Agent-Einstellungen');
+    assert.equal(await page.locator('label[for=provider]').textContent(), 'Anbieter');
+    assert.equal(await page.locator('label[for=apiKey]').textContent(), 'API-Schlüssel');
+    assert.equal(await page.locator('#secrets > legend').textContent(), 'Geheimnisse');
+    assert.equal(await page.locator('#test-connection').textContent(), 'Verbindung testen');
+    assert.equal(await page.locator('button[type=submit]').textContent(), 'Speichern');
+    assert.equal(await page.locator('#baseUrl').getAttribute('placeholder'), german.options_base_url_placeholder.message);
+    // A secret's row and a status message, written by the script.
+    await page.click('#add-secret');
+    assert.equal(await page.getByLabel('Name von Geheimnis 1', { exact: true }).getAttribute('placeholder'), 'z. B. bank_pin');
+    assert.equal(await page.getByRole('button', { name: 'Wert von Geheimnis 1 anzeigen' }).textContent(), 'Anzeigen');
+    await page.click('#export-settings');
+    assert.equal(await page.locator('#backup-status').textContent(), german.options_nothing_to_export.message);
+
+    await assertNoEnglish(page, ['options_']);
+    await mkdir(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'options-de.png'), fullPage: true });
+  } finally {
+    await agent.close();
   }
 });
