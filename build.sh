@@ -113,7 +113,7 @@ build() {
   say "Generating bindings and optimising the wasm"
   rm -rf "$CORE_OUT"
   wasm-bindgen --target web --no-typescript --out-dir "$CORE_OUT" "$WASM_ARTIFACT"
-  node_modules/.bin/wasm-opt -Oz --enable-reference-types --enable-bulk-memory --enable-nontrapping-float-to-int \
+  node_modules/.bin/wasm-opt -O3 --enable-reference-types --enable-bulk-memory --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals \
     "$CORE_OUT/agent_wasm_bg.wasm" -o "$CORE_OUT/agent_wasm_bg.wasm"
   say "Built: load $ROOT as an unpacked extension (chrome://extensions, Developer mode, Load unpacked)"

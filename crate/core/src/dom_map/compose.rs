@@ -5,7 +5,7 @@
 use super::raw::SLOT;
 use super::stitch::PlacedNode;
 use super::Judgement;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 /// What a composition gathers.
 #[derive(Clone, Copy, PartialEq)]

@@ -13,15 +13,15 @@ mod registry;
 mod serialize;
 mod stitch;
 
-pub use raw::{RawFrame, RawNode, RawPage, Viewport};
+pub use raw::{Attrs, RawFrame, RawNode, RawPage, Viewport};
 pub use registry::ElementRegistry;
 pub use serialize::{elements_in_scope, serialize, MapOptions};
 
 use crate::safety::{neutralize, Finding};
 use crate::text::{truncate_chars, truncate_words};
 use compose::{Composer, Gather};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
 use stitch::{stitch, PlacedNode};
 
 /// Tags a person can operate without any script help.
@@ -161,7 +161,7 @@ impl PageMap {
         let composer = Composer::new(nodes, &judged, &naming_labels);
 
         let mut defuser = Defuser::default();
-        let mut label_texts: HashMap<usize, String> = HashMap::new();
+        let mut label_texts: HashMap<usize, String> = HashMap::default();
         let mut lines = Vec::new();
         let mut element_lines: Vec<(usize, usize)> = Vec::new();
         let mut depth = vec![0usize; nodes.len()];
@@ -318,7 +318,7 @@ struct Links<'a> {
 
 impl<'a> Links<'a> {
     fn new(top_url: &str) -> Links<'a> {
-        Links { top: url::Url::parse(top_url).ok(), bases: HashMap::new() }
+        Links { top: url::Url::parse(top_url).ok(), bases: HashMap::default() }
     }
 
     /// The element's href resolved against its document, when it has one.
@@ -357,7 +357,7 @@ fn http_link(target: Option<&url::Url>) -> Option<String> {
 }
 
 fn dedup(mut notes: Vec<String>) -> Vec<String> {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     notes.retain(|note| seen.insert(note.clone()));
     notes
 }
@@ -466,7 +466,7 @@ fn judge(nodes: &[PlacedNode], labels: &LabelLinks, viewport: &Viewport) -> Judg
 fn unreadable_texts(nodes: &[PlacedNode]) -> Vec<bool> {
     /// Text colour, background, font size.
     type Look<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a str>);
-    let mut seen: HashMap<Look, bool> = HashMap::new();
+    let mut seen: HashMap<Look, bool> = HashMap::default();
     nodes
         .iter()
         .map(|placed| {
@@ -611,8 +611,8 @@ struct LabelLinks {
 impl LabelLinks {
     fn find(nodes: &[PlacedNode]) -> LabelLinks {
         let mut label_ancestor: Vec<Option<usize>> = vec![None; nodes.len()];
-        let mut by_id: HashMap<(&str, &str), usize> = HashMap::new();
-        let mut first_control: HashMap<usize, usize> = HashMap::new();
+        let mut by_id: HashMap<(&str, &str), usize> = HashMap::default();
+        let mut first_control: HashMap<usize, usize> = HashMap::default();
         for (i, placed) in nodes.iter().enumerate() {
             if let Some(p) = placed.parent {
                 label_ancestor[i] = if nodes[p].node.tag == "label" { Some(p) } else { label_ancestor[p] };

@@ -1,7 +1,7 @@
 //! The sensor's raw records, exactly as `extension/page/sensor.js` sends them (one per frame).
 
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Stands in an element's own text for each of its child elements.
 pub const SLOT: char = '\u{FFFC}';
@@ -51,7 +51,7 @@ pub struct RawNode {
     pub parent: Option<u32>,
     pub tag: String,
     /// The attributes the sensor reads (a fixed list), when present.
-    pub attrs: BTreeMap<String, String>,
+    pub attrs: Attrs,
     /// The element's own text nodes, whitespace collapsed, with [`SLOT`] where each child element
     /// sits among them (only when there are words).
     pub text: String,
@@ -90,14 +90,64 @@ pub struct RawNode {
     pub frame_origin: Option<[f64; 2]>,
     /// For an element with text, as CSS computes them: its text colour ("rgb(0, 0, 0)"), the
     /// colour of the background behind it, and its font size ("16px").
-    pub ink: Option<String>,
-    pub paper: Option<String>,
-    pub font_size: Option<String>,
+    /// Shared: a page uses a handful of looks for thousands of texts.
+    pub ink: Option<Arc<str>>,
+    pub paper: Option<Arc<str>>,
+    pub font_size: Option<Arc<str>>,
 }
 
 impl RawNode {
     pub fn attr(&self, name: &str) -> Option<&str> {
-        self.attrs.get(name).map(String::as_str)
+        self.attrs.get(name)
+    }
+}
+
+/// An element's attributes, as few as the sensor reads: a list searched in place is faster to
+/// build and to ask than a map, and a page has thousands of them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Attrs(Vec<(String, String)>);
+
+impl Attrs {
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
+    }
+
+    /// Sets `name`, replacing its earlier value.
+    pub fn insert(&mut self, name: String, value: String) {
+        match self.0.iter_mut().find(|(key, _)| *key == name) {
+            Some(entry) => entry.1 = value,
+            None => self.0.push((name, value)),
+        }
+    }
+}
+
+impl FromIterator<(String, String)> for Attrs {
+    fn from_iter<I: IntoIterator<Item = (String, String)>>(pairs: I) -> Self {
+        let mut attrs = Attrs::default();
+        for (name, value) in pairs {
+            attrs.insert(name, value);
+        }
+        attrs
+    }
+}
+
+impl<'de> Deserialize<'de> for Attrs {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Pairs;
+        impl<'de> serde::de::Visitor<'de> for Pairs {
+            type Value = Attrs;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of attribute names and values")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<Attrs, M::Error> {
+                let mut attrs = Vec::with_capacity(map.size_hint().unwrap_or(2));
+                while let Some(pair) = map.next_entry::<String, String>()? {
+                    attrs.push(pair);
+                }
+                Ok(Attrs(attrs))
+            }
+        }
+        deserializer.deserialize_map(Pairs)
     }
 }
 
@@ -131,7 +181,7 @@ struct WireNode(
     #[serde(default)] String,
     #[serde(default = "none")] i64,
     #[serde(default = "none")] i64,
-    #[serde(default)] Option<BTreeMap<String, String>>,
+    #[serde(default)] Option<Attrs>,
     #[serde(default)] Option<WireExtra>,
 );
 
@@ -165,7 +215,8 @@ mod flag {
 
 impl From<WirePage> for RawPage {
     fn from(wire: WirePage) -> RawPage {
-        let looks = wire.looks;
+        let looks: Vec<[Arc<str>; 3]> =
+            wire.looks.into_iter().map(|(ink, paper, size)| [ink.into(), paper.into(), size.into()]).collect();
         let nodes = wire
             .nodes
             .into_iter()
@@ -195,9 +246,9 @@ impl From<WirePage> for RawPage {
                     checked: extra.checked,
                     options: extra.options,
                     frame_origin: extra.frame_origin,
-                    ink: look.map(|(ink, _, _)| ink.clone()),
-                    paper: look.map(|(_, paper, _)| paper.clone()),
-                    font_size: look.map(|(_, _, size)| size.clone()),
+                    ink: look.map(|[ink, _, _]| Arc::clone(ink)),
+                    paper: look.map(|[_, paper, _]| Arc::clone(paper)),
+                    font_size: look.map(|[_, _, size]| Arc::clone(size)),
                 }
             })
             .collect();

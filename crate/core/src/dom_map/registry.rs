@@ -1,12 +1,13 @@
 //! Stable element indices across steps: an element keeps its index for as long as it lives in its
 //! document, whatever changes around it; indices are never reused within a task.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 #[derive(Debug, Default, Clone)]
 pub struct ElementRegistry {
     next: u32,
-    by_element: HashMap<(String, u32), u32>,
+    /// Per document, each element id's index.
+    by_doc: HashMap<String, HashMap<u32, u32>>,
     /// Indices shown by the previous map, to mark what is new; `None` before the first map.
     previous: Option<HashSet<u32>>,
     current: HashSet<u32>,
@@ -19,11 +20,11 @@ impl ElementRegistry {
 
     /// The index of the element `id` of document `doc`, assigning the next free one if new.
     pub fn index_of(&mut self, doc: &str, id: u32) -> u32 {
-        if let Some(&index) = self.by_element.get(&(doc.to_string(), id)) {
+        if let Some(&index) = self.by_doc.get(doc).and_then(|ids| ids.get(&id)) {
             return index;
         }
         self.next += 1;
-        self.by_element.insert((doc.to_string(), id), self.next);
+        self.by_doc.entry(doc.to_string()).or_default().insert(id, self.next);
         self.next
     }
 
@@ -38,7 +39,7 @@ impl ElementRegistry {
 
     /// Ends a map: forgets documents no longer present and remembers what was shown.
     pub fn finish_map(&mut self, live_docs: &HashSet<&str>) {
-        self.by_element.retain(|(doc, _), _| live_docs.contains(doc.as_str()));
+        self.by_doc.retain(|doc, _| live_docs.contains(doc.as_str()));
         self.previous = Some(std::mem::take(&mut self.current));
     }
 }
@@ -54,7 +55,7 @@ mod tests {
         assert_eq!(registry.index_of("d1", 9), 2);
         assert_eq!(registry.index_of("d1", 7), 1);
         // A reloaded document has new element ids and gets new indices, even for the same ids.
-        registry.finish_map(&HashSet::from(["d2"]));
+        registry.finish_map(&HashSet::from_iter(["d2"]));
         assert_eq!(registry.index_of("d2", 7), 3);
     }
 
@@ -64,7 +65,7 @@ mod tests {
         let a = registry.index_of("d", 1);
         assert!(!registry.is_new(a), "nothing is new on the first map");
         registry.mark_shown(a);
-        registry.finish_map(&HashSet::from(["d"]));
+        registry.finish_map(&HashSet::from_iter(["d"]));
         let b = registry.index_of("d", 2);
         assert!(!registry.is_new(a));
         assert!(registry.is_new(b));

@@ -3,7 +3,7 @@
 //! top page's viewport.
 
 use super::raw::{RawFrame, RawNode, RawPage};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Frames nested deeper than this are left out (a page that frames itself).
 const MAX_FRAME_DEPTH: usize = 8;

@@ -1,5 +1,4 @@
 use super::*;
-use std::collections::BTreeMap;
 
 /// A visible element with a size; other fields default. Shared with the agent's tests.
 pub(crate) fn node(id: u32, parent: Option<u32>, tag: &str, text: &str) -> RawNode {
@@ -15,7 +14,7 @@ pub(crate) fn node(id: u32, parent: Option<u32>, tag: &str, text: &str) -> RawNo
 }
 
 fn with_attrs(mut node: RawNode, attrs: &[(&str, &str)]) -> RawNode {
-    node.attrs = attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>();
+    node.attrs = attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     node
 }
 
