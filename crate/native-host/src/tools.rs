@@ -115,7 +115,7 @@ impl BrowserAgent {
     }
 
     #[tool(
-        description = "Read the current page of the user's browser as the agent sees it: its URL, title, open tabs and a numbered list of its interactive elements ([12]<button>Add to cart</button>), with page text between them. Call it before click, type, select or scroll, and again after them: the numbers refer to the latest get_state."
+        description = "Read the current page of the user's browser as the agent sees it: its URL, title, open tabs and a numbered list of its interactive elements ([12]<button>Add to cart />), with page text between them. Call it before click, type, select or scroll, and again after them: the numbers refer to the latest get_state."
     )]
     async fn get_state(
         &self,
