@@ -63,11 +63,13 @@ ensure_test_tools() {
   ensure_chromium
 }
 
+# chromium-l10n holds the browser's languages other than English, for the tests of the
+# extension's other languages.
 ensure_chromium() {
-  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-    say "Installing Chromium and chromedriver from Debian"
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null || ! dpkg -s chromium-l10n >/dev/null 2>&1; then
+    say "Installing Chromium, chromedriver and Chromium's languages from Debian"
     as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver chromium-l10n >/dev/null
   fi
 }
 

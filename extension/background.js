@@ -3,6 +3,7 @@
 
 import init, { Core } from './core/agent_wasm.js';
 import { createBrowserHost } from './background/browser-host.js';
+import { t } from './shared/i18n.js';
 
 const PANEL_PORT_NAME = 'agent-panel';
 
@@ -51,7 +52,7 @@ chrome.runtime.onConnect.addListener((port) => {
     const running = agent.isRunning();
     port.postMessage({ v: 1, type: 'hello', running, events: running ? taskEvents : [] });
   }, (err) => {
-    port.postMessage({ v: 1, type: 'error', steps: 0, message: `The agent's core failed to load (${err}). Reload the extension.` });
+    port.postMessage({ v: 1, type: 'error', steps: 0, message: t('worker_core_failed', err) });
     port.disconnect();
   });
 });

@@ -17,7 +17,7 @@ export const PANEL_PATH = 'extension/panel/panel.html';
  */
 async function extensionWithGranted(grant) {
   const dir = await mkdtemp(join(tmpdir(), 'agent-extension-'));
-  await cp(join(EXTENSION_DIR, 'extension'), join(dir, 'extension'), { recursive: true });
+  for (const part of ['extension', '_locales']) await cp(join(EXTENSION_DIR, part), join(dir, part), { recursive: true });
   const manifest = JSON.parse(await readFile(join(EXTENSION_DIR, 'manifest.json'), 'utf8'));
   manifest.permissions = [...manifest.permissions, ...grant];
   manifest.optional_permissions = (manifest.optional_permissions ?? []).filter((p) => !grant.includes(p));
@@ -28,15 +28,21 @@ async function extensionWithGranted(grant) {
 /**
  * Starts Chromium with the extension loaded; returns handles and a `close()`. With
  * `handleSIGINT: false` Ctrl-C is left to the caller (Playwright would close it and exit).
+ * `locale` is the browser's language (the extension's too), English unless asked otherwise so
+ * that the machine's own language changes nothing.
  */
-export async function launchAgentBrowser({ headless = true, grant = [], handleSIGINT = true } = {}) {
+export async function launchAgentBrowser({ headless = true, grant = [], handleSIGINT = true, locale = 'en-US' } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'agent-profile-'));
   const extensionDir = grant.length ? await extensionWithGranted(grant) : EXTENSION_DIR;
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless,
     handleSIGINT,
+    locale,
+    // Chromium on Linux takes its language from the environment, not from --lang.
+    env: { ...process.env, LANGUAGE: locale.replace('-', '_'), LC_ALL: '', LANG: `${locale.replace('-', '_')}.UTF-8` },
     args: [
+      `--lang=${locale}`,
       `--disable-extensions-except=${extensionDir}`,
       `--load-extension=${extensionDir}`,
       '--no-sandbox',

@@ -270,7 +270,11 @@ async function thumbnailOf(dataUrl) {
 export function createBrowserHost(emit) {
   return {
     emit,
-    loadSettings,
+    /** The stored settings; the answer comes in the browser's language unless they say otherwise. */
+    async loadSettings() {
+      const settings = await loadSettings();
+      return settings && { answerLanguage: chrome.i18n.getUILanguage(), ...settings };
+    },
 
     saveTask(checkpoint) {
       return checkpoint

@@ -6,6 +6,9 @@
 import init, { checkTokenBudget, listModels, validateSettings } from '../core/agent_wasm.js';
 import { loadSettings, saveSettings } from '../shared/settings-store.js';
 import { loadSavedTasks, savedTasksProblem, storeSavedTasks } from '../shared/saved-tasks.js';
+import { localize, t } from '../shared/i18n.js';
+
+localize();
 
 const core = init();
 
@@ -56,11 +59,11 @@ function renumberSecrets() {
   const rows = [...secretRows.children];
   rows.forEach((row, index) => {
     const n = index + 1;
-    row.querySelector('.secret-name-label').textContent = `Name of secret ${n}`;
-    row.querySelector('.secret-value-label').textContent = `Value of secret ${n}`;
-    row.querySelector('.secret-domains-label').textContent = `Sites for secret ${n}`;
-    row.querySelector('.secret-show').setAttribute('aria-label', `Show value of secret ${n}`);
-    row.querySelector('.secret-remove').setAttribute('aria-label', `Remove secret ${n}`);
+    row.querySelector('.secret-name-label').textContent = t('options_secret_name_label', n);
+    row.querySelector('.secret-value-label').textContent = t('options_secret_value_label', n);
+    row.querySelector('.secret-domains-label').textContent = t('options_secret_sites_label', n);
+    row.querySelector('.secret-show').setAttribute('aria-label', t('options_secret_show_label', n));
+    row.querySelector('.secret-remove').setAttribute('aria-label', t('options_secret_remove_label', n));
   });
   secretColumns.hidden = rows.length === 0;
   secretsEmpty.hidden = rows.length > 0;
@@ -93,14 +96,14 @@ function addSecretRow(secret = { name: '', value: '', domains: [] }) {
   secretRowCount += 1;
   const id = `secret-${secretRowCount}`;
   const row = element('li', 'secret-row');
-  const name = secretInput('name', `${id}-name`, 'e.g. bank_pin');
-  const value = secretInput('value', `${id}-value`, 'Value');
-  const domains = secretInput('domains', `${id}-domains`, 'Any site');
+  const name = secretInput('name', `${id}-name`, t('options_secret_name_placeholder'));
+  const value = secretInput('value', `${id}-value`, t('options_secret_value'));
+  const domains = secretInput('domains', `${id}-domains`, t('options_secret_sites_placeholder'));
   name.input.value = secret.name ?? '';
   value.input.value = secret.value ?? '';
   domains.input.value = (secret.domains ?? []).join(', ');
 
-  const show = element('button', 'secret-show', 'Show');
+  const show = element('button', 'secret-show', t('options_secret_show'));
   show.type = 'button';
   show.setAttribute('aria-pressed', 'false');
   show.setAttribute('aria-controls', value.input.id);
@@ -110,7 +113,7 @@ function addSecretRow(secret = { name: '', value: '', domains: [] }) {
     show.setAttribute('aria-pressed', String(shown));
   });
 
-  const remove = element('button', 'secret-remove', 'Remove');
+  const remove = element('button', 'secret-remove', t('options_secret_remove'));
   remove.type = 'button';
   remove.addEventListener('click', () => removeSecretRow(row));
 
@@ -181,6 +184,9 @@ addSecretButton.addEventListener('click', () => {
   unsaved = true;
   row.querySelector('.secret-name').focus();
 });
+
+/** Sentences joined into one message, leaving out the empty (or `false`) ones. */
+const sentences = (...parts) => parts.filter(Boolean).join(' ');
 
 /**
  * Writes `message` into a status region, in the tone of `kind`: 'ok', 'error' (shown in colour
@@ -286,6 +292,9 @@ function markInvalid(field, focus = true) {
   if (focus) control.focus();
 }
 
+/** "3 models available", for the messages that report a model list. */
+const modelCount = (models) => (models.length === 1 ? t('options_models_count_one') : t('options_models_count', models.length));
+
 /** Puts the provider's model names into the model field's suggestions. */
 function suggestModels(models) {
   document.getElementById('model-list').replaceChildren(...models.map((name) => {
@@ -298,11 +307,11 @@ function suggestModels(models) {
 // The provider's own model list, offered as suggestions for the model field.
 document.getElementById('load-models').addEventListener('click', async () => {
   await core;
-  say(status, 'Loading models…', 'progress');
+  say(status, t('options_loading_models'), 'progress');
   try {
     const models = await listModels(readForm());
     suggestModels(models);
-    show(`${models.length} models available: choose one in the model field.`, false);
+    show(t('options_models_loaded', modelCount(models)), false);
   } catch (err) {
     show(String(err), true);
   }
@@ -332,11 +341,11 @@ function modelListed(model, models) {
 
 /** What a successful test found, in one sentence. */
 function connectionReport(model, models) {
-  const count = models.length === 1 ? '1 model available' : `${models.length} models available`;
-  if (models.length === 0) return 'Connected, but the provider lists no models: check that this key has access to one.';
-  if (!model) return `Connected: ${count}. Choose one in the model field.`;
-  if (modelListed(model, models)) return `Connected: ${count}; the model ${model} is available.`;
-  return `Connected: ${count}, but the model ${model} is not in the provider's list; check its name.`;
+  const count = modelCount(models);
+  if (models.length === 0) return t('options_connected_no_models');
+  if (!model) return t('options_connected_choose', count);
+  if (modelListed(model, models)) return t('options_connected_model_listed', count, model);
+  return t('options_connected_model_unlisted', count, model);
 }
 
 testButton.addEventListener('click', async () => {
@@ -344,7 +353,7 @@ testButton.addEventListener('click', async () => {
   const generation = ++connectionGeneration;
   testButton.disabled = true;
   testButton.setAttribute('aria-busy', 'true');
-  say(connectionStatus, 'Testing the connection…', 'progress');
+  say(connectionStatus, t('options_testing_connection'), 'progress');
   try {
     await core;
     // Only the provider's address must be right to ask it anything.
@@ -391,7 +400,7 @@ async function saveForm() {
   }
   await saveSettings(settings);
   unsaved = false;
-  show('Saved.', false);
+  show(t('options_saved'), false);
   return undefined;
 }
 
@@ -411,7 +420,7 @@ form.elements.trustedInput.addEventListener('change', async (event) => {
     const granted = await chrome.permissions.request({ permissions: ['debugger'] }).catch(() => false);
     if (!granted) {
       box.checked = false;
-      show('Trusted input stays off: the debugger permission was not granted.', true);
+      show(t('options_trusted_input_denied'), true);
     }
   } else {
     await chrome.permissions.remove({ permissions: ['debugger'] }).catch(() => {});
@@ -433,7 +442,7 @@ function exportable(settings) {
 exportButton.addEventListener('click', async () => {
   const stored = await loadSettings();
   if (!stored) {
-    say(backupStatus, 'Nothing to export yet: save your settings first, then export them.', 'error');
+    say(backupStatus, t('options_nothing_to_export'), 'error');
     return;
   }
   const blob = new Blob([`${JSON.stringify({ ...exportable(stored), savedTasks: await loadSavedTasks() }, null, 2)}\n`], { type: 'application/json' });
@@ -442,8 +451,7 @@ exportButton.addEventListener('click', async () => {
   link.download = EXPORT_FILENAME;
   link.click();
   setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
-  const note = unsaved ? ' Changes not yet saved in the form are not in it: save first to include them.' : '';
-  say(backupStatus, `Exported the saved settings to ${EXPORT_FILENAME}, without your API key and secret values.${note}`);
+  say(backupStatus, sentences(t('options_exported', EXPORT_FILENAME), unsaved && t('options_exported_unsaved')));
 });
 
 // --- Import ----------------------------------------------------------------------------------
@@ -456,28 +464,29 @@ const CHOICES = ['provider', 'searchEngine', 'confirmations', 'sitePlan', 'reque
 
 /** Checks that each setting the file names has the kind of value the form holds: a message, or `null`. */
 function shapeProblem(settings) {
-  const wrong = (name, expected) => ({ field: name, message: `its value ${JSON.stringify(settings[name])} is not ${expected}` });
+  const wrong = (name, message) => ({ field: name, message });
   for (const [name, value] of Object.entries(settings)) {
     if (value === undefined) continue;
-    if (NUMBERS.includes(name) && !(Number.isInteger(value) && value >= 0)) return wrong(name, 'a whole number');
-    if (OPTIONAL_NUMBERS.includes(name) && value !== null && !Number.isFinite(value)) return wrong(name, 'a number');
-    if (STRINGS.includes(name) && typeof value !== 'string') return wrong(name, 'text');
-    if (OPTIONAL_STRINGS.includes(name) && value !== null && typeof value !== 'string') return wrong(name, 'text');
-    if (checkboxes.includes(name) && typeof value !== 'boolean') return wrong(name, 'true or false');
+    const shown = JSON.stringify(value); // As the file has it.
+    if (NUMBERS.includes(name) && !(Number.isInteger(value) && value >= 0)) return wrong(name, t('options_value_not_whole_number', shown));
+    if (OPTIONAL_NUMBERS.includes(name) && value !== null && !Number.isFinite(value)) return wrong(name, t('options_value_not_number', shown));
+    if (STRINGS.includes(name) && typeof value !== 'string') return wrong(name, t('options_value_not_text', shown));
+    if (OPTIONAL_STRINGS.includes(name) && value !== null && typeof value !== 'string') return wrong(name, t('options_value_not_text', shown));
+    if (checkboxes.includes(name) && typeof value !== 'boolean') return wrong(name, t('options_value_not_boolean', shown));
     if (CHOICES.includes(name) && value !== null) {
       const options = [...form.elements[name].options].map((option) => option.value).filter(Boolean);
-      if (!options.includes(value)) return wrong(name, `one of ${options.join(', ')}`);
+      if (!options.includes(value)) return wrong(name, t('options_value_not_choice', shown, options.join(', ')));
     }
-    if (lists.includes(name) && !(Array.isArray(value) && value.every((item) => typeof item === 'string'))) return wrong(name, 'a list of sites');
+    if (lists.includes(name) && !(Array.isArray(value) && value.every((item) => typeof item === 'string'))) return wrong(name, t('options_value_not_sites', shown));
     const isObject = (item) => item !== null && typeof item === 'object' && !Array.isArray(item);
     if (name === 'secrets' && !(Array.isArray(value) && value.every((s) => isObject(s) && typeof s.name === 'string'
       && (s.value === undefined || typeof s.value === 'string')
       && (s.domains === undefined || (Array.isArray(s.domains) && s.domains.every((d) => typeof d === 'string')))))) {
-      return wrong(name, 'a list of secrets (name, value, domains)');
+      return wrong(name, t('options_value_not_secrets', shown));
     }
     if (name === 'prices' && !(Array.isArray(value) && value.every((p) => isObject(p) && typeof p.model === 'string'
       && Number.isFinite(p.input ?? 0) && Number.isFinite(p.output ?? 0)))) {
-      return wrong(name, 'a list of prices (model, input, output)');
+      return wrong(name, t('options_value_not_prices', shown));
     }
   }
   return null;
@@ -485,18 +494,18 @@ function shapeProblem(settings) {
 
 /** Reads the chosen file as an exported settings file: `{ settings }` or `{ error }`. */
 async function readExport(file) {
-  if (file.size > MAX_IMPORT_BYTES) return { error: `${file.name} is too large to be a settings file. Choose a file made by Export settings (${EXPORT_FILENAME}).` };
+  if (file.size > MAX_IMPORT_BYTES) return { error: t('options_import_too_large', file.name, EXPORT_FILENAME) };
   let data;
   try {
     data = JSON.parse(await file.text());
   } catch {
-    return { error: `${file.name} is not a JSON file. Choose a file made by Export settings (${EXPORT_FILENAME}).` };
+    return { error: t('options_import_not_json', file.name, EXPORT_FILENAME) };
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data) || !('format' in data)) {
-    return { error: `${file.name} is not a settings file: it has no "format": "${EXPORT_FORMAT}". Choose a file made by Export settings (${EXPORT_FILENAME}).` };
+    return { error: t('options_import_no_format', file.name, EXPORT_FORMAT, EXPORT_FILENAME) };
   }
   if (data.format !== EXPORT_FORMAT) {
-    return { error: `${file.name} has the format ${JSON.stringify(data.format)}, which this version does not read (it reads "${EXPORT_FORMAT}"). Export the settings again from a current version of the extension.` };
+    return { error: t('options_import_other_format', file.name, JSON.stringify(data.format), EXPORT_FORMAT) };
   }
   const { format: _format, ...settings } = data;
   return { settings };
@@ -518,18 +527,18 @@ function withKeptSecrets(imported, stored) {
 
 /** A message for a file the import refused: nothing was changed. */
 function refuse(message, field) {
-  const where = field ? ` (${fieldLabel(field)})` : '';
-  say(backupStatus, `Nothing was imported${where}: ${message}`, 'error');
+  const text = field ? t('options_import_refused_field', fieldLabel(field), message) : t('options_import_refused', message);
+  say(backupStatus, text, 'error');
 }
 
 async function importSettings(file) {
-  say(backupStatus, `Reading ${file.name}…`, 'progress');
+  say(backupStatus, t('options_reading_file', file.name), 'progress');
   const { settings: { savedTasks, ...imported } = {}, error } = await readExport(file);
   if (error) return refuse(error);
   const tasksProblem = savedTasks === undefined ? null : savedTasksProblem(savedTasks);
-  if (tasksProblem) return refuse(`the saved tasks: ${tasksProblem}.`);
+  if (tasksProblem) return refuse(t('options_import_saved_tasks_problem', tasksProblem));
   const shape = shapeProblem(imported);
-  if (shape) return refuse(`${fieldLabel(shape.field)}: ${shape.message}.`, shape.field);
+  if (shape) return refuse(t('options_import_field_problem', fieldLabel(shape.field), shape.message), shape.field);
 
   await core;
   const stored = await loadSettings();
@@ -544,7 +553,7 @@ async function importSettings(file) {
   let trustedNote = '';
   if (settings.trustedInput && !(await chrome.permissions.contains({ permissions: ['debugger'] }).catch(() => false))) {
     settings.trustedInput = false;
-    trustedNote = ' Trusted input stays off until you turn it on here (it needs the debugger permission).';
+    trustedNote = t('options_import_trusted_input_off');
   }
 
   form.reset(); // Settings the file does not name take their defaults.
@@ -552,7 +561,7 @@ async function importSettings(file) {
   clearInvalid();
   clearConnection();
   unsaved = true;
-  const keyNote = imported.apiKey ? ' The API key in the file was used.' : stored?.apiKey ? ' Your saved API key was kept.' : '';
+  const keyNote = imported.apiKey ? t('options_import_key_used') : stored?.apiKey ? t('options_import_key_kept') : '';
 
   // The saved tasks are the user's own list, apart from the settings: they are taken as they are.
   if (savedTasks !== undefined) await storeSavedTasks(savedTasks);
@@ -560,12 +569,13 @@ async function importSettings(file) {
     markInvalid('secrets');
     const names = missing.join(', ');
     show('', false);
-    say(backupStatus, `Imported ${file.name} into the form, not yet saved: enter the value of ${missing.length === 1 ? 'the secret' : 'the secrets'} ${names} in Secrets, then press Save.${keyNote}${trustedNote}`, 'error');
+    const enter = missing.length === 1 ? t('options_imported_enter_value', file.name, names) : t('options_imported_enter_values', file.name, names);
+    say(backupStatus, sentences(enter, keyNote, trustedNote), 'error');
     return undefined;
   }
   const saveProblem = await saveForm();
-  if (saveProblem) return say(backupStatus, `Imported ${file.name} into the form, but it could not be saved: ${saveProblem.message}`, 'error');
-  say(backupStatus, `Imported and saved the settings from ${file.name}.${keyNote}${trustedNote}`);
+  if (saveProblem) return say(backupStatus, t('options_imported_not_saved', file.name, saveProblem.message), 'error');
+  say(backupStatus, sentences(t('options_imported', file.name), keyNote, trustedNote));
   return undefined;
 }
 
@@ -577,7 +587,7 @@ importFile.addEventListener('change', async () => {
   try {
     await importSettings(file);
   } catch (err) {
-    say(backupStatus, `The import failed: ${err?.message ?? err}`, 'error');
+    say(backupStatus, t('options_import_failed', err?.message ?? err), 'error');
   } finally {
     importFile.value = ''; // The same file may be chosen again.
     importButton.disabled = false;

@@ -1,6 +1,10 @@
 // The side panel: sends tasks to the service worker over one port and shows what the agent does.
 // Message types are defined by the core (crate/core/src/protocol.rs); this file only renders them.
 
+import { t, localize } from '../shared/i18n.js';
+
+localize();
+
 const PROTOCOL_VERSION = 1;
 const PORT_NAME = 'agent-panel';
 
@@ -54,7 +58,7 @@ let paused = false;
 
 function setPaused(value) {
   paused = value;
-  pauseButton.textContent = value ? 'Resume' : 'Pause';
+  pauseButton.textContent = t(value ? 'panel_resume' : 'panel_pause');
 }
 
 /** Where the task stands: its step and the time it has taken. */
@@ -68,7 +72,7 @@ function showProgress() {
 
 function startClock() {
   progress.started = Date.now();
-  progress.text = 'Starting';
+  progress.text = t('panel_starting');
   clearInterval(progress.clock);
   progress.clock = setInterval(showProgress, 1000);
   showProgress();
@@ -101,13 +105,13 @@ function collapseEarlierSteps() {
 
 function renderStep(event) {
   const box = element('section', 'message step');
-  box.setAttribute('aria-label', `Step ${event.step}`);
+  box.setAttribute('aria-label', t('panel_step', event.step));
   const heading = element('h2');
-  const toggle = button('step-toggle', `Step ${event.step} of ${event.max_steps}`, () => expandStep(box, box.classList.contains('collapsed')));
+  const toggle = button('step-toggle', t('panel_step_of', event.step, event.max_steps), () => expandStep(box, box.classList.contains('collapsed')));
   toggle.setAttribute('aria-expanded', 'true');
   heading.append(toggle);
   const failed = event.actions.some((action) => !action.ok);
-  const summary = element('p', 'summary', `${failed ? '✗' : '✓'} ${event.next_goal || 'no goal given'} · ${event.actions.map((a) => a.name).join(', ')}`);
+  const summary = element('p', 'summary', `${failed ? '✗' : '✓'} ${event.next_goal || t('panel_no_goal')} · ${event.actions.map((a) => a.name).join(', ')}`);
   box.append(heading, summary);
   if (event.evaluation) box.append(element('p', 'evaluation', event.evaluation));
   if (event.next_goal) box.append(element('p', 'goal', event.next_goal));
@@ -119,8 +123,8 @@ function renderStep(event) {
       // The element acted on, pointed out on the page while it is still there.
       const show = button('show-element', action.outcome,
         async () => send({ type: 'highlight', tabId: await targetTabId(), element: action.element }),
-        `${action.outcome} Show this element on the page.`);
-      show.title = 'Show this element on the page';
+        `${action.outcome} ${t('panel_show_element')}`);
+      show.title = t('panel_show_element');
       item.append(show);
     } else {
       item.textContent = action.outcome;
@@ -131,7 +135,7 @@ function renderStep(event) {
   if (event.screenshot) {
     const picture = element('img', 'step-screenshot');
     picture.src = event.screenshot;
-    picture.alt = `The page the model saw at step ${event.step}`;
+    picture.alt = t('panel_step_screenshot', event.step);
     box.append(picture);
   }
   return box;
@@ -143,12 +147,12 @@ function renderError(event) {
   box.append(element('p', 'error-text', event.message));
   if (replaying) return box;
   if (event.setting) {
-    box.append(button('fix', 'Fix in settings', () => chrome.tabs.create({
+    box.append(button('fix', t('panel_fix_in_settings'), () => chrome.tabs.create({
       url: chrome.runtime.getURL(`extension/options/options.html#${event.setting}`),
     })));
   } else if (lastTask) {
     const task = lastTask;
-    box.append(button('retry', 'Try again', () => {
+    box.append(button('retry', t('panel_try_again'), () => {
       if (running) return;
       input.value = task;
       form.requestSubmit();
@@ -178,20 +182,20 @@ function renderApproval(event) {
   const past = replaying;
   const box = element('section', `message approval${past ? ' past' : ''}`);
   box.setAttribute('role', 'alertdialog');
-  box.setAttribute('aria-label', 'The agent asks for your approval');
+  box.setAttribute('aria-label', t('panel_approval'));
   box.append(markedText(element('p', 'question'), event.question, event.data ?? []), element('p', 'url', event.url));
   const buttons = element('div', 'buttons');
   const answer = (approved) => {
     send({ type: 'approve', id: event.id, approved });
     for (const button of buttons.querySelectorAll('button')) button.disabled = true;
-    box.append(element('p', 'decision', approved ? 'You allowed this.' : 'You did not allow this.'));
+    box.append(element('p', 'decision', t(approved ? 'panel_allowed' : 'panel_not_allowed')));
   };
-  buttons.append(button('refuse', "Don't allow", () => answer(false)), button('allow', 'Allow', () => answer(true)));
+  buttons.append(button('refuse', t('panel_refuse'), () => answer(false)), button('allow', t('panel_allow'), () => answer(true)));
   box.append(buttons);
   if (past) {
     box.setAttribute('role', 'group');
-    box.setAttribute('aria-label', 'The agent asked for your approval (past)');
-    disableAll(box, 'Asked during this past task.');
+    box.setAttribute('aria-label', t('panel_approval_past'));
+    disableAll(box, t('panel_asked_in_past_task'));
   } else {
     queueMicrotask(() => refuse.focus());
   }
@@ -209,42 +213,123 @@ function tokens(count) {
   return count >= 1000 ? `${(count / 1000).toFixed(1)}k` : String(count);
 }
 
+/** A cost in US dollars, written the user's way; small ones to a hundredth of a cent. */
+function dollars(cost) {
+  const digits = cost < 0.1 ? 4 : 2;
+  return new Intl.NumberFormat(chrome.i18n.getUILanguage(), { style: 'currency', currency: 'USD', minimumFractionDigits: digits, maximumFractionDigits: digits }).format(cost);
+}
+
 function renderUsage(event) {
-  const cost = event.cost === null || event.cost === undefined
-    ? ''
-    : ` · $${event.cost.toFixed(event.cost < 0.1 ? 4 : 2)}`;
-  usageLine.textContent = `Tokens: ${tokens(event.input_tokens)} in · ${tokens(event.output_tokens)} out${cost}`;
+  const line = t('panel_tokens', tokens(event.input_tokens), tokens(event.output_tokens));
+  usageLine.textContent = event.cost === null || event.cost === undefined
+    ? line
+    : `${line} · ${dollars(event.cost)}`;
   usageLine.hidden = false;
 }
+
+/** The decisions on a step in review, in the order of their buttons: each button's label and
+ * what the panel says once it is taken. */
+const REVIEW_DECISIONS = {
+  cancel: { label: t('panel_review_cancel'), done: t('panel_review_cancelled') },
+  skip: { label: t('panel_review_skip'), done: t('panel_review_skipped') },
+  retry: { label: t('panel_review_retry'), done: t('panel_review_sent_back') },
+  run: { label: t('panel_review_run'), done: t('panel_review_running') },
+};
 
 /** In ask-before-acting mode: the step's actions, and Run / Skip / Retry with feedback / Cancel. */
 function renderReview(event) {
   const past = replaying;
   const box = element('section', `message approval review${past ? ' past' : ''}`);
   box.setAttribute('role', 'alertdialog');
-  box.setAttribute('aria-label', `Step ${event.step}: run these actions?`);
-  box.append(element('p', 'question', `Step ${event.step}: ${event.next_goal || 'next actions'}`));
+  box.setAttribute('aria-label', t('panel_review', event.step));
+  box.append(element('p', 'question', t('panel_review_question', event.step, event.next_goal || t('panel_next_actions'))));
   const list = element('ul');
   for (const action of event.actions) list.append(element('li', null, action));
   box.append(list);
   const feedback = element('input', 'feedback');
-  feedback.placeholder = 'Feedback for Retry (optional)';
-  feedback.setAttribute('aria-label', 'Feedback for the agent');
+  feedback.placeholder = t('panel_feedback_placeholder');
+  feedback.setAttribute('aria-label', t('panel_feedback'));
   const buttons = element('div', 'buttons');
   const decide = (decision) => {
     send({ type: 'review', id: event.id, decision, feedback: feedback.value });
     for (const control of box.querySelectorAll('button, input')) control.disabled = true;
-    box.append(element('p', 'decision', { run: 'Running.', skip: 'Skipped.', retry: 'Sent back.', cancel: 'Cancelled.' }[decision]));
+    box.append(element('p', 'decision', REVIEW_DECISIONS[decision].done));
   };
-  for (const [decision, label] of [['cancel', 'Cancel'], ['skip', 'Skip'], ['retry', 'Retry'], ['run', 'Run']]) {
+  for (const [decision, { label }] of Object.entries(REVIEW_DECISIONS)) {
     buttons.append(button(decision, label, () => decide(decision)));
   }
   box.append(feedback, buttons);
   if (past) {
     box.setAttribute('role', 'group');
-    disableAll(box, 'Reviewed during this past task.');
+    disableAll(box, t('panel_reviewed_in_past_task'));
   }
   return box;
+}
+
+/** The task's plan as a checklist, one card per task: the steps the planner counts as done are
+ * ticked, the others give way to its new next steps, and a success ticks them all. */
+let checklist = null;
+
+function updateChecklist(event) {
+  if (!checklist) {
+    const box = element('section', 'message plan');
+    box.setAttribute('aria-label', t('panel_plan'));
+    checklist = { box, progress: element('p', 'progress'), list: element('ul', 'checklist'), items: [] };
+    box.append(element('h2', null, t('panel_plan')), checklist.progress, checklist.list);
+  }
+  const open = checklist.items.filter((item) => !item.done);
+  for (const item of open.slice(0, event.steps_done ?? 0)) item.done = true;
+  checklist.items = [...checklist.items.filter((item) => item.done), ...event.next_steps.map((text) => ({ text, done: false }))];
+  checklist.progress.textContent = event.progress;
+  showChecklist();
+  // The plan moves to where the planner last spoke, near the step it guides.
+  append(checklist.box);
+}
+
+function tickChecklist() {
+  if (!checklist) return;
+  for (const item of checklist.items) item.done = true;
+  showChecklist();
+}
+
+function showChecklist() {
+  checklist.list.replaceChildren(...checklist.items.map(({ text, done }) => {
+    const item = element('li', done ? 'done' : 'open');
+    const mark = element('span', 'tick', done ? '✓' : '○');
+    mark.setAttribute('aria-hidden', 'true');
+    item.append(mark, element('span', 'visually-hidden', t(done ? 'panel_plan_step_done' : 'panel_plan_step_open')), text);
+    return item;
+  }));
+}
+
+/** The answer, prominent, with Copy (its markdown) and, once the run is recorded, the exports. */
+function renderAnswer(event) {
+  const title = t(event.success ? 'panel_answer' : 'panel_answer_failed');
+  const card = element('section', `message answer-card ${event.success ? 'succeeded' : 'failed'}`);
+  card.setAttribute('aria-label', title);
+  const answer = element('div', `answer ${event.success ? 'succeeded' : 'failed'}`);
+  // The core rendered the model's markdown to HTML with raw HTML escaped and only http(s) and
+  // mailto links kept (crate/core/src/markdown.rs), so it is safe to insert.
+  if (event.html !== undefined) answer.innerHTML = event.html;
+  else answer.textContent = event.text;
+  answer.setAttribute('role', 'status');
+  const actions = element('div', 'answer-actions');
+  actions.append(copyButton(event.text));
+  card.append(element('h2', null, title), answer, actions);
+  return card;
+}
+
+function copyButton(text) {
+  const copy = button('copy', t('panel_copy'), async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      copy.textContent = t('panel_copied');
+    } catch {
+      copy.textContent = t('panel_copy_failed');
+    }
+    setTimeout(() => { copy.textContent = t('panel_copy'); }, 2000);
+  }, t('panel_copy_label'));
+  return copy;
 }
 
 /** Renders one event from the worker. */
@@ -265,6 +350,7 @@ function render(event) {
       }
       break;
     case 'task_started':
+      checklist = null;
       if (!replaying) {
         startClock();
         setRunning(true);
@@ -273,19 +359,20 @@ function render(event) {
       break;
     case 'task_resumed':
       clearThinking();
+      checklist = null;
       if (!replaying) {
         startClock();
         setRunning(true);
       }
       append(element('div', 'message notice resumed',
-        `The browser restarted the extension's background worker; the task continues from step ${event.step}.`));
+        t('panel_task_resumed', event.step)));
       break;
     case 'step_started':
       if (replaying) break;
-      progress.text = `Step ${event.step} of ${event.max_steps}`;
+      progress.text = t('panel_step_of', event.step, event.max_steps);
       showProgress();
       clearThinking();
-      thinking = append(element('div', 'message thinking', `Step ${event.step} of ${event.max_steps}: thinking…`));
+      thinking = append(element('div', 'message thinking', t('panel_thinking', event.step, event.max_steps)));
       break;
     case 'step':
       clearThinking();
@@ -296,17 +383,12 @@ function render(event) {
       // Offered once the final event is shown, below it.
       pendingRun = event;
       break;
-    case 'result': {
+    case 'result':
       clearThinking();
       if (!replaying) setRunning(false);
-      const answer = append(element('div', `message answer ${event.success ? 'succeeded' : 'failed'}`));
-      // The core rendered the model's markdown to HTML with raw HTML escaped and only http(s) and
-      // mailto links kept (crate/core/src/markdown.rs), so it is safe to insert.
-      if (event.html !== undefined) answer.innerHTML = event.html;
-      else answer.textContent = event.text;
-      answer.setAttribute('role', 'status');
+      if (event.success) tickChecklist();
+      append(renderAnswer(event));
       break;
-    }
     case 'error':
       clearThinking();
       if (!replaying) setRunning(false);
@@ -320,36 +402,29 @@ function render(event) {
       clearThinking();
       append(renderApproval(event));
       break;
-    case 'plan': {
-      const box = element('section', 'message plan');
-      box.setAttribute('aria-label', 'Plan');
-      box.append(element('h2', null, 'Plan'), element('p', 'progress', event.progress));
-      const list = element('ol');
-      for (const next of event.next_steps) list.append(element('li', null, next));
-      box.append(list);
-      append(box);
+    case 'plan':
+      updateChecklist(event);
       break;
-    }
     case 'memory': {
       const box = element('details', 'message notice memory');
       box.append(element('summary', null,
-        `Older steps summarised to save tokens (${event.tokens_before} → ${event.tokens_after} tokens)`),
+        t('panel_memory', event.tokens_before, event.tokens_after)),
       element('p', null, event.summary));
       append(box);
       break;
     }
     case 'validation':
       append(element('div', `message notice validation ${event.valid ? 'accepted' : 'rejected'}`,
-        `${event.valid ? 'Checked' : 'Not accepted yet'}: ${event.reason}`));
+        t(event.valid ? 'panel_validation_accepted' : 'panel_validation_rejected', event.reason)));
       break;
     case 'paused':
       clearThinking();
       if (!replaying) setPaused(true);
-      append(element('div', 'message notice paused', `Paused at step ${event.step}. Resume when you are ready.`));
+      append(element('div', 'message notice paused', t('panel_paused', event.step)));
       break;
     case 'resumed':
       if (!replaying) setPaused(false);
-      append(element('div', 'message notice', `Resumed at step ${event.step}.`));
+      append(element('div', 'message notice', t('panel_resumed', event.step)));
       break;
     case 'warning':
       append(element('div', 'message warning', event.message)).setAttribute('role', 'alert');
@@ -357,11 +432,11 @@ function render(event) {
     case 'stopped':
       clearThinking();
       if (!replaying) setRunning(false);
-      append(element('div', 'message notice', `Stopped after ${event.steps} step${event.steps === 1 ? '' : 's'}.`));
+      append(element('div', 'message notice', t(event.steps === 1 ? 'panel_stopped_one' : 'panel_stopped', event.steps)));
       break;
     case 'trimmed':
       // Where the History left out the oldest part of a long chat (crate/core/src/chats.rs).
-      append(element('div', 'message notice trimmed', 'The oldest part of this chat was left out to keep the history small.'));
+      append(element('div', 'message notice trimmed', t('panel_trimmed')));
       break;
     case 'chats':
       showHistoryList(event);
@@ -377,14 +452,19 @@ function render(event) {
         for (const past of event.events) render(past);
       } else if (running && !event.running) {
         clearThinking();
-        append(element('div', 'message error', 'The task was interrupted because the extension\'s background worker was restarted by the browser. Send the task again to continue.')).setAttribute('role', 'alert');
+        append(element('div', 'message error', t('panel_task_interrupted'))).setAttribute('role', 'alert');
       }
       setRunning(event.running);
       break;
   }
   if (['result', 'error', 'stopped'].includes(event.type) && pendingRun) {
-    // A past run whose record the History left out to save room has nothing to export.
-    if (pendingRun.record) append(exportButtons(pendingRun));
+    // A past run whose record the History left out to save room has nothing to export. An
+    // answer keeps them on its card.
+    if (pendingRun.record) {
+      const card = event.type === 'result' ? log.lastElementChild.querySelector('.answer-actions') : null;
+      if (card) card.append(...exportButtons(pendingRun));
+      else append(element('div', 'exports')).append(...exportButtons(pendingRun));
+    }
     pendingRun = null;
   }
 }
@@ -399,26 +479,24 @@ function download(name, text, type) {
 }
 
 /** Buttons that save the run's record as JSON or as a markdown report (secrets already redacted
- * by the core). */
+ * by the core), and replay it. */
 function exportButtons({ record, report }) {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
-  const box = element('div', 'exports');
-  const json = button('export json', 'Export run (JSON)',
+  const json = button('export json', t('panel_export_json'),
     () => download(`agent-run-${stamp}.json`, JSON.stringify(record, null, 2), 'application/json'),
-    'Export run (JSON): this run as a JSON file');
-  const markdown = button('export markdown', 'Report (Markdown)',
+    t('panel_export_json_label'));
+  const markdown = button('export markdown', t('panel_export_report'),
     () => download(`agent-run-${stamp}.md`, report, 'text/markdown'),
-    'Report (Markdown): this run as a readable report');
+    t('panel_export_report_label'));
   // Runs the recorded actions again in a new chat, the model asked only where the page changed
   // and for the answer (crate/core/src/agent/replay.rs).
-  const replay = button('replay', 'Replay', async () => {
+  const replay = button('replay', t('panel_replay'), async () => {
     if (running) return;
     resetChat();
     closeHistory(false);
     send({ type: 'replay', record, tabId: await targetTabId() });
-  }, 'Replay: run this task again with the recorded actions, asking the model only where the page changed');
-  box.append(json, markdown, replay);
-  return box;
+  }, t('panel_replay_label'));
+  return [json, markdown, replay];
 }
 
 function connect() {
@@ -518,7 +596,7 @@ function openHistory() {
   historyView.hidden = false;
   document.body.classList.add('history-open');
   historyButton.setAttribute('aria-expanded', 'true');
-  historyStatus.textContent = 'Loading…';
+  historyStatus.textContent = t('panel_loading');
   confirmClear(false);
   send({ type: 'list_chats' });
   document.getElementById('history-title').focus();
@@ -533,7 +611,7 @@ function closeHistory(returnFocus) {
 }
 
 function formatDate(ms) {
-  return new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return new Date(ms).toLocaleString(chrome.i18n.getUILanguage(), { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 function chatItem(chat) {
@@ -546,21 +624,21 @@ function chatItem(chat) {
   const date = element('time', null, formatDate(chat.updated));
   date.dateTime = new Date(chat.updated).toISOString();
   info.append(title, date);
-  if (runningHere) info.append(element('span', 'chat-badge', 'Running now'));
-  else if (chat.id === listing.current) info.append(element('span', 'chat-badge', 'Current chat'));
+  if (runningHere) info.append(element('span', 'chat-badge', t('panel_chat_running')));
+  else if (chat.id === listing.current) info.append(element('span', 'chat-badge', t('panel_chat_current')));
   const actions = element('div', 'chat-actions');
-  const open = button('open', 'Open', () => send({ type: 'open_chat', id: chat.id }),
-    `Open chat: ${chat.title}, ${formatDate(chat.updated)}`);
+  const open = button('open', t('panel_open'), () => send({ type: 'open_chat', id: chat.id }),
+    t('panel_open_chat', chat.title, formatDate(chat.updated)));
   open.disabled = running;
-  if (running) open.title = 'Wait for the running task to end';
-  const remove = button('delete', 'Delete', () => {
+  if (running) open.title = t('panel_wait_for_task');
+  const remove = button('delete', t('panel_delete'), () => {
     send({ type: 'delete_chat', id: chat.id });
     // Focus stays in the list: on the next chat, or the heading when none is left.
     const next = item.nextElementSibling ?? item.previousElementSibling;
     deleting = { id: chat.id, focus: next?.dataset.id ?? null };
-  }, `Delete chat: ${chat.title}`);
+  }, t('panel_delete_chat', chat.title));
   remove.disabled = runningHere;
-  if (runningHere) remove.title = 'This chat is running: stop its task first';
+  if (runningHere) remove.title = t('panel_chat_running_stop_first');
   actions.append(open, remove);
   item.append(info, actions);
   return item;
@@ -578,7 +656,8 @@ function showHistoryList(event) {
   if (shownGone && !running) resetChat();
   historyList.replaceChildren(...event.chats.map(chatItem));
   const count = event.chats.length;
-  historyStatus.textContent = event.message ?? (count ? `${count} past chat${count === 1 ? '' : 's'}` : 'No past chats yet.');
+  const counted = count === 0 ? t('panel_no_chats') : count === 1 ? t('panel_one_chat') : t('panel_chats', count);
+  historyStatus.textContent = event.message ?? counted;
   clearAll.hidden = count === 0;
   if (count === 0) confirmClear(false);
   if (deleting) {
@@ -602,7 +681,7 @@ function showChat(event) {
     pendingRun = null;
   }
   const notice = append(element('div', 'message notice history-notice',
-    `A past chat from ${formatDate(listing.chats.find((c) => c.id === event.id)?.updated ?? Date.now())}, shown read-only. Sending a message continues this chat.`));
+    t('panel_past_chat', formatDate(listing.chats.find((c) => c.id === event.id)?.updated ?? Date.now()))));
   notice.setAttribute('role', 'status');
   input.focus();
 }

@@ -3,6 +3,7 @@
 // Move up and Delete. An inserted task's first {placeholder} is selected, to be typed over.
 
 import { loadSavedTasks, storeSavedTasks } from '../shared/saved-tasks.js';
+import { t } from '../shared/i18n.js';
 
 const input = document.getElementById('task');
 const saveButton = document.getElementById('save-task');
@@ -59,13 +60,13 @@ function render() {
     label.className = 'saved-text';
     label.textContent = text;
     option.append(label,
-      itemButton('Edit', () => edit(index), `Edit: ${text}`),
-      itemButton('↑', () => move(index), `Move up: ${text}`),
-      itemButton('✕', () => remove(index), `Delete: ${text}`));
+      itemButton(t('saved_edit'), () => edit(index), t('saved_edit_label', text)),
+      itemButton('↑', () => move(index), t('saved_move_up_label', text)),
+      itemButton('✕', () => remove(index), t('saved_delete_label', text)));
     option.addEventListener('mousedown', (e) => e.preventDefault());
     option.addEventListener('click', () => insert(text));
     return option;
-  }) : [Object.assign(document.createElement('li'), { className: 'saved-empty', textContent: tasks.length ? 'No saved task matches.' : 'No saved tasks yet: write a task, then press Save.' })]));
+  }) : [Object.assign(document.createElement('li'), { className: 'saved-empty', textContent: t(tasks.length ? 'saved_no_match' : 'saved_none') })]));
   list.hidden = false;
   input.setAttribute('aria-expanded', 'true');
   if (shown.length) input.setAttribute('aria-activedescendant', `saved-${shown[active].index}`);
@@ -94,29 +95,29 @@ async function update(next, message) {
 
 function edit(index) {
   editing = index;
-  saveButton.textContent = 'Save changes';
+  saveButton.textContent = t('saved_save_changes');
   insert(tasks[index]);
-  say('Editing a saved task: change it, then press Save changes (Escape cancels).');
+  say(t('saved_editing'));
 }
 
-const move = (index) => index > 0 && update([...tasks.slice(0, index - 1), tasks[index], tasks[index - 1], ...tasks.slice(index + 1)], 'Moved up.');
-const remove = (index) => update(tasks.filter((_, i) => i !== index), 'Deleted the saved task.');
+const move = (index) => index > 0 && update([...tasks.slice(0, index - 1), tasks[index], tasks[index - 1], ...tasks.slice(index + 1)], t('saved_moved_up'));
+const remove = (index) => update(tasks.filter((_, i) => i !== index), t('saved_deleted'));
 
 function stopEditing() {
   editing = null;
-  saveButton.textContent = 'Save';
+  saveButton.textContent = t('saved_save');
 }
 
 saveButton.addEventListener('click', async () => {
   const text = input.value.trim();
-  if (!text || text.startsWith('/')) return say('Write the task to save in the input first.');
+  if (!text || text.startsWith('/')) return say(t('saved_write_first'));
   if (editing !== null) {
     const next = tasks.map((t, i) => (i === editing ? text : t));
     stopEditing();
-    return update(next, 'Saved the changes.');
+    return update(next, t('saved_changes_saved'));
   }
-  if (tasks.includes(text)) return say('This task is already saved: type / to find it.');
-  return update([...tasks, text], 'Saved. Type / in the input to use it again.');
+  if (tasks.includes(text)) return say(t('saved_already'));
+  return update([...tasks, text], t('saved_saved'));
 });
 
 input.addEventListener('input', () => {

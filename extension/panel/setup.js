@@ -5,6 +5,7 @@
 
 import init, { findLocalServers, listModels, validateSettings } from '../core/agent_wasm.js';
 import { loadSettings, saveSettings } from '../shared/settings-store.js';
+import { t } from '../shared/i18n.js';
 
 const section = document.getElementById('setup');
 const localButton = document.getElementById('setup-local');
@@ -44,14 +45,14 @@ async function connect(chosen, status) {
   const settings = { ...((await loadSettings()) ?? {}), ...chosen };
   const problem = validateSettings(settings);
   if (problem) return say(status, problem.message, true);
-  say(status, 'Testing the connection…');
+  say(status, t('setup_testing'));
   try {
     await listModels(settings);
   } catch (err) {
     return say(status, String(err?.message ?? err), true);
   }
   await saveSettings(settings);
-  say(status, `Connected: the agent will use ${settings.model}.`);
+  say(status, t('setup_connected', settings.model));
   return close();
 }
 
@@ -75,13 +76,13 @@ function serverItem(server) {
   const id = `model-${server.name.replace(/\W/g, '')}`;
   const label = document.createElement('label');
   label.htmlFor = id;
-  label.textContent = 'Model';
+  label.textContent = t('setup_model');
   const select = document.createElement('select');
   select.id = id;
   for (const name of server.models) select.append(new Option(name, name));
   const use = document.createElement('button');
   use.type = 'button';
-  use.textContent = `Use ${server.name}`;
+  use.textContent = t('setup_use', server.name);
   use.addEventListener('click', () => connect({ provider: 'openai-compatible', baseUrl: server.base_url, model: select.value, apiKey: '' }, localStatus));
   item.append(label, select, use);
   return item;
@@ -91,15 +92,17 @@ async function findServers() {
   await core;
   serverList.replaceChildren();
   lookAgain.hidden = true;
-  say(localStatus, 'Looking for model servers on this computer…');
+  say(localStatus, t('setup_looking'));
   const found = await findLocalServers();
   serverList.replaceChildren(...found.map(serverItem));
   lookAgain.hidden = false;
   const usable = found.filter((server) => !server.problem).length;
   if (!found.length) {
-    say(localStatus, 'No model server answered on this computer (Ollama on port 11434, LM Studio 1234, llama.cpp 8080, vLLM 8000, Jan 1337). Start one, then look again.', true);
+    say(localStatus, t('setup_none_found'), true);
+  } else if (usable) {
+    say(localStatus, usable === 1 ? t('setup_found_one') : t('setup_found', usable));
   } else {
-    say(localStatus, usable ? `Found ${usable === 1 ? 'a server' : `${usable} servers`}: choose a model.` : 'Found a server, but it cannot be used yet:', !usable);
+    say(localStatus, t('setup_found_unusable'), true);
   }
 }
 

@@ -1,6 +1,8 @@
 // Saved tasks: task texts the user runs often, with optional {placeholders}, kept in
 // chrome.storage.local apart from the settings (and exported with them), at most MAX_SAVED_TASKS.
 
+import { t } from './i18n.js';
+
 const KEY = 'savedTasks';
 export const MAX_SAVED_TASKS = 50;
 const MAX_TASK_CHARS = 4000;
@@ -20,8 +22,8 @@ export async function storeSavedTasks(texts) {
 
 /** What makes `texts` unfit to be the saved tasks, or null. */
 export function savedTasksProblem(texts) {
-  if (!Array.isArray(texts) || !texts.every((text) => typeof text === 'string' && text.trim())) return 'saved tasks must be a list of task texts';
-  if (texts.length > MAX_SAVED_TASKS) return `at most ${MAX_SAVED_TASKS} tasks can be saved: delete one first`;
-  if (texts.some((text) => text.length > MAX_TASK_CHARS)) return `a saved task may have at most ${MAX_TASK_CHARS} characters`;
+  if (!Array.isArray(texts) || !texts.every((text) => typeof text === 'string' && text.trim())) return t('saved_problem_not_texts');
+  if (texts.length > MAX_SAVED_TASKS) return t('saved_problem_too_many', MAX_SAVED_TASKS);
+  if (texts.some((text) => text.length > MAX_TASK_CHARS)) return t('saved_problem_too_long', MAX_TASK_CHARS);
   return null;
 }

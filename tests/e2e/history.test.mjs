@@ -115,7 +115,7 @@ test('a finished chat is listed by title and date, opens read-only, and continue
     await sendTask(panel, SHOP_TASK);
     await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
     assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $14.50');
-    await panel.locator('.exports').waitFor();
+    await panel.locator('.answer-card .export.json').waitFor();
     for (const scheme of ['light', 'dark']) await screenshot(panel, 'panel', scheme);
     await panel.emulateMedia({ colorScheme: 'light' });
 

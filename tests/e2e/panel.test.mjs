@@ -52,8 +52,22 @@ async function openShop() {
   return { ...target, panel };
 }
 
+/** A plan as the planner writes it: `next_steps`, with `steps_done` of the previous plan's done. */
+function plan(progress, nextSteps, stepsDone) {
+  return {
+    plan: {
+      analysis: 'scripted', progress, challenges: 'None', next_steps: nextSteps, steps_done: stepsDone,
+      reasoning: 'scripted', web_task: true, answer: '', sites: [],
+    },
+  };
+}
+
 test('the panel runs the shop task on a strict-CSP page: the cart really changes and the total is shown', async () => {
-  const llm = await startLlmServer(shopScript(site.origin));
+  // The planner plans three steps at the start, and at step 4 counts two of them done.
+  const script = shopScript(site.origin);
+  script.splice(3, 0, plan('The blue mug is in the cart', ['Read the cart total'], 2));
+  script.unshift(plan('On the shop', ['Open the mugs page', 'Add the blue mug', 'Read the cart total'], 0));
+  const llm = await startLlmServer(script);
   try {
     await useModel(llm.baseUrl);
     const { page, panel } = await openShop();
@@ -84,7 +98,22 @@ test('the panel runs the shop task on a strict-CSP page: the cart really changes
     // 4 navigator calls, 3 plans (steps 1 and 4, and on the claim of success) and the validator's,
     // of 100 input and 20 output tokens each, at $1 and $2 per million.
     assert.equal(await panel.locator('#usage').textContent(), 'Tokens: 800 in · 160 out · $0.0011');
-    assert.equal(await panel.locator('.plan').count(), 3);
+    // The plan is one checklist: the planner's count ticked two steps at step 4, its later plans
+    // replaced what was left open, and the success ticked the rest.
+    assert.equal(await panel.locator('.plan').count(), 1);
+    assert.deepEqual(await panel.locator('.checklist li').allTextContents(),
+      ['✓Done:Open the mugs page', '✓Done:Add the blue mug', '✓Done:Continue with the task']);
+    // The answer is a card: its heading, the answer, Copy (the answer's markdown) and the exports.
+    const card = panel.locator('.answer-card');
+    assert.equal(await card.locator('h2').textContent(), 'Answer');
+    assert.deepEqual(await card.locator('.answer-actions button').allTextContents(),
+      ['Copy', 'Export run (JSON)', 'Report (Markdown)', 'Replay']);
+    await card.locator('.copy').click();
+    await waitUntil(async () => (await card.locator('.copy').textContent()) === 'Copied');
+    // The browser's clipboard, read from the shop's page (an extension page cannot be granted that).
+    await agent.context.grantPermissions(['clipboard-read'], { origin: site.origin });
+    await page.bringToFront();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'The cart total is $14.50');
     assert.match(await panel.locator('#progress').textContent(), /^Step 4 of 10 · 0:\d\d$/);
     // The answer is the model's markdown, rendered.
     assert.equal(await panel.locator('.answer p').count(), 1);

@@ -241,7 +241,7 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
         if (scripted) script.splice(requests.length, 1);
         const plan = scripted ?? {
           analysis: 'Following the task', progress: 'In progress', challenges: 'None so far',
-          next_steps: ['Continue with the task'], reasoning: 'scripted', web_task: true, answer: '',
+          next_steps: ['Continue with the task'], steps_done: 0, reasoning: 'scripted', web_task: true, answer: '',
         };
         return answer(res, request, 200, JSON.stringify(success(request.format, JSON.stringify(plan), true)));
       }

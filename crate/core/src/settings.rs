@@ -80,6 +80,9 @@ pub struct Settings {
     pub max_input_tokens: u32,
     /// Full or compact instructions; automatic picks compact for small budgets.
     pub request_style: StyleChoice,
+    /// The language the final answer is written in (a BCP 47 code); the extension gives the
+    /// browser's when it is not set.
+    pub answer_language: String,
     /// Older steps are summarised into a compact memory every this many steps; 0 means only when
     /// the history takes half the token budget.
     pub memory_interval: u32,
@@ -131,6 +134,7 @@ impl Default for Settings {
             max_input_tokens: 0,
             request_style: StyleChoice::Auto,
             memory_interval: 10,
+            answer_language: String::new(),
         }
     }
 }

@@ -369,6 +369,7 @@ async fn run(
         resume,
         on_checkpoint: Some(Rc::new(on_checkpoint)),
         replay,
+        answer_language: settings.answer_language.clone(),
     };
     run_task(&config, browser.as_ref(), models, user, cancel, &|event| chats.emit(&event)).await;
     Ok(())

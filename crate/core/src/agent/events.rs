@@ -28,11 +28,13 @@ pub enum AgentEvent {
         /// A small picture of the page the model saw, when vision is on (a data URL).
         screenshot: Option<String>,
     },
-    /// The planner's view of the task: where it stands and what comes next.
+    /// The planner's view of the task: where it stands and what comes next; `steps_done` of the
+    /// previous plan's next steps are now complete (the panel ticks them off its checklist).
     Plan {
         progress: String,
         challenges: String,
         next_steps: Vec<String>,
+        steps_done: u32,
     },
     /// Older steps were summarised into a compact memory that replaced them in the history.
     Memory {
@@ -146,10 +148,11 @@ impl AgentEvent {
             AgentEvent::Error { message, steps } => AgentEvent::Error { message: redact(&message), steps },
             AgentEvent::Warning { message } => AgentEvent::Warning { message: redact(&message) },
             AgentEvent::ModelOutput { text } => AgentEvent::ModelOutput { text: redact(&text) },
-            AgentEvent::Plan { progress, challenges, next_steps } => AgentEvent::Plan {
+            AgentEvent::Plan { progress, challenges, next_steps, steps_done } => AgentEvent::Plan {
                 progress: redact(&progress),
                 challenges: redact(&challenges),
                 next_steps: next_steps.iter().map(|s| redact(s)).collect(),
+                steps_done,
             },
             AgentEvent::Memory { summary, tokens_before, tokens_after } => {
                 AgentEvent::Memory { summary: redact(&summary), tokens_before, tokens_after }

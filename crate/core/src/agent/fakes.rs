@@ -330,6 +330,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         resume: None,
         on_checkpoint: None,
         replay: None,
+        answer_language: String::new(),
     }
 }
 

@@ -5,7 +5,7 @@ use super::events::{ActionReport, AgentEvent};
 use super::loop_guard::{page_fingerprint, LoopGuard};
 use super::output::{parse_navigator_output, NavigatorOutput};
 use super::planner::{parse_plan, planner_prompt, Plan};
-use super::prompt::{navigator_schema, state_message, system_prompt};
+use super::prompt::{answer_language_instruction, navigator_schema, state_message, system_prompt};
 use super::record::{redact_strings, Phase, Recorder, Role};
 use super::replay::{Replay, Replayed};
 use super::summarizer::{parse_summary, summary_prompt, KEEP_RECENT_STEPS};
@@ -72,6 +72,18 @@ pub struct TaskConfig {
     pub on_checkpoint: Option<Rc<dyn Fn(Checkpoint)>>,
     /// A recorded run to replay: its actions run again without the model where the page allows.
     pub replay: Option<Replay>,
+    /// The user's language (a BCP 47 code, the browser's), for the final answer.
+    pub answer_language: String,
+}
+
+impl TaskConfig {
+    /// The task as the models read it: the user's words, and the language to answer in.
+    fn task_for_models(&self) -> String {
+        match answer_language_instruction(&self.answer_language) {
+            Some(instruction) => format!("{}\n\n{instruction}", self.task),
+            None => self.task.clone(),
+        }
+    }
 }
 
 /// The token budget of each agent's model.
@@ -301,7 +313,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return (checkpoint.step, checkpoint.results.clone(), checkpoint.failures);
         }
         (self.emit)(AgentEvent::TaskStarted { task: self.config.task.clone() });
-        let task = &self.config.task;
+        let task = self.config.task_for_models();
         let task = if self.history.is_empty() {
             format!("Your task: {task}")
         } else {
@@ -655,6 +667,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             progress: plan.progress.clone(),
             challenges: plan.challenges.clone(),
             next_steps: plan.next_steps.clone(),
+            steps_done: plan.steps_done,
         });
         self.keep(Kind::Plan, ChatMessage::user(plan.for_navigator()));
     }
@@ -678,7 +691,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
         let plan = plan.map(|plan| plan.for_navigator());
         let state = self.config.secrets.redact(&state);
-        let prompt = validator_prompt(&self.config.task, &claimed, plan.as_deref(), &state);
+        let prompt = validator_prompt(&self.config.task_for_models(), &claimed, plan.as_deref(), &state);
         let budget = &self.config.budgets.validator;
         let reply = self.complete_within(Role::Validator, self.models.validator, budget, prompt, false).await?;
         let Some(verdict) = parse_verdict(&reply) else {

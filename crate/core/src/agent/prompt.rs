@@ -210,6 +210,52 @@ fn fixed_prompts(style: RequestStyle, secrets: Option<&str>) -> [Prompt; 3] {
 }
 
 /// Told to the model when an extraction reply cannot be read.
+/// Languages by their BCP 47 primary subtag, named as a model knows them.
+const LANGUAGES: &[(&str, &str)] = &[
+    ("ar", "Arabic"),
+    ("cs", "Czech"),
+    ("da", "Danish"),
+    ("de", "German"),
+    ("el", "Greek"),
+    ("es", "Spanish"),
+    ("fi", "Finnish"),
+    ("fr", "French"),
+    ("he", "Hebrew"),
+    ("hi", "Hindi"),
+    ("hu", "Hungarian"),
+    ("id", "Indonesian"),
+    ("it", "Italian"),
+    ("ja", "Japanese"),
+    ("ko", "Korean"),
+    ("nb", "Norwegian"),
+    ("nl", "Dutch"),
+    ("no", "Norwegian"),
+    ("pl", "Polish"),
+    ("pt", "Portuguese"),
+    ("ro", "Romanian"),
+    ("ru", "Russian"),
+    ("sv", "Swedish"),
+    ("th", "Thai"),
+    ("tr", "Turkish"),
+    ("uk", "Ukrainian"),
+    ("vi", "Vietnamese"),
+    ("zh", "Chinese"),
+];
+
+/// What the task message adds so that the answer comes in the user's language (`code`, the
+/// browser's, e.g. `de-AT`); nothing for English, the language of every instruction already.
+pub fn answer_language_instruction(code: &str) -> Option<String> {
+    let primary = code.trim().split(['-', '_']).next().unwrap_or_default().to_ascii_lowercase();
+    if primary.is_empty() || primary == "en" {
+        return None;
+    }
+    let name = LANGUAGES
+        .iter()
+        .find(|(subtag, _)| *subtag == primary)
+        .map_or_else(|| format!("the language with the code \"{}\"", code.trim()), |(_, name)| name.to_string());
+    Some(format!("The user's language is {name}: write the final answer for the user in {name}, unless the task asks for another language."))
+}
+
 pub const EXTRACTION_REPLY_HINT: &str = "try extract again, or scroll and read the page map";
 
 /// Asks the model to answer `query` from one chunk of a page's content (cut to the budget, if
@@ -235,6 +281,17 @@ pub fn extraction_prompt(query: &str, content: &str) -> Prompt {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_answer_is_asked_for_in_the_users_language() {
+        let line = super::answer_language_instruction;
+        assert_eq!(line("de-AT").as_deref(), Some("The user's language is German: write the final answer for the user in German, unless the task asks for another language."));
+        assert!(line("pt_BR").unwrap().contains("in Portuguese"));
+        assert!(line("xx").unwrap().contains("the language with the code \"xx\""));
+        for english in ["en", "en-GB", "EN-us", "", "  "] {
+            assert_eq!(line(english), None, "{english:?}");
+        }
+    }
+
     use super::*;
     use crate::tabs::TabAlias;
 

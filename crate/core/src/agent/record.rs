@@ -155,9 +155,10 @@ impl Recorder {
                     _ => self.steps.push(StepRecord { step: *step, ..StepRecord::default() }),
                 }
             }
-            AgentEvent::Plan { progress, challenges, next_steps } => {
-                self.current().plan =
-                    Some(serde_json::json!({"progress": progress, "challenges": challenges, "next_steps": next_steps}));
+            AgentEvent::Plan { progress, challenges, next_steps, steps_done } => {
+                self.current().plan = Some(serde_json::json!({
+                    "progress": progress, "challenges": challenges, "next_steps": next_steps, "steps_done": steps_done
+                }));
             }
             AgentEvent::Step { evaluation, memory, next_goal, actions, .. } => {
                 let step = self.current();
@@ -355,7 +356,12 @@ mod tests {
     #[test]
     fn steps_collect_their_events_tokens_and_times() {
         let mut recorder = Recorder::new("buy a mug", Some(Price { input: 1.0, output: 2.0 }), 1_000.0);
-        recorder.event(&AgentEvent::Plan { progress: "start".into(), challenges: "none".into(), next_steps: vec![] });
+        recorder.event(&AgentEvent::Plan {
+            progress: "start".into(),
+            challenges: "none".into(),
+            next_steps: vec![],
+            steps_done: 0,
+        });
         recorder.event(&AgentEvent::StepStarted { step: 1, max_steps: 5 });
         recorder.url("http://shop/");
         recorder.phase(Phase::PageMap, 12.0);

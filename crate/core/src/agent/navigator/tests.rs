@@ -259,6 +259,32 @@ fn the_validator_confirms_a_success_with_its_answer() {
 }
 
 #[test]
+fn navigator_and_validator_are_asked_for_the_answer_in_the_users_language() {
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![
+        reply(r#"[{"done":{"text":"Der Warenkorb ist leer","success":true}}]"#),
+        Ok(r#"{"is_valid": true, "reason": "leer", "answer": "Der Warenkorb ist leer."}"#.into()),
+    ]);
+    let config = TaskConfig { answer_language: "de-DE".into(), ..with_validator(1) };
+    crate::agent::fakes::run_with(&config, &shop, &model);
+    let requests = model.requests.borrow();
+    let asks_german = |text: &str| {
+        text.ends_with("write the final answer for the user in German, unless the task asks for another language.")
+    };
+    assert!(requests[0].messages[1].content.starts_with("Your task: add the blue mug"));
+    assert!(asks_german(&requests[0].messages[1].content), "{}", requests[0].messages[1].content);
+    assert!(requests[1].messages[1].content.contains("write the final answer for the user in German"));
+    // In English nothing is added.
+    let english = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+    crate::agent::fakes::run_with(
+        &TaskConfig { answer_language: "en-US".into(), ..crate::agent::fakes::config(5) },
+        &shop,
+        &english,
+    );
+    assert!(!english.requests.borrow()[0].messages[1].content.contains("language"));
+}
+
+#[test]
 fn a_rejection_sends_the_navigator_back_and_repeated_ones_end_honestly() {
     let shop = FakeShop::new();
     let reject = || Ok(r#"{"is_valid": false, "reason": "the cart is still empty", "answer": ""}"#.to_string());

@@ -1,0 +1,26 @@
+// Every user-facing text comes from `_locales/<language>/messages.json` through chrome.i18n, so
+// the panel and the settings speak the browser's language. Pages mark their static text with
+// data-i18n attributes; scripts call `t`.
+
+/** The message `key` in the user's language, `$1`… replaced by `substitutions`. A missing key
+ * shows as itself, and a test keeps every used key defined in every language. */
+export function t(key, ...substitutions) {
+  return chrome.i18n.getMessage(key, substitutions.map(String)) || key;
+}
+
+/** Attributes filled from messages: `data-i18n-placeholder` names the key of `placeholder`, and so on. */
+const ATTRIBUTES = ['placeholder', 'title', 'aria-label', 'alt'];
+
+/** Fills the static text of `root`: an element's `data-i18n` names the key of its text. */
+export function localize(root = document) {
+  for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
+  for (const attribute of ATTRIBUTES) {
+    for (const el of root.querySelectorAll(`[data-i18n-${attribute}]`)) {
+      el.setAttribute(attribute, t(el.getAttribute(`data-i18n-${attribute}`)));
+    }
+  }
+  if (root === document) {
+    document.documentElement.lang = chrome.i18n.getUILanguage();
+    document.documentElement.dir = chrome.i18n.getMessage('@@bidi_dir');
+  }
+}
