@@ -157,6 +157,27 @@ pub fn drive_result(id: u64, reply: DriveReply) -> Value {
     }
 }
 
+/// The task a session driven step by step is shown as, in the panel and the History.
+pub fn session_task(client: &str) -> String {
+    format!("{}: step-by-step control of this browser", app_name(client))
+}
+
+/// The app as the user knows it; an app that gave no name is "An AI app".
+pub fn app_name(client: &str) -> &str {
+    match client.trim() {
+        "" => "An AI app",
+        name => name,
+    }
+}
+
+/// Why an action an app asked for was refused without the user's answer.
+pub fn unanswered(limit_ms: u32) -> String {
+    format!(
+        "No answer came from the side panel within {} s, so the action the AI app asked for was refused. Open the side panel to answer the next one.",
+        limit_ms / 1000
+    )
+}
+
 /// What to say when the user has not allowed AI apps to use the agent.
 pub fn turned_off() -> String {
     "The user has not allowed AI apps to use the browser agent: in the extension's settings, \"Let AI apps use the agent (MCP)\" is off. Ask the user to turn it on.".into()

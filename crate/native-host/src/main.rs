@@ -21,14 +21,13 @@ mod relay;
 mod socket;
 mod tools;
 
+use agent_core::mcp::HOST_NAME;
 use rmcp::ServiceExt;
 use serde_json::json;
 use std::process::ExitCode;
 
 /// The extension's id, fixed by the `key` in manifest.json (a test checks that they agree).
 pub const EXTENSION_ID: &str = "madcdghoclaocbnkmfcfigoogkenfpjm";
-/// The name the extension connects to (`chrome.runtime.connectNative`).
-pub const HOST_NAME: &str = "com.rust_browser_agent.mcp";
 
 const USAGE: &str = "usage:
   rust-browser-agent-mcp                  serve MCP over stdio (what AI apps run)

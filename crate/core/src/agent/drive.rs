@@ -74,7 +74,7 @@ pub async fn drive_session<B: Browser, M: ChatModel, G: UserGate>(
             let Some((command, answer)) = request else {
                 break AgentEvent::Result {
                     success: true,
-                    text: format!("{client} stopped driving the browser."),
+                    text: format!("{} stopped driving the browser.", crate::mcp::app_name(client)),
                     steps: session.commands,
                 };
             };
