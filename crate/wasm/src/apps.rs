@@ -103,8 +103,11 @@ impl Core {
 
 impl Core {
     fn apps_gone(&self) {
-        // Dropping the session's sender ends the session.
-        self.apps.session.borrow_mut().take();
+        // Dropping the session's sender ends the session, once a question it waits on is
+        // withdrawn (an action no app waits for any more is not done).
+        if self.apps.session.borrow_mut().take().is_some() {
+            self.user.pending.borrow_mut().clear();
+        }
         if self.apps.task.borrow().is_some() {
             self.with_task(CancelToken::cancel);
         }
