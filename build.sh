@@ -7,6 +7,7 @@
 #   ./build.sh bench      build, then benchmark the page map on ../shared/corpus (bench/results/)
 #   ./build.sh bench requests   build, then measure each request's tokens, full and compact
 #   ./build.sh eval ...   build, then measure a model on a task suite (./build.sh eval --help)
+#   ./build.sh install-mcp   build the MCP host, register it with Chrome and Chromium, print app configs
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -119,6 +120,44 @@ build() {
   say "Built: load $ROOT as an unpacked extension (chrome://extensions, Developer mode, Load unpacked)"
 }
 
+MCP_HOST_BINARY="target/release/rust-browser-agent-mcp"
+
+build_mcp_host() {
+  command -v cargo >/dev/null || die "cargo is missing: install Rust with rustup (https://rustup.rs) and run this again."
+  say "Building the MCP host (release)"
+  cargo build --release -p agent-native-host
+}
+
+# Writes the native messaging host manifest (for this user only) where Chrome and Chromium look
+# for it, then shows how to add the server to the common MCP clients.
+install_mcp() {
+  build_mcp_host
+  local binary dirs dir
+  binary="$ROOT/$MCP_HOST_BINARY"
+  case "$(uname -s)" in
+    Darwin) dirs=("$HOME/Library/Application Support/Google/Chrome/NativeMessagingHosts"
+                  "$HOME/Library/Application Support/Chromium/NativeMessagingHosts") ;;
+    *) dirs=("${XDG_CONFIG_HOME:-$HOME/.config}/google-chrome/NativeMessagingHosts"
+             "${XDG_CONFIG_HOME:-$HOME/.config}/chromium/NativeMessagingHosts") ;;
+  esac
+  for dir in "${dirs[@]}"; do
+    mkdir -p "$dir"
+    "$binary" --manifest "$binary" > "$dir/com.rust_browser_agent.mcp.json"
+    say "Registered the host for the browser in $dir"
+  done
+  cat <<EOF
+
+Turn on "Let AI apps use the agent (MCP)" in the extension's settings and restart the browser,
+then add the server to your app:
+
+  Claude Desktop (claude_desktop_config.json) or Cursor (~/.cursor/mcp.json):
+    { "mcpServers": { "browser-agent": { "command": "$binary" } } }
+
+  Claude Code:
+    claude mcp add browser-agent -- "$binary"
+EOF
+}
+
 run_tests() {
   ensure_test_tools
   say "Format and lints"
@@ -126,6 +165,8 @@ run_tests() {
   cargo clippy --workspace --all-targets --quiet -- -D warnings
   say "Native tests (cargo test)"
   cargo test --workspace
+  say "The MCP host, for the end-to-end tests"
+  build_mcp_host
   say "Wasm tests in headless Chrome (wasm-pack test)"
   # --mode no-install: a version mismatch fails clearly instead of downloading a runner.
   CHROMEDRIVER="$(command -v chromedriver)" wasm-pack test --headless --chrome --mode no-install crate/wasm
@@ -142,6 +183,7 @@ case "${1:-build}" in
     shift; build; ensure_chromium
     if [ "${1:-}" = requests ]; then shift; exec node bench/request-sizes.mjs "$@"; fi
     exec node bench/page-map.mjs "$@" ;;
+  install-mcp) install_mcp ;;
   -h|--help|help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' ;;
-  *) echo "unknown command: $1 (use build, test, run, eval or bench)" >&2; exit 2 ;;
+  *) echo "unknown command: $1 (use build, test, run, eval, bench or install-mcp)" >&2; exit 2 ;;
 esac

@@ -3,6 +3,7 @@
 
 import init, { Core } from './core/agent_wasm.js';
 import { createBrowserHost } from './background/browser-host.js';
+import { loadSettings } from './shared/settings-store.js';
 import { t } from './shared/i18n.js';
 
 const PANEL_PORT_NAME = 'agent-panel';
@@ -55,4 +56,48 @@ chrome.runtime.onConnect.addListener((port) => {
     port.postMessage({ v: 1, type: 'error', steps: 0, message: t('worker_core_failed', err) });
     port.disconnect();
   });
+});
+
+// AI apps (MCP): while the user allows it, the worker holds a port to the native host, which
+// Chrome starts for it and which carries the apps' tool calls; the port also keeps this worker
+// alive. Turning the setting off closes the port, and Chrome ends the host.
+let hostPort = null;
+
+async function connectHostIfAllowed() {
+  const allowed = Boolean((await loadSettings())?.mcp);
+  if (allowed === Boolean(hostPort)) return;
+  const agent = await core;
+  if (!allowed) {
+    hostPort.disconnect();
+    hostPort = null;
+    agent.hostDisconnected();
+    return;
+  }
+  // The native messaging host that lets AI apps use the agent (crate/native-host).
+  const port = chrome.runtime.connectNative(Core.mcpHostName());
+  hostPort = port;
+  const reply = (message) => {
+    try {
+      port.postMessage(message);
+    } catch {
+      // The host ended meanwhile.
+    }
+  };
+  port.onMessage.addListener((message) => agent.handleHostMessage(message, reply));
+  port.onDisconnect.addListener(() => {
+    // Not installed (./build.sh install-mcp), or it ended: said in the worker's console.
+    console.warn('The MCP host disconnected:', chrome.runtime.lastError?.message ?? 'it ended');
+    if (hostPort === port) hostPort = null;
+    agent.hostDisconnected();
+  });
+}
+
+// One change at a time, so that a quick on-off-on cannot open two ports.
+let hostSync = Promise.resolve();
+function syncHost() {
+  hostSync = hostSync.then(connectHostIfAllowed).catch((err) => console.warn('The MCP host could not be connected:', err));
+}
+syncHost();
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'local' && changes.settings) syncHost();
 });

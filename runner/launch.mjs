@@ -2,7 +2,8 @@
 // protocol. Shared by the headless runner (runner/cli.mjs) and the end-to-end tests.
 
 import { chromium } from 'playwright-core';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,21 +27,34 @@ async function extensionWithGranted(grant) {
 }
 
 /**
+ * Registers the MCP host binary at `binary` with the browser of `profile`: Chromium on Linux reads
+ * native messaging host manifests from `<user-data-dir>/NativeMessagingHosts`.
+ */
+async function registerNativeHost(profile, binary) {
+  const manifest = execFileSync(binary, ['--manifest', binary], { encoding: 'utf8' });
+  const dir = join(profile, 'NativeMessagingHosts');
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, `${JSON.parse(manifest).name}.json`), manifest);
+}
+
+/**
  * Starts Chromium with the extension loaded; returns handles and a `close()`. With
  * `handleSIGINT: false` Ctrl-C is left to the caller (Playwright would close it and exit).
  * `locale` is the browser's language (the extension's too), English unless asked otherwise so
- * that the machine's own language changes nothing.
+ * that the machine's own language changes nothing. `nativeHost` registers the MCP host binary at
+ * that path; `env` adds to the browser's environment (which the native hosts it starts inherit).
  */
-export async function launchAgentBrowser({ headless = true, grant = [], handleSIGINT = true, locale = 'en-US' } = {}) {
+export async function launchAgentBrowser({ headless = true, grant = [], handleSIGINT = true, locale = 'en-US', nativeHost = null, env = {} } = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'agent-profile-'));
   const extensionDir = grant.length ? await extensionWithGranted(grant) : EXTENSION_DIR;
+  if (nativeHost) await registerNativeHost(profile, nativeHost);
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless,
     handleSIGINT,
     locale,
     // Chromium on Linux takes its language from the environment, not from --lang.
-    env: { ...process.env, LANGUAGE: locale.replace('-', '_'), LC_ALL: '', LANG: `${locale.replace('-', '_')}.UTF-8` },
+    env: { ...process.env, LANGUAGE: locale.replace('-', '_'), LC_ALL: '', LANG: `${locale.replace('-', '_')}.UTF-8`, ...env },
     args: [
       `--lang=${locale}`,
       `--disable-extensions-except=${extensionDir}`,

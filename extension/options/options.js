@@ -34,7 +34,7 @@ const secretColumns = document.getElementById('secret-columns');
 const secretsEmpty = document.getElementById('secrets-empty');
 const addSecretButton = document.getElementById('add-secret');
 const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'sitePlan', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval', 'memoryInterval', 'maxInputTokens', 'requestStyle', 'plannerModel', 'validatorModel', 'plannerTemperature', 'validatorTemperature', 'plannerReasoningEffort', 'validatorReasoningEffort', 'requestTimeoutSeconds'];
-const checkboxes = ['highlights', 'trustedInput', 'validator', 'vision', 'askBeforeActing'];
+const checkboxes = ['highlights', 'trustedInput', 'validator', 'vision', 'askBeforeActing', 'mcp'];
 const lists = ['allowList', 'denyList'];
 /** The fields a connection test depends on: changing one clears its result. */
 const providerFields = ['provider', 'baseUrl', 'model', 'apiKey', 'apiVersion'];
@@ -244,6 +244,7 @@ function readForm() {
     reasoningEffort: form.elements.reasoningEffort.value || null,
     apiVersion: form.elements.apiVersion.value.trim() || null,
     trustedInput: form.elements.trustedInput.checked,
+    mcp: form.elements.mcp.checked,
     validator: form.elements.validator.checked,
     vision: form.elements.vision.checked,
     askBeforeActing: form.elements.askBeforeActing.checked,

@@ -434,6 +434,10 @@ function render(event) {
       if (!replaying) setRunning(false);
       append(element('div', 'message notice', t(event.steps === 1 ? 'panel_stopped_one' : 'panel_stopped', event.steps)));
       break;
+    case 'app_driving':
+      // An AI app's task or session follows; the Stop button ends it like any task.
+      append(element('div', 'message notice app-driving', t('panel_app_driving', event.client || 'An AI app'))).setAttribute('role', 'status');
+      break;
     case 'trimmed':
       // Where the History left out the oldest part of a long chat (crate/core/src/chats.rs).
       append(element('div', 'message notice trimmed', t('panel_trimmed')));

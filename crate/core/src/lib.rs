@@ -15,6 +15,7 @@
 //! - [`tabs`]: the short names the model gives tabs, and which tabs it is shown.
 //! - [`chats`]: past chats kept for the panel's History, and the bounds of their store.
 //! - [`protocol`]: messages between the side panel and the service worker.
+//! - [`mcp`]: messages between AI apps (through the MCP host) and the agent.
 //! - [`settings`]: the user's provider settings.
 
 pub mod actions;
@@ -26,6 +27,7 @@ pub mod content;
 pub mod dom_map;
 pub mod llm;
 pub mod markdown;
+pub mod mcp;
 pub mod messages;
 pub mod protocol;
 pub mod safety;

@@ -32,6 +32,8 @@ pub struct Settings {
     /// Trusted input through the debugger, for pages that ignore synthetic events (needs the
     /// optional `debugger` permission, requested by the options page).
     pub trusted_input: bool,
+    /// Let AI apps (MCP clients) use the agent through the native messaging host; off by default.
+    pub mcp: bool,
     /// Sites the agent may visit (domains with their subdomains, or full URL prefixes); empty
     /// means every site not denied.
     pub allow_list: Vec<String>,
@@ -107,6 +109,7 @@ impl Default for Settings {
             highlights: true,
             search_engine: SearchEngine::default(),
             trusted_input: false,
+            mcp: false,
             allow_list: Vec::new(),
             deny_list: Vec::new(),
             confirmations: Strictness::Normal,

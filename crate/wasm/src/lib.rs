@@ -2,6 +2,7 @@
 //! host into the core's [`agent_core::browser::Browser`], `fetch` into its HTTP client, and the
 //! core's events into plain JavaScript objects for the panel port.
 
+mod apps;
 mod chats;
 mod fetch;
 mod host;
@@ -13,10 +14,12 @@ use agent_core::cancel::CancelToken;
 use agent_core::dom_map::{serialize, ElementRegistry, MapOptions, PageMap};
 use agent_core::llm::context::input_budget;
 use agent_core::llm::AnyModel;
+use agent_core::mcp;
 use agent_core::messages::{Budget, History};
 use agent_core::protocol::{self, PanelRequest};
 use agent_core::settings::Settings;
 use agent_core::tokens::{estimate_tokens, TokenCounter};
+use apps::{AppCall, Apps};
 use chats::{Chats, Reply, Start};
 use fetch::FetchClient;
 use futures::channel::oneshot;
@@ -37,6 +40,8 @@ pub struct Core {
     conversation: Rc<RefCell<History>>,
     /// The History: the current chat's events, and the stored chats.
     chats: Rc<Chats>,
+    /// What AI apps (through MCP) have under way.
+    apps: Rc<Apps>,
 }
 
 /// The user, answering approval requests through the panel; each request waits on a channel
@@ -60,9 +65,34 @@ impl PanelUser {
     }
 }
 
-impl UserGate for PanelUser {
+/// The user as a task asks them: through the panel, within a time limit for the tasks AI apps
+/// asked for (no answer in time refuses the action, so that an app cannot wait on a closed panel
+/// forever).
+struct TimedGate<'a> {
+    user: &'a PanelUser,
+    browser: &'a HostBrowser,
+    time_limit_ms: Option<u32>,
+}
+
+impl TimedGate<'_> {
+    async fn ask(&self, id: u32) -> Option<Review> {
+        let Some(limit) = self.time_limit_ms else { return self.user.ask(id).await };
+        let answer = std::pin::pin!(self.user.ask(id));
+        let timeout = std::pin::pin!(self.browser.sleep(limit));
+        match futures::future::select(answer, timeout).await {
+            futures::future::Either::Left((answer, _)) => answer,
+            futures::future::Either::Right(_) => {
+                self.user.pending.borrow_mut().remove(&id);
+                self.browser.emit(&AgentEvent::Warning { message: mcp::unanswered(limit) });
+                None
+            }
+        }
+    }
+}
+
+impl UserGate for TimedGate<'_> {
     async fn approve(&self, id: u32) -> bool {
-        // A request abandoned (panel closed, task stopped) counts as refused.
+        // A request abandoned (panel closed, task stopped, no answer in time) counts as refused.
         self.ask(id).await == Some(Review::Run)
     }
 
@@ -79,7 +109,7 @@ impl Core {
         let running = Rc::new(RefCell::new(None));
         let conversation = Rc::<RefCell<History>>::default();
         let chats = Chats::new(Rc::clone(&browser), Rc::clone(&conversation));
-        Core { browser, running, user: Rc::new(PanelUser::default()), conversation, chats }
+        Core { browser, running, user: Rc::new(PanelUser::default()), conversation, chats, apps: Rc::default() }
     }
 
     /// Handles one message from a trusted panel port. Problems are reported as events. Answers
@@ -96,7 +126,7 @@ impl Core {
             Ok(PanelRequest::Pause) => self.with_task(CancelToken::pause),
             Ok(PanelRequest::Resume) => self.with_task(CancelToken::resume),
             Ok(PanelRequest::StartTask { task, tab_id, follow_up, chat_id }) => {
-                self.start(Job::New { task, tab_id, follow_up, chat_id })
+                self.start(Job::New { task, tab_id, follow_up, chat_id, app: None })
             }
             Ok(PanelRequest::Highlight { tab_id, element }) => self.point_out(tab_id, element),
             Ok(PanelRequest::Replay { record, tab_id }) => match Replay::from_record(&record) {
@@ -204,8 +234,18 @@ impl Core {
 /// A task to run: a new one from the panel, a recorded one replayed, or one interrupted by a
 /// worker restart.
 enum Job {
-    New { task: String, tab_id: Option<i32>, follow_up: bool, chat_id: Option<String> },
-    Replay { replay: Replay, tab_id: Option<i32> },
+    /// `app` is the AI app that asked for the task through MCP, if one did.
+    New {
+        task: String,
+        tab_id: Option<i32>,
+        follow_up: bool,
+        chat_id: Option<String>,
+        app: Option<Rc<AppCall>>,
+    },
+    Replay {
+        replay: Replay,
+        tab_id: Option<i32>,
+    },
     Resume(Box<Checkpoint>),
 }
 
@@ -225,6 +265,13 @@ impl Job {
             Job::New { follow_up: true, .. } => Start::FollowUp,
             Job::New { .. } | Job::Replay { .. } => Start::New,
             Job::Resume(_) => Start::Resume,
+        }
+    }
+
+    fn app(&self) -> Option<Rc<AppCall>> {
+        match self {
+            Job::New { app, .. } => app.clone(),
+            _ => None,
         }
     }
 }
@@ -260,59 +307,96 @@ impl Core {
     }
 
     fn start(&self, job: Job) {
+        let app = job.app();
         if self.is_running() {
-            self.browser.emit(&AgentEvent::Error {
-                message: "A task is already running. Stop it before starting another.".into(),
-                steps: 0,
-            });
+            let message = "A task is already running. Stop it before starting another.".to_string();
+            match app {
+                Some(app) => app.send(&mcp::result(app.id, false, &message)),
+                None => self.browser.emit(&AgentEvent::Error { message, steps: 0 }),
+            }
             return;
         }
         let cancel = CancelToken::new();
         *self.running.borrow_mut() = Some(cancel.clone());
-        let browser = Rc::clone(&self.browser);
-        let running = Rc::clone(&self.running);
-        let user = Rc::clone(&self.user);
-        let conversation = Rc::clone(&self.conversation);
-        let chats = Rc::clone(&self.chats);
+        let core = self.share();
         wasm_bindgen_futures::spawn_local(async move {
+            let Core { browser, running, user, conversation, chats, apps } = &core;
+            // The events go to the panels and the chat, and those an app follows to the app.
+            let emit = |event: AgentEvent| {
+                if let Some(app) = &app {
+                    app.on_event(&event);
+                }
+                chats.emit(&event);
+            };
             match chats.begin(job.task(), job.chat()).await {
                 // Not the chat's: it stays as it was.
-                Err(message) => browser.emit(&AgentEvent::Error { message, steps: 0 }),
+                Err(message) => {
+                    let error = AgentEvent::Error { message, steps: 0 };
+                    if let Some(app) = &app {
+                        app.on_event(&error);
+                    }
+                    browser.emit(&error);
+                }
                 Ok(()) => {
-                    if let Err(message) = run(&browser, &chats, &user, conversation, job, &cancel).await {
-                        chats.emit(&AgentEvent::Error { message, steps: 0 });
+                    if let Some(app) = &app {
+                        chats.emit(&AgentEvent::AppDriving { client: app.client.clone() });
+                    }
+                    let gate =
+                        TimedGate { user, browser, time_limit_ms: app.as_ref().map(|_| mcp::APPROVAL_TIMEOUT_MS) };
+                    if let Err(message) = run(browser, &gate, Rc::clone(conversation), job, &cancel, &emit).await {
+                        emit(AgentEvent::Error { message, steps: 0 });
                     }
                     chats.finish();
                 }
             }
             browser.save_task(None).await;
             running.borrow_mut().take();
+            apps.task.borrow_mut().take();
             user.pending.borrow_mut().clear();
         });
+    }
+
+    /// Another handle on the same agent, for work that outlives the call that started it.
+    fn share(&self) -> Core {
+        Core {
+            browser: Rc::clone(&self.browser),
+            running: Rc::clone(&self.running),
+            user: Rc::clone(&self.user),
+            conversation: Rc::clone(&self.conversation),
+            chats: Rc::clone(&self.chats),
+            apps: Rc::clone(&self.apps),
+        }
     }
 }
 
 /// Prepares and runs one task; `Err` is a problem found before the first step.
 async fn run(
     browser: &Rc<HostBrowser>,
-    chats: &Rc<Chats>,
-    user: &PanelUser,
+    gate: &impl UserGate,
     conversation: Rc<RefCell<History>>,
     job: Job,
     cancel: &CancelToken,
+    emit: &dyn Fn(AgentEvent),
 ) -> Result<(), String> {
     let settings = browser.load_settings().await?;
-    settings.validate().map_err(|err| err.to_string())?;
-    let policy = settings.site_policy().map_err(|err| err.to_string())?;
-    let secrets = settings.named_secrets().map_err(|err| err.to_string())?;
     let tab_or_active = |tab_id: Option<i32>| async move {
         match tab_id {
             Some(tab) => Ok(tab),
             None => browser.active_tab().await,
         }
     };
+    let mut max_steps = settings.max_steps;
     let (task, tab, resume, replay) = match job {
-        Job::New { task, tab_id, .. } => (task, tab_or_active(tab_id).await?, None, None),
+        Job::New { task, tab_id, app, .. } => {
+            let mut tab = tab_or_active(tab_id).await?;
+            if let Some(app) = app {
+                max_steps = app.max_steps.unwrap_or(max_steps);
+                if let Some(url) = &app.url {
+                    tab = apps::open_start_page(browser, &settings, tab, url).await?;
+                }
+            }
+            (task, tab, None, None)
+        }
         Job::Replay { replay, tab_id } => (replay.task.clone(), tab_or_active(tab_id).await?, None, Some(replay)),
         Job::Resume(checkpoint) => {
             let replay = checkpoint.replay.as_ref().map(|(replay, _)| replay.clone());
@@ -325,54 +409,88 @@ async fn run(
         let saver = Rc::clone(&saver);
         wasm_bindgen_futures::spawn_local(async move { saver.save_task(Some(&checkpoint)).await });
     };
-    let names = settings.model_names();
-    let model_named = |name: &str, options| {
-        let http = FetchClient { timeout_ms: settings.request_timeout_seconds.max(1) * 1000 };
-        AnyModel::new(settings.provider, &settings.base_url, name, &settings.api_key, options, http)
-    };
-    let navigator = model_named(&names[0], settings.model_options());
-    let planner = model_named(&names[1], settings.agent_options(true));
-    let validator = model_named(&names[2], settings.agent_options(false));
-    let models = Models { navigator: &navigator, planner: &planner, validator: &validator };
-    let counters = agent_counters(&settings).await;
-    settings.check_token_budget(&counters).map_err(|err| err.to_string())?;
-    let budget_of = |(name, counter): &(String, TokenCounter)| Budget {
-        counter: counter.clone(),
-        max_input_tokens: input_budget(settings.provider, name, Some(settings.max_input_tokens)),
-    };
-    let budgets = Budgets {
-        navigator: budget_of(&counters[0]),
-        planner: budget_of(&counters[1]),
-        validator: budget_of(&counters[2]),
-    };
+    let prepared = Prepared::new(&settings, task, tab, conversation).await?;
     let config = TaskConfig {
-        task,
-        tab,
-        max_steps: settings.max_steps,
-        map: MapOptions::default(),
-        highlights: settings.highlights,
-        search_engine: settings.search_engine,
-        trusted_input: settings.trusted_input,
-        policy,
-        strictness: settings.confirmations,
-        site_plan: settings.site_plan,
-        secrets,
-        price: settings.model_price(),
-        validator_rejections: settings.validator_rejections(),
-        planning_interval: Some(settings.planning_interval).filter(|&n| n > 0),
-        vision: settings.vision,
-        ask_before_acting: settings.ask_before_acting,
-        memory_interval: Some(settings.memory_interval).filter(|&n| n > 0),
-        budgets,
-        style: settings.request_style(),
-        conversation,
+        max_steps,
         resume,
         on_checkpoint: Some(Rc::new(on_checkpoint)),
         replay,
-        answer_language: settings.answer_language.clone(),
+        ..prepared.config.clone()
     };
-    run_task(&config, browser.as_ref(), models, user, cancel, &|event| chats.emit(&event)).await;
+    run_task(&config, browser.as_ref(), prepared.models(), gate, cancel, emit).await;
     Ok(())
+}
+
+/// What a task (or a session an AI app drives) needs from the user's settings: its
+/// configuration and each agent's model, checked before anything starts.
+struct Prepared {
+    config: TaskConfig,
+    navigator: AnyModel<FetchClient>,
+    planner: AnyModel<FetchClient>,
+    validator: AnyModel<FetchClient>,
+}
+
+impl Prepared {
+    async fn new(
+        settings: &Settings,
+        task: String,
+        tab: i32,
+        conversation: Rc<RefCell<History>>,
+    ) -> Result<Prepared, String> {
+        settings.validate().map_err(|err| err.to_string())?;
+        let policy = settings.site_policy().map_err(|err| err.to_string())?;
+        let secrets = settings.named_secrets().map_err(|err| err.to_string())?;
+        let names = settings.model_names();
+        let model_named = |name: &str, options| {
+            let http = FetchClient { timeout_ms: settings.request_timeout_seconds.max(1) * 1000 };
+            AnyModel::new(settings.provider, &settings.base_url, name, &settings.api_key, options, http)
+        };
+        let navigator = model_named(&names[0], settings.model_options());
+        let planner = model_named(&names[1], settings.agent_options(true));
+        let validator = model_named(&names[2], settings.agent_options(false));
+        let counters = agent_counters(settings).await;
+        settings.check_token_budget(&counters).map_err(|err| err.to_string())?;
+        let budget_of = |(name, counter): &(String, TokenCounter)| Budget {
+            counter: counter.clone(),
+            max_input_tokens: input_budget(settings.provider, name, Some(settings.max_input_tokens)),
+        };
+        let budgets = Budgets {
+            navigator: budget_of(&counters[0]),
+            planner: budget_of(&counters[1]),
+            validator: budget_of(&counters[2]),
+        };
+        let config = TaskConfig {
+            task,
+            tab,
+            max_steps: settings.max_steps,
+            map: MapOptions::default(),
+            highlights: settings.highlights,
+            search_engine: settings.search_engine,
+            trusted_input: settings.trusted_input,
+            policy,
+            strictness: settings.confirmations,
+            site_plan: settings.site_plan,
+            secrets,
+            price: settings.model_price(),
+            validator_rejections: settings.validator_rejections(),
+            planning_interval: Some(settings.planning_interval).filter(|&n| n > 0),
+            vision: settings.vision,
+            ask_before_acting: settings.ask_before_acting,
+            memory_interval: Some(settings.memory_interval).filter(|&n| n > 0),
+            budgets,
+            style: settings.request_style(),
+            conversation,
+            resume: None,
+            on_checkpoint: None,
+            replay: None,
+            answer_language: settings.answer_language.clone(),
+        };
+        Ok(Prepared { config, navigator, planner, validator })
+    }
+
+    fn models(&self) -> Models<'_, AnyModel<FetchClient>> {
+        Models { navigator: &self.navigator, planner: &self.planner, validator: &self.validator }
+    }
 }
 
 /// The models the provider in `settings` offers, for the options page; rejects with a message

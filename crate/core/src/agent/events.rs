@@ -4,6 +4,11 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
+    /// An AI app (an MCP client, named as it names itself) is using the agent: the task that
+    /// follows is the app's, and the panel's Stop ends it.
+    AppDriving {
+        client: String,
+    },
     TaskStarted {
         task: String,
     },

@@ -2,6 +2,7 @@
 //! the events it reports to the panel.
 
 mod checkpoint;
+mod drive;
 mod events;
 mod execute;
 #[cfg(test)]
@@ -17,6 +18,7 @@ mod summarizer;
 mod validator;
 
 pub use checkpoint::Checkpoint;
+pub use drive::{drive_session, DriveCommand, DriveReply, DriveRequest};
 pub use events::{ActionReport, AgentEvent};
 pub use navigator::{run_task, Budgets, Models, Review, TaskConfig, UserGate};
 pub use output::{parse_navigator_output, AgentBrain, NavigatorOutput};

@@ -18,7 +18,7 @@ use crate::llm::pricing::{cost, Price};
 use crate::llm::{ChatMessage, ChatModel, ChatRequest, Image};
 use crate::messages::{Budget, History, Kind, Part, Prompt, RequestStyle};
 use crate::safety::{mentioned_hosts, DataFlow, Finding, PolicyRefusal, Secrets, SitePlan, SitePolicy, Strictness};
-use crate::tabs::TabAliases;
+use crate::tabs::{ListedTab, TabAliases};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -164,37 +164,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         recorder.borrow_mut().event(&event);
         emit(event)
     };
-    let mut navigator = Navigator {
-        config,
-        browser,
-        models,
-        gate,
-        cancel,
-        emit,
-        recorder: &recorder,
-        history: {
-            let mut history = config.conversation.borrow().clone();
-            history.recount(&config.budgets.navigator.counter);
-            history
-        },
-        registry: RefCell::default(),
-        tab: Cell::new(config.tab),
-        focus_frame: Cell::new(0),
-        task_tabs: RefCell::default(),
-        tab_aliases: RefCell::default(),
-        warned: RefCell::default(),
-        tainted_hosts: RefCell::default(),
-        data_flow: RefCell::default(),
-        approvals: Cell::new(0),
-        usage: Cell::new((0, 0)),
-        loop_guard: RefCell::default(),
-        rejections: Cell::new(0),
-        current_step: Cell::new(0),
-        nudged: Cell::new(false),
-        replan: Cell::new(false),
-        replay_cursor: Cell::new(0),
-        thumbnail: RefCell::default(),
-    };
+    let mut navigator = Navigator::new(config, browser, models, gate, cancel, emit, &recorder);
     let resumed = match &config.resume {
         Some(checkpoint) => navigator.restore(checkpoint),
         None => Ok(()),
@@ -258,6 +228,50 @@ pub(super) struct Navigator<'a, B, M, G> {
     replay_cursor: Cell<usize>,
     /// The small picture of the page the model saw this step, for the panel.
     thumbnail: RefCell<Option<String>>,
+}
+
+impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
+    pub(super) fn new(
+        config: &'a TaskConfig,
+        browser: &'a B,
+        models: Models<'a, M>,
+        gate: &'a G,
+        cancel: &'a CancelToken,
+        emit: &'a dyn Fn(AgentEvent),
+        recorder: &'a RefCell<Recorder>,
+    ) -> Self {
+        Navigator {
+            config,
+            browser,
+            models,
+            gate,
+            cancel,
+            emit,
+            recorder,
+            history: {
+                let mut history = config.conversation.borrow().clone();
+                history.recount(&config.budgets.navigator.counter);
+                history
+            },
+            registry: RefCell::default(),
+            tab: Cell::new(config.tab),
+            focus_frame: Cell::new(0),
+            task_tabs: RefCell::default(),
+            tab_aliases: RefCell::default(),
+            warned: RefCell::default(),
+            tainted_hosts: RefCell::default(),
+            data_flow: RefCell::default(),
+            approvals: Cell::new(0),
+            usage: Cell::new((0, 0)),
+            loop_guard: RefCell::default(),
+            rejections: Cell::new(0),
+            current_step: Cell::new(0),
+            nudged: Cell::new(false),
+            replan: Cell::new(false),
+            replay_cursor: Cell::new(0),
+            thumbnail: RefCell::default(),
+        }
+    }
 }
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
@@ -443,8 +457,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
     }
 
-    async fn step(&mut self, step: u32, previous_results: &[String]) -> Result<StepEnd, StepError> {
-        let max_steps = self.config.max_steps;
+    /// Reads the page as a step sees it (its untrusted text noted, its elements marked) and
+    /// lists the tabs by the names the model knows them by.
+    pub(super) async fn look(&self) -> Result<(Result<PageMap, String>, Vec<ListedTab>), StepError> {
         let started = self.browser.now_ms();
         let page = self.observe(Look::Step).await?;
         self.recorder.borrow_mut().phase(Phase::PageMap, self.browser.now_ms() - started);
@@ -459,8 +474,18 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 .collect();
             let _ = self.browser.highlight(self.tab.get(), &marks).await; // Cosmetic; never fails a step.
         }
+        Ok((page, self.listed_tabs().await))
+    }
+
+    /// The tabs of the agent's window, by the names the model knows them by.
+    pub(super) async fn listed_tabs(&self) -> Vec<ListedTab> {
         let tabs = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
-        let tabs = self.tab_aliases.borrow_mut().list(&tabs, self.tab.get());
+        self.tab_aliases.borrow_mut().list(&tabs, self.tab.get())
+    }
+
+    async fn step(&mut self, step: u32, previous_results: &[String]) -> Result<StepEnd, StepError> {
+        let max_steps = self.config.max_steps;
+        let (page, tabs) = self.look().await?;
         let state = state_message(
             step,
             max_steps,
@@ -976,7 +1001,7 @@ fn state_page_part(state: &str) -> &str {
     state.find("<page_content>").map_or(state, |start| &state[start..])
 }
 
-fn result_line(report: &ActionReport) -> String {
+pub(super) fn result_line(report: &ActionReport) -> String {
     format!("{}: {}", report.name, report.outcome)
 }
 

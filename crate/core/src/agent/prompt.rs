@@ -117,6 +117,25 @@ impl StateLabels {
     }
 }
 
+/// One line per tab, by the name the model knows it by.
+pub(super) fn tab_lines(tabs: &[ListedTab], style: RequestStyle) -> String {
+    let mut text = String::new();
+    for tab in tabs {
+        let marker = if tab.current { " (current)" } else { "" };
+        // The browser shows the extension no URL for pages it may not touch (chrome://, other
+        // extensions, the blank start page).
+        match tab.url.is_empty() {
+            true => text.push_str(&format!("- {}{marker}: (a page the agent cannot read)\n", tab.alias)),
+            // A compact state names the current page once, below.
+            false if tab.current && style == RequestStyle::Compact => {
+                text.push_str(&format!("- {}{marker}\n", tab.alias))
+            }
+            false => text.push_str(&format!("- {}{marker}: {} ({})\n", tab.alias, tab.title, tab.url)),
+        }
+    }
+    text
+}
+
 /// The state message for one step; it is sent once and then dropped from the history.
 pub fn state_message(
     step: u32,
@@ -142,19 +161,7 @@ pub fn state_message(
     }
     if tabs.len() > 1 {
         text.push_str(labels.tabs);
-        for tab in tabs {
-            let marker = if tab.current { " (current)" } else { "" };
-            // The browser shows the extension no URL for pages it may not touch (chrome://, other
-            // extensions, the blank start page).
-            match tab.url.is_empty() {
-                true => text.push_str(&format!("- {}{marker}: (a page the agent cannot read)\n", tab.alias)),
-                // A compact state names the current page once, below.
-                false if tab.current && style == RequestStyle::Compact => {
-                    text.push_str(&format!("- {}{marker}\n", tab.alias))
-                }
-                false => text.push_str(&format!("- {}{marker}: {} ({})\n", tab.alias, tab.title, tab.url)),
-            }
-        }
+        text.push_str(&tab_lines(tabs, style));
     }
     match page {
         Ok(map) => {

@@ -1,0 +1,392 @@
+//! The messages between the MCP host (crate/native-host, reached over Chrome's native messaging)
+//! and the agent: which tool an AI app called and with what, and what the agent tells the app
+//! while it works and when it is done. The host only carries them; their meaning is here.
+//!
+//! From the host: `{"type":"call","id":N,"tool":"click","args":{...},"client":"Claude"}`,
+//! `{"type":"cancel","id":N}`, `{"type":"disconnected"}` (the app went away) and
+//! `{"type":"error","message":...}` (a message the host could not read). To the host:
+//! `progress`, `waiting` and `result`, each with the call's `id`.
+
+use crate::actions::Action;
+use crate::agent::{AgentEvent, DriveCommand, DriveReply};
+use crate::tabs::TabAlias;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+/// The native messaging host the extension connects to (see crate/native-host).
+pub const HOST_NAME: &str = "com.rust_browser_agent.mcp";
+/// How long a consequential action requested through MCP waits for the user's answer in the
+/// side panel before it is refused.
+pub const APPROVAL_TIMEOUT_MS: u32 = 120_000;
+/// The most steps an AI app may ask `run_task` for.
+pub const MAX_TASK_STEPS: u32 = 100;
+
+/// A message from the host.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostMessage {
+    Call {
+        id: u64,
+        client: String,
+        tool: Tool,
+    },
+    Cancel {
+        id: u64,
+    },
+    Disconnected,
+    /// The host could not read something the extension sent.
+    HostError(String),
+}
+
+/// A tool call, read and checked.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Tool {
+    RunTask {
+        task: String,
+        url: Option<String>,
+        max_steps: Option<u32>,
+    },
+    /// A primitive, served by the drive session.
+    Drive(DriveCommand),
+}
+
+/// A message the host sent that cannot be acted on: the call it concerns (when known), and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    pub id: Option<u64>,
+    pub message: String,
+}
+
+impl HostMessage {
+    pub fn parse(message: &Value) -> Result<HostMessage, Refusal> {
+        let id = message.get("id").and_then(Value::as_u64);
+        let refuse = |message: String| Refusal { id, message };
+        let text = |field: &str| message.get(field).and_then(Value::as_str).unwrap_or_default().to_string();
+        match message.get("type").and_then(Value::as_str) {
+            Some("call") => {
+                let id = id.ok_or_else(|| refuse("a tool call without an id".into()))?;
+                let empty = Map::new();
+                let args = match message.get("args") {
+                    None | Some(Value::Null) => &empty,
+                    Some(Value::Object(args)) => args,
+                    Some(_) => return Err(refuse("the tool's arguments must be an object".into())),
+                };
+                let tool = Tool::parse(&text("tool"), args).map_err(refuse)?;
+                Ok(HostMessage::Call { id, client: text("client"), tool })
+            }
+            Some("cancel") => {
+                id.map(|id| HostMessage::Cancel { id }).ok_or_else(|| refuse("a cancel without an id".into()))
+            }
+            Some("disconnected") => Ok(HostMessage::Disconnected),
+            Some("error") => Ok(HostMessage::HostError(text("message"))),
+            other => Err(refuse(format!("an unknown message from the MCP host ({})", other.unwrap_or("no type")))),
+        }
+    }
+}
+
+impl Tool {
+    /// Reads a tool's arguments; the primitives become the actions the navigator runs.
+    fn parse(name: &str, args: &Map<String, Value>) -> Result<Tool, String> {
+        let string = |field: &str| args.get(field).and_then(Value::as_str).map(str::to_string);
+        let action = |name: &str, params: Value| {
+            Action::from_json(&json!({ name: params }))
+                .map(|action| Tool::Drive(DriveCommand::Act(action)))
+                .map_err(|err| format!("bad arguments: {err}"))
+        };
+        let index = args.get("index").cloned().unwrap_or(Value::Null);
+        match name {
+            "run_task" => {
+                let task = string("task").filter(|task| !task.trim().is_empty());
+                let task = task.ok_or("run_task needs a task: say what the agent should do")?;
+                let max_steps = match args.get("max_steps") {
+                    None | Some(Value::Null) => None,
+                    Some(value) => Some(
+                        value
+                            .as_u64()
+                            .filter(|n| (1..=MAX_TASK_STEPS as u64).contains(n))
+                            .ok_or(format!("max_steps must be a whole number from 1 to {MAX_TASK_STEPS}"))?
+                            as u32,
+                    ),
+                };
+                Ok(Tool::RunTask { task, url: string("url"), max_steps })
+            }
+            "get_state" => match string("tab") {
+                None => Ok(Tool::Drive(DriveCommand::State { tab: None })),
+                Some(tab) => TabAlias::parse(&tab)
+                    .map(|alias| Tool::Drive(DriveCommand::State { tab: Some(alias) }))
+                    .ok_or(format!("\"{tab}\" is not a tab name; use the names list_tabs shows (t1, t2, ...)")),
+            },
+            "click" => action("click_element", json!({ "index": index })),
+            "type" => action("input_text", json!({ "index": index, "text": args.get("text") })),
+            "select" => action("select_option", json!({ "index": index, "text": args.get("option") })),
+            "scroll" => action("scroll", Value::Object(args.clone())),
+            "navigate" => action("go_to_url", json!({ "url": args.get("url") })),
+            "go_back" => action("go_back", json!({})),
+            "extract" => action("extract", json!({ "query": args.get("query") })),
+            "switch_tab" => action("switch_tab", json!({ "tab": args.get("tab") })),
+            "list_tabs" => Ok(Tool::Drive(DriveCommand::ListTabs)),
+            "screenshot" => Ok(Tool::Drive(DriveCommand::Screenshot)),
+            other => Err(format!("the browser agent has no tool \"{other}\"")),
+        }
+    }
+}
+
+/// A call's outcome for the host.
+pub fn result(id: u64, ok: bool, text: &str) -> Value {
+    json!({"type": "result", "id": id, "ok": ok, "text": text})
+}
+
+/// A refusal for the host, on the call it concerns.
+pub fn refusal(refusal: &Refusal) -> Value {
+    let mut value =
+        json!({"type": "error", "message": format!("The browser agent refused the request: {}.", refusal.message)});
+    if let Some(id) = refusal.id {
+        value["id"] = Value::from(id);
+    }
+    value
+}
+
+/// A primitive's answer for the host.
+pub fn drive_result(id: u64, reply: DriveReply) -> Value {
+    match reply {
+        DriveReply::Text(text) => result(id, true, &text),
+        DriveReply::Failed(text) => result(id, false, &text),
+        DriveReply::Image { media_type, base64 } => json!({
+            "type": "result", "id": id, "ok": true, "text": "A screenshot of the current tab.",
+            "image": {"mediaType": media_type, "base64": base64},
+        }),
+    }
+}
+
+/// The task a session driven step by step is shown as, in the panel and the History.
+pub fn session_task(client: &str) -> String {
+    format!("{}: step-by-step control of this browser", app_name(client))
+}
+
+/// The app as the user knows it; an app that gave no name is "An AI app".
+pub fn app_name(client: &str) -> &str {
+    match client.trim() {
+        "" => "An AI app",
+        name => name,
+    }
+}
+
+/// Why an action an app asked for was refused without the user's answer.
+pub fn unanswered(limit_ms: u32) -> String {
+    format!(
+        "No answer came from the side panel within {} s, so the action the AI app asked for was refused. Open the side panel to answer the next one.",
+        limit_ms / 1000
+    )
+}
+
+/// What to say when the user has not allowed AI apps to use the agent.
+pub fn turned_off() -> String {
+    "The user has not allowed AI apps to use the browser agent: in the extension's settings, \"Let AI apps use the agent (MCP)\" is off. Ask the user to turn it on.".into()
+}
+
+/// Follows a `run_task` call's events: each step becomes a progress message, each approval a
+/// waiting message, and the final event the call's result with a short summary of the steps.
+#[derive(Debug, Default)]
+pub struct TaskReport {
+    steps: Vec<StepSummary>,
+}
+
+#[derive(Debug, Serialize)]
+struct StepSummary {
+    step: u32,
+    goal: String,
+    /// Each action's name and whether it worked: `click_element ok`.
+    actions: Vec<String>,
+}
+
+impl TaskReport {
+    /// The message for the host that `event` calls for, if any.
+    pub fn on_event(&mut self, id: u64, event: &AgentEvent) -> Option<Value> {
+        match event {
+            AgentEvent::Step { step, max_steps, next_goal, actions, .. } => {
+                let outcomes: Vec<String> =
+                    actions.iter().map(|a| format!("{} {}", a.name, if a.ok { "ok" } else { "failed" })).collect();
+                let message = format!("Step {step}: {next_goal} ({})", outcomes.join(", "));
+                self.steps.push(StepSummary { step: *step, goal: next_goal.clone(), actions: outcomes });
+                Some(json!({"type": "progress", "id": id, "progress": step, "total": max_steps, "message": message}))
+            }
+            AgentEvent::ApprovalNeeded { question, .. } => Some(json!({
+                "type": "waiting", "id": id,
+                "message": format!("Waiting for the user's answer in the browser's side panel (refused after {} s without one): {question}", APPROVAL_TIMEOUT_MS / 1000),
+            })),
+            AgentEvent::Result { success, text, steps } => {
+                let summary = self.summary();
+                let outcome = if *success { "succeeded" } else { "did not succeed" };
+                let mut value =
+                    result(id, *success, &format!("{text}\n\n(The task {outcome} in {steps} steps.)\n{summary}"));
+                value["data"] = json!({"answer": text, "success": success, "steps": self.steps});
+                Some(value)
+            }
+            AgentEvent::Error { message, .. } => Some(result(id, false, &format!("The task failed: {message}"))),
+            AgentEvent::Stopped { steps } => Some(result(
+                id,
+                false,
+                &format!("The task was stopped after {steps} steps (by the user, or the client cancelled it)."),
+            )),
+            _ => None,
+        }
+    }
+
+    fn summary(&self) -> String {
+        self.steps.iter().map(|s| format!("{}. {} ({})\n", s.step, s.goal, s.actions.join(", "))).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actions::{Click, ScrollDirection};
+    use crate::agent::ActionReport;
+
+    fn call(tool: &str, args: Value) -> Result<Tool, String> {
+        let message = json!({"type": "call", "id": 7, "tool": tool, "args": args, "client": "claude-code"});
+        match HostMessage::parse(&message) {
+            Ok(HostMessage::Call { id: 7, client, tool }) if client == "claude-code" => Ok(tool),
+            Ok(other) => panic!("not a call: {other:?}"),
+            Err(refusal) => {
+                assert_eq!(refusal.id, Some(7));
+                Err(refusal.message)
+            }
+        }
+    }
+
+    fn act(tool: &str, args: Value) -> Action {
+        match call(tool, args) {
+            Ok(Tool::Drive(DriveCommand::Act(action))) => action,
+            other => panic!("{tool} is not an action: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn primitives_become_the_navigators_actions() {
+        assert_eq!(act("click", json!({"index": 4})), Action::ClickElement { index: 4, click: Click::Single });
+        assert_eq!(
+            act("type", json!({"index": 2, "text": "blue"})),
+            Action::InputText { index: 2, text: "blue".into(), clear: true }
+        );
+        assert_eq!(
+            act("select", json!({"index": 3, "option": "Large"})),
+            Action::SelectOption { index: 3, text: "Large".into() }
+        );
+        assert_eq!(
+            act("scroll", json!({"direction": "down", "pages": 2})),
+            Action::Scroll { direction: ScrollDirection::Down, pages: 2.0, index: None }
+        );
+        assert_eq!(
+            act("navigate", json!({"url": "https://shop.test/"})),
+            Action::GoToUrl { url: "https://shop.test/".into() }
+        );
+        assert_eq!(act("go_back", json!({})), Action::GoBack);
+        assert_eq!(act("extract", json!({"query": "the price"})), Action::Extract { query: "the price".into() });
+        assert_eq!(act("switch_tab", json!({"tab": "t2"})), Action::SwitchTab { tab: TabAlias(2) });
+        assert_eq!(call("get_state", json!({})), Ok(Tool::Drive(DriveCommand::State { tab: None })));
+        assert_eq!(
+            call("get_state", json!({"tab": "t3"})),
+            Ok(Tool::Drive(DriveCommand::State { tab: Some(TabAlias(3)) }))
+        );
+        assert_eq!(call("list_tabs", Value::Null), Ok(Tool::Drive(DriveCommand::ListTabs)));
+        assert_eq!(call("screenshot", json!({})), Ok(Tool::Drive(DriveCommand::Screenshot)));
+    }
+
+    #[test]
+    fn run_task_reads_its_task_url_and_steps() {
+        assert_eq!(
+            call("run_task", json!({"task": "buy a mug", "url": "https://shop.test/", "max_steps": 5})),
+            Ok(Tool::RunTask { task: "buy a mug".into(), url: Some("https://shop.test/".into()), max_steps: Some(5) })
+        );
+        assert!(call("run_task", json!({"task": "  "})).unwrap_err().contains("needs a task"));
+        assert!(call("run_task", json!({"task": "x", "max_steps": 0})).unwrap_err().contains("1 to 100"));
+        assert!(call("run_task", json!({"task": "x", "max_steps": 101})).unwrap_err().contains("1 to 100"));
+    }
+
+    #[test]
+    fn malformed_calls_are_refused_with_the_reason() {
+        assert!(call("click", json!({})).unwrap_err().contains("index"));
+        assert!(call("click", json!({"index": "three"})).unwrap_err().starts_with("bad arguments"));
+        assert!(call("type", json!({"index": 1})).unwrap_err().contains("text"));
+        assert!(call("get_state", json!({"tab": "window 2"})).unwrap_err().contains("not a tab name"));
+        assert!(call("scroll", json!({"direction": "sideways"})).unwrap_err().contains("up, down, top or bottom"));
+        assert!(call("rm_rf", json!({})).unwrap_err().contains("no tool \"rm_rf\""));
+        assert!(call("click", json!([1])).unwrap_err().contains("must be an object"));
+        let no_id = HostMessage::parse(&json!({"type": "call", "tool": "click"})).unwrap_err();
+        assert_eq!(no_id.id, None);
+        assert!(HostMessage::parse(&json!({"type": "hello"})).unwrap_err().message.contains("unknown message"));
+        assert!(HostMessage::parse(&json!(42)).is_err());
+        let answer = refusal(&Refusal { id: Some(3), message: "bad arguments: x".into() });
+        assert_eq!(
+            answer,
+            json!({"type": "error", "id": 3, "message": "The browser agent refused the request: bad arguments: x."})
+        );
+    }
+
+    #[test]
+    fn the_host_says_when_the_app_left_or_a_message_was_unreadable() {
+        assert_eq!(HostMessage::parse(&json!({"type": "cancel", "id": 2})), Ok(HostMessage::Cancel { id: 2 }));
+        assert_eq!(HostMessage::parse(&json!({"type": "disconnected"})), Ok(HostMessage::Disconnected));
+        assert_eq!(
+            HostMessage::parse(&json!({"type": "error", "message": "too large"})),
+            Ok(HostMessage::HostError("too large".into()))
+        );
+    }
+
+    #[test]
+    fn a_task_reports_each_step_each_wait_and_its_summary() {
+        let mut report = TaskReport::default();
+        let action = |name: &str, ok| ActionReport {
+            name: name.into(),
+            target: None,
+            element: None,
+            ok,
+            outcome: String::new(),
+        };
+        let step = AgentEvent::Step {
+            step: 1,
+            max_steps: 10,
+            evaluation: String::new(),
+            memory: String::new(),
+            next_goal: "Open the mugs page".into(),
+            actions: vec![action("go_to_url", true)],
+            screenshot: None,
+        };
+        assert_eq!(
+            report.on_event(9, &step),
+            Some(
+                json!({"type": "progress", "id": 9, "progress": 1, "total": 10, "message": "Step 1: Open the mugs page (go_to_url ok)"})
+            )
+        );
+        let approval =
+            AgentEvent::ApprovalNeeded { id: 1, question: "Place the order?".into(), url: String::new(), data: vec![] };
+        let waiting = report.on_event(9, &approval).unwrap();
+        assert_eq!(waiting["type"], "waiting");
+        assert!(waiting["message"]
+            .as_str()
+            .unwrap()
+            .contains("side panel (refused after 120 s without one): Place the order?"));
+        assert_eq!(report.on_event(9, &AgentEvent::Usage { input_tokens: 1, output_tokens: 1, cost: None }), None);
+        let done =
+            report.on_event(9, &AgentEvent::Result { success: true, text: "Total $14.50".into(), steps: 2 }).unwrap();
+        assert_eq!(done["ok"], true);
+        assert_eq!(
+            done["text"],
+            "Total $14.50\n\n(The task succeeded in 2 steps.)\n1. Open the mugs page (go_to_url ok)\n"
+        );
+        assert_eq!(done["data"]["steps"][0]["goal"], "Open the mugs page");
+        let stopped = report.on_event(9, &AgentEvent::Stopped { steps: 1 }).unwrap();
+        assert_eq!((stopped["ok"].as_bool(), stopped["type"].as_str()), (Some(false), Some("result")));
+        let failed =
+            report.on_event(9, &AgentEvent::Error { message: "The tab was closed.".into(), steps: 1 }).unwrap();
+        assert_eq!(failed["text"], "The task failed: The tab was closed.");
+    }
+
+    #[test]
+    fn a_primitives_answer_carries_text_or_a_picture() {
+        assert_eq!(drive_result(4, DriveReply::Text("ok".into())), result(4, true, "ok"));
+        assert_eq!(drive_result(4, DriveReply::Failed("gone".into()))["ok"], false);
+        let shot = drive_result(4, DriveReply::Image { media_type: "image/jpeg".into(), base64: "AA==".into() });
+        assert_eq!(shot["image"], json!({"mediaType": "image/jpeg", "base64": "AA=="}));
+    }
+}

@@ -1,0 +1,360 @@
+//! The MCP server AI apps start: the agent's tools, each forwarded to the extension, whose core
+//! runs it with the same guards as a task from the side panel.
+
+use crate::link::{Link, Update};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolResult, ContentBlock as Content, Implementation, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RunTaskArgs {
+    /// What to do, in plain language, as you would tell a person at the browser.
+    pub task: String,
+    /// A page to open (in a new tab) before starting; without it the task starts on the active tab.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// At most this many steps (each one a look at the page and a few actions); the user's
+    /// setting when left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 100))]
+    pub max_steps: Option<u32>,
+}
+
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct GetStateArgs {
+    /// The tab to read, by its name in list_tabs (t1, t2, ...); it becomes the tab the other
+    /// tools act on. The current tab when left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ClickArgs {
+    /// The element's number in the latest get_state, as in [12].
+    pub index: u32,
+}
+
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TypeArgs {
+    /// The field's number in the latest get_state.
+    pub index: u32,
+    /// The text to type; it replaces what the field holds.
+    pub text: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SelectArgs {
+    /// The dropdown's number in the latest get_state (native or custom).
+    pub index: u32,
+    /// The visible text of the option to choose.
+    pub option: String,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ScrollDirection {
+    Up,
+    Down,
+    Top,
+    Bottom,
+}
+
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ScrollArgs {
+    /// Which way to scroll: up or down by pages, or to the top or bottom.
+    pub direction: ScrollDirection,
+    /// How many screenfuls (1 when left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<f64>,
+    /// A scrollable element's number in the latest get_state; the whole page when left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u32>,
+}
+
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct NavigateArgs {
+    /// The address to open in the current tab (https://...).
+    pub url: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ExtractArgs {
+    /// What to find in the page's whole content (not only the visible part).
+    pub query: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SwitchTabArgs {
+    /// The tab's name in list_tabs (t1, t2, ...).
+    pub tab: String,
+}
+
+/// The agent's tools, forwarded to the extension over the link.
+#[derive(Clone, Default)]
+pub struct BrowserAgent {
+    link: Arc<Link>,
+}
+
+#[tool_router]
+impl BrowserAgent {
+    #[tool(
+        description = "Carry out a whole task in the user's own Chrome (their logged-in tabs) with the browser agent: it reads the page, clicks, types and navigates step by step until done, and returns the final answer, whether it succeeded and a short summary of the steps. Sends a progress notification per step. Consequential actions (buying, sending, deleting) wait for the user's approval in the browser's side panel. Use this for anything that takes more than a click or two."
+    )]
+    async fn run_task(
+        &self,
+        Parameters(args): Parameters<RunTaskArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallResult {
+        self.forward("run_task", &args, context).await
+    }
+
+    #[tool(
+        description = "Read the current page of the user's browser as the agent sees it: its URL, title, open tabs and a numbered list of its interactive elements ([12]<button>Add to cart />), with page text between them. Call it before click, type, select or scroll, and again after them: the numbers refer to the latest get_state."
+    )]
+    async fn get_state(
+        &self,
+        Parameters(args): Parameters<GetStateArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallResult {
+        self.forward("get_state", &args, context).await
+    }
+
+    #[tool(description = "Click the element [index] of the latest get_state.")]
+    async fn click(&self, Parameters(args): Parameters<ClickArgs>, context: RequestContext<RoleServer>) -> CallResult {
+        self.forward("click", &args, context).await
+    }
+
+    #[tool(
+        name = "type",
+        description = "Type text into the field [index] of the latest get_state, replacing its content."
+    )]
+    async fn type_text(
+        &self,
+        Parameters(args): Parameters<TypeArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallResult {
+        self.forward("type", &args, context).await
+    }
+
+    #[tool(description = "Choose the option with this visible text in the dropdown [index] of the latest get_state.")]
+    async fn select(
+        &self,
+        Parameters(args): Parameters<SelectArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallResult {
+        self.forward("select", &args, context).await
+    }
+
+    #[tool(
+        description = "Scroll the page (or the scrollable element [index]) up or down by pages, or to the top or bottom."
+    )]
+    async fn scroll(
+        &self,
+        Parameters(args): Parameters<ScrollArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallResult {
+        self.forward("scroll", &args, context).await
+    }
+
+    #[tool(
+        description = "Open a URL in the current tab and wait for it to load. The user's site settings may refuse it."
+    )]
+    async fn navigate(
+        &self,
+        Parameters(args): Parameters<NavigateArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallResult {
+        self.forward("navigate", &args, context).await
+    }
+
+    #[tool(description = "Go back to the previous page in the current tab's history.")]
+    async fn go_back(&self, context: RequestContext<RoleServer>) -> CallResult {
+        self.forward("go_back", &serde_json::json!({}), context).await
+    }
+
+    #[tool(
+        description = "Answer a question from the current page's whole content (not only the visible part), read by the user's configured model: prices, lists, details."
+    )]
+    async fn extract(
+        &self,
+        Parameters(args): Parameters<ExtractArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallResult {
+        self.forward("extract", &args, context).await
+    }
+
+    #[tool(
+        description = "List the open tabs of the browser window the agent works in, each with its name (t1, t2, ...), title and URL."
+    )]
+    async fn list_tabs(&self, context: RequestContext<RoleServer>) -> CallResult {
+        self.forward("list_tabs", &serde_json::json!({}), context).await
+    }
+
+    #[tool(
+        description = "Make another open tab (named as in list_tabs) the one the tools act on, and bring it to the front."
+    )]
+    async fn switch_tab(
+        &self,
+        Parameters(args): Parameters<SwitchTabArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallResult {
+        self.forward("switch_tab", &args, context).await
+    }
+
+    #[tool(description = "Take a screenshot (JPEG) of the current tab as the user would see it.")]
+    async fn screenshot(&self, context: RequestContext<RoleServer>) -> CallResult {
+        self.forward("screenshot", &serde_json::json!({}), context).await
+    }
+}
+
+type CallResult = Result<CallToolResult, ErrorData>;
+
+impl BrowserAgent {
+    /// Sends the call to the extension and relays what it says until the result: steps as
+    /// progress notifications, a wait for the user as a progress notification. A client's
+    /// cancellation stops the call in the browser.
+    async fn forward<A: Serialize>(&self, tool: &str, args: &A, context: RequestContext<RoleServer>) -> CallResult {
+        let args = serde_json::to_value(args).map_err(|err| ErrorData::invalid_params(err.to_string(), None))?;
+        let client = context.peer.peer_info().map(|info| info.client_info.name.clone()).unwrap_or_default();
+        let mut call = match self.link.call(tool, args, &client).await {
+            Ok(call) => call,
+            Err(message) => return Ok(CallToolResult::error(vec![Content::text(message)])),
+        };
+        let progress_token = context.meta.get_progress_token();
+        let mut steps = 0.0;
+        loop {
+            let update = tokio::select! {
+                update = call.updates.recv() => update,
+                () = context.ct.cancelled() => {
+                    call.cancel().await;
+                    return Ok(CallToolResult::error(vec![Content::text("Cancelled: the browser agent was told to stop.")]));
+                }
+            };
+            let Some(update) = update else {
+                return Ok(CallToolResult::error(vec![Content::text("The browser agent's connection ended.")]));
+            };
+            match update {
+                Update::Progress { progress, total, message } => {
+                    steps = progress;
+                    if let Some(token) = progress_token.clone() {
+                        let mut param = ProgressNotificationParam::new(token, progress).with_message(message);
+                        if let Some(total) = total {
+                            param = param.with_total(total);
+                        }
+                        let _ = context.peer.notify_progress(param).await;
+                    }
+                }
+                // (MCP's log notifications are deprecated; progress carries the message.)
+                Update::Waiting { message } => {
+                    if let Some(token) = progress_token.clone() {
+                        let param = ProgressNotificationParam::new(token, steps).with_message(message);
+                        let _ = context.peer.notify_progress(param).await;
+                    }
+                }
+                Update::Result { ok, text, image, data } => {
+                    let mut content = vec![Content::text(text)];
+                    if let Some((media_type, base64)) = image {
+                        content.push(Content::image(base64, media_type));
+                    }
+                    let mut result = if ok { CallToolResult::success(content) } else { CallToolResult::error(content) };
+                    result.structured_content = data;
+                    return Ok(result);
+                }
+            }
+        }
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for BrowserAgent {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::from_build_env())
+            .with_instructions(
+                "Acts in the user's own Chrome through the Rust Browser Agent extension. Use run_task for whole tasks; for step-by-step control call get_state, then click/type/select/scroll by the element numbers it shows, and get_state again. The user must have turned the MCP setting on in the extension, and approves consequential actions in the browser's side panel.",
+            )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn tools() -> Vec<rmcp::model::Tool> {
+        BrowserAgent::tool_router().list_all()
+    }
+
+    fn schema_of(name: &str) -> Value {
+        let tool = tools().into_iter().find(|tool| tool.name == name).unwrap_or_else(|| panic!("no tool {name}"));
+        Value::Object((*tool.input_schema).clone())
+    }
+
+    #[test]
+    fn every_tool_the_issue_names_is_offered_with_a_description() {
+        let mut names: Vec<String> = tools().iter().map(|tool| tool.name.to_string()).collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "click",
+                "extract",
+                "get_state",
+                "go_back",
+                "list_tabs",
+                "navigate",
+                "run_task",
+                "screenshot",
+                "scroll",
+                "select",
+                "switch_tab",
+                "type"
+            ]
+        );
+        for tool in tools() {
+            let description = tool.description.as_deref().unwrap_or_default();
+            assert!(description.len() > 30, "{} needs a description a model can use: {description:?}", tool.name);
+            assert_eq!(schema_of(&tool.name)["type"], "object", "{}", tool.name);
+        }
+    }
+
+    #[test]
+    fn schemas_name_required_and_optional_arguments() {
+        let required = |name: &str| schema_of(name)["required"].as_array().cloned().unwrap_or_default();
+        assert_eq!(required("run_task"), [json!("task")]);
+        let run_task = schema_of("run_task");
+        assert_eq!(run_task["properties"]["task"]["type"], "string");
+        assert!(run_task["properties"]["url"].is_object() && run_task["properties"]["max_steps"].is_object());
+        assert_eq!(run_task["properties"]["max_steps"]["maximum"], 100);
+        assert_eq!(required("click"), [json!("index")]);
+        assert_eq!(schema_of("click")["properties"]["index"]["type"], "integer");
+        assert_eq!(required("type"), [json!("index"), json!("text")]);
+        assert_eq!(required("select"), [json!("index"), json!("option")]);
+        assert_eq!(required("navigate"), [json!("url")]);
+        assert_eq!(required("extract"), [json!("query")]);
+        assert_eq!(required("switch_tab"), [json!("tab")]);
+        assert!(required("get_state").is_empty() && required("go_back").is_empty());
+        assert!(required("list_tabs").is_empty() && required("screenshot").is_empty());
+        let scroll = schema_of("scroll").to_string();
+        for direction in ["up", "down", "top", "bottom"] {
+            assert!(scroll.contains(&format!("\"{direction}\"")), "scroll offers {direction}: {scroll}");
+        }
+        assert!(schema_of("click")["properties"]["index"]["description"].as_str().unwrap().contains("get_state"));
+    }
+
+    #[test]
+    fn arguments_go_to_the_extension_as_the_schema_names_them() {
+        let args: RunTaskArgs = serde_json::from_value(json!({"task": "buy a mug"})).unwrap();
+        assert_eq!(serde_json::to_value(&args).unwrap(), json!({"task": "buy a mug"}));
+        let scroll: ScrollArgs = serde_json::from_value(json!({"direction": "down", "pages": 2})).unwrap();
+        assert_eq!(serde_json::to_value(&scroll).unwrap(), json!({"direction": "down", "pages": 2.0}));
+        assert!(serde_json::from_value::<ScrollArgs>(json!({"direction": "sideways"})).is_err());
+        assert!(serde_json::from_value::<ClickArgs>(json!({"index": -1})).is_err());
+    }
+}

@@ -1,0 +1,231 @@
+//! AI apps using the agent through the MCP host (crate/native-host, reached over the native
+//! messaging port the service worker holds while the user allows it): each tool call is checked
+//! against the user's setting, then runs as a task or as one command of a session the app drives.
+
+use crate::chats::Start;
+use crate::{to_js, Core, HostBrowser, Job, Prepared, TimedGate};
+use agent_core::agent::{drive_session, AgentEvent, DriveCommand, DriveReply, DriveRequest};
+use agent_core::browser::Browser;
+use agent_core::cancel::CancelToken;
+use agent_core::mcp::{self, HostMessage, TaskReport, Tool};
+use agent_core::settings::Settings;
+use futures::channel::{mpsc, oneshot};
+use serde_json::Value;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+/// One tool call of an app: where its answers go, and what a task it started reports.
+pub struct AppCall {
+    pub id: u64,
+    pub client: String,
+    reply: js_sys::Function,
+    pub max_steps: Option<u32>,
+    pub url: Option<String>,
+    report: RefCell<TaskReport>,
+}
+
+impl AppCall {
+    fn new(id: u64, client: String, reply: js_sys::Function) -> AppCall {
+        AppCall { id, client, reply, max_steps: None, url: None, report: RefCell::default() }
+    }
+
+    /// Sends a message to the app (through the host); a port closed meanwhile drops it.
+    pub fn send(&self, message: &Value) {
+        let _ = self.reply.call1(&JsValue::NULL, &to_js(message));
+    }
+
+    /// Tells the app what an event of its call means for it: a step, a wait, the end.
+    pub fn on_event(&self, event: &AgentEvent) {
+        if let Some(message) = self.report.borrow_mut().on_event(self.id, event) {
+            self.send(&message);
+        }
+    }
+}
+
+/// What apps have under way: the session one drives (its commands go to `session`), the call
+/// whose command it is serving, and the id of the call whose task runs.
+#[derive(Default)]
+pub struct Apps {
+    session: RefCell<Option<mpsc::UnboundedSender<DriveRequest>>>,
+    serving: RefCell<Option<Rc<AppCall>>>,
+    pub task: RefCell<Option<u64>>,
+}
+
+/// Opens `url` for a task an app asked for, in a new tab next to `tab`, if the site settings
+/// allow it.
+pub async fn open_start_page(browser: &HostBrowser, settings: &Settings, tab: i32, url: &str) -> Result<i32, String> {
+    let policy = settings.site_policy().map_err(|err| err.to_string())?;
+    let url = policy.check(url).map_err(|refusal| format!("The task's page {url} was not opened: {refusal}."))?;
+    browser.open_tab(tab, &url).await.map_err(|err| format!("The task's page {url} could not be opened: {err}."))
+}
+
+#[wasm_bindgen]
+impl Core {
+    /// Handles one message from the MCP host; answers go to `reply`.
+    #[wasm_bindgen(js_name = handleHostMessage)]
+    pub fn handle_host_message(&self, message: JsValue, reply: js_sys::Function) {
+        let parsed = serde_wasm_bindgen::from_value::<Value>(message)
+            .map_err(|err| mcp::Refusal { id: None, message: format!("an unreadable message ({err})") })
+            .and_then(|value| HostMessage::parse(&value));
+        match parsed {
+            Err(refusal) => AppCall::new(0, String::new(), reply).send(&mcp::refusal(&refusal)),
+            Ok(HostMessage::Call { id, client, tool }) => {
+                let core = self.share();
+                wasm_bindgen_futures::spawn_local(
+                    async move { core.call(AppCall::new(id, client, reply), tool).await },
+                );
+            }
+            Ok(HostMessage::Cancel { id }) => {
+                if *self.apps.task.borrow() == Some(id) {
+                    self.with_task(CancelToken::cancel);
+                }
+            }
+            Ok(HostMessage::Disconnected) => self.apps_gone(),
+            Ok(HostMessage::HostError(message)) => self.browser.emit(&AgentEvent::Warning {
+                message: format!("A message between the browser and an AI app could not be read: {message}"),
+            }),
+        }
+    }
+
+    /// The name of the native messaging host to connect to.
+    #[wasm_bindgen(js_name = mcpHostName)]
+    pub fn mcp_host_name() -> String {
+        mcp::HOST_NAME.to_string()
+    }
+
+    /// The host went away (the setting was turned off, or it ended): what apps started ends.
+    #[wasm_bindgen(js_name = hostDisconnected)]
+    pub fn host_disconnected(&self) {
+        self.apps_gone();
+    }
+}
+
+impl Core {
+    fn apps_gone(&self) {
+        // Dropping the session's sender ends the session, once a question it waits on is
+        // withdrawn (an action no app waits for any more is not done).
+        if self.apps.session.borrow_mut().take().is_some() {
+            self.user.pending.borrow_mut().clear();
+        }
+        if self.apps.task.borrow().is_some() {
+            self.with_task(CancelToken::cancel);
+        }
+    }
+
+    async fn call(&self, mut call: AppCall, tool: Tool) {
+        let id = call.id;
+        let allowed = self.browser.load_settings().await.and_then(|settings| match settings.mcp {
+            true => Ok(settings),
+            false => Err(mcp::turned_off()),
+        });
+        let settings = match allowed {
+            Ok(settings) => settings,
+            Err(message) => return call.send(&mcp::result(id, false, &message)),
+        };
+        match tool {
+            Tool::RunTask { task, url, max_steps } => {
+                self.end_session().await;
+                *self.apps.task.borrow_mut() = Some(id);
+                (call.url, call.max_steps) = (url, max_steps);
+                let app = Some(Rc::new(call));
+                self.start(Job::New { task, tab_id: None, follow_up: false, chat_id: None, app });
+            }
+            Tool::Drive(command) => {
+                let call = Rc::new(call);
+                let reply = self.command(&call, settings, command).await;
+                call.send(&mcp::drive_result(id, reply));
+            }
+        }
+    }
+
+    /// Serves one command in the app's session, opening the session first if needed.
+    async fn command(&self, call: &Rc<AppCall>, settings: Settings, command: DriveCommand) -> DriveReply {
+        if self.apps.session.borrow().is_none() {
+            if self.is_running() {
+                return DriveReply::Failed("The browser agent is busy with another task. Wait for it to end, or ask the user to stop it in the side panel.".into());
+            }
+            self.open_session(&call.client, settings);
+        }
+        let Some(session) = self.apps.session.borrow().clone() else {
+            return DriveReply::Failed("The session ended.".into());
+        };
+        let (answer, answered) = oneshot::channel();
+        *self.apps.serving.borrow_mut() = Some(Rc::clone(call));
+        if session.unbounded_send((command, answer)).is_err() {
+            return DriveReply::Failed(
+                "The session ended (stopped in the browser); call the tool again to start a new one.".into(),
+            );
+        }
+        answered.await.unwrap_or_else(|_| {
+            DriveReply::Failed(
+                "The session ended before answering (stopped in the browser, or it could not start).".into(),
+            )
+        })
+    }
+
+    /// Starts a session an app drives, shown in the panel as a running task (Stop ends it).
+    fn open_session(&self, client: &str, settings: Settings) {
+        let (sender, mut requests) = mpsc::unbounded::<DriveRequest>();
+        *self.apps.session.borrow_mut() = Some(sender);
+        let cancel = CancelToken::new();
+        *self.running.borrow_mut() = Some(cancel.clone());
+        let core = self.share();
+        let client = client.to_string();
+        wasm_bindgen_futures::spawn_local(async move {
+            let Core { browser, running, user, chats, apps, .. } = &core;
+            let task = mcp::session_task(&client);
+            // An approval the session asks for tells the app it waits.
+            let emit = |event: AgentEvent| {
+                if let (AgentEvent::ApprovalNeeded { .. }, Some(call)) = (&event, apps.serving.borrow().as_ref()) {
+                    call.on_event(&event);
+                }
+                chats.emit(&event);
+            };
+            let prepared = match chats.begin(&task, Start::New).await {
+                Err(message) => Err(message),
+                Ok(()) => {
+                    chats.emit(&AgentEvent::AppDriving { client: client.clone() });
+                    match browser.active_tab().await {
+                        Ok(tab) => Prepared::new(&settings, task, tab, Rc::default()).await,
+                        Err(message) => Err(message),
+                    }
+                }
+            };
+            match prepared {
+                Ok(prepared) => {
+                    let gate = TimedGate { user, browser, time_limit_ms: Some(mcp::APPROVAL_TIMEOUT_MS) };
+                    let models = prepared.models();
+                    drive_session(&prepared.config, &client, browser.as_ref(), models, &gate, &cancel, &emit, requests)
+                        .await;
+                }
+                Err(message) => {
+                    // The commands sent meanwhile learn why.
+                    requests.close();
+                    while let Ok((_, answer)) = requests.try_recv() {
+                        let _ = answer.send(DriveReply::Failed(message.clone()));
+                    }
+                    emit(AgentEvent::Error { message, steps: 0 });
+                }
+            }
+            chats.finish();
+            apps.session.borrow_mut().take();
+            apps.serving.borrow_mut().take();
+            running.borrow_mut().take();
+            user.pending.borrow_mut().clear();
+        });
+    }
+
+    /// Ends the app's session, if one is open, and waits until it has released the browser.
+    async fn end_session(&self) {
+        if self.apps.session.borrow_mut().take().is_none() {
+            return;
+        }
+        for _ in 0..100 {
+            if !self.is_running() {
+                return;
+            }
+            self.browser.sleep(50).await;
+        }
+    }
+}

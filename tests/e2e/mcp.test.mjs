@@ -1,0 +1,199 @@
+// AI apps through MCP: the official MCP client starts the host (crate/native-host) over stdio; the
+// extension in headless Chromium, once the setting is on, starts the host's other half through
+// native messaging; the two meet on a per-user socket (here in a test runtime folder).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { access, mkdtemp, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { launchAgentBrowser, applySettings, openTarget, openPanel, EXTENSION_DIR } from '../../runner/launch.mjs';
+import { startLlmServer } from '../support/llm-server.mjs';
+import { startSiteServer } from '../support/site-server.mjs';
+import { SHOP_TASK, shopScript } from '../support/fixtures.mjs';
+
+const HOST = join(EXTENSION_DIR, 'target/release/rust-browser-agent-mcp');
+const TIMEOUT = 60_000;
+let runtimeDir;
+let socket;
+let agent;
+let site;
+let llm;
+
+before(async () => {
+  await access(HOST).catch(() => {
+    throw new Error(`${HOST} is missing: run ./build.sh install-mcp or ./build.sh test, which build it`);
+  });
+  // Short, so that the socket's path fits a Unix socket address.
+  runtimeDir = await mkdtemp(join(tmpdir(), 'mcp-'));
+  socket = join(runtimeDir, 'rust-browser-agent', 'mcp.sock');
+  site = await startSiteServer();
+  llm = await startLlmServer(shopScript(site.origin));
+  agent = await launchAgentBrowser({ nativeHost: HOST, env: { XDG_RUNTIME_DIR: runtimeDir } });
+});
+
+after(async () => {
+  await agent?.close();
+  await llm?.close();
+  await site?.close();
+  if (runtimeDir) await rm(runtimeDir, { recursive: true, force: true });
+});
+
+function settings(mcp) {
+  return { baseUrl: llm.baseUrl, model: 'scripted-model', apiKey: 'sk-test-key', maxSteps: 10, mcp };
+}
+
+/** An MCP client, as an AI app would run it: it starts the host itself, over stdio. */
+async function connectApp() {
+  const client = new Client({ name: 'Test App', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: HOST, args: [], env: { ...process.env, XDG_RUNTIME_DIR: runtimeDir }, stderr: 'pipe' }));
+  return client;
+}
+
+async function waitFor(check, what, ms = 10_000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => { setTimeout(resolve, 100); });
+  }
+}
+
+const socketExists = () => stat(socket).then(() => true, () => false);
+
+function text(result) {
+  return result.content.filter((part) => part.type === 'text').map((part) => part.text).join('\n');
+}
+
+/** The number the page map gives the element on the line matching `pattern`. */
+function indexOf(state, pattern) {
+  const line = state.split('\n').find((l) => pattern.test(l));
+  assert.ok(line, `no element matches ${pattern} in:\n${state}`);
+  return Number(line.match(/\[(\d+)\]/)[1]);
+}
+
+test('with the setting off, an app sees the tools but every call is refused with what to do', async () => {
+  await applySettings(agent, settings(false));
+  const app = await connectApp();
+  try {
+    const { tools } = await app.listTools();
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), [
+      'click', 'extract', 'get_state', 'go_back', 'list_tabs', 'navigate', 'run_task', 'screenshot', 'scroll', 'select', 'switch_tab', 'type',
+    ]);
+    const runTask = tools.find((tool) => tool.name === 'run_task');
+    assert.deepEqual(runTask.inputSchema.required, ['task']);
+    assert.match(runTask.description, /user's own Chrome/);
+
+    const refused = await app.callTool({ name: 'get_state', arguments: {} });
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /not reachable .*turn on "Let AI apps use the agent \(MCP\)"/s);
+    assert.equal(await socketExists(), false, 'no host listens while the setting is off');
+  } finally {
+    await app.close();
+  }
+});
+
+test('an app runs the shop task with run_task: progress per step, the answer, the cart really changed', async () => {
+  await applySettings(agent, settings(true));
+  await waitFor(socketExists, 'the host Chrome starts to listen');
+  const mode = (await stat(socket)).mode & 0o777;
+  assert.equal(mode, 0o600, 'only this user may reach the socket');
+  const app = await connectApp();
+  try {
+    const progress = [];
+    const result = await app.callTool(
+      { name: 'run_task', arguments: { task: SHOP_TASK, url: `${site.origin}/shop/` } },
+      undefined,
+      { onprogress: (p) => progress.push(p), timeout: TIMEOUT },
+    );
+    assert.ok(!result.isError, text(result));
+    assert.match(text(result), /^The cart total is \$14\.50\n\n\(The task succeeded in 4 steps\.\)\n1\. Open the mugs page \(go_to_url ok\)/);
+    assert.equal(result.structuredContent.success, true);
+    assert.equal(result.structuredContent.answer, 'The cart total is $14.50');
+    assert.equal(result.structuredContent.steps.length, 4);
+    assert.deepEqual(progress.map((p) => p.progress), [1, 2, 3, 4]);
+    assert.match(progress[1].message, /^Step 2: Filter for the blue mug \(input_text ok\)$/);
+
+    const shop = agent.context.pages().find((page) => page.url().endsWith('/shop/mugs.html'));
+    assert.ok(shop, 'the task ran in a tab of the browser');
+    assert.equal(await shop.locator('#cart-count').textContent(), 'Cart: 1 item');
+  } finally {
+    await app.close();
+  }
+});
+
+test('an app drives a form with the primitives; sending waits for the panel, which allows it', async () => {
+  await applySettings(agent, settings(true));
+  await waitFor(socketExists, 'the host listens');
+  const { page, tabId } = await openTarget(agent, `${site.origin}/shop/`);
+  const panel = await openPanel(agent, tabId);
+  // The panel here is a tab of its own: the user's page is the active tab, as with a side panel.
+  await agent.worker.evaluate((id) => chrome.tabs.update(id, { active: true }), tabId);
+  const app = await connectApp();
+  try {
+    const navigated = await app.callTool({ name: 'navigate', arguments: { url: `${site.origin}/mcp/contact.html` } });
+    assert.match(text(navigated), /^go_to_url: Opened http:\/\/127\.0\.0\.1:\d+\/mcp\/contact\.html/);
+    // The panel shows who drives, with its Stop button.
+    await panel.getByText('Test App is using the agent in this browser (MCP).', { exact: false }).waitFor({ timeout: TIMEOUT });
+    assert.equal(await panel.locator('#stop').isVisible(), true);
+
+    const state = text(await app.callTool({ name: 'get_state', arguments: {} }));
+    assert.match(state, /\nCurrent URL: http:\/\/127\.0\.0\.1:\d+\/mcp\/contact\.html\nPage title: Contact support/);
+    const typed = await app.callTool({ name: 'type', arguments: { index: indexOf(state, /<input/), text: 'Ada' } });
+    assert.ok(!typed.isError, text(typed));
+    const chosen = await app.callTool({ name: 'select', arguments: { index: indexOf(state, /<select/), option: 'Delivery' } });
+    assert.ok(!chosen.isError, text(chosen));
+    await app.callTool({ name: 'type', arguments: { index: indexOf(state, /<textarea/), text: 'Where is my mug?' } });
+    assert.equal(await page.locator('#name').inputValue(), 'Ada');
+    assert.equal(await page.locator('#topic').inputValue(), 'Delivery');
+
+    // Sending a message is consequential: the app is told it waits, the user answers in the panel.
+    const progress = [];
+    const sending = app.callTool(
+      { name: 'click', arguments: { index: indexOf(state, /Send message/) } },
+      undefined,
+      { onprogress: (p) => progress.push(p), timeout: TIMEOUT },
+    );
+    const approval = panel.locator('.message.approval');
+    await approval.waitFor({ timeout: TIMEOUT });
+    await waitFor(() => progress.length > 0, 'the app to hear that the click waits');
+    assert.match(progress[0].message, /^Waiting for the user's answer in the browser's side panel \(refused after 120 s without one\): /);
+    assert.equal(await page.locator('#sent').textContent(), 'Nothing sent yet.', 'nothing is sent before the answer');
+    await approval.getByRole('button', { name: 'Allow', exact: true }).click();
+    const sent = await sending;
+    assert.ok(!sent.isError, text(sent));
+    assert.equal(await page.locator('#sent').textContent(), 'Sent to support: Ada about Delivery: Where is my mug?');
+
+    const tabs = text(await app.callTool({ name: 'list_tabs', arguments: {} }));
+    assert.match(tabs, /- t\d+ \(current\): Contact support \(http:\/\/127\.0\.0\.1:\d+\/mcp\/contact\.html\)/);
+    const shot = await app.callTool({ name: 'screenshot', arguments: {} });
+    assert.equal(shot.content.find((part) => part.type === 'image')?.mimeType, 'image/jpeg');
+    const missing = await app.callTool({ name: 'click', arguments: { index: 999 } });
+    assert.equal(missing.isError, true);
+    assert.match(text(missing), /\[999\]/);
+  } finally {
+    await app.close();
+  }
+  // The app went away: its session ends, and the panel says so.
+  await panel.getByText('Test App stopped driving the browser.').waitFor({ timeout: TIMEOUT });
+  assert.equal(await panel.locator('#stop').isVisible(), false);
+  await panel.close();
+});
+
+test('turning the setting off closes the host: a connected app is refused from then on', async () => {
+  await applySettings(agent, settings(true));
+  await waitFor(socketExists, 'the host listens');
+  const app = await connectApp();
+  try {
+    assert.match(text(await app.callTool({ name: 'list_tabs', arguments: {} })), /- t1/);
+    await applySettings(agent, settings(false));
+    await waitFor(async () => !(await socketExists()), 'the host to end');
+    const refused = await app.callTool({ name: 'list_tabs', arguments: {} });
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /not reachable .*turn on "Let AI apps use the agent \(MCP\)"/s);
+  } finally {
+    await app.close();
+  }
+});
