@@ -83,9 +83,13 @@
   /** The element's own text nodes, with SLOT where each child element sits among them, so that
    * the core can put inline elements' text back in place. Empty when there are no words. */
   function ownText(el) {
+    const first = el.firstChild;
+    // Most elements hold a single text node or none of their own: no string to build.
+    if (!first) return '';
+    if (first === el.lastChild) return first.nodeType === 3 ? wordsOf(first.data) : '';
     let text = '';
     let words = false;
-    for (let n = el.firstChild; n; n = n.nextSibling) {
+    for (let n = first; n; n = n.nextSibling) {
       if (n.nodeType === 3) {
         text += n.data;
         words ||= /\S/.test(n.data);
@@ -93,9 +97,14 @@
         text += SLOT;
       }
     }
-    if (!words) return '';
-    text = text.replace(/\s+/g, ' ').trim();
-    return text.length > MAX_OWN_TEXT ? text.slice(0, MAX_OWN_TEXT) : text;
+    return words ? wordsOf(text) : '';
+  }
+
+  /** `text` with its whitespace collapsed, bounded; empty when it has no words. */
+  function wordsOf(text) {
+    if (!/\S/.test(text)) return '';
+    const collapsed = text.replace(/\s+/g, ' ').trim();
+    return collapsed.length > MAX_OWN_TEXT ? collapsed.slice(0, MAX_OWN_TEXT) : collapsed;
   }
 
   /** No words but perhaps an SVG's title (which is not shown). */
