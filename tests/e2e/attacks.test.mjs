@@ -179,7 +179,7 @@ async function throughPanel(page, task, script, settings = {}, answer = 'refuse'
     const pending = panel.locator('.approval:has(button.refuse:enabled)');
     const answers = [answer].flat();
     for (;;) {
-      await panel.locator('.message.answer, .message.error, .approval button.refuse:enabled').first().waitFor({ timeout: 60_000 });
+      await panel.locator('.answer-card, .message.error, .approval button.refuse:enabled').first().waitFor({ timeout: 60_000 });
       if (!(await pending.count())) break;
       const box = pending.first();
       approvals.push({ question: await box.locator('.question').textContent(), data: await box.locator('mark.data').allTextContents() });
@@ -189,7 +189,7 @@ async function throughPanel(page, task, script, settings = {}, answer = 'refuse'
       approvals,
       warnings: await panel.locator('.warning').allTextContents(),
       steps: await panel.locator('.step').allTextContents(),
-      answered: await panel.locator('.message.answer').count(),
+      answered: await panel.locator('.answer-card').count(),
       url: target.page.url(),
     };
     await panel.close();
