@@ -16,6 +16,7 @@
 //! - [`chats`]: past chats kept for the panel's History, and the bounds of their store.
 //! - [`protocol`]: messages between the side panel and the service worker.
 //! - [`settings`]: the user's provider settings.
+//! - [`i18n`]: the texts the core writes for the user, translated by the panel.
 
 pub mod actions;
 pub mod agent;
@@ -24,6 +25,7 @@ pub mod cancel;
 pub mod chats;
 pub mod content;
 pub mod dom_map;
+pub mod i18n;
 pub mod llm;
 pub mod markdown;
 pub mod messages;
