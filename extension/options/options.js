@@ -6,7 +6,7 @@
 import init, { checkTokenBudget, listModels, validateSettings } from '../core/agent_wasm.js';
 import { loadSettings, saveSettings } from '../shared/settings-store.js';
 import { loadSavedTasks, savedTasksProblem, storeSavedTasks } from '../shared/saved-tasks.js';
-import { localize, t } from '../shared/i18n.js';
+import { localize, said, t } from '../shared/i18n.js';
 
 localize();
 
@@ -360,7 +360,7 @@ testButton.addEventListener('click', async () => {
     const problem = validateSettings(settings);
     if (problem && problem.field === 'baseUrl') {
       markInvalid('baseUrl');
-      say(connectionStatus, problem.message, 'error');
+      say(connectionStatus, said(problem.message, problem.localizable), 'error');
       return;
     }
     form.elements.baseUrl.removeAttribute('aria-invalid');
@@ -395,7 +395,7 @@ async function saveForm() {
   const problem = validateSettings(settings) ?? await checkTokenBudget(settings);
   if (problem) {
     markInvalid(problem.field);
-    show(problem.message, true);
+    show(said(problem.message, problem.localizable), true);
     return problem;
   }
   await saveSettings(settings);
@@ -548,7 +548,7 @@ async function importSettings(file) {
   // Secrets whose values are to be entered again are the one problem the form can finish.
   const onlyMissingValues = problem && problem.field === 'secrets' && missing.length > 0
     && !validateSettings({ ...settings, secrets: settings.secrets.map((s) => ({ ...s, value: s.value || 'to be entered' })) });
-  if (problem && !onlyMissingValues) return refuse(problem.message, problem.field);
+  if (problem && !onlyMissingValues) return refuse(said(problem.message, problem.localizable), problem.field);
 
   let trustedNote = '';
   if (settings.trustedInput && !(await chrome.permissions.contains({ permissions: ['debugger'] }).catch(() => false))) {

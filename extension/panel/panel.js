@@ -1,7 +1,7 @@
 // The side panel: sends tasks to the service worker over one port and shows what the agent does.
 // Message types are defined by the core (crate/core/src/protocol.rs); this file only renders them.
 
-import { t, localize } from '../shared/i18n.js';
+import { t, localize, said } from '../shared/i18n.js';
 
 localize();
 
@@ -144,7 +144,7 @@ function renderStep(event) {
 /** An error, with its fix one click away: the setting to change, or the task tried again. */
 function renderError(event) {
   const box = element('div', 'message error');
-  box.append(element('p', 'error-text', event.message));
+  box.append(element('p', 'error-text', said(event.message, event.localizable)));
   if (replaying) return box;
   if (event.setting) {
     box.append(button('fix', t('panel_fix_in_settings'), () => chrome.tabs.create({
@@ -183,7 +183,8 @@ function renderApproval(event) {
   const box = element('section', `message approval${past ? ' past' : ''}`);
   box.setAttribute('role', 'alertdialog');
   box.setAttribute('aria-label', t('panel_approval'));
-  box.append(markedText(element('p', 'question'), event.question, event.data ?? []), element('p', 'url', event.url));
+  box.append(markedText(element('p', 'question'), said(event.question, event.localizable), event.data ?? []),
+    element('p', 'url', event.url));
   const buttons = element('div', 'buttons');
   const answer = (approved) => {
     send({ type: 'approve', id: event.id, approved });
@@ -308,13 +309,15 @@ function renderAnswer(event) {
   const card = element('section', `message answer-card ${event.success ? 'succeeded' : 'failed'}`);
   card.setAttribute('aria-label', title);
   const answer = element('div', `answer ${event.success ? 'succeeded' : 'failed'}`);
-  // The core rendered the model's markdown to HTML with raw HTML escaped and only http(s) and
-  // mailto links kept (crate/core/src/markdown.rs), so it is safe to insert.
-  if (event.html !== undefined) answer.innerHTML = event.html;
-  else answer.textContent = event.text;
+  // The core's own answer (the steps ran out) in the user's language. Otherwise the core rendered
+  // the model's markdown to HTML with raw HTML escaped and only http(s) and mailto links kept
+  // (crate/core/src/markdown.rs), so it is safe to insert.
+  const text = said(event.text, event.localizable);
+  if (event.html !== undefined && !event.localizable) answer.innerHTML = event.html;
+  else answer.textContent = text;
   answer.setAttribute('role', 'status');
   const actions = element('div', 'answer-actions');
-  actions.append(copyButton(event.text));
+  actions.append(copyButton(text));
   card.append(element('h2', null, title), answer, actions);
   return card;
 }
@@ -427,7 +430,7 @@ function render(event) {
       append(element('div', 'message notice', t('panel_resumed', event.step)));
       break;
     case 'warning':
-      append(element('div', 'message warning', event.message)).setAttribute('role', 'alert');
+      append(element('div', 'message warning', said(event.message, event.localizable))).setAttribute('role', 'alert');
       break;
     case 'stopped':
       clearThinking();

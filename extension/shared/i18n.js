@@ -8,6 +8,19 @@ export function t(key, ...substitutions) {
   return chrome.i18n.getMessage(key, substitutions.map(String)) || key;
 }
 
+/** A text the core wrote, `{key, args}` (each argument a string or such a text in turn: the
+ * core's `i18n::Text`), in the user's language; the core's messages are the `core_` ones. */
+function localized(text) {
+  return t(text.key, ...text.args.map((arg) => (typeof arg === 'string' ? arg : localized(arg))));
+}
+
+/** What the core told the user, in the user's language: its text when it sent one (events and
+ * problems carry it as `localizable`), else the English it sent (events stored before texts were
+ * sent, and words from elsewhere such as a host's error). */
+export function said(english, localizable) {
+  return localizable ? localized(localizable) : english;
+}
+
 /** Attributes filled from messages: `data-i18n-placeholder` names the key of `placeholder`, and so on. */
 const ATTRIBUTES = ['placeholder', 'title', 'aria-label', 'alt'];
 

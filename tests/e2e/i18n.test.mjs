@@ -1,6 +1,8 @@
 // Every user-facing text of the extension's pages goes through chrome.i18n: each language has
 // every message, with the same substitutions; every key the pages use exists and every message
-// is used; the pages' HTML holds no text of its own. Then the panel and the settings in German.
+// is used; the pages' HTML holds no text of its own. The core's texts (errors, approval
+// questions, warnings) are the `core_` messages, named in its Rust sources. Then the panel, the
+// core's texts in it, and the settings in German.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,6 +33,26 @@ async function sources(dir = join(EXTENSION_DIR, 'extension')) {
     else if (/\.(js|html)$/.test(entry.name)) found.push({ path: relative(EXTENSION_DIR, path), text: await readFile(path, 'utf8') });
   }
   return found;
+}
+
+/** The Rust sources of the core and of its wasm shim. */
+async function rustSources(dir = join(EXTENSION_DIR, 'crate')) {
+  const found = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...(await rustSources(path)));
+    else if (entry.name.endsWith('.rs')) found.push({ path: relative(EXTENSION_DIR, path), text: await readFile(path, 'utf8') });
+  }
+  return found;
+}
+
+/** The `core_` keys the core's sources name, as string literals ("core_llm_unauthorized"). */
+async function coreKeys() {
+  const keys = new Map();
+  for (const { path, text } of await rustSources()) {
+    for (const [, key] of text.matchAll(/"(core_\w+)"/g)) keys.set(key, path);
+  }
+  return keys;
 }
 
 /** `$1`… in a message, sorted. */
@@ -70,8 +92,17 @@ test('every key the pages and the manifest use exists, and every message is used
     }
     for (const word of quotedWords(text)) if (english[word]) used.add(word);
   }
-  const unused = Object.keys(english).filter((key) => !used.has(key));
+  const unused = Object.keys(english).filter((key) => !used.has(key) && !key.startsWith('core_'));
   assert.deepEqual(unused, [], 'messages no page or script uses');
+});
+
+test('every core_ key the Rust core uses exists, and every core_ message is used by the core', async () => {
+  const english = await messages('en');
+  const used = await coreKeys();
+  for (const [key, path] of used) assert.ok(english[key], `${path} uses "${key}", which _locales/en/messages.json lacks`);
+  const unused = Object.keys(english).filter((key) => key.startsWith('core_') && !used.has(key));
+  assert.deepEqual(unused, [], 'core_ messages the core does not use');
+  assert.ok(used.size > 50, `${used.size} core_ keys found`);
 });
 
 test('the pages hold no text of their own: every text and label comes from a message', async () => {
@@ -135,6 +166,45 @@ test('in German, the panel speaks German and the model is asked to answer in Ger
   } finally {
     await agent.close();
     await llm.close();
+    await site.close();
+  }
+});
+
+test('in German, the core\'s errors and approval questions are German, with the fix in the settings', async () => {
+  const german = await messages('de');
+  const site = await startSiteServer();
+  const refusing = await startLlmServer([{ status: 401, body: { error: { message: 'Incorrect API key provided' } } }]);
+  const checkout = await startLlmServer([
+    { actions: [{ click_element: { target: 'Place order' } }] },
+    { actions: [{ done: { text: 'Nicht bestellt.', success: true } }] },
+  ]);
+  const agent = await launchAgentBrowser({ locale: 'de-DE' });
+  try {
+    await applySettings(agent, { baseUrl: refusing.baseUrl, model: 'scripted-model', apiKey: 'sk-wrong', maxSteps: 5 });
+    const { tabId } = await openTarget(agent, `${site.origin}/attacks/checkout.html`);
+    const panel = await openPanel(agent, tabId);
+    await panel.fill('#task', 'Bestelle den Warenkorb');
+    await panel.press('#task', 'Enter');
+    const error = panel.locator('.error');
+    await error.waitFor({ timeout: 30_000 });
+    assert.equal(await error.locator('.error-text').textContent(), german.core_llm_unauthorized.message
+      .replace('$1', '401').replace('$2', 'Incorrect API key provided'));
+    assert.equal(await error.locator('button.fix').textContent(), 'In den Einstellungen beheben');
+
+    await applySettings(agent, { baseUrl: checkout.baseUrl, model: 'scripted-model', apiKey: '', maxSteps: 5, highlights: false });
+    await panel.fill('#task', 'Bestelle den Warenkorb');
+    await panel.press('#task', 'Enter');
+    const approval = panel.locator('.approval');
+    await approval.waitFor({ timeout: 30_000 });
+    assert.match(await approval.locator('.question').textContent(),
+      /^Der Agent möchte etwas kaufen oder bezahlen: Klick auf <button> "Place order" \[\d+\] mit der Aufschrift „place order“\. Erlauben\?$/);
+    await approval.locator('button.refuse').click();
+    await panel.locator('.answer').waitFor({ timeout: 30_000 });
+    assert.equal(await approval.locator('.decision').textContent(), german.panel_not_allowed.message);
+  } finally {
+    await agent.close();
+    await checkout.close();
+    await refusing.close();
     await site.close();
   }
 });

@@ -6,7 +6,9 @@
 use crate::actions::trusted::InputCommand;
 use crate::actions::PageOp;
 use crate::dom_map::{ElementRef, RawFrame};
+use crate::i18n::Text;
 use crate::llm::Image;
+use crate::text;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -151,17 +153,19 @@ pub enum BrowserError {
 
 impl fmt::Display for BrowserError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text().english())
+    }
+}
+
+impl BrowserError {
+    /// What went wrong, as part of a sentence (it starts in lower case).
+    pub fn text(&self) -> Text {
         match self {
-            BrowserError::TabClosed => write!(f, "the tab the task was running in has been closed"),
-            BrowserError::Restricted { url } => {
-                let page = if url.is_empty() { "this page".to_string() } else { format!("the page {url}") };
-                write!(
-                    f,
-                    "{page} cannot be read or operated by extensions (browser pages such as chrome:// and the Web Store are protected)"
-                )
-            }
-            BrowserError::Navigation(detail) => write!(f, "the page did not load: {detail}"),
-            BrowserError::Script(detail) => write!(f, "the page could not be read: {detail}"),
+            BrowserError::TabClosed => text!("core_browser_tab_closed"),
+            BrowserError::Restricted { url } if url.is_empty() => text!("core_browser_restricted_this_page"),
+            BrowserError::Restricted { url } => text!("core_browser_restricted", url),
+            BrowserError::Navigation(detail) => text!("core_browser_navigation", detail),
+            BrowserError::Script(detail) => text!("core_browser_script", detail),
         }
     }
 }

@@ -17,6 +17,7 @@
 //! - [`protocol`]: messages between the side panel and the service worker.
 //! - [`mcp`]: messages between AI apps (through the MCP host) and the agent.
 //! - [`settings`]: the user's provider settings.
+//! - [`i18n`]: the texts the core writes for the user, translated by the panel.
 
 pub mod actions;
 pub mod agent;
@@ -25,6 +26,7 @@ pub mod cancel;
 pub mod chats;
 pub mod content;
 pub mod dom_map;
+pub mod i18n;
 pub mod llm;
 pub mod markdown;
 pub mod mcp;

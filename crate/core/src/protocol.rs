@@ -3,8 +3,10 @@
 //! The panel connects a port named [`PANEL_PORT_NAME`] and sends [`PanelRequest`]s; the worker
 //! answers with [`AgentEvent`]s. Every message carries `"v": PROTOCOL_VERSION`.
 
-use crate::agent::AgentEvent;
+use crate::agent::{step_limit_reached, AgentEvent};
 use crate::chats::{self, Chat, ChatSummary};
+use crate::i18n::Message;
+use crate::text;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -76,49 +78,65 @@ pub enum PanelRequest {
 
 impl PanelRequest {
     /// Reads a message from the panel, refusing other versions with a clear reason.
-    pub fn parse(message: &Value) -> Result<PanelRequest, String> {
+    pub fn parse(message: &Value) -> Result<PanelRequest, Message> {
         let version = message.get("v").and_then(Value::as_u64);
         if version != Some(PROTOCOL_VERSION) {
-            return Err(format!(
-                "message protocol version {} is not supported (expected {PROTOCOL_VERSION}); reload the extension",
-                version.map_or("missing".to_string(), |v| v.to_string())
-            ));
+            let version = version.map_or("missing".to_string(), |v| v.to_string());
+            return Err(text!("core_protocol_version", version, PROTOCOL_VERSION).into());
         }
         let mut body = message.clone();
         body.as_object_mut().map(|fields| fields.remove("v"));
-        let request: PanelRequest =
-            serde_json::from_value(body).map_err(|err| format!("malformed message from the panel: {err}"))?;
-        let bad_id = |id: &String| {
-            (!chats::is_valid_id(id)).then(|| format!("malformed message from the panel: \"{id}\" is not a chat id"))
-        };
+        let request: PanelRequest = serde_json::from_value(body).map_err(|err| malformed(err.to_string()))?;
+        let bad_id = |id: &String| (!chats::is_valid_id(id)).then(|| malformed(format!("\"{id}\" is not a chat id")));
         let problem = match &request {
-            PanelRequest::StartTask { task, .. } if task.trim().is_empty() => {
-                Some("the task is empty; type what the agent should do".into())
-            }
+            PanelRequest::StartTask { task, .. } if task.trim().is_empty() => Some(text!("core_task_empty").into()),
             PanelRequest::StartTask { chat_id: Some(id), .. } => bad_id(id),
             PanelRequest::OpenChat { id } | PanelRequest::DeleteChat { id } => bad_id(id),
-            PanelRequest::Replay { record, .. } => crate::agent::Replay::from_record(record)
-                .err()
-                .map(|err| format!("This run cannot be replayed: {err}.")),
+            PanelRequest::Replay { record, .. } => crate::agent::Replay::from_record(record).err().map(not_replayable),
             _ => None,
         };
         problem.map_or(Ok(request), Err)
     }
 }
 
+/// A message from the panel that cannot be read, and why (a developer's concern, in English).
+pub fn malformed(why: String) -> Message {
+    text!("core_protocol_malformed", why).into()
+}
+
+/// A recorded run that cannot be replayed, and why.
+pub fn not_replayable(why: String) -> Message {
+    text!("core_replay_impossible", why).into()
+}
+
 /// Puts the protocol version on an event for the wire; a result also carries its text as safe
-/// HTML (rendered from the model's markdown) for the panel to show.
+/// HTML (rendered from the model's markdown) for the panel to show. What the core wrote for the
+/// user (an error, a warning, an approval question, the answer of a task out of steps) also goes
+/// as `localizable`, its key and arguments (`{"key": "core_...", "args": ["...", {"key": ...}]}`),
+/// for the panel to show in the user's language; `message` or `question` keep the English.
 pub fn encode_event(event: &AgentEvent) -> Value {
     let mut value = serde_json::to_value(event).expect("events serialize");
     value["v"] = Value::from(PROTOCOL_VERSION);
-    match event {
-        AgentEvent::Result { text, .. } => value["html"] = Value::from(crate::markdown::to_safe_html(text).trim_end()),
+    let localizable = match event {
+        AgentEvent::Result { text, success, steps } => {
+            value["html"] = Value::from(crate::markdown::to_safe_html(text).trim_end());
+            // The answer is the model's, but for the one the core writes when the steps ran out.
+            let step_limit = step_limit_reached(*steps);
+            (!success && *text == step_limit.english()).then_some(step_limit)
+        }
         AgentEvent::Error { message, .. } => {
-            if let Some(field) = crate::settings::setting_to_fix(message) {
+            let field = message.text().and_then(crate::settings::setting_to_fix);
+            if let Some(field) = field {
                 value["setting"] = Value::from(field);
             }
+            message.text().cloned()
         }
-        _ => {}
+        AgentEvent::Warning { message } => message.text().cloned(),
+        AgentEvent::ApprovalNeeded { question, .. } => question.text().cloned(),
+        _ => None,
+    };
+    if let Some(text) = localizable {
+        value["localizable"] = serde_json::to_value(text).expect("texts serialize");
     }
     value
 }
@@ -275,11 +293,44 @@ mod tests {
 
     #[test]
     fn an_error_a_setting_fixes_names_it() {
-        let message = crate::settings::SettingsError::MissingModel.to_string();
+        let message = crate::settings::SettingsError::MissingModel.text().into();
         let event = encode_event(&AgentEvent::Error { message, steps: 0 });
         assert_eq!(event["setting"], "model");
         let other = encode_event(&AgentEvent::Error { message: "The tab was closed.".into(), steps: 1 });
         assert!(other.get("setting").is_none());
+    }
+
+    #[test]
+    fn what_the_core_writes_goes_with_its_key_and_arguments() {
+        let refused = crate::llm::LlmError::Unauthorized { status: 401, detail: "bad key".into() };
+        let event = encode_event(&AgentEvent::Error { message: refused.text().into(), steps: 0 });
+        assert_eq!(event["message"], refused.to_string());
+        assert_eq!(event["localizable"], json!({"key": "core_llm_unauthorized", "args": ["401", "bad key"]}));
+        assert_eq!(event["setting"], "apiKey");
+        // Nested texts go as objects.
+        let stopped = crate::text!("core_task_failed_steps", 3u32, crate::browser::BrowserError::TabClosed.text());
+        let event = encode_event(&AgentEvent::Error { message: stopped.into(), steps: 3 });
+        assert_eq!(
+            event["localizable"],
+            json!({"key": "core_task_failed_steps", "args": ["3", {"key": "core_browser_tab_closed", "args": []}]})
+        );
+        assert!(event.get("setting").is_none());
+        let question = crate::text!("core_question_plan_sites_ask", "shop.test").into();
+        let event = encode_event(&AgentEvent::ApprovalNeeded { id: 1, question, url: "u".into(), data: vec![] });
+        assert_eq!(event["localizable"]["key"], "core_question_plan_sites_ask");
+        assert!(event["question"].as_str().unwrap().starts_with("The plan for this task uses these sites: shop.test."));
+        // Words from elsewhere have no key: the panel shows the English.
+        let warning = encode_event(&AgentEvent::Warning { message: "This chat could not be saved".into() });
+        assert!(warning.get("localizable").is_none());
+    }
+
+    #[test]
+    fn the_answer_of_a_task_out_of_steps_is_the_core_s_and_is_translated() {
+        let limit = step_limit_reached(5);
+        let event = encode_event(&AgentEvent::Result { success: false, text: limit.english(), steps: 5 });
+        assert_eq!(event["localizable"], json!({"key": "core_task_step_limit", "args": ["5"]}));
+        let answer = encode_event(&AgentEvent::Result { success: false, text: "No mug left.".into(), steps: 5 });
+        assert!(answer.get("localizable").is_none());
     }
 
     #[test]

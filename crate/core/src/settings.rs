@@ -2,11 +2,13 @@
 
 use crate::actions::SearchEngine;
 use crate::agent::minimum_budget;
+use crate::i18n::Text;
 use crate::llm::context::input_budget;
 use crate::llm::pricing::{price_of, Price};
 use crate::llm::{Effort, ModelOptions, Provider};
 use crate::messages::{RequestStyle, StyleChoice};
 use crate::safety::{Secret, Secrets, SitePlan, SitePolicy, Strictness};
+use crate::text;
 use crate::tokens::TokenCounter;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -162,30 +164,31 @@ pub enum SettingsError {
 
 impl fmt::Display for SettingsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SettingsError::MissingBaseUrl => write!(f, "No model provider is set up. Open the settings and enter the provider's base URL (for OpenAI: https://api.openai.com/v1; for Ollama: http://localhost:11434/v1), a model and, if needed, an API key."),
-            SettingsError::BadBaseUrl(url) => write!(f, "The provider base URL \"{url}\" is not an http(s) address. Enter one such as https://api.openai.com/v1 in the settings."),
-            SettingsError::MissingModel => write!(f, "No model is set. Enter a model name (such as gpt-4o-mini or llama3.1) in the settings."),
-            SettingsError::BadMaxSteps(n) => write!(f, "Max steps must be between 1 and {MAX_MAX_STEPS}, not {n}. Change it in the settings."),
-            SettingsError::BadTemperature(t) => {
-                write!(f, "The temperature must be between 0 and 2, not {t}. Change it in the settings, or leave it empty.")
-            }
-            SettingsError::BadTokenBudget { budget, minimum, model, style } => {
-                let style = match style {
-                    RequestStyle::Full => "full",
-                    RequestStyle::Compact => "compact",
-                };
-                write!(f, "A token budget of {budget} is too small: with {style} requests, {model} needs at least {minimum} tokens for the agent's instructions, the reply format and a screenful of the page. Set the token budget to at least {minimum} (or 0 to use the model's context window) in the settings.")
-            }
-            SettingsError::BadSecret(problem) => write!(f, "A secret is not usable: {problem}. Correct it in the settings."),
-            SettingsError::BadSiteList { problem, .. } => {
-                write!(f, "A site list entry is not usable: {problem}. Correct it in the settings.")
-            }
-        }
+        f.write_str(&self.text().english())
     }
 }
 
 impl SettingsError {
+    /// What is wrong and what to enter, for the user.
+    pub fn text(&self) -> Text {
+        match self {
+            SettingsError::MissingBaseUrl => text!("core_settings_missing_base_url"),
+            SettingsError::BadBaseUrl(url) => text!("core_settings_bad_base_url", url),
+            SettingsError::MissingModel => text!("core_settings_missing_model"),
+            SettingsError::BadMaxSteps(n) => text!("core_settings_bad_max_steps", MAX_MAX_STEPS, *n),
+            SettingsError::BadTemperature(t) => text!("core_settings_bad_temperature", *t),
+            SettingsError::BadTokenBudget { budget, minimum, model, style } => {
+                let style = match style {
+                    RequestStyle::Full => text!("core_settings_requests_full"),
+                    RequestStyle::Compact => text!("core_settings_requests_compact"),
+                };
+                text!("core_settings_bad_token_budget", *budget, style, model, *minimum)
+            }
+            SettingsError::BadSecret(problem) => text!("core_settings_bad_secret", problem),
+            SettingsError::BadSiteList { problem, .. } => text!("core_settings_bad_site_list", problem),
+        }
+    }
+
     /// The settings field at fault, named as stored.
     pub fn field(&self) -> &'static str {
         match self {
@@ -309,21 +312,22 @@ impl Settings {
     }
 }
 
-/// The setting whose change fixes the problem an error message describes, named as stored, for
-/// the panel's "Fix in settings" button. Read from the wording of this crate's own messages
-/// (settings, provider and budget errors); tested against each of them.
-pub fn setting_to_fix(message: &str) -> Option<&'static str> {
-    const PHRASES: &[(&str, &str)] = &[
-        ("does not know the model", "model"),
-        ("token budget", "maxInputTokens"),
-        ("No model is set", "model"),
-        ("base URL", "baseUrl"),
-        ("API key", "apiKey"),
-        ("Max steps", "maxSteps"),
-        ("temperature", "temperature"),
-        ("A secret is not usable", "secrets"),
-    ];
-    PHRASES.iter().find(|(phrase, _)| message.contains(phrase)).map(|(_, field)| *field)
+/// The setting whose change fixes the problem a text of this crate describes (a settings,
+/// provider or budget error), named as stored, for the panel's "Fix in settings" button.
+pub fn setting_to_fix(text: &Text) -> Option<&'static str> {
+    Some(match text.key {
+        "core_llm_unreachable"
+        | "core_llm_malformed_response"
+        | "core_settings_missing_base_url"
+        | "core_settings_bad_base_url" => "baseUrl",
+        "core_llm_unauthorized" => "apiKey",
+        "core_llm_not_found" | "core_settings_missing_model" => "model",
+        "core_settings_bad_token_budget" | "core_budget_too_small" => "maxInputTokens",
+        "core_settings_bad_max_steps" => "maxSteps",
+        "core_settings_bad_temperature" => "temperature",
+        "core_settings_bad_secret" => "secrets",
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -413,7 +417,7 @@ mod tests {
             SettingsError::BadTokenBudget { budget: 1, minimum: 2, model: "m".into(), style: RequestStyle::Full },
         ];
         for err in settings_errors {
-            assert_eq!(setting_to_fix(&err.to_string()), Some(err.field()), "{err}");
+            assert_eq!(setting_to_fix(&err.text()), Some(err.field()), "{err}");
         }
         let detail = || "d".to_string();
         let provider_errors = [
@@ -425,10 +429,10 @@ mod tests {
             (LlmError::Http { status: 500, detail: detail() }, None),
         ];
         for (err, field) in provider_errors {
-            assert_eq!(setting_to_fix(&err.to_string()), field, "{err}");
+            assert_eq!(setting_to_fix(&err.text()), field, "{err}");
         }
         let over = crate::messages::OverBudget { needed: 5, budget: 4 };
-        assert_eq!(setting_to_fix(&over.to_string()), Some("maxInputTokens"));
+        assert_eq!(setting_to_fix(&over.text()), Some("maxInputTokens"));
     }
 
     #[test]

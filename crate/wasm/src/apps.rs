@@ -83,7 +83,7 @@ impl Core {
             }
             Ok(HostMessage::Disconnected) => self.apps_gone(),
             Ok(HostMessage::HostError(message)) => self.browser.emit(&AgentEvent::Warning {
-                message: format!("A message between the browser and an AI app could not be read: {message}"),
+                message: format!("A message between the browser and an AI app could not be read: {message}").into(),
             }),
         }
     }
@@ -117,7 +117,7 @@ impl Core {
         let id = call.id;
         let allowed = self.browser.load_settings().await.and_then(|settings| match settings.mcp {
             true => Ok(settings),
-            false => Err(mcp::turned_off()),
+            false => Err(mcp::turned_off().into()),
         });
         let settings = match allowed {
             Ok(settings) => settings,
@@ -203,7 +203,7 @@ impl Core {
                     // The commands sent meanwhile learn why.
                     requests.close();
                     while let Ok((_, answer)) = requests.try_recv() {
-                        let _ = answer.send(DriveReply::Failed(message.clone()));
+                        let _ = answer.send(DriveReply::Failed(message.to_string()));
                     }
                     emit(AgentEvent::Error { message, steps: 0 });
                 }

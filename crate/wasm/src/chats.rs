@@ -5,8 +5,10 @@
 use crate::host::HostBrowser;
 use agent_core::agent::AgentEvent;
 use agent_core::chats::{self, Chat, ChatIndex, MAX_CHAT_BYTES};
+use agent_core::i18n::{Message, Text};
 use agent_core::messages::History;
 use agent_core::protocol::{encode_chat, encode_chats, encode_event};
+use agent_core::text;
 use agent_core::tokens::TokenCounter;
 use futures::channel::oneshot;
 use futures::future::{FutureExt, LocalBoxFuture, Shared};
@@ -16,8 +18,10 @@ use std::future::Future;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
-const GONE: &str =
-    "This chat is no longer in the History (it was deleted, or made room for newer chats). Start a new chat.";
+/// A chat that is no longer stored.
+fn gone() -> Text {
+    text!("core_chat_gone")
+}
 
 /// Where a task's chat comes from.
 pub enum Start<'a> {
@@ -107,7 +111,7 @@ impl Chats {
     }
 
     /// Makes the chat a task belongs to the current one, and the conversation the one it continues.
-    pub async fn begin(self: &Rc<Self>, task: &str, start: Start<'_>) -> Result<(), String> {
+    pub async fn begin(self: &Rc<Self>, task: &str, start: Start<'_>) -> Result<(), Message> {
         let current = self.current_id();
         let continues = match start {
             Start::FollowUp => current.is_some(),
@@ -129,8 +133,8 @@ impl Chats {
                 let loaded = self.serial(async move { browser.load_chat(&id).await }).await.unwrap_or(Ok(None));
                 match (loaded, &start) {
                     (Ok(Some(chat)), _) => Some(chat),
-                    (Ok(None), Start::Chat(_)) => return Err(GONE.into()),
-                    (Err(problem), Start::Chat(_)) => return Err(format!("The chat could not be read: {problem}.")),
+                    (Ok(None), Start::Chat(_)) => return Err(gone().into()),
+                    (Err(problem), Start::Chat(_)) => return Err(text!("core_chat_unreadable", problem).into()),
                     _ => None,
                 }
             }
@@ -178,7 +182,7 @@ impl Chats {
         let this = Rc::clone(self);
         drop(self.serial(async move {
             if let Err(problem) = store(&this.browser, snapshot).await {
-                let message = format!("This chat could not be saved to the History: {problem}");
+                let message = text!("core_warning_chat_not_saved", problem).into();
                 this.browser.emit(&AgentEvent::Warning { message });
             }
         }));
@@ -203,7 +207,7 @@ impl Chats {
             let loaded = this.serial(async move { browser.load_chat(&id).await }).await.unwrap_or(Ok(None));
             match loaded {
                 Ok(Some(chat)) => reply.send(&encode_chat(&chat)),
-                Ok(None) => this.answer_with_list(reply, |_| Some(GONE.into())),
+                Ok(None) => this.answer_with_list(reply, |_| Some(gone().english())),
                 Err(problem) => {
                     this.answer_with_list(reply, move |_| Some(format!("The chat could not be read: {problem}.")))
                 }

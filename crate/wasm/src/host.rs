@@ -7,9 +7,11 @@ use agent_core::agent::{AgentEvent, Checkpoint};
 use agent_core::browser::{Browser, BrowserError, Highlight, HistoryStep, OpOutcome, Screenshot, TabId, TabInfo};
 use agent_core::chats::{Chat, ChatIndex};
 use agent_core::dom_map::{RawFrame, RawPage};
+use agent_core::i18n::Message;
 use agent_core::llm::Image;
 use agent_core::protocol::encode_event;
 use agent_core::settings::Settings;
+use agent_core::text;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -168,17 +170,14 @@ impl HostBrowser {
         serde_wasm_bindgen::from_value(value).map(Some).map_err(|err| format!("the saved task is unreadable ({err})"))
     }
 
-    pub async fn load_settings(&self) -> Result<Settings, String> {
+    pub async fn load_settings(&self) -> Result<Settings, Message> {
         let value = self.host.load_settings().await.map_err(|err| error_message(&err))?;
-        super::settings_from_js(value)
+        Ok(super::settings_from_js(value)?)
     }
 
-    pub async fn active_tab(&self) -> Result<TabId, String> {
+    pub async fn active_tab(&self) -> Result<TabId, Message> {
         let value = self.host.active_tab().await.map_err(|err| error_message(&err))?;
-        value
-            .as_f64()
-            .map(|id| id as TabId)
-            .ok_or_else(|| "There is no active tab to work in. Open a web page and try again.".to_string())
+        Ok(value.as_f64().map(|id| id as TabId).ok_or_else(|| text!("core_no_active_tab"))?)
     }
 }
 

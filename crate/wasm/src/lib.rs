@@ -12,12 +12,14 @@ use agent_core::agent::{run_task, AgentEvent, Budgets, Checkpoint, Models, Repla
 use agent_core::browser::{Browser, Highlight};
 use agent_core::cancel::CancelToken;
 use agent_core::dom_map::{serialize, ElementRegistry, MapOptions, PageMap};
+use agent_core::i18n::{Message, Text};
 use agent_core::llm::context::input_budget;
 use agent_core::llm::AnyModel;
 use agent_core::mcp;
 use agent_core::messages::{Budget, History};
 use agent_core::protocol::{self, PanelRequest};
 use agent_core::settings::Settings;
+use agent_core::text;
 use agent_core::tokens::{estimate_tokens, TokenCounter};
 use apps::{AppCall, Apps};
 use chats::{Chats, Reply, Start};
@@ -83,7 +85,7 @@ impl TimedGate<'_> {
             futures::future::Either::Left((answer, _)) => answer,
             futures::future::Either::Right(_) => {
                 self.user.pending.borrow_mut().remove(&id);
-                self.browser.emit(&AgentEvent::Warning { message: mcp::unanswered(limit) });
+                self.browser.emit(&AgentEvent::Warning { message: mcp::unanswered(limit).into() });
                 None
             }
         }
@@ -118,7 +120,7 @@ impl Core {
     pub fn handle_panel_message(&self, message: JsValue, reply: Option<js_sys::Function>) {
         let reply = Reply { to: reply, browser: Rc::clone(&self.browser) };
         let request = serde_wasm_bindgen::from_value::<serde_json::Value>(message)
-            .map_err(|err| format!("malformed message from the panel: {err}"))
+            .map_err(|err| protocol::malformed(err.to_string()))
             .and_then(|value| PanelRequest::parse(&value));
         match request {
             Err(reason) => self.browser.emit(&AgentEvent::Error { message: reason, steps: 0 }),
@@ -131,9 +133,7 @@ impl Core {
             Ok(PanelRequest::Highlight { tab_id, element }) => self.point_out(tab_id, element),
             Ok(PanelRequest::Replay { record, tab_id }) => match Replay::from_record(&record) {
                 Ok(replay) => self.start(Job::Replay { replay, tab_id }),
-                Err(err) => self
-                    .browser
-                    .emit(&AgentEvent::Error { message: format!("This run cannot be replayed: {err}."), steps: 0 }),
+                Err(err) => self.browser.emit(&AgentEvent::Error { message: protocol::not_replayable(err), steps: 0 }),
             },
             Ok(PanelRequest::ListChats {}) => self.chats.list(reply),
             Ok(PanelRequest::OpenChat { id }) => self.chats.open(id, reply),
@@ -219,7 +219,7 @@ impl Core {
             Ok(None) => return,
             Err(problem) => {
                 self.browser.save_task(None).await;
-                let message = format!("A task interrupted by a restart of the extension's background worker could not be resumed: {problem}. Send the task again.");
+                let message = text!("core_task_resume_failed", problem).into();
                 return self.browser.emit(&AgentEvent::Error { message, steps: 0 });
             }
         };
@@ -309,7 +309,7 @@ impl Core {
     fn start(&self, job: Job) {
         let app = job.app();
         if self.is_running() {
-            let message = "A task is already running. Stop it before starting another.".to_string();
+            let message: Message = text!("core_task_already_running").into();
             match app {
                 Some(app) => app.send(&mcp::result(app.id, false, &message)),
                 None => self.browser.emit(&AgentEvent::Error { message, steps: 0 }),
@@ -377,7 +377,7 @@ async fn run(
     job: Job,
     cancel: &CancelToken,
     emit: &dyn Fn(AgentEvent),
-) -> Result<(), String> {
+) -> Result<(), Message> {
     let settings = browser.load_settings().await?;
     let tab_or_active = |tab_id: Option<i32>| async move {
         match tab_id {
@@ -436,10 +436,10 @@ impl Prepared {
         task: String,
         tab: i32,
         conversation: Rc<RefCell<History>>,
-    ) -> Result<Prepared, String> {
-        settings.validate().map_err(|err| err.to_string())?;
-        let policy = settings.site_policy().map_err(|err| err.to_string())?;
-        let secrets = settings.named_secrets().map_err(|err| err.to_string())?;
+    ) -> Result<Prepared, Message> {
+        settings.validate().map_err(|err| err.text())?;
+        let policy = settings.site_policy().map_err(|err| err.text())?;
+        let secrets = settings.named_secrets().map_err(|err| err.text())?;
         let names = settings.model_names();
         let model_named = |name: &str, options| {
             let http = FetchClient { timeout_ms: settings.request_timeout_seconds.max(1) * 1000 };
@@ -449,7 +449,7 @@ impl Prepared {
         let planner = model_named(&names[1], settings.agent_options(true));
         let validator = model_named(&names[2], settings.agent_options(false));
         let counters = agent_counters(settings).await;
-        settings.check_token_budget(&counters).map_err(|err| err.to_string())?;
+        settings.check_token_budget(&counters).map_err(|err| err.text())?;
         let budget_of = |(name, counter): &(String, TokenCounter)| Budget {
             counter: counter.clone(),
             max_input_tokens: input_budget(settings.provider, name, Some(settings.max_input_tokens)),
@@ -498,7 +498,7 @@ impl Prepared {
 #[wasm_bindgen(js_name = listModels)]
 pub fn list_models(settings: JsValue) -> js_sys::Promise {
     wasm_bindgen_futures::future_to_promise(async move {
-        let settings = settings_from_js(settings).map_err(|err| JsValue::from_str(&err))?;
+        let settings = settings_from_js(settings).map_err(|err| JsValue::from_str(&err.english()))?;
         let model = AnyModel::new(
             settings.provider,
             &settings.base_url,
@@ -538,11 +538,11 @@ pub fn find_local_servers() -> js_sys::Promise {
 #[wasm_bindgen(js_name = checkTokenBudget)]
 pub fn check_token_budget(settings: JsValue) -> js_sys::Promise {
     wasm_bindgen_futures::future_to_promise(async move {
-        let settings = settings_from_js(settings).map_err(|err| JsValue::from_str(&err))?;
+        let settings = settings_from_js(settings).map_err(|err| JsValue::from_str(&err.english()))?;
         let counters = agent_counters(&settings).await;
         Ok(match settings.check_token_budget(&counters) {
             Ok(()) => JsValue::UNDEFINED,
-            Err(err) => to_js(&serde_json::json!({ "field": err.field(), "message": err.to_string() })),
+            Err(err) => to_js(&problem(err.field(), err.text())),
         })
     })
 }
@@ -551,14 +551,19 @@ pub fn check_token_budget(settings: JsValue) -> js_sys::Promise {
 /// `{ field, message }` naming the field at fault and what to enter.
 #[wasm_bindgen(js_name = validateSettings)]
 pub fn validate_settings(value: JsValue) -> JsValue {
-    let problem = match settings_from_js(value) {
-        Err(message) => Some(("baseUrl", message)),
-        Ok(settings) => settings.validate().err().map(|err| (err.field(), err.to_string())),
+    let found = match settings_from_js(value) {
+        Err(text) => Some(("baseUrl", text)),
+        Ok(settings) => settings.validate().err().map(|err| (err.field(), err.text())),
     };
-    match problem {
+    match found {
         None => JsValue::UNDEFINED,
-        Some((field, message)) => to_js(&serde_json::json!({ "field": field, "message": message })),
+        Some((field, text)) => to_js(&problem(field, text)),
     }
+}
+
+/// A setting at fault, for the options page: the field, the English, and the text to translate.
+fn problem(field: &str, text: Text) -> serde_json::Value {
+    serde_json::json!({ "field": field, "message": text.english(), "localizable": text })
 }
 
 /// Converts to a plain JavaScript object (maps as objects, not `Map`s).
@@ -569,10 +574,9 @@ fn to_js<T: Serialize>(value: &T) -> JsValue {
 }
 
 /// Reads the user's settings, treating a missing record as empty.
-fn settings_from_js(value: JsValue) -> Result<Settings, String> {
+fn settings_from_js(value: JsValue) -> Result<Settings, Text> {
     if value.is_undefined() || value.is_null() {
         return Ok(Settings::default());
     }
-    serde_wasm_bindgen::from_value(value)
-        .map_err(|err| format!("The stored settings could not be read ({err}). Open the settings and save them again."))
+    serde_wasm_bindgen::from_value(value).map_err(|err| text!("core_settings_unreadable", err.to_string()))
 }

@@ -1,5 +1,7 @@
 //! Which URLs the agent may open, and the search engines it can use.
 
+use crate::i18n::Text;
+use crate::text;
 use std::fmt;
 use url::Url;
 
@@ -12,14 +14,17 @@ pub enum UrlRefusal {
 
 impl fmt::Display for UrlRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text().english())
+    }
+}
+
+impl UrlRefusal {
+    /// Why the address cannot be opened, as part of a sentence.
+    pub fn text(&self) -> Text {
         match self {
-            UrlRefusal::Invalid(url) => {
-                write!(f, "\"{url}\" is not a valid web address; give a full URL such as https://example.com")
-            }
-            UrlRefusal::RestrictedScheme(scheme) => {
-                write!(f, "{scheme}: pages cannot be opened by the agent; only http and https pages can")
-            }
-            UrlRefusal::WebStore => write!(f, "the Chrome Web Store cannot be operated by extensions"),
+            UrlRefusal::Invalid(url) => text!("core_url_invalid", url),
+            UrlRefusal::RestrictedScheme(scheme) => text!("core_url_restricted_scheme", scheme),
+            UrlRefusal::WebStore => text!("core_url_web_store"),
         }
     }
 }

@@ -3,8 +3,10 @@
 
 use super::replay::Replay;
 use crate::browser::TabId;
+use crate::i18n::Message;
 use crate::safety::DataFlow;
 use crate::tabs::TabAliases;
+use crate::text;
 use serde::{Deserialize, Serialize};
 
 /// A checkpoint older than this is not resumed: the user has moved on, and the page with them.
@@ -47,15 +49,10 @@ pub struct Checkpoint {
 
 impl Checkpoint {
     /// Why a checkpoint cannot be resumed at `now_ms`, if it cannot.
-    pub fn stale(&self, now_ms: f64) -> Option<String> {
+    pub fn stale(&self, now_ms: f64) -> Option<Message> {
         let age = now_ms - self.saved_at_ms;
-        (age > MAX_CHECKPOINT_AGE_MS).then(|| {
-            format!(
-                "The task \"{}\" was interrupted when the browser stopped the extension's background worker {} minutes ago, too long ago to continue safely. Send the task again to start it afresh.",
-                self.task,
-                (age / 60_000.0).round()
-            )
-        })
+        (age > MAX_CHECKPOINT_AGE_MS)
+            .then(|| text!("core_task_too_old_to_resume", &self.task, (age / 60_000.0).round()).into())
     }
 }
 

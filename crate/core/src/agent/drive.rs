@@ -66,7 +66,7 @@ pub async fn drive_session<B: Browser, M: ChatModel, G: UserGate>(
     emit(AgentEvent::TaskStarted { task: config.task.clone() });
     let mut session = Session { navigator: &navigator, seen: None, commands: 0 };
     let end = match navigator.adopt_tab(config.tab).await {
-        Err(message) => AgentEvent::Error { message, steps: 0 },
+        Err(text) => AgentEvent::Error { message: text.into(), steps: 0 },
         Ok(()) => loop {
             let Some(request) = cancel.guard(requests.next()).await else {
                 break AgentEvent::Stopped { steps: session.commands };
@@ -86,9 +86,9 @@ pub async fn drive_session<B: Browser, M: ChatModel, G: UserGate>(
                     let _ = answer.send(DriveReply::Failed("The user stopped the session in the browser.".into()));
                     break AgentEvent::Stopped { steps: session.commands };
                 }
-                Err(StepError::Fatal(message)) => {
-                    let _ = answer.send(DriveReply::Failed(message.clone()));
-                    break AgentEvent::Error { message, steps: session.commands };
+                Err(StepError::Fatal(text)) => {
+                    let _ = answer.send(DriveReply::Failed(text.english()));
+                    break AgentEvent::Error { message: text.into(), steps: session.commands };
                 }
             }
         },

@@ -1,3 +1,4 @@
+use crate::i18n::Message;
 use serde::Serialize;
 
 /// What the agent reports while it works, in the order it happens.
@@ -78,13 +79,13 @@ pub enum AgentEvent {
     },
     /// Something the user should know, such as page text that tried to instruct the agent.
     Warning {
-        message: String,
+        message: Message,
     },
     /// The agent waits for the user to allow or refuse a consequential action (answered with
     /// the panel's `approve` message).
     ApprovalNeeded {
         id: u32,
-        question: String,
+        question: Message,
         url: String,
         /// The user's data the action would send, as named in the question (for highlighting).
         #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -98,7 +99,7 @@ pub enum AgentEvent {
     },
     /// The task ended because something went wrong; `message` says what and what to do.
     Error {
-        message: String,
+        message: Message,
         steps: u32,
     },
     /// The task waits for the user to resume it (a model request in flight was abandoned).
@@ -150,8 +151,8 @@ impl AgentEvent {
                 }
             }
             AgentEvent::Result { success, text, steps } => AgentEvent::Result { success, text: redact(&text), steps },
-            AgentEvent::Error { message, steps } => AgentEvent::Error { message: redact(&message), steps },
-            AgentEvent::Warning { message } => AgentEvent::Warning { message: redact(&message) },
+            AgentEvent::Error { message, steps } => AgentEvent::Error { message: message.redacted(redact), steps },
+            AgentEvent::Warning { message } => AgentEvent::Warning { message: message.redacted(redact) },
             AgentEvent::ModelOutput { text } => AgentEvent::ModelOutput { text: redact(&text) },
             AgentEvent::Plan { progress, challenges, next_steps, steps_done } => AgentEvent::Plan {
                 progress: redact(&progress),
@@ -165,7 +166,7 @@ impl AgentEvent {
             AgentEvent::Validation { valid, reason } => AgentEvent::Validation { valid, reason: redact(&reason) },
             AgentEvent::ApprovalNeeded { id, question, url, data } => AgentEvent::ApprovalNeeded {
                 id,
-                question: redact(&question),
+                question: question.redacted(redact),
                 url: redact(&url),
                 data: data.iter().map(|d| redact(d)).collect(),
             },

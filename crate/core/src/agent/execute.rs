@@ -14,6 +14,7 @@ use crate::llm::repair::{outermost_object, parse_lenient};
 use crate::llm::ChatModel;
 use crate::safety::{assess, Carried, PolicyRefusal};
 use crate::tabs::{hidden_from_model, TabAlias};
+use crate::text;
 use crate::text::truncate_words;
 
 /// Roles of the entries of a custom dropdown (listbox, menu, tree, grid).
@@ -168,7 +169,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 let (action, consented) = match self.fill_secrets(action, url) {
                     Ok(filled) => filled,
                     Err(problem) => {
-                        self.warn_once(format!("The agent was stopped from typing a secret on {url}: {problem}."));
+                        self.warn_once(text!("core_warning_secret_stopped", url, &problem));
                         return Ok(report(name, None, false, format!("Did not type: {problem}.")));
                     }
                 };
@@ -543,7 +544,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 target: Some(&url),
                 to: &url,
                 carried: Carried::Url,
-                doing: &format!("opening {url}"),
+                doing: text!("core_doing_opening", &url),
             })
             .await?
         {
@@ -570,10 +571,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Ok(url) => url,
             Err(refusal) => return Ok(report(name, None, false, format!("Did not open {url}: {refusal}."))),
         };
-        let doing = format!("opening {url} in a new tab");
-        if let Some(refused) = self
-            .guard_leaving(&Outbound { name, target: Some(&url), to: &url, carried: Carried::Url, doing: &doing })
-            .await?
+        let doing = text!("core_doing_opening_tab", &url);
+        if let Some(refused) =
+            self.guard_leaving(&Outbound { name, target: Some(&url), to: &url, carried: Carried::Url, doing }).await?
         {
             return Ok(refused);
         }
@@ -758,7 +758,7 @@ fn left_page(mut done: Done) -> Done {
 }
 
 fn tab_closed() -> StepError {
-    StepError::Fatal(format!("{}. Start the task again on an open tab.", BrowserError::TabClosed))
+    StepError::Fatal(text!("core_task_tab_closed"))
 }
 
 fn typed_sentence(text: &str, target: &str, value: Option<&str>) -> String {

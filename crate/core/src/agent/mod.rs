@@ -20,7 +20,7 @@ mod validator;
 pub use checkpoint::Checkpoint;
 pub use drive::{drive_session, DriveCommand, DriveReply, DriveRequest};
 pub use events::{ActionReport, AgentEvent};
-pub use navigator::{run_task, Budgets, Models, Review, TaskConfig, UserGate};
+pub use navigator::{run_task, step_limit_reached, Budgets, Models, Review, TaskConfig, UserGate};
 pub use output::{parse_navigator_output, AgentBrain, NavigatorOutput};
 pub use prompt::{minimum_budget, navigator_schema, state_message, system_prompt};
 pub use record::{RequestSize, Role, RunRecord, StepRecord, Timing, Tokens};

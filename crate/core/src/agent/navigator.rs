@@ -14,11 +14,13 @@ use crate::actions::{Action, SearchEngine};
 use crate::browser::{Browser, BrowserError, Highlight, TabId};
 use crate::cancel::CancelToken;
 use crate::dom_map::{elements_in_scope, ElementRegistry, MapOptions, PageMap};
+use crate::i18n::{Arg, Message, Text};
 use crate::llm::pricing::{cost, Price};
 use crate::llm::{ChatMessage, ChatModel, ChatRequest, Image};
 use crate::messages::{Budget, History, Kind, Part, Prompt, RequestStyle};
 use crate::safety::{mentioned_hosts, DataFlow, Finding, PolicyRefusal, Secrets, SitePlan, SitePolicy, Strictness};
 use crate::tabs::{ListedTab, TabAliases};
+use crate::text;
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -139,7 +141,7 @@ enum StepEnd {
     /// `failure` describes, for the user, what went wrong in a step that failed.
     Continue {
         results: Vec<String>,
-        failure: Option<String>,
+        failure: Option<Arg>,
     },
     Finished {
         success: bool,
@@ -171,7 +173,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
     };
     let end = match resumed.and(navigator.adopt_tab(config.tab).await) {
         Ok(()) => navigator.run().await,
-        Err(message) => AgentEvent::Error { message, steps: 0 },
+        Err(text) => AgentEvent::Error { message: text.into(), steps: 0 },
     };
     browser.finish(navigator.tab.get()).await;
     *config.conversation.borrow_mut() = std::mem::take(&mut navigator.history);
@@ -276,7 +278,7 @@ impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Makes `tab` the one the agent works in, extending the site policy's browser rules to it.
-    pub(super) async fn adopt_tab(&self, tab: TabId) -> Result<(), String> {
+    pub(super) async fn adopt_tab(&self, tab: TabId) -> Result<(), Text> {
         self.tab.set(tab);
         self.focus_frame.set(0);
         if self.config.policy.is_open() || self.task_tabs.borrow().contains(&tab) {
@@ -284,15 +286,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
         self.task_tabs.borrow_mut().push(tab);
         let rules = self.config.policy.blocking_rules(&self.task_tabs.borrow());
-        self.browser.restrict(&rules).await.map_err(|err| {
-            format!("The site settings could not be enforced in the browser ({err}), so the task did not start. Reload the extension and try again.")
-        })
+        self.browser.restrict(&rules).await.map_err(|err| text!("core_task_policy_not_enforced", err.text()))
     }
 
     /// Takes up an interrupted task where its checkpoint left it.
-    fn restore(&mut self, checkpoint: &Checkpoint) -> Result<(), String> {
+    fn restore(&mut self, checkpoint: &Checkpoint) -> Result<(), Text> {
         self.history = History::from_json(&checkpoint.history, &self.config.budgets.navigator.counter)
-            .map_err(|err| format!("The interrupted task could not be resumed: {err}. Send the task again."))?;
+            .map_err(|err| text!("core_task_not_resumable", err))?;
         *self.task_tabs.borrow_mut() =
             checkpoint.task_tabs.iter().copied().filter(|&tab| tab != checkpoint.tab).collect();
         *self.tab_aliases.borrow_mut() = checkpoint.tab_aliases.clone();
@@ -333,17 +333,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(());
         }
         if let Err(refusal) = self.config.policy.check(url) {
-            return Err(StepError::Fatal(format!(
-                "The recorded run started at {url}, which your site settings do not allow: {refusal}."
-            )));
+            return Err(StepError::Fatal(text!("core_replay_start_not_allowed", url, refusal.text())));
         }
         match self.browser.navigate(self.tab.get(), url).await {
-            Err(BrowserError::TabClosed) => {
-                Err(StepError::Fatal(format!("{}. Start the replay again on an open tab.", BrowserError::TabClosed)))
-            }
+            Err(BrowserError::TabClosed) => Err(StepError::Fatal(text!("core_replay_tab_closed"))),
             // The first step will show the model where the tab is.
             Err(err) => {
-                self.warn_once(format!("The replay could not open {url}, where the recorded run started: {err}."));
+                self.warn_once(text!("core_replay_start_not_opened", url, err.text()));
                 Ok(())
             }
             Ok(()) => Ok(()),
@@ -359,7 +355,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 
     /// Puts a question to the user (Allow / Don't allow) and waits for the answer.
-    pub(super) async fn ask_user(&self, question: String, url: &str, data: Vec<String>) -> Result<bool, StepError> {
+    pub(super) async fn ask_user(&self, question: Message, url: &str, data: Vec<String>) -> Result<bool, StepError> {
         let id = self.approvals.get() + 1;
         self.approvals.set(id);
         (self.emit)(AgentEvent::ApprovalNeeded { id, question, url: url.to_string(), data });
@@ -402,8 +398,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             None => self.go_to_replay_start().await,
             Some(_) => Ok(()),
         };
-        if let Err(StepError::Fatal(message)) = replay_start {
-            return AgentEvent::Error { message, steps: 0 };
+        if let Err(StepError::Fatal(text)) = replay_start {
+            return AgentEvent::Error { message: text.into(), steps: 0 };
         }
         if self.config.resume.is_none() {
             self.choose_start_site().await;
@@ -429,7 +425,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     if let Err(err) = self.remember(step).await {
                         return match err {
                             StepError::Cancelled => AgentEvent::Stopped { steps: step },
-                            StepError::Fatal(message) => AgentEvent::Error { message, steps: step },
+                            StepError::Fatal(text) => AgentEvent::Error { message: text.into(), steps: step },
                         };
                     }
                     let Some(failure) = failure else {
@@ -438,23 +434,15 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     };
                     failures += 1;
                     if failures >= MAX_CONSECUTIVE_FAILURES {
-                        return AgentEvent::Error {
-                            message: format!(
-                                "The task stopped after {failures} failed steps in a row. Last problem: {failure}"
-                            ),
-                            steps: step,
-                        };
+                        let message = text!("core_task_failed_steps", failures, failure).into();
+                        return AgentEvent::Error { message, steps: step };
                     }
                 }
                 Err(StepError::Cancelled) => return AgentEvent::Stopped { steps: step },
-                Err(StepError::Fatal(message)) => return AgentEvent::Error { message, steps: step },
+                Err(StepError::Fatal(text)) => return AgentEvent::Error { message: text.into(), steps: step },
             }
         }
-        AgentEvent::Result {
-            success: false,
-            text: format!("The task was not finished within the limit of {max_steps} steps."),
-            steps: max_steps,
-        }
+        AgentEvent::Result { success: false, text: step_limit_reached(max_steps).english(), steps: max_steps }
     }
 
     /// Reads the page as a step sees it (its untrusted text noted, its elements marked) and
@@ -523,7 +511,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let started = self.browser.now_ms();
         let (reports, finished) = self.run_actions(&output.actions, page.as_ref()).await?;
         self.recorder.borrow_mut().phase(Phase::Actions, self.browser.now_ms() - started);
-        let failure = reports.iter().find(|report| !report.ok).map(|report| report.outcome.clone());
+        let failure = reports.iter().find(|report| !report.ok).map(|report| Arg::from(&report.outcome));
         let mut results: Vec<String> = reports.iter().map(result_line).collect();
         let actions_taken = output.actions.iter().map(|a| a.to_json().to_string()).collect::<Vec<_>>().join(",");
         let nudge = self.loop_guard.borrow_mut().record(page_seen, actions_taken);
@@ -567,7 +555,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     vec![shot.image]
                 }
                 Err(err) => {
-                    self.warn_once(format!("Vision is on, but no screenshot could be taken this step: {err}."));
+                    self.warn_once(text!("core_vision_no_screenshot", err.text()));
                     Vec::new()
                 }
             },
@@ -581,7 +569,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         Ok(match output? {
             Ok(output) => Ok(output),
             Err((reason, problem)) => {
-                let failure = format!("the model's reply could not be used ({reason}). If this keeps happening, choose a model that supports structured JSON output.");
+                let failure = text!("core_reply_unusable", reason);
                 (self.emit)(AgentEvent::Step {
                     step,
                     max_steps,
@@ -593,11 +581,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                         target: None,
                         element: None,
                         ok: false,
-                        outcome: failure.clone(),
+                        outcome: failure.english(),
                     }],
                     screenshot: self.thumbnail.take(),
                 });
-                Err(StepEnd::Continue { results: vec![problem], failure: Some(failure) })
+                Err(StepEnd::Continue { results: vec![problem], failure: Some(failure.into()) })
             }
         })
     }
@@ -723,20 +711,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     pub(super) async fn observe(&self, look: Look) -> Result<Result<PageMap, String>, StepError> {
         let frames = match self.browser.observe(self.tab.get()).await {
             Ok(frames) => frames,
-            Err(BrowserError::TabClosed) => {
-                return Err(StepError::Fatal(format!(
-                    "{}. Start the task again on an open tab.",
-                    BrowserError::TabClosed
-                )))
-            }
+            Err(BrowserError::TabClosed) => return Err(StepError::Fatal(text!("core_task_tab_closed"))),
             Err(err) => {
                 let Some(blocked) = self.blocked_page_reason().await else { return Ok(Err(err.to_string())) };
-                if matches!(look, Look::Step) && self.warned.borrow_mut().insert(blocked.clone()) {
-                    (self.emit)(AgentEvent::Warning {
-                        message: format!("Your site settings stopped a page: {blocked}."),
-                    });
+                let seen_by_model = blocked.english();
+                if matches!(look, Look::Step) {
+                    self.warn_once(text!("core_warning_page_blocked", blocked));
                 }
-                return Ok(Err(blocked));
+                return Ok(Err(seen_by_model));
             }
         };
         let mut registry = self.registry.borrow_mut();
@@ -780,21 +762,21 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 
     /// Why the current page cannot be read when the site policy blocked it.
-    async fn blocked_page_reason(&self) -> Option<String> {
+    async fn blocked_page_reason(&self) -> Option<Text> {
         let tabs = self.browser.tabs(self.tab.get()).await.ok()?;
         let url = tabs.into_iter().find(|tab| tab.id == self.tab.get())?.url;
         match self.config.policy.check(&url) {
             Err(refusal @ (PolicyRefusal::Denied { .. } | PolicyRefusal::NotAllowed { .. })) => {
-                Some(format!("the browser blocked this page: {refusal}. Go back or choose another way"))
+                Some(text!("core_page_blocked", refusal.text()))
             }
             _ => None,
         }
     }
 
     /// Tells the user something, once per task.
-    pub(super) fn warn_once(&self, message: String) {
-        if self.warned.borrow_mut().insert(message.clone()) {
-            (self.emit)(AgentEvent::Warning { message });
+    pub(super) fn warn_once(&self, warning: Text) {
+        if self.warned.borrow_mut().insert(warning.english()) {
+            (self.emit)(AgentEvent::Warning { message: warning.into() });
         }
     }
 
@@ -805,10 +787,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         for finding in findings {
             let new_hosts = finding.hosts.iter().filter(|host| !trusted_hosts.contains(host));
             self.tainted_hosts.borrow_mut().extend(new_hosts.cloned());
-            self.warn_once(format!(
-                "This page contains text that tries to instruct the agent; it was treated as page content, not as a command: \"{}\"",
-                finding.excerpt
-            ));
+            self.warn_once(text!("core_warning_injection", &finding.excerpt));
         }
     }
 
@@ -886,13 +865,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         prompt: Prompt,
         stream: bool,
     ) -> Result<String, StepError> {
-        let fitted = prompt.fit(budget).map_err(|err| StepError::Fatal(err.to_string()))?;
+        let fitted = prompt.fit(budget).map_err(|err| StepError::Fatal(err.text()))?;
         self.recorder.borrow_mut().request(role, self.config.style, fitted.split);
         if fitted.shrunk {
-            self.warn_once(format!(
-                "The conversation and the page are larger than the model's input budget ({} tokens): the oldest details were left out of the request.",
-                budget.max_input_tokens
-            ));
+            self.warn_once(text!("core_warning_budget_shrunk", budget.max_input_tokens));
         }
         self.complete(role, model, &fitted.request, stream).await
     }
@@ -952,7 +928,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let usage = outcome.as_ref().ok().and_then(|reply| reply.usage);
         self.recorder.borrow_mut().model_call(role, usage, self.browser.now_ms() - started);
         match outcome {
-            Err(err) => Err(StepError::Fatal(err.to_string())),
+            Err(err) => Err(StepError::Fatal(err.text())),
             Ok(reply) => {
                 if let Some(usage) = reply.usage {
                     let (input, output) = self.usage.get();
@@ -980,7 +956,13 @@ pub(super) enum Look {
 pub(super) enum StepError {
     Cancelled,
     /// Ends the task; the text is shown to the user.
-    Fatal(String),
+    Fatal(Text),
+}
+
+/// The answer of a task that ran out of steps: the one answer the core writes itself (the
+/// protocol recognises it, to have the panel translate it).
+pub fn step_limit_reached(max_steps: u32) -> Text {
+    text!("core_task_step_limit", max_steps)
 }
 
 /// The assistant turn kept in the history: the model's output, re-serialized without noise.

@@ -171,7 +171,7 @@ impl Recorder {
                 self.current().validation = Some(serde_json::json!({"valid": valid, "reason": reason}));
             }
             AgentEvent::Memory { summary, .. } => self.current().summary = Some(summary.clone()),
-            AgentEvent::Warning { message } => self.current().warnings.push(message.clone()),
+            AgentEvent::Warning { message } => self.current().warnings.push(message.to_string()),
             _ => {}
         }
     }

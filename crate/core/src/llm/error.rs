@@ -1,4 +1,6 @@
 use super::retry::is_quota_exhausted;
+use crate::i18n::Text;
+use crate::text;
 use serde_json::Value;
 use std::fmt;
 
@@ -34,45 +36,26 @@ pub enum LlmError {
 
 impl fmt::Display for LlmError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LlmError::Unreachable { url, detail } => write!(
-                f,
-                "Could not reach the model provider at {url} ({detail}). Check the base URL in the settings and that the server is running; for Ollama, start it with OLLAMA_ORIGINS=chrome-extension://* so that it accepts the extension."
-            ),
-            LlmError::OriginRefused { url } => write!(
-                f,
-                "The server at {url} refused the extension (HTTP 403). Ollama accepts browser extensions only when started with OLLAMA_ORIGINS=chrome-extension://* — set it and restart Ollama; other local servers have a similar CORS or origin setting."
-            ),
-            LlmError::Unauthorized { status, detail } => write!(
-                f,
-                "The model provider refused the API key (HTTP {status}: {detail}). Open the settings and enter a valid key for this provider."
-            ),
-            LlmError::NotFound { model, detail } => write!(
-                f,
-                "The model provider does not know the model \"{model}\" or the address is wrong (HTTP 404: {detail}). Check the model name and the base URL (it usually ends in /v1) in the settings."
-            ),
-            LlmError::RateLimited { detail } => write!(
-                f,
-                "The model provider kept refusing requests as too many, even after waiting (HTTP 429: {detail}). Wait a minute and try again, or check your plan's rate limits."
-            ),
-            LlmError::QuotaExhausted { detail } => write!(
-                f,
-                "The model provider's quota or credit for this key is used up ({detail}). Add credit or raise the limit in the provider's billing settings, or use another key."
-            ),
-            LlmError::ContextTooLong { detail } => write!(
-                f,
-                "The conversation is longer than the model can read ({detail}). Start a new task, or choose a model with a larger context window."
-            ),
-            LlmError::Http { status, detail } => write!(f, "The model provider answered with an error (HTTP {status}: {detail}). Try again; if it persists, check the provider's status."),
-            LlmError::MalformedResponse { detail } => write!(
-                f,
-                "The model provider's answer was not a chat-completions reply ({detail}). Check that the base URL points to an OpenAI-compatible API."
-            ),
-        }
+        f.write_str(&self.text().english())
     }
 }
 
 impl LlmError {
+    /// What went wrong and what to do, for the user.
+    pub fn text(&self) -> Text {
+        match self {
+            LlmError::Unreachable { url, detail } => text!("core_llm_unreachable", url, detail),
+            LlmError::OriginRefused { url } => text!("core_llm_origin_refused", url),
+            LlmError::Unauthorized { status, detail } => text!("core_llm_unauthorized", *status, detail),
+            LlmError::NotFound { model, detail } => text!("core_llm_not_found", model, detail),
+            LlmError::RateLimited { detail } => text!("core_llm_rate_limited", detail),
+            LlmError::QuotaExhausted { detail } => text!("core_llm_quota_exhausted", detail),
+            LlmError::ContextTooLong { detail } => text!("core_llm_context_too_long", detail),
+            LlmError::Http { status, detail } => text!("core_llm_http", *status, detail),
+            LlmError::MalformedResponse { detail } => text!("core_llm_malformed_response", detail),
+        }
+    }
+
     /// The error an unsuccessful response stands for. Every provider's error body puts its
     /// message at `error.message` (OpenAI, Anthropic, Gemini and the compatible servers).
     pub fn from_response(status: u16, body: &str, model: &str) -> LlmError {

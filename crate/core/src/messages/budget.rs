@@ -13,7 +13,9 @@
 //! not fit is the request refused, with an error the user can act on.
 
 use super::Kind;
+use crate::i18n::Text;
 use crate::llm::{ChatMessage, ChatRequest};
+use crate::text;
 use crate::text::truncate_words;
 use crate::tokens::TokenCounter;
 use serde::Serialize;
@@ -138,11 +140,14 @@ pub struct OverBudget {
 
 impl fmt::Display for OverBudget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "The model's input budget of {} tokens is too small for this task: the instructions, the task and the outline of the page alone need {} tokens. Raise the token budget in the settings, or choose a model with a larger context window.",
-            self.budget, self.needed
-        )
+        f.write_str(&self.text().english())
+    }
+}
+
+impl OverBudget {
+    /// What is too small and what to change, for the user.
+    pub fn text(&self) -> Text {
+        text!("core_budget_too_small", self.budget, self.needed)
     }
 }
 

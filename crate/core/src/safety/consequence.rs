@@ -4,6 +4,8 @@
 
 use crate::actions::Action;
 use crate::dom_map::{MapElement, PageMap};
+use crate::i18n::{Message, Text};
+use crate::text;
 use serde::{Deserialize, Serialize};
 
 /// How readily the agent asks before acting.
@@ -30,13 +32,13 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn describe(self) -> &'static str {
+    fn describe(self) -> Text {
         match self {
-            Kind::Purchase => "buy or pay for something",
-            Kind::Send => "send or publish something in your name",
-            Kind::Delete => "delete something",
-            Kind::Account => "change account or security settings",
-            Kind::SensitiveData => "enter payment or password data",
+            Kind::Purchase => text!("core_consequence_purchase"),
+            Kind::Send => text!("core_consequence_send"),
+            Kind::Delete => text!("core_consequence_delete"),
+            Kind::Account => text!("core_consequence_account"),
+            Kind::SensitiveData => text!("core_consequence_sensitive_data"),
         }
     }
 }
@@ -46,7 +48,7 @@ impl Kind {
 pub struct Consequence {
     pub kind: Kind,
     /// In words, for the user: what the action would do and what gave it away.
-    pub reason: String,
+    pub reason: Text,
 }
 
 const PURCHASE: &[&str] = &[
@@ -125,7 +127,7 @@ pub fn assess(action: &Action, element: &MapElement, page: &PageMap, strictness:
             let sensitive = SENSITIVE_FIELDS.iter().find(|word| field.contains(*word));
             sensitive.map(|word| Consequence {
                 kind: Kind::SensitiveData,
-                reason: format!("typing into {shown}, a field for {word}"),
+                reason: text!("core_reason_sensitive_field", &shown, *word),
             })
         }
         Action::ClickElement { .. } => {
@@ -134,7 +136,7 @@ pub fn assess(action: &Action, element: &MapElement, page: &PageMap, strictness:
                     .into_iter()
                     .find_map(|(kind, words)| words.iter().find(|w| has_phrase(&label, w)).map(|w| (kind, *w)));
             if let Some((kind, word)) = found {
-                return Some(Consequence { kind, reason: format!("clicking {shown}, which says \"{word}\"") });
+                return Some(Consequence { kind, reason: text!("core_reason_click_says", &shown, word) });
             }
             let url = page.url.to_lowercase();
             let sensitive_page = SENSITIVE_PAGES.iter().find(|w| url.contains(*w));
@@ -143,7 +145,7 @@ pub fn assess(action: &Action, element: &MapElement, page: &PageMap, strictness:
             match (strictness, sensitive_page, submit) {
                 (Strictness::Strict, Some(word), true) => Some(Consequence {
                     kind: Kind::Purchase,
-                    reason: format!("clicking {shown} to submit on a {word} page"),
+                    reason: text!("core_reason_submit_on_page", &shown, *word),
                 }),
                 _ => None,
             }
@@ -154,8 +156,8 @@ pub fn assess(action: &Action, element: &MapElement, page: &PageMap, strictness:
 
 impl Consequence {
     /// The question put to the user.
-    pub fn question(&self) -> String {
-        format!("The agent wants to {}: {}. Allow it?", self.kind.describe(), self.reason)
+    pub fn question(&self) -> Message {
+        text!("core_question_consequence", self.kind.describe(), self.reason.clone()).into()
     }
 }
 

@@ -3,6 +3,8 @@
 //! would open on its own (redirects, scripts, form submissions) in the task's tabs.
 
 use crate::actions::{normalize_url, UrlRefusal};
+use crate::i18n::Text;
+use crate::text;
 use serde_json::{json, Value};
 use std::fmt;
 
@@ -70,14 +72,17 @@ pub enum PolicyRefusal {
 
 impl fmt::Display for PolicyRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text().english())
+    }
+}
+
+impl PolicyRefusal {
+    /// Why the user's site settings refuse the address, as part of a sentence.
+    pub fn text(&self) -> Text {
         match self {
-            PolicyRefusal::Url(refusal) => write!(f, "{refusal}"),
-            PolicyRefusal::Denied { url, rule } => {
-                write!(f, "{url} is on the list of sites the user does not allow (\"{rule}\")")
-            }
-            PolicyRefusal::NotAllowed { url } => {
-                write!(f, "{url} is not on the list of sites the user allows the agent to visit")
-            }
+            PolicyRefusal::Url(refusal) => refusal.text(),
+            PolicyRefusal::Denied { url, rule } => text!("core_policy_denied", url, rule),
+            PolicyRefusal::NotAllowed { url } => text!("core_policy_not_allowed", url),
         }
     }
 }

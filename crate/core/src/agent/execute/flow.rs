@@ -9,8 +9,10 @@ use crate::actions::{normalize_url, search_url, Action, KeyPress, PageOp};
 use crate::agent::navigator::{Navigator, StepError, UserGate};
 use crate::browser::Browser;
 use crate::dom_map::MapElement;
+use crate::i18n::{Arg, Text};
 use crate::llm::ChatModel;
 use crate::safety::{Carried, Conversation, Site, SitePlan, Verdict};
+use crate::text;
 
 /// Words in a field's type, role, name or label that make it a search or filter box.
 const SEARCH_WORDS: &[&str] = &["search", "filter", "query", "find"];
@@ -26,7 +28,7 @@ pub(super) struct Outbound<'a> {
     pub to: &'a str,
     pub carried: Carried<'a>,
     /// How, in words for the user ("opening https://...").
-    pub doing: &'a str,
+    pub doing: Text,
 }
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
@@ -42,27 +44,22 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         match action {
             Action::InputText { text, .. } => {
                 let site = Site::of(page_url).map(|site| site.to_string()).unwrap_or_default();
-                let doing = format!("typing it into {target} on {site}");
-                let typing = Outbound {
-                    name,
-                    target: Some(&target),
-                    to: page_url,
-                    carried: Carried::Typed(text),
-                    doing: &doing,
-                };
+                let doing = text!("core_doing_typing", &target, site);
+                let typing =
+                    Outbound { name, target: Some(&target), to: page_url, carried: Carried::Typed(text), doing };
                 self.guard_flow(&typing).await
             }
             Action::ClickElement { .. } => {
                 if let Some(link) = element.link.as_deref() {
-                    let doing = format!("following the link {target} to {link}");
-                    let link = Outbound { name, target: Some(&target), to: link, carried: Carried::Url, doing: &doing };
+                    let doing = text!("core_doing_following_link", &target, link);
+                    let link = Outbound { name, target: Some(&target), to: link, carried: Carried::Url, doing };
                     return self.guard_leaving(&link).await;
                 }
                 if !matches!(element.tag.as_str(), "button" | "input") {
                     return Ok(None);
                 }
                 let op = PageOp::Submission { target: element.target.clone(), tag: element.tag.clone() };
-                self.guard_submission(name, Some(&target), &op, &format!("clicking {target}")).await
+                self.guard_submission(name, Some(&target), &op, text!("core_doing_clicking", &target)).await
             }
             _ => Ok(None),
         }
@@ -74,7 +71,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(None);
         }
         let op = PageOp::FocusedSubmission { frame: self.focus_frame.get() };
-        self.guard_submission("send_keys", None, &op, &format!("pressing {keys}")).await
+        self.guard_submission("send_keys", None, &op, text!("core_doing_pressing", keys)).await
     }
 
     async fn guard_submission(
@@ -82,12 +79,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         name: &str,
         target: Option<&str>,
         op: &PageOp,
-        doing: &str,
+        doing: Text,
     ) -> Result<Option<Done>, StepError> {
         let Some(form) = self.perform(op).await?.submission else { return Ok(None) };
-        let doing = format!("{doing}, which submits a form to {}", form.action);
+        let doing = text!("core_doing_submitting", doing, &form.action);
         let carried = Carried::Form(&form.fields);
-        self.guard_leaving(&Outbound { name, target, to: &form.action, carried, doing: &doing }).await
+        self.guard_leaving(&Outbound { name, target, to: &form.action, carried, doing }).await
     }
 
     /// Checks a navigation: the data it carries, then the site plan.
@@ -113,14 +110,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Asks the user before the user's data goes to a site they did not choose; refuses a secret
     /// outside its sites outright.
     async fn guard_flow(&self, out: &Outbound<'_>) -> Result<Option<Done>, StepError> {
-        let Outbound { name, target, to, doing, .. } = *out;
+        let Outbound { name, target, to, ref doing, .. } = *out;
         let verdict =
             self.with_conversation(|conversation| self.data_flow.borrow().check(conversation, to, out.carried));
         match verdict {
             Verdict::Free => Ok(None),
             Verdict::Never(flow) => {
                 let refusal = flow.refusal();
-                self.warn_once(format!("The agent was stopped from {doing}: {refusal}."));
+                self.warn_once(text!("core_warning_data_stopped", doing.clone(), refusal.clone()));
                 Ok(Some(report(
                     name,
                     target,
@@ -129,7 +126,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 )))
             }
             Verdict::Ask(flow) => {
-                if self.ask_user(flow.question(doing), to, flow.data()).await? {
+                if self.ask_user(flow.question(doing.clone()), to, flow.data()).await? {
                     self.data_flow.borrow_mut().choose(to);
                     return Ok(None);
                 }
@@ -150,7 +147,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Sites outside the task's plan: shown to the user (ask) or waiting for their approval
     /// (strict). The search engine the user chose is always in the plan.
     async fn guard_site(&self, out: &Outbound<'_>) -> Result<Option<Done>, StepError> {
-        let Outbound { name, target, to, doing, .. } = *out;
+        let Outbound { name, target, to, ref doing, .. } = *out;
         if self.config.site_plan == SitePlan::Off {
             return Ok(None);
         }
@@ -163,17 +160,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if chosen || search.as_ref() == Some(&site) {
             return Ok(None);
         }
-        let plan = if plan.is_empty() { "none yet".to_string() } else { plan.join(", ") };
+        let planned = if plan.is_empty() { text!("core_plan_no_sites").into() } else { Arg::from(plan.join(", ")) };
+        let plan = planned.english();
         if self.config.site_plan == SitePlan::Ask {
-            self.warn_once(format!(
-                "The agent went to {site}, which is not among the sites planned for this task ({plan})."
-            ));
+            self.warn_once(text!("core_warning_unplanned_site", site.to_string(), planned));
             return Ok(None);
         }
-        let question = format!(
-            "The agent wants to go to {site}, which is not among the sites planned for this task ({plan}), by {doing}. Allow it?"
-        );
-        if self.ask_user(question, to, Vec::new()).await? {
+        let question = text!("core_question_unplanned_site", site.to_string(), planned, doing.clone());
+        if self.ask_user(question.into(), to, Vec::new()).await? {
             self.data_flow.borrow_mut().choose(to);
             return Ok(None);
         }
@@ -203,12 +197,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(());
         }
         let names: Vec<String> = new.iter().map(|(_, site)| site.to_string()).collect();
-        let question = format!(
-            "The plan for this task uses these sites: {}. Allow the agent to use them? (It will {} before going to any other.)",
-            names.join(", "),
-            if self.config.site_plan == SitePlan::Strict { "ask you" } else { "tell you" }
-        );
-        if self.ask_user(question, &new[0].0, names).await? {
+        let question = match self.config.site_plan {
+            SitePlan::Strict => text!("core_question_plan_sites_ask", names.join(", ")),
+            _ => text!("core_question_plan_sites_tell", names.join(", ")),
+        };
+        if self.ask_user(question.into(), &new[0].0, names).await? {
             for (url, _) in &new {
                 self.data_flow.borrow_mut().choose(url);
             }

@@ -14,6 +14,8 @@ mod readings;
 mod scan;
 
 use super::{mentioned_sites, Secrets, SitePolicy};
+use crate::i18n::{Arg, Message, Text};
+use crate::text;
 use readings::{compact, words, Part, Readings};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -102,16 +104,16 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn noun(self) -> &'static str {
+    fn noun(self) -> Text {
         match self {
-            Kind::Email => "an email address",
-            Kind::Number => "a number",
-            Kind::Code => "a code",
-            Kind::Name => "a name",
-            Kind::Address => "an address",
-            Kind::Value => "a value",
-            Kind::Words => "words",
-            Kind::Secret => "a secret",
+            Kind::Email => text!("core_data_email"),
+            Kind::Number => text!("core_data_number"),
+            Kind::Code => text!("core_data_code"),
+            Kind::Name => text!("core_data_name"),
+            Kind::Address => text!("core_data_address"),
+            Kind::Value => text!("core_data_value"),
+            Kind::Words => text!("core_data_words"),
+            Kind::Secret => text!("core_data_secret"),
         }
     }
 }
@@ -133,13 +135,13 @@ pub enum Source {
 }
 
 impl Source {
-    fn describe(&self) -> String {
+    fn describe(&self) -> Text {
         match self {
-            Source::Task => "from your task".into(),
-            Source::Conversation => "from this conversation".into(),
-            Source::Typed(site) => format!("typed on {site}"),
-            Source::Page(site) => format!("read on {site}"),
-            Source::Secret(name) => format!("your secret \"{name}\""),
+            Source::Task => text!("core_data_from_task"),
+            Source::Conversation => text!("core_data_from_conversation"),
+            Source::Typed(site) => text!("core_data_typed_on", site.to_string()),
+            Source::Page(site) => text!("core_data_read_on", site.to_string()),
+            Source::Secret(name) => text!("core_data_your_secret", name),
         }
     }
 
@@ -200,10 +202,10 @@ pub struct Found {
 }
 
 impl Found {
-    fn describe(&self) -> String {
+    fn describe(&self) -> Text {
         match &self.source {
             Source::Secret(_) => self.source.describe(),
-            source => format!("{} ({} {})", self.shown, self.kind.noun(), source.describe()),
+            source => text!("core_data_described", &self.shown, self.kind.noun(), source.describe()),
         }
     }
 }
@@ -222,31 +224,28 @@ impl Flow {
     }
 
     /// "ada@example.org (an email address from your task) and 4111... (a number read on a.test)".
-    fn listed(&self) -> String {
-        let named: Vec<String> = self.found.iter().take(MAX_NAMED).map(Found::describe).collect();
-        let more = self.found.len().saturating_sub(MAX_NAMED);
-        let mut text = match named.split_last() {
-            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-            _ => named.join(""),
+    fn listed(&self) -> Text {
+        let mut named: Vec<Text> = self.found.iter().take(MAX_NAMED).map(Found::describe).collect();
+        let listed = match named.len() {
+            2 => text!("core_data_two", named.remove(0), named.remove(0)),
+            3 => text!("core_data_three", named.remove(0), named.remove(0), named.remove(0)),
+            // A flow carries at least one piece of data.
+            _ => named.remove(0),
         };
-        if more > 0 {
-            text.push_str(&format!(", and {more} more"));
+        match self.found.len().saturating_sub(MAX_NAMED) {
+            0 => listed,
+            more => text!("core_data_more", listed, more),
         }
-        text
     }
 
     /// The question put to the user; `doing` says how ("opening http://...").
-    pub fn question(&self, doing: &str) -> String {
-        format!("This would send {} to {}, by {doing}. Allow it?", self.listed(), self.site)
+    pub fn question(&self, doing: impl Into<Arg>) -> Message {
+        text!("core_question_data_flow", self.listed(), self.site.to_string(), doing.into()).into()
     }
 
     /// Why a secret was not sent (never asked: the user listed where it may go).
-    pub fn refusal(&self) -> String {
-        format!(
-            "it would send {} to {}, which is not among the sites listed for it in the settings; secrets never go anywhere else",
-            self.listed(),
-            self.site
-        )
+    pub fn refusal(&self) -> Message {
+        text!("core_data_secret_refused", self.listed(), self.site.to_string()).into()
     }
 }
 

@@ -31,7 +31,7 @@ fn questions(events: &[AgentEvent]) -> Vec<(String, Vec<String>)> {
     events
         .iter()
         .filter_map(|event| match event {
-            AgentEvent::ApprovalNeeded { question, data, .. } => Some((question.clone(), data.clone())),
+            AgentEvent::ApprovalNeeded { question, data, .. } => Some((question.to_string(), data.clone())),
             _ => None,
         })
         .collect()
