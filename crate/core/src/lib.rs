@@ -18,6 +18,7 @@
 //! - [`mcp`]: messages between AI apps (through the MCP host) and the agent.
 //! - [`settings`]: the user's provider settings.
 //! - [`i18n`]: the texts the core writes for the user, translated by the panel.
+//! - [`workflow`]: runs kept to run again with new inputs, and the bounds of their store.
 
 pub mod actions;
 pub mod agent;
@@ -37,3 +38,4 @@ pub mod settings;
 pub mod tabs;
 pub mod text;
 pub mod tokens;
+pub mod workflow;

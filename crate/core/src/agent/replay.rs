@@ -19,6 +19,24 @@ pub struct Replay {
     steps: Vec<Vec<PlannedAction>>,
 }
 
+/// Where an action's parameter holds something the user gave: typed text, a chosen option, an
+/// address, a search.
+const INPUT_FIELDS: &[(&str, &str)] = &[
+    ("input_text", "text"),
+    ("select_option", "text"),
+    ("go_to_url", "url"),
+    ("open_tab", "url"),
+    ("search", "query"),
+];
+
+/// One literal input of a recorded run, with what it went into.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Literal {
+    pub value: String,
+    /// The element's description (`<input> "Filter" [3]`), or the parameter's name.
+    pub label: String,
+}
+
 /// How a recorded step goes on the page as it is now.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Replayed {
@@ -49,6 +67,41 @@ impl Replay {
             return Err("the record has no actions to replay".into());
         }
         Ok(Replay { task, start_url, steps })
+    }
+
+    /// The literal inputs of the recorded actions, in order.
+    pub fn literals(&self) -> Vec<Literal> {
+        let mut found = Vec::new();
+        for recorded in self.steps.iter().flatten() {
+            let Some((name, params)) = recorded.action.as_object().and_then(|object| object.iter().next()) else {
+                continue;
+            };
+            for &(_, field) in INPUT_FIELDS.iter().filter(|(action, _)| action == name) {
+                if let Some(value) = params[field].as_str() {
+                    let label = recorded.element.as_ref().map_or_else(|| field.to_string(), |e| e.description.clone());
+                    found.push(Literal { value: value.to_string(), label });
+                }
+            }
+        }
+        found
+    }
+
+    /// The same run for `task`, each literal input equal to a `replacements` key given its value.
+    pub fn with_inputs(&self, task: &str, replacements: &[(&str, &str)]) -> Replay {
+        let mut replay = Replay { task: task.to_string(), ..self.clone() };
+        for recorded in replay.steps.iter_mut().flatten() {
+            let Some((name, params)) = recorded.action.as_object_mut().and_then(|object| object.iter_mut().next())
+            else {
+                continue;
+            };
+            for &(_, field) in INPUT_FIELDS.iter().filter(|(action, _)| action == name) {
+                let old = params[field].as_str().unwrap_or_default().to_string();
+                if let Some((_, new)) = replacements.iter().find(|(from, _)| *from == old.as_str()) {
+                    params[field] = Value::from(*new);
+                }
+            }
+        }
+        replay
     }
 
     pub fn len(&self) -> usize {
