@@ -1,12 +1,13 @@
-// The headless runner: ./build.sh run --task "TEXT" [--url URL] --base-url URL --model NAME [options]
+// The headless runner: ./build.sh run --task "TEXT" [--url URL] --base-url URL --model NAME [options],
+//   or --workflow FILE [--param NAME=VALUE]... instead of --task
 //   (see USAGE below; the options mirror the settings page).
 // Exit status: 0 when the task succeeded, 1 when it failed, 2 on a usage error.
 // Consequential actions, and the user's data going to a site they did not choose, are refused
 // unless --approve is given (no one is there to ask).
 
 import { parseArgs } from 'node:util';
-import { writeFileSync } from 'node:fs';
-import { launchAgentBrowser, applySettings, settingsProblem, openTarget, openPanel, runTask } from './launch.mjs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { launchAgentBrowser, applySettings, settingsProblem, openTarget, openPanel, runTask, proposeWorkflow } from './launch.mjs';
 import { AGENT_OPTIONS, FLAGS, agentSettings, wholeFlag } from './agent-flags.mjs';
 import { median } from './eval/stats.mjs';
 
@@ -14,9 +15,15 @@ const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [-
                    [--api-key-env VAR] [--max-steps N] [--planner-model NAME] [--validator-model NAME]
                    [--planning-interval N] [--memory-interval N] [--max-input-tokens N] [--request-style S]
                    [--no-validator] [--vision] [--site-plan MODE] [--record FILE] [--json] [--headed]
-                   [--approve]
+                   [--approve] [--save-workflow FILE]
+       ./build.sh run --workflow FILE [--param NAME=VALUE]... [the same options]
 
   --task TEXT         what the agent should do
+  --workflow FILE     run a saved workflow instead (its recorded steps run without the model
+                      where the page still matches); --param NAME=VALUE gives a parameter a new
+                      value (others keep the recorded one)
+  --save-workflow FILE  after a successful run, write it as a workflow, with a parameter proposed
+                      for each literal input (text typed, option chosen, address opened, search)
   --url URL           page to start on (default: about:blank)
   --provider P        openai, anthropic, gemini, azure or openai-compatible (the default)
   --base-url URL      the API root; required for openai-compatible servers, optional for the others
@@ -60,6 +67,9 @@ function parse(argv) {
         url: { type: 'string', default: 'about:blank' },
         'max-steps': { type: 'string', default: '25' },
         record: { type: 'string' },
+        workflow: { type: 'string' },
+        param: { type: 'string', multiple: true, default: [] },
+        'save-workflow': { type: 'string' },
         json: { type: 'boolean', default: false },
         headed: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -72,9 +82,27 @@ function parse(argv) {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
-  if (!values.task?.trim()) usageError('--task is required');
+  if (values.task !== undefined && values.workflow) usageError('give --task or --workflow, not both');
+  if (!values.task?.trim() && !values.workflow) usageError('--task is required (or --workflow)');
   const settings = { ...agentSettings(values, usageError), maxSteps: wholeFlag(values, 'max-steps', 1, usageError) };
-  return { ...values, settings };
+  return { ...values, settings, request: values.workflow ? workflowRequest(values) : { type: 'start_task', task: values.task } };
+}
+
+/** The request that runs `--workflow` with the `--param` values (the core checks both). */
+function workflowRequest(values) {
+  let workflow;
+  try {
+    workflow = JSON.parse(readFileSync(values.workflow, 'utf8'));
+  } catch (err) {
+    usageError(`cannot read the workflow ${values.workflow}: ${err.message}`);
+  }
+  const params = {};
+  for (const pair of values.param) {
+    const at = pair.indexOf('=');
+    if (at < 1) usageError(`--param takes NAME=VALUE, not "${pair}"`);
+    params[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return { type: 'run_workflow', workflow, values: params };
 }
 
 /** The agent's own time per step, outside the model (page map, actions, settling, checkpoint). */
@@ -139,7 +167,7 @@ async function run(agent, options) {
   let usage = null;
   let record = null;
   const end = await runTask(panel, {
-    task: options.task,
+    request: options.request,
     tabId,
     onEvent(event) {
       if (event.type === 'usage') usage = event;
@@ -160,11 +188,25 @@ async function run(agent, options) {
     process.stdout.write(`Tokens: ${usage.input_tokens} in, ${usage.output_tokens} out${cost}\n`);
   }
   if (record?.steps.length && !options.json) {
+    if (options.workflow) process.stdout.write(`${replayedLine(record.steps)}\n`);
     process.stdout.write(`${agentTimeLine(record.steps)}\n`);
     const sizes = requestSizeLine(record.steps);
     if (sizes) process.stdout.write(`${sizes}\n`);
   }
-  return end.type === 'result' && end.success ? 0 : 1;
+  const succeeded = end.type === 'result' && end.success;
+  if (succeeded && options['save-workflow'] && record) {
+    const workflow = await proposeWorkflow(agent, record);
+    writeFileSync(options['save-workflow'], `${JSON.stringify(workflow, null, 2)}\n`);
+    const params = workflow.params.map((p) => `${p.name}=${JSON.stringify(p.value)}`).join(', ') || 'none';
+    process.stdout.write(`Workflow written to ${options['save-workflow']} (parameters: ${params})\n`);
+  }
+  return succeeded ? 0 : 1;
+}
+
+/** How many steps of a workflow ran as recorded, without a model call. */
+function replayedLine(steps) {
+  const replayed = steps.filter((step) => step.evaluation === 'Replayed').length;
+  return `Steps run without the model: ${replayed} of ${steps.length}`;
 }
 
 const options = parse(process.argv.slice(2));

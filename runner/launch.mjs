@@ -100,20 +100,34 @@ export async function applySettings(agent, settings) {
   }
 }
 
-/** What the extension would refuse in `settings`, as `{ field, message }`, or null when it would
- * take them: the core's own check, as the settings page runs it. */
-export async function settingsProblem(agent, settings) {
+/** Runs `evaluate(arg)` in an extension page, where the core can be loaded. */
+async function inExtensionPage(agent, evaluate, arg) {
   const page = await agent.context.newPage();
   try {
     await page.goto(agent.extensionUrl('extension/options/options.html'));
-    return await page.evaluate(async (s) => {
-      const core = await import('/extension/core/agent_wasm.js');
-      await core.default();
-      return core.validateSettings(s) ?? (await core.checkTokenBudget(s)) ?? null;
-    }, settings);
+    return await page.evaluate(evaluate, arg);
   } finally {
     await page.close();
   }
+}
+
+/** The workflow the core proposes from a successful run's record; throws why it cannot be one. */
+export function proposeWorkflow(agent, record) {
+  return inExtensionPage(agent, async (r) => {
+    const core = await import('/extension/core/agent_wasm.js');
+    await core.default();
+    return core.proposeWorkflow(r);
+  }, record);
+}
+
+/** What the extension would refuse in `settings`, as `{ field, message }`, or null when it would
+ * take them: the core's own check, as the settings page runs it. */
+export function settingsProblem(agent, settings) {
+  return inExtensionPage(agent, async (s) => {
+    const core = await import('/extension/core/agent_wasm.js');
+    await core.default();
+    return core.validateSettings(s) ?? (await core.checkTokenBudget(s)) ?? null;
+  }, settings);
 }
 
 /** Opens `url` in a new tab and returns its Playwright page and its tab id. */
@@ -139,9 +153,10 @@ const FINAL_EVENTS = new Set(['result', 'error', 'stopped']);
 /**
  * Runs a task through the port protocol from the panel page, calling `onEvent` for each event and
  * `onApproval` for each approval request (its truthy answer allows the action); resolves with the
- * final event (result, error or stopped).
+ * final event (result, error or stopped). `request` starts something other than a new task (a
+ * workflow: `{ type: 'run_workflow', workflow, values }`).
  */
-export async function runTask(panel, { task, tabId, onEvent = () => {}, onApproval = () => false }) {
+export async function runTask(panel, { task, request = { type: 'start_task', task }, tabId, onEvent = () => {}, onApproval = () => false }) {
   let finish;
   const finished = new Promise((resolve) => { finish = resolve; });
   const bridge = `__agentEvent${Math.random().toString(36).slice(2)}`;
@@ -151,7 +166,7 @@ export async function runTask(panel, { task, tabId, onEvent = () => {}, onApprov
     // The answer to an approval request goes back over the same port.
     return event.type === 'approval_needed' ? Boolean(await onApproval(event)) : undefined;
   });
-  await panel.evaluate(({ bridge, task, tabId }) => {
+  await panel.evaluate(({ bridge, request, tabId }) => {
     let started = false;
     let over = false;
     const connect = (restarted) => {
@@ -181,7 +196,7 @@ export async function runTask(panel, { task, tabId, onEvent = () => {}, onApprov
       });
       return port;
     };
-    connect(false).postMessage({ v: 1, type: 'start_task', task, tabId });
-  }, { bridge, task, tabId });
+    connect(false).postMessage({ v: 1, ...request, tabId });
+  }, { bridge, request, tabId });
   return finished;
 }

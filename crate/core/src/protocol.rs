@@ -9,6 +9,7 @@ use crate::i18n::Message;
 use crate::text;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 
 pub const PROTOCOL_VERSION: u64 = 1;
 pub const PANEL_PORT_NAME: &str = "agent-panel";
@@ -34,6 +35,14 @@ pub enum PanelRequest {
     /// where the page still matches.
     Replay {
         record: Value,
+        #[serde(rename = "tabId")]
+        tab_id: Option<i32>,
+    },
+    /// Runs a workflow (see [`crate::workflow`]) on a tab, with new values for its parameters.
+    RunWorkflow {
+        workflow: Value,
+        #[serde(default)]
+        values: BTreeMap<String, String>,
         #[serde(rename = "tabId")]
         tab_id: Option<i32>,
     },
@@ -93,6 +102,9 @@ impl PanelRequest {
             PanelRequest::StartTask { chat_id: Some(id), .. } => bad_id(id),
             PanelRequest::OpenChat { id } | PanelRequest::DeleteChat { id } => bad_id(id),
             PanelRequest::Replay { record, .. } => crate::agent::Replay::from_record(record).err().map(not_replayable),
+            PanelRequest::RunWorkflow { workflow, values, .. } => {
+                crate::workflow::run_with(workflow, values).err().map(not_runnable)
+            }
             _ => None,
         };
         problem.map_or(Ok(request), Err)
@@ -107,6 +119,11 @@ pub fn malformed(why: String) -> Message {
 /// A recorded run that cannot be replayed, and why.
 pub fn not_replayable(why: String) -> Message {
     text!("core_replay_impossible", why).into()
+}
+
+/// A workflow that cannot run with the values given, and why.
+pub fn not_runnable(why: String) -> Message {
+    text!("core_workflow_impossible", why).into()
 }
 
 /// Puts the protocol version on an event for the wire; a result also carries its text as safe
@@ -283,6 +300,33 @@ mod tests {
         assert_eq!(request, Ok(PanelRequest::Replay { record, tab_id: Some(3) }));
         let empty = PanelRequest::parse(&json!({"v": 1, "type": "replay", "record": {"steps": []}}));
         assert_eq!(empty, Err("This run cannot be replayed: the record has no actions to replay.".into()));
+    }
+
+    #[test]
+    fn a_workflow_runs_only_when_it_and_its_values_are_usable() {
+        let record = json!({"task": "find blue", "outcome": {"type": "result", "success": true}, "steps": [{"planned": [
+            {"action": {"input_text": {"index": 2, "text": "blue"}}, "element": {"fingerprint": "00000000000000aa", "description": "<input> \"Search\" [2]"}}
+        ]}]});
+        let workflow = serde_json::to_value(crate::workflow::Workflow::propose(&record).unwrap()).unwrap();
+        let run = |values: Value| {
+            PanelRequest::parse(
+                &json!({"v": 1, "type": "run_workflow", "workflow": workflow, "values": values, "tabId": 3}),
+            )
+        };
+        assert_eq!(
+            run(json!({"search": "red"})),
+            Ok(PanelRequest::RunWorkflow {
+                workflow: workflow.clone(),
+                values: BTreeMap::from([("search".to_string(), "red".to_string())]),
+                tab_id: Some(3)
+            })
+        );
+        assert_eq!(
+            run(json!({"colour": "red"})),
+            Err("This workflow cannot run: the workflow has no parameter \"colour\" (it has: search).".into())
+        );
+        let broken = PanelRequest::parse(&json!({"v": 1, "type": "run_workflow", "workflow": {"format": "x"}}));
+        assert!(broken.unwrap_err().starts_with("This workflow cannot run: this is not a workflow"));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 use crate::agent::Replay;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// The format of a stored or exported workflow.
 pub const FORMAT: &str = "browser-agent-workflow/1";
@@ -44,7 +45,8 @@ impl Workflow {
     /// A workflow from a successful run's record, with a parameter for each distinct literal
     /// input the run gave (secrets excepted: they stay placeholders).
     pub fn propose(record: &Value) -> Result<Workflow, String> {
-        if record["success"].as_bool() != Some(true) {
+        let outcome = &record["outcome"];
+        if outcome["type"] != "result" || outcome["success"] != true {
             return Err("only a run that succeeded can become a workflow".into());
         }
         let replay = Replay::from_record(record)?;
@@ -154,6 +156,12 @@ impl Workflow {
     }
 }
 
+/// The run a stored workflow makes with `values` (by parameter name).
+pub fn run_with(workflow: &Value, values: &BTreeMap<String, String>) -> Result<Replay, String> {
+    let values: Vec<(String, String)> = values.iter().map(|(name, value)| (name.clone(), value.clone())).collect();
+    Workflow::from_json(workflow)?.instantiate(&values)
+}
+
 /// Adds `workflow` to the stored ones, refusing past [`MAX_WORKFLOWS`].
 pub fn add(stored: &mut Vec<Workflow>, workflow: Workflow) -> Result<(), String> {
     if stored.len() >= MAX_WORKFLOWS {
@@ -204,7 +212,7 @@ mod tests {
         let step = |url: &str, actions: Value| json!({"url": url, "planned": actions});
         json!({
             "task": "add the blue mug to the cart, then tell me the cart total",
-            "success": true,
+            "outcome": {"type": "result", "success": true, "text": "The total is $14.50", "steps": 4},
             "steps": [
                 step("http://shop.test/", json!([{"action": {"go_to_url": {"url": "http://shop.test/mugs.html"}}, "element": null}])),
                 step("http://shop.test/mugs.html", json!([{"action": {"input_text": {"index": 3, "text": "blue"}},
@@ -234,7 +242,7 @@ mod tests {
     #[test]
     fn a_failed_run_secrets_and_repeated_values_make_no_parameters() {
         let mut failed = shop_record();
-        failed["success"] = json!(false);
+        failed["outcome"]["success"] = json!(false);
         assert!(Workflow::propose(&failed).unwrap_err().contains("succeeded"));
         let mut record = shop_record();
         record["steps"][1]["planned"][0]["action"]["input_text"]["text"] = json!("<secret>pin</secret>");

@@ -21,6 +21,7 @@ use agent_core::protocol::{self, PanelRequest};
 use agent_core::settings::Settings;
 use agent_core::text;
 use agent_core::tokens::{estimate_tokens, TokenCounter};
+use agent_core::workflow::{self, Workflow};
 use apps::{AppCall, Apps};
 use chats::{Chats, Reply, Start};
 use fetch::FetchClient;
@@ -135,6 +136,14 @@ impl Core {
                 Ok(replay) => self.start(Job::Replay { replay, tab_id }),
                 Err(err) => self.browser.emit(&AgentEvent::Error { message: protocol::not_replayable(err), steps: 0 }),
             },
+            Ok(PanelRequest::RunWorkflow { workflow, values, tab_id }) => {
+                match workflow::run_with(&workflow, &values) {
+                    Ok(replay) => self.start(Job::Replay { replay, tab_id }),
+                    Err(err) => {
+                        self.browser.emit(&AgentEvent::Error { message: protocol::not_runnable(err), steps: 0 })
+                    }
+                }
+            }
             Ok(PanelRequest::ListChats {}) => self.chats.list(reply),
             Ok(PanelRequest::OpenChat { id }) => self.chats.open(id, reply),
             Ok(PanelRequest::DeleteChat { id }) => self.chats.delete(id, reply),
@@ -491,6 +500,15 @@ impl Prepared {
     fn models(&self) -> Models<'_, AnyModel<FetchClient>> {
         Models { navigator: &self.navigator, planner: &self.planner, validator: &self.validator }
     }
+}
+
+/// A workflow proposed from a successful run's record (`run_recorded`), with a parameter for each
+/// literal input of the run; throws why the run cannot become one.
+#[wasm_bindgen(js_name = proposeWorkflow)]
+pub fn propose_workflow(record: JsValue) -> Result<JsValue, JsValue> {
+    let record: serde_json::Value =
+        serde_wasm_bindgen::from_value(record).map_err(|err| JsValue::from_str(&err.to_string()))?;
+    Workflow::propose(&record).map(|workflow| to_js(&workflow)).map_err(|err| JsValue::from_str(&err))
 }
 
 /// The models the provider in `settings` offers, for the options page; rejects with a message

@@ -1,0 +1,62 @@
+// Workflows from the headless runner: a run saved as a workflow with its inputs as parameters,
+// run again with another value; the recorded steps run without the model where the page still
+// matches, and the page's real state says it worked.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLlmServer } from '../support/llm-server.mjs';
+import { startSiteServer } from '../support/site-server.mjs';
+import { SHOP_TASK, shopScript, runRunner } from '../support/fixtures.mjs';
+
+let site;
+
+before(async () => {
+  site = await startSiteServer();
+});
+
+after(async () => {
+  await site?.close();
+});
+
+test('a shop run saved as a workflow runs again for another mug, asking the model only where the page changed', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'agent-workflow-'));
+  const file = join(dir, 'buy-a-mug.json');
+  const first = await startLlmServer(shopScript(site.origin));
+  try {
+    const saved = await runRunner(['--task', SHOP_TASK, '--url', `${site.origin}/shop/`, '--base-url', first.baseUrl,
+      '--model', 'm', '--planning-interval', '0', '--no-validator', '--save-workflow', file]);
+    assert.equal(saved.code, 0, saved.stderr);
+    assert.match(saved.stdout, /^Workflow written to .*buy-a-mug\.json \(parameters: url="http:\/\/127\.0\.0\.1:\d+\/shop\/mugs\.html", filter="blue"\)$/m);
+  } finally {
+    await first.close();
+  }
+  const workflow = JSON.parse(await readFile(file, 'utf8'));
+  assert.equal(workflow.format, 'browser-agent-workflow/1');
+  assert.equal(workflow.task, 'add the {filter} mug to the cart, then tell me the cart total');
+
+  // Filtering for red hides the recorded blue mug's button: the model picks the red one, and
+  // gives the answer from the page as it is now.
+  const second = await startLlmServer([
+    { next_goal: 'Add the red mug', actions: [{ click_element: { target: 'Add Red mug to cart' } }] },
+    { next_goal: 'Report', actions: [{ done: { text: 'The cart total is {{Cart total: (\\$[0-9.]+)}}', success: true } }] },
+  ]);
+  try {
+    const rerun = await runRunner(['--workflow', file, '--param', 'filter=red', '--url', `${site.origin}/shop/`,
+      '--base-url', second.baseUrl, '--model', 'm', '--planning-interval', '0', '--no-validator']);
+    assert.equal(rerun.code, 0, rerun.stderr);
+    assert.match(rerun.stdout, /^Answer: The cart total is \$12\.00$/m, 'the red mug ($12.00) is what the cart holds');
+    assert.match(rerun.stdout, /^Steps run without the model: 2 of 4$/m);
+    assert.equal(second.requests.length, 2, 'two model calls for four steps');
+    // The task the model read carries the new value.
+    assert.match(second.requests[0].messages[1].content, /^Your task: add the red mug to the cart/);
+  } finally {
+    await second.close();
+  }
+
+  const unknown = await runRunner(['--workflow', file, '--param', 'colour=red', '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm']);
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stdout + unknown.stderr, /This workflow cannot run: the workflow has no parameter "colour" \(it has: url, filter\)/);
+});
