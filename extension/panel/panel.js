@@ -2,6 +2,8 @@
 // Message types are defined by the core (crate/core/src/protocol.rs); this file only renders them.
 
 import { t, localize, said } from '../shared/i18n.js';
+import { element, button } from './dom.js';
+import { onRunWorkflow, saveAsWorkflowButton } from './workflows.js';
 
 localize();
 
@@ -31,22 +33,6 @@ let openedChat = null;
 /** The task last sent, for an error's "Try again". */
 let lastTask = null;
 
-function element(tag, className, text) {
-  const el = document.createElement(tag);
-  if (className) el.className = className;
-  if (text !== undefined) el.textContent = text;
-  return el;
-}
-
-/** A button (not a form's submit) that calls `onClick`; `label` names it for screen readers
- * where its text alone does not say enough. */
-function button(className, text, onClick, label) {
-  const el = element('button', className, text);
-  el.type = 'button';
-  if (label) el.setAttribute('aria-label', label);
-  el.addEventListener('click', onClick);
-  return el;
-}
 
 function append(el) {
   log.append(el);
@@ -468,9 +454,13 @@ function render(event) {
     // A past run whose record the History left out to save room has nothing to export. An
     // answer keeps them on its card.
     if (pendingRun.record) {
-      const card = event.type === 'result' ? log.lastElementChild.querySelector('.answer-actions') : null;
-      if (card) card.append(...exportButtons(pendingRun));
-      else append(element('div', 'exports')).append(...exportButtons(pendingRun));
+      const card = event.type === 'result' ? log.lastElementChild : null;
+      if (card) {
+        card.querySelector('.answer-actions').append(...exportButtons(pendingRun));
+        if (event.success) card.querySelector('.answer-actions').append(saveAsWorkflowButton(pendingRun.record, card));
+      } else {
+        append(element('div', 'exports')).append(...exportButtons(pendingRun));
+      }
     }
     pendingRun = null;
   }
@@ -497,12 +487,7 @@ function exportButtons({ record, report }) {
     t('panel_export_report_label'));
   // Runs the recorded actions again in a new chat, the model asked only where the page changed
   // and for the answer (crate/core/src/agent/replay.rs).
-  const replay = button('replay', t('panel_replay'), async () => {
-    if (running) return;
-    resetChat();
-    closeHistory(false);
-    send({ type: 'replay', record, tabId: await targetTabId() });
-  }, t('panel_replay_label'));
+  const replay = button('replay', t('panel_replay'), () => startAfresh({ type: 'replay', record }), t('panel_replay_label'));
   return [json, markdown, replay];
 }
 
@@ -518,6 +503,16 @@ function connect() {
     setTimeout(connect, 100);
   });
 }
+
+/** Starts `request` (a replay, a workflow) in a new chat on the target tab. */
+async function startAfresh(request) {
+  if (running) return;
+  resetChat();
+  closeHistory(false);
+  send({ ...request, tabId: await targetTabId() });
+}
+
+onRunWorkflow(startAfresh);
 
 function send(message) {
   if (!port) connect();

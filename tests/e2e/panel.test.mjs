@@ -103,11 +103,12 @@ test('the panel runs the shop task on a strict-CSP page: the cart really changes
     assert.equal(await panel.locator('.plan').count(), 1);
     assert.deepEqual(await panel.locator('.checklist li').allTextContents(),
       ['✓Done:Open the mugs page', '✓Done:Add the blue mug', '✓Done:Continue with the task']);
-    // The answer is a card: its heading, the answer, Copy (the answer's markdown) and the exports.
+    // The answer is a card: its heading, the answer, Copy (the answer's markdown), the exports
+    // and, as the run succeeded, Save as workflow.
     const card = panel.locator('.answer-card');
     assert.equal(await card.locator('h2').textContent(), 'Answer');
     assert.deepEqual(await card.locator('.answer-actions button').allTextContents(),
-      ['Copy', 'Export run (JSON)', 'Report (Markdown)', 'Replay']);
+      ['Copy', 'Export run (JSON)', 'Report (Markdown)', 'Replay', 'Save as workflow']);
     await card.locator('.copy').click();
     await waitUntil(async () => (await card.locator('.copy').textContent()) === 'Copied');
     // The browser's clipboard, read from the shop's page (an extension page cannot be granted that).

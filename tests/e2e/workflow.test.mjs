@@ -1,12 +1,13 @@
-// Workflows from the headless runner: a run saved as a workflow with its inputs as parameters,
-// run again with another value; the recorded steps run without the model where the page still
-// matches, and the page's real state says it worked.
+// Workflows, from the panel and from the headless runner: a run saved as a workflow with its
+// inputs as parameters, run again with another value; the recorded steps run without the model
+// where the page still matches, and the page's real state says it worked.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { launchAgentBrowser, applySettings, openTarget, openPanel } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { startSiteServer } from '../support/site-server.mjs';
 import { SHOP_TASK, shopScript, runRunner } from '../support/fixtures.mjs';
@@ -59,4 +60,59 @@ test('a shop run saved as a workflow runs again for another mug, asking the mode
   const unknown = await runRunner(['--workflow', file, '--param', 'colour=red', '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm']);
   assert.equal(unknown.code, 1);
   assert.match(unknown.stdout + unknown.stderr, /This workflow cannot run: the workflow has no parameter "colour" \(it has: url, filter\)/);
+});
+
+/** The scripted model's two decisions when the shop workflow runs for the red mug. */
+const RED_MUG_REPLIES = [
+  { next_goal: 'Add the red mug', actions: [{ click_element: { target: 'Add Red mug to cart' } }] },
+  { next_goal: 'Report', actions: [{ done: { text: 'The cart total is {{Cart total: (\\$[0-9.]+)}}', success: true } }] },
+];
+
+test('in the panel, a successful run is saved as a workflow, its parameter renamed, and run again from Workflows', async () => {
+  const llm = await startLlmServer([...shopScript(site.origin), ...RED_MUG_REPLIES]);
+  const agent = await launchAgentBrowser();
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'm', apiKey: 'k', planningInterval: 0, validator: false });
+    const { page, tabId } = await openTarget(agent, `${site.origin}/shop/`);
+    const panel = await openPanel(agent, tabId);
+    await panel.fill('#task', SHOP_TASK);
+    await panel.press('#task', 'Enter');
+    await panel.locator('.save-workflow').click();
+
+    // The core proposed the address and the typed filter; the address is dropped, the filter renamed.
+    const form = panel.locator('.workflow-form');
+    assert.deepEqual(await form.locator('.param-value').allTextContents(), [`${site.origin}/shop/mugs.html`, 'blue']);
+    await form.locator('.workflow-param').nth(0).locator('input[type=checkbox]').uncheck();
+    await form.locator('.param-name').nth(1).fill('colour');
+    await form.locator('.workflow-name').fill('Buy a mug');
+    await form.locator('button.save').click();
+    await form.getByText('Saved. Open Workflows to run it with new values.').waitFor();
+
+    await panel.click('#workflows-button');
+    const item = panel.locator('#workflow-list .workflow');
+    assert.equal(await item.count(), 1);
+    assert.equal(await item.locator('h3').textContent(), 'Buy a mug');
+    assert.equal(await item.locator('.workflow-task').textContent(), 'add the {colour} mug to the cart, then tell me the cart total');
+    // Exported, deleted and imported again: the same workflow, checked by the core on the way in.
+    const [download] = await Promise.all([panel.waitForEvent('download'), item.locator('button.export').click()]);
+    const exported = await download.path();
+    assert.equal(JSON.parse(await readFile(exported, 'utf8')).format, 'browser-agent-workflow/1');
+    await item.locator('button.delete').click();
+    await panel.locator('#workflows-status').getByText('No workflows yet').waitFor();
+    await panel.setInputFiles('#workflow-import-file', exported);
+    await panel.locator('#workflows-status').getByText('Imported.').waitFor();
+    assert.equal(await item.locator('h3').textContent(), 'Buy a mug');
+
+    await item.getByLabel('colour').fill('red');
+    await item.locator('button.run').click();
+
+    await panel.locator('.answer').waitFor({ timeout: 30_000 });
+    assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $12.00');
+    assert.equal(await page.locator('#cart-items').textContent(), 'Red mug', 'the page really holds the red mug');
+    assert.equal(llm.requests.length, 4 + 2, 'the rerun asked the model twice, for its four steps');
+    assert.equal(await panel.locator('.step').count(), 4);
+  } finally {
+    await agent.close();
+    await llm.close();
+  }
 });

@@ -162,6 +162,32 @@ pub fn run_with(workflow: &Value, values: &BTreeMap<String, String>) -> Result<R
     Workflow::from_json(workflow)?.instantiate(&values)
 }
 
+/// The stored workflows (`stored`, as kept) with `workflow` added under `name`, its parameters
+/// renamed or dropped by `names` when given (see [`Workflow::rename`]): everything checked, the
+/// bound kept.
+pub fn save(
+    stored: &[Value],
+    workflow: &Value,
+    name: &str,
+    names: Option<&[Option<String>]>,
+) -> Result<Vec<Workflow>, String> {
+    let mut kept = stored
+        .iter()
+        .map(|stored| Workflow::from_json(stored).map_err(|err| format!("a stored workflow is damaged ({err})")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut workflow = Workflow::from_json(workflow)?;
+    workflow.name = name.trim().to_string();
+    let workflow = match names {
+        Some(names) => workflow.rename(names)?,
+        None => {
+            workflow.check()?;
+            workflow
+        }
+    };
+    add(&mut kept, workflow)?;
+    Ok(kept)
+}
+
 /// Adds `workflow` to the stored ones, refusing past [`MAX_WORKFLOWS`].
 pub fn add(stored: &mut Vec<Workflow>, workflow: Workflow) -> Result<(), String> {
     if stored.len() >= MAX_WORKFLOWS {
@@ -272,6 +298,25 @@ mod tests {
         assert!(workflow.clone().rename(&[None, Some("Colour!".into())]).unwrap_err().contains("not usable"));
         assert!(workflow.clone().rename(&[Some("a".into()), Some("a".into())]).unwrap_err().contains("used twice"));
         assert!(workflow.rename(&[None]).unwrap_err().contains("expected 2"));
+    }
+
+    #[test]
+    fn saving_checks_the_store_the_name_and_the_parameters() {
+        let workflow = serde_json::to_value(Workflow::propose(&shop_record()).unwrap()).unwrap();
+        let names = [None, Some("colour".to_string())];
+        let saved = save(&[], &workflow, " Buy a mug ", Some(&names)).unwrap();
+        assert_eq!(
+            (saved[0].name.as_str(), saved[0].task.as_str()),
+            ("Buy a mug", "add the {colour} mug to the cart, then tell me the cart total")
+        );
+        let stored = serde_json::to_value(&saved).unwrap();
+        let imported = save(stored.as_array().unwrap(), &workflow, "Imported", None).unwrap();
+        assert_eq!(imported.len(), 2);
+        assert_eq!(imported[1].params, Workflow::propose(&shop_record()).unwrap().params, "imported as it was");
+        assert!(save(&[json!({"format": 1})], &workflow, "x", Some(&names))
+            .unwrap_err()
+            .starts_with("a stored workflow is damaged"));
+        assert!(save(&[], &workflow, "  ", None).unwrap_err().contains("needs a name"));
     }
 
     #[test]

@@ -506,9 +506,21 @@ impl Prepared {
 /// literal input of the run; throws why the run cannot become one.
 #[wasm_bindgen(js_name = proposeWorkflow)]
 pub fn propose_workflow(record: JsValue) -> Result<JsValue, JsValue> {
-    let record: serde_json::Value =
-        serde_wasm_bindgen::from_value(record).map_err(|err| JsValue::from_str(&err.to_string()))?;
+    let record: serde_json::Value = from_js(record)?;
     Workflow::propose(&record).map(|workflow| to_js(&workflow)).map_err(|err| JsValue::from_str(&err))
+}
+
+/// The stored workflows with `workflow` added as `name`, its parameters renamed (or dropped where
+/// `names` holds null; kept as they are when `names` is null, as for an import); throws what is
+/// wrong (a bad name, the store full).
+#[wasm_bindgen(js_name = saveWorkflow)]
+pub fn save_workflow(stored: JsValue, workflow: JsValue, name: &str, names: JsValue) -> Result<JsValue, JsValue> {
+    let stored: Vec<serde_json::Value> = from_js(stored)?;
+    let workflow: serde_json::Value = from_js(workflow)?;
+    let names: Option<Vec<Option<String>>> = from_js(names)?;
+    workflow::save(&stored, &workflow, name, names.as_deref())
+        .map(|saved| to_js(&saved))
+        .map_err(|err| JsValue::from_str(&err))
 }
 
 /// The models the provider in `settings` offers, for the options page; rejects with a message
@@ -585,6 +597,11 @@ fn problem(field: &str, text: Text) -> serde_json::Value {
 }
 
 /// Converts to a plain JavaScript object (maps as objects, not `Map`s).
+/// A value from JavaScript, or why it is not one (as a JavaScript error).
+fn from_js<T: serde::de::DeserializeOwned>(value: JsValue) -> Result<T, JsValue> {
+    serde_wasm_bindgen::from_value(value).map_err(|err| JsValue::from_str(&err.to_string()))
+}
+
 fn to_js<T: Serialize>(value: &T) -> JsValue {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())

@@ -1,0 +1,18 @@
+// The few element builders the panel's scripts share.
+
+export function element(tag, className, text) {
+  const el = document.createElement(tag);
+  if (className) el.className = className;
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+/** A button (not a form's submit) that calls `onClick`; `label` names it for screen readers
+ * where its text alone does not say enough. */
+export function button(className, text, onClick, label) {
+  const el = element('button', className, text);
+  el.type = 'button';
+  if (label) el.setAttribute('aria-label', label);
+  el.addEventListener('click', onClick);
+  return el;
+}

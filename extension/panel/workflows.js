@@ -1,0 +1,171 @@
+// Workflows in the panel: a successful run saved with its inputs as parameters (the core proposes
+// them; the user renames or drops them), listed under Workflows, run again with new values,
+// exported and imported as JSON. The core checks every workflow and keeps the store bounded
+// (crate/core/src/workflow.rs); this file only shows and stores them.
+
+import init, { proposeWorkflow, saveWorkflow } from '../core/agent_wasm.js';
+import { t } from '../shared/i18n.js';
+import { element, button } from './dom.js';
+
+const KEY = 'workflows';
+const core = init();
+
+const view = document.getElementById('workflows');
+const openButton = document.getElementById('workflows-button');
+const list = document.getElementById('workflow-list');
+const status = document.getElementById('workflows-status');
+const importFile = document.getElementById('workflow-import-file');
+
+/** Starts a workflow run in the chat (set by the panel). */
+let runRequest = () => {};
+
+export function onRunWorkflow(run) {
+  runRequest = run;
+}
+
+async function stored() {
+  const value = (await chrome.storage.local.get(KEY))[KEY];
+  return Array.isArray(value) ? value : [];
+}
+
+/** Adds `workflow` as `name` with its parameters renamed by `names` (null in it drops one; null
+ * keeps them all as they are). */
+async function add(workflow, name, names) {
+  await core;
+  const saved = saveWorkflow(await stored(), workflow, name, names);
+  await chrome.storage.local.set({ [KEY]: saved });
+}
+
+/** "Save as workflow" under a successful answer: a form with the proposed parameters. */
+export function saveAsWorkflowButton(record, card) {
+  return button('save-workflow', t('workflow_save_as'), async (e) => {
+    e.currentTarget.disabled = true;
+    await core;
+    let proposed;
+    try {
+      proposed = proposeWorkflow(record);
+    } catch (err) {
+      card.append(element('p', 'status-error', String(err)));
+      return;
+    }
+    card.append(saveForm(proposed));
+    card.querySelector('.workflow-form input').focus();
+  });
+}
+
+function saveForm(proposed) {
+  const form = element('form', 'workflow-form');
+  form.setAttribute('aria-label', t('workflow_save_as'));
+  const nameLabel = element('label', null, t('workflow_name'));
+  const name = element('input', 'workflow-name');
+  name.value = proposed.name;
+  nameLabel.append(name);
+  form.append(nameLabel);
+  const rows = proposed.params.map((param, i) => {
+    const row = element('div', 'workflow-param');
+    const keep = element('input');
+    keep.type = 'checkbox';
+    keep.checked = true;
+    keep.id = `workflow-keep-${i}`;
+    keep.setAttribute('aria-label', t('workflow_keep_param', param.value));
+    const paramName = element('input', 'param-name');
+    paramName.value = param.name;
+    paramName.setAttribute('aria-label', t('workflow_param_name', param.value));
+    row.append(keep, paramName, element('span', 'param-value', param.value));
+    form.append(row);
+    return { keep, paramName };
+  });
+  if (!rows.length) form.append(element('p', 'hint', t('workflow_no_params')));
+  const say = element('p', 'workflow-form-status');
+  say.setAttribute('role', 'status');
+  form.append(button('cancel', t('panel_cancel'), () => form.remove()), element('button', 'save', t('saved_save')), say);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const names = rows.map(({ keep, paramName }) => (keep.checked ? paramName.value.trim() : null));
+    try {
+      await add(proposed, name.value, names);
+      form.replaceChildren(element('p', 'decision', t('workflow_saved')));
+    } catch (err) {
+      say.textContent = String(err);
+    }
+  });
+  return form;
+}
+
+/** One stored workflow: its name and task, a field per parameter, Run, Export and Delete. */
+function workflowItem(workflow, index, all) {
+  const item = element('li', 'workflow');
+  item.append(element('h3', null, workflow.name), element('p', 'workflow-task', workflow.task));
+  const fields = workflow.params.map((param) => {
+    const label = element('label', null, param.name);
+    const input = element('input');
+    input.value = param.value;
+    input.name = param.name;
+    label.append(input);
+    item.append(label);
+    return input;
+  });
+  const run = () => {
+    const values = Object.fromEntries(fields.map((input) => [input.name, input.value]));
+    close();
+    runRequest({ type: 'run_workflow', workflow, values });
+  };
+  const exportIt = () => {
+    const link = element('a');
+    link.href = URL.createObjectURL(new Blob([`${JSON.stringify(workflow, null, 2)}\n`], { type: 'application/json' }));
+    link.download = `${workflow.name.replace(/[^\w-]+/g, '-').slice(0, 40) || 'workflow'}.json`;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+  };
+  const remove = async () => {
+    await chrome.storage.local.set({ [KEY]: all.filter((_, i) => i !== index) });
+    show();
+  };
+  const actions = element('div', 'workflow-actions');
+  actions.append(
+    button('run', t('workflow_run'), run, t('workflow_run_label', workflow.name)),
+    button('export', t('workflow_export'), exportIt, t('workflow_export_label', workflow.name)),
+    button('delete', t('panel_delete'), remove, t('workflow_delete_label', workflow.name)),
+  );
+  item.append(actions);
+  return item;
+}
+
+async function show(message) {
+  const all = await stored();
+  list.replaceChildren(...all.map((workflow, i) => workflowItem(workflow, i, all)));
+  status.textContent = message ?? (all.length ? '' : t('workflow_none'));
+}
+
+function open() {
+  view.hidden = false;
+  document.body.classList.add('workflows-open');
+  openButton.setAttribute('aria-expanded', 'true');
+  document.getElementById('workflows-title').focus();
+  show();
+}
+
+function close() {
+  view.hidden = true;
+  document.body.classList.remove('workflows-open');
+  openButton.setAttribute('aria-expanded', 'false');
+}
+
+openButton.addEventListener('click', () => (view.hidden ? open() : close()));
+document.getElementById('workflows-back').addEventListener('click', () => {
+  close();
+  openButton.focus();
+});
+document.getElementById('workflow-import').addEventListener('click', () => importFile.click());
+importFile.addEventListener('change', async () => {
+  const [file] = importFile.files;
+  importFile.value = '';
+  if (!file) return;
+  try {
+    const workflow = JSON.parse(await file.text());
+    await add(workflow, String(workflow.name ?? ''), null);
+    show(t('workflow_imported'));
+  } catch (err) {
+    show(t('workflow_import_failed', String(err.message ?? err)));
+  }
+});
