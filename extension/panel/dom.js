@@ -16,3 +16,12 @@ export function button(className, text, onClick, label) {
   el.addEventListener('click', onClick);
   return el;
 }
+
+/** Saves `text` as a file named `name`. */
+export function download(name, text, type) {
+  const link = element('a');
+  link.href = URL.createObjectURL(new Blob([text], { type }));
+  link.download = name;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}

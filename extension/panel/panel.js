@@ -2,7 +2,7 @@
 // Message types are defined by the core (crate/core/src/protocol.rs); this file only renders them.
 
 import { t, localize, said } from '../shared/i18n.js';
-import { element, button } from './dom.js';
+import { element, button, download } from './dom.js';
 import { onRunWorkflow, saveAsWorkflowButton } from './workflows.js';
 
 localize();
@@ -464,15 +464,6 @@ function render(event) {
     }
     pendingRun = null;
   }
-}
-
-/** Saves `text` as a file named `name`. */
-function download(name, text, type) {
-  const link = element('a');
-  link.href = URL.createObjectURL(new Blob([text], { type }));
-  link.download = name;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
 }
 
 /** Buttons that save the run's record as JSON or as a markdown report (secrets already redacted

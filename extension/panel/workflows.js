@@ -3,9 +3,9 @@
 // exported and imported as JSON. The core checks every workflow and keeps the store bounded
 // (crate/core/src/workflow.rs); this file only shows and stores them.
 
-import init, { proposeWorkflow, saveWorkflow } from '../core/agent_wasm.js';
+import init, { proposeWorkflow, saveWorkflow, workflowScript } from '../core/agent_wasm.js';
 import { t } from '../shared/i18n.js';
-import { element, button } from './dom.js';
+import { element, button, download } from './dom.js';
 
 const KEY = 'workflows';
 const core = init();
@@ -110,12 +110,11 @@ function workflowItem(workflow, index, all) {
     close();
     runRequest({ type: 'run_workflow', workflow, values });
   };
-  const exportIt = () => {
-    const link = element('a');
-    link.href = URL.createObjectURL(new Blob([`${JSON.stringify(workflow, null, 2)}\n`], { type: 'application/json' }));
-    link.download = `${workflow.name.replace(/[^\w-]+/g, '-').slice(0, 40) || 'workflow'}.json`;
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+  const file = workflow.name.replace(/[^\w-]+/g, '-').slice(0, 40) || 'workflow';
+  const exportIt = () => download(`${file}.json`, `${JSON.stringify(workflow, null, 2)}\n`, 'application/json');
+  const script = async () => {
+    await core;
+    download(`${file}.mjs`, workflowScript(workflow), 'text/javascript');
   };
   const remove = async () => {
     await chrome.storage.local.set({ [KEY]: all.filter((_, i) => i !== index) });
@@ -125,6 +124,7 @@ function workflowItem(workflow, index, all) {
   actions.append(
     button('run', t('workflow_run'), run, t('workflow_run_label', workflow.name)),
     button('export', t('workflow_export'), exportIt, t('workflow_export_label', workflow.name)),
+    button('script', t('workflow_script'), script, t('workflow_script_label', workflow.name)),
     button('delete', t('panel_delete'), remove, t('workflow_delete_label', workflow.name)),
   );
   item.append(actions);

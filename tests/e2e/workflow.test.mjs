@@ -4,13 +4,19 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { launchAgentBrowser, applySettings, openTarget, openPanel } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { startSiteServer } from '../support/site-server.mjs';
 import { SHOP_TASK, shopScript, runRunner } from '../support/fixtures.mjs';
+
+/** Inside the project, so that an exported script finds playwright-core in node_modules. */
+const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 
 let site;
 
@@ -102,6 +108,15 @@ test('in the panel, a successful run is saved as a workflow, its parameter renam
     await panel.setInputFiles('#workflow-import-file', exported);
     await panel.locator('#workflows-status').getByText('Imported.').waitFor();
     assert.equal(await item.locator('h3').textContent(), 'Buy a mug');
+
+    // As a Playwright script, run with node for the green mug: no agent and no model needed.
+    const [scriptDownload] = await Promise.all([panel.waitForEvent('download'), item.locator('button.script').click()]);
+    await mkdir(ARTIFACTS, { recursive: true });
+    const script = join(ARTIFACTS, 'buy-a-mug.mjs');
+    await copyFile(await scriptDownload.path(), script);
+    const { stdout } = await promisify(execFile)(process.execPath, [script, '--colour=green'],
+      { env: { ...process.env, CHROMIUM_PATH: process.env.CHROMIUM_PATH || '/usr/bin/chromium' }, timeout: 60_000 });
+    assert.match(stdout, /Cart: 1 item\s+Green mug\s+Cart total: \$11\.00/, stdout);
 
     await item.getByLabel('colour').fill('red');
     await item.locator('button.run').click();

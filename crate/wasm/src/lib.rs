@@ -523,6 +523,13 @@ pub fn save_workflow(stored: JsValue, workflow: JsValue, name: &str, names: JsVa
         .map_err(|err| JsValue::from_str(&err))
 }
 
+/// A stored workflow as a standalone Playwright script; throws why the workflow is unusable.
+#[wasm_bindgen(js_name = workflowScript)]
+pub fn workflow_script(workflow: JsValue) -> Result<String, JsValue> {
+    let workflow = Workflow::from_json(&from_js(workflow)?).map_err(|err| JsValue::from_str(&err))?;
+    Ok(workflow::playwright_script(&workflow))
+}
+
 /// The models the provider in `settings` offers, for the options page; rejects with a message
 /// saying what went wrong.
 #[wasm_bindgen(js_name = listModels)]

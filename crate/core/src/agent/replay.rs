@@ -104,6 +104,11 @@ impl Replay {
         replay
     }
 
+    /// The recorded steps, each with its actions.
+    pub fn steps(&self) -> &[Vec<PlannedAction>] {
+        &self.steps
+    }
+
     pub fn len(&self) -> usize {
         self.steps.len()
     }

@@ -9,6 +9,10 @@
 //! A stored workflow is JSON read back through [`Workflow::from_json`], which checks it whole:
 //! imported files and old stores are untrusted input.
 
+mod playwright;
+
+pub use playwright::playwright_script;
+
 use crate::agent::Replay;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -95,7 +99,7 @@ impl Workflow {
         for (i, param) in self.params.iter().enumerate() {
             if !is_param_name(&param.name) {
                 return Err(format!(
-                    "the parameter name \"{}\" is not usable: use at most {MAX_PARAM_NAME_CHARS} lowercase letters, digits and _",
+                    "the parameter name \"{}\" is not usable: use at most {MAX_PARAM_NAME_CHARS} lowercase letters, digits and _ starting with a letter",
                     param.name
                 ));
             }
@@ -197,8 +201,9 @@ pub fn add(stored: &mut Vec<Workflow>, workflow: Workflow) -> Result<(), String>
     Ok(())
 }
 
+/// A name usable as is in a script too: a lowercase letter, then letters, digits and `_`.
 fn is_param_name(name: &str) -> bool {
-    !name.is_empty()
+    name.starts_with(|c: char| c.is_ascii_lowercase())
         && name.len() <= MAX_PARAM_NAME_CHARS
         && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
 }
@@ -213,12 +218,12 @@ fn param_name(label: &str) -> String {
         .filter(|word| !word.is_empty())
         .take(3)
         .collect();
-    let name = words.join("_");
-    if name.is_empty() {
-        "value".into()
-    } else {
-        name.chars().take(MAX_PARAM_NAME_CHARS - 3).collect()
-    }
+    let name = match words.join("_") {
+        name if name.is_empty() => return "value".into(),
+        name if name.starts_with(|c: char| c.is_ascii_lowercase()) => name,
+        name => format!("value_{name}"),
+    };
+    name.chars().take(MAX_PARAM_NAME_CHARS - 3).collect()
 }
 
 fn unique_name(base: &str, taken: &[Param]) -> String {
@@ -317,6 +322,32 @@ mod tests {
             .unwrap_err()
             .starts_with("a stored workflow is damaged"));
         assert!(save(&[], &workflow, "  ", None).unwrap_err().contains("needs a name"));
+    }
+
+    #[test]
+    fn a_workflow_becomes_a_playwright_script_with_its_parameters() {
+        let script = playwright_script(&Workflow::propose(&shop_record()).unwrap());
+        assert!(
+            script.contains("const params = {\n  url: \"http://shop.test/mugs.html\",\n  filter_mugs: \"blue\",\n};\n")
+        );
+        let steps: Vec<&str> =
+            script.lines().filter(|line| line.starts_with("  await") || line.starts_with("  //")).collect();
+        assert_eq!(
+            steps,
+            [
+                "  await page.goto(\"http://shop.test/\");",
+                "  // Step 1",
+                "  await page.goto(params.url);",
+                "  // Step 2",
+                "  await find(page, \"input\", \"Filter mugs\").fill(params.filter_mugs);",
+                "  // Step 3",
+                "  await find(page, \"button\", `Add ${params.filter_mugs} mug to cart`).click();",
+                "  // Step 4",
+                "  // The agent answered here; the page's text follows.",
+                "  await page.waitForLoadState();",
+                "  await browser.close();",
+            ]
+        );
     }
 
     #[test]

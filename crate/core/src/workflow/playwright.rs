@@ -1,0 +1,208 @@
+//! A workflow as a standalone Playwright script (`playwright-core`), to run without the agent or
+//! a model: each recorded action on the element found again by its tag and the name the agent
+//! knew it by (its label, text, placeholder or title), parameters taken from the command line.
+//! The final answer needs a model; the script prints the page's text instead.
+
+use super::{Param, Workflow};
+use crate::agent::PlannedAction;
+use serde_json::Value;
+use std::fmt::Write;
+
+/// Parameter values shorter than this are not looked for inside element names (too likely to
+/// match by chance).
+const MIN_NAME_PART: usize = 3;
+
+/// The script: `node FILE [--name=value]...`, the browser from `CHROMIUM_PATH`.
+pub fn playwright_script(workflow: &Workflow) -> String {
+    let params: String = workflow
+        .params
+        .iter()
+        .map(|param| format!("  {}: {},\n", param.name, Value::from(param.value.as_str())))
+        .collect();
+    let mut out = format!(
+        "// {name}: a workflow of the Rust Browser Agent, as a Playwright script.\n\
+         // Run: node {{this file}} [--NAME=VALUE]... (parameters: {list}); CHROMIUM_PATH names the browser.\n\
+         // It repeats the recorded steps and prints the page's text at the end.\n\
+         import {{ chromium }} from 'playwright-core';\n\n\
+         const params = {{\n{params}}};\n\
+         for (const arg of process.argv.slice(2)) {{\n  \
+           const [, name, value] = /^--(\\w+)=(.*)$/s.exec(arg) ?? [];\n  \
+           if (!Object.hasOwn(params, name ?? '')) throw new Error(`unknown argument ${{arg}}: give --NAME=VALUE for one of ${{Object.keys(params).join(', ') || 'no parameters'}}`);\n  \
+           params[name] = value;\n\
+         }}\n\n\
+         /** The visible element with this tag and name (label, text, placeholder or title). */\n\
+         function find(page, tag, name) {{\n  \
+           const named = page.getByLabel(name).or(page.getByText(name)).or(page.getByPlaceholder(name)).or(page.getByTitle(name));\n  \
+           return page.locator(tag).and(named).filter({{ visible: true }}).first();\n\
+         }}\n\n\
+         const browser = await chromium.launch({{ executablePath: process.env.CHROMIUM_PATH, headless: !process.env.HEADED }});\n\
+         const page = await browser.newPage();\n\
+         try {{\n",
+        name = one_line(&workflow.name),
+        list = if workflow.params.is_empty() {
+            "none".to_string()
+        } else {
+            workflow.params.iter().map(|param| param.name.as_str()).collect::<Vec<_>>().join(", ")
+        },
+    );
+    if let Some(url) = &workflow.replay.start_url {
+        let _ = writeln!(out, "  await page.goto({});", Value::from(url.as_str()));
+    }
+    for (i, step) in workflow.replay.steps().iter().enumerate() {
+        let _ = writeln!(out, "  // Step {}", i + 1);
+        for planned in step {
+            out.push_str(&statement(planned, &workflow.params));
+        }
+    }
+    out.push_str("  await page.waitForLoadState();\n  console.log(await page.locator('body').innerText());\n} finally {\n  await browser.close();\n}\n");
+    out
+}
+
+/// One recorded action as a line of the script.
+fn statement(planned: &PlannedAction, params: &[Param]) -> String {
+    let Some((action, args)) = planned.action.as_object().and_then(|object| object.iter().next()) else {
+        return "  // (an unreadable action)\n".into();
+    };
+    let value = |field: &str| literal(args[field].as_str().unwrap_or_default(), params);
+    let target = || element(planned, params);
+    match action.as_str() {
+        "go_to_url" => format!("  await page.goto({});\n", value("url")),
+        "open_tab" => format!("  await page.goto({}); // opened in a new tab by the agent\n", value("url")),
+        "go_back" => "  await page.goBack();\n".into(),
+        "go_forward" => "  await page.goForward();\n".into(),
+        "reload" => "  await page.reload();\n".into(),
+        "wait" => {
+            format!("  await page.waitForTimeout({});\n", args["seconds"].as_f64().unwrap_or(2.0).min(10.0) * 1000.0)
+        }
+        "click_element" => match args["click"].as_str() {
+            Some("double") => format!("  await {}.dblclick();\n", target()),
+            Some("right") => format!("  await {}.click({{ button: 'right' }});\n", target()),
+            _ => format!("  await {}.click();\n", target()),
+        },
+        "input_text" if args["clear"] == false => {
+            format!("  await {}.pressSequentially({});\n", target(), value("text"))
+        }
+        "input_text" => format!("  await {}.fill({});\n", target(), value("text")),
+        "select_option" => format!("  await {}.selectOption({{ label: {} }});\n", target(), value("text")),
+        "hover" => format!("  await {}.hover();\n", target()),
+        "send_keys" => {
+            let keys = args["keys"].as_str().unwrap_or_default();
+            keys.split_whitespace().map(|key| format!("  await page.keyboard.press({});\n", Value::from(key))).collect()
+        }
+        "scroll" => format!("  await page.mouse.wheel(0, {});\n", scroll_pixels(args)),
+        "done" => "  // The agent answered here; the page's text follows.\n".into(),
+        other => format!("  // {other}: left to the agent (no script equivalent)\n"),
+    }
+}
+
+fn scroll_pixels(args: &Value) -> i64 {
+    let pages = args["pages"].as_f64().unwrap_or(1.0);
+    let pixels = (pages * 800.0) as i64;
+    match args["direction"].as_str() {
+        Some("up") => -pixels,
+        Some("top") => -1_000_000,
+        Some("bottom") => 1_000_000,
+        _ => pixels,
+    }
+}
+
+/// `find(page, tag, name)` for the element an action targeted, from the agent's description of
+/// it (`<button> "Add Blue mug to cart" [7]`), a parameter's value in the name following it.
+fn element(planned: &PlannedAction, params: &[Param]) -> String {
+    let Some(description) = planned.element.as_ref().map(|element| element.description.as_str()) else {
+        return "page.locator(':focus')".into();
+    };
+    let tag = description.strip_prefix('<').and_then(|rest| rest.split('>').next()).unwrap_or("*");
+    let name = description.split('"').nth(1).unwrap_or_default();
+    if name.is_empty() {
+        return format!(
+            "(() => {{ throw new Error({}); }})()",
+            Value::from(format!("the element {description} has no name to find it by"))
+        );
+    }
+    format!("find(page, {}, {})", Value::from(tag), name_expression(name, params))
+}
+
+/// A JavaScript string for `name`, a template using `params.x` where the name holds x's recorded
+/// value (matched without regard to case: "Add Blue mug" holds "blue").
+fn name_expression(name: &str, params: &[Param]) -> String {
+    let lower = name.to_lowercase();
+    let found = params
+        .iter()
+        .filter(|param| param.value.chars().count() >= MIN_NAME_PART)
+        .find_map(|param| lower.find(&param.value.to_lowercase()).map(|at| (param, at)));
+    match found {
+        // Byte offsets of the lowercased name match the name's when lowercasing keeps lengths.
+        Some((param, at)) if lower.len() == name.len() => {
+            let (before, rest) = name.split_at(at);
+            let after = &rest[param.value.len()..];
+            format!("`{}${{params.{}}}{}`", template_text(before), param.name, template_text(after))
+        }
+        _ => Value::from(name).to_string(),
+    }
+}
+
+/// A value as the script writes it: `params.x` when it is parameter x's recorded value.
+fn literal(value: &str, params: &[Param]) -> String {
+    params
+        .iter()
+        .find(|param| param.value == value)
+        .map_or_else(|| Value::from(value).to_string(), |param| format!("params.{}", param.name))
+}
+
+fn template_text(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('`', "\\`").replace("${", "\\${")
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn planned(action: Value, description: Option<&str>) -> PlannedAction {
+        serde_json::from_value(json!({
+            "action": action,
+            "element": description.map(|d| json!({"fingerprint": "00000000000000aa", "description": d})),
+        }))
+        .unwrap()
+    }
+
+    fn colour() -> Vec<Param> {
+        vec![Param { name: "colour".into(), value: "blue".into() }]
+    }
+
+    #[test]
+    fn each_action_becomes_a_statement_on_the_element_found_by_its_name() {
+        let type_blue = planned(json!({"input_text": {"index": 3, "text": "blue"}}), Some("<input> \"Filter\" [3]"));
+        assert_eq!(
+            statement(&type_blue, &colour()),
+            "  await find(page, \"input\", \"Filter\").fill(params.colour);\n"
+        );
+        let add = planned(json!({"click_element": {"index": 7}}), Some("<button> \"Add Blue mug to cart\" [7]"));
+        assert_eq!(
+            statement(&add, &colour()),
+            "  await find(page, \"button\", `Add ${params.colour} mug to cart`).click();\n"
+        );
+        let keys = planned(json!({"send_keys": {"keys": "Control+A Enter"}}), None);
+        assert_eq!(
+            statement(&keys, &[]),
+            "  await page.keyboard.press(\"Control+A\");\n  await page.keyboard.press(\"Enter\");\n"
+        );
+        let nameless = planned(json!({"click_element": {"index": 9}}), Some("<button> [9]"));
+        assert!(statement(&nameless, &[]).contains("has no name to find it by"));
+        let extract = planned(json!({"extract": {"query": "prices"}}), None);
+        assert_eq!(statement(&extract, &[]), "  // extract: left to the agent (no script equivalent)\n");
+    }
+
+    #[test]
+    fn names_and_values_are_written_as_safe_javascript() {
+        let sneaky = [Param { name: "q".into(), value: "tea".into() }];
+        assert_eq!(name_expression("Buy `tea` ${now}", &sneaky), "`Buy \\`${params.q}\\` \\${now}`");
+        assert_eq!(literal("a\"b\n", &[]), "\"a\\\"b\\n\"");
+        assert_eq!(name_expression("Straße", &[Param { name: "s".into(), value: "ss".into() }]), "\"Straße\"");
+    }
+}
