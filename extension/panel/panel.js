@@ -456,6 +456,8 @@ function render(event) {
     if (pendingRun.record) {
       const card = event.type === 'result' ? log.lastElementChild : null;
       if (card) {
+        const replayed = pendingRun.record.steps.filter((step) => step.evaluation === 'Replayed').length;
+        if (replayed) card.querySelector('.answer').after(element('p', 'replayed', t('panel_replayed', replayed, pendingRun.record.steps.length)));
         card.querySelector('.answer-actions').append(...exportButtons(pendingRun));
         if (event.success) card.querySelector('.answer-actions').append(saveAsWorkflowButton(pendingRun.record, card));
       } else {

@@ -124,6 +124,7 @@ test('in the panel, a successful run is saved as a workflow, its parameter renam
     await panel.locator('.answer').waitFor({ timeout: 30_000 });
     assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $12.00');
     assert.equal(await page.locator('#cart-items').textContent(), 'Red mug', 'the page really holds the red mug');
+    assert.equal(await panel.locator('.answer-card .replayed').textContent(), '2 of 4 steps ran as recorded, without asking the model.');
     assert.equal(llm.requests.length, 4 + 2, 'the rerun asked the model twice, for its four steps');
     assert.equal(await panel.locator('.step').count(), 4);
   } finally {
