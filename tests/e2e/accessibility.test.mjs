@@ -2,28 +2,19 @@
 // and dark themes: the setup, the chat after a run, the History and the settings page must have
 // no serious or critical violations.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask } from '../../runner/launch.mjs';
+import { applySettings, openTarget, openPanel, runTask } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
-import { startSiteServer } from '../support/site-server.mjs';
-import { SHOP_TASK, shopScript } from '../support/fixtures.mjs';
+import { SHOP_TASK, shopScript, withSiteAndBrowser } from '../support/fixtures.mjs';
 
 const AXE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 let agent;
 let site;
 
-before(async () => {
-  site = await startSiteServer();
-  agent = await launchAgentBrowser();
-});
-
-after(async () => {
-  await agent?.close();
-  await site?.close();
-});
+withSiteAndBrowser((started) => ({ site, agent } = started));
 
 /** The serious and critical violations axe finds in `page` as it is now, in both themes. */
 async function violations(page) {

@@ -1,24 +1,16 @@
 // The page-map benchmark's own measurements: the floor, the ratio and the split of the time are
 // present and consistent (a check of the instrument, not a timed assertion).
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchAgentBrowser, openTarget } from '../../runner/launch.mjs';
-import { startSiteServer } from '../support/site-server.mjs';
+import { openTarget } from '../../runner/launch.mjs';
 import { measurePage } from '../../bench/page-map.mjs';
+import { withSiteAndBrowser } from '../support/fixtures.mjs';
 
 let agent;
 let site;
 
-before(async () => {
-  site = await startSiteServer();
-  agent = await launchAgentBrowser();
-});
-
-after(async () => {
-  await agent?.close();
-  await site?.close();
-});
+withSiteAndBrowser((started) => ({ site, agent } = started));
 
 test('the benchmark reports the floor, the ratio to it and where the time went', async () => {
   const { tabId } = await openTarget(agent, `${site.origin}/map/huge.html`);

@@ -1,27 +1,18 @@
 // The brain's memory and budget in the whole extension: what each agent is sent, counted with an
 // independent o200k tokenizer, on a page whose map alone exceeds a deliberately small budget.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchAgentBrowser, applySettings, openTarget, runTask, openPanel } from '../../runner/launch.mjs';
+import { applySettings, openTarget, runTask, openPanel } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
-import { startSiteServer } from '../support/site-server.mjs';
 import { requestTokens, tokens } from '../support/tokens.mjs';
-import { SHOP_TASK, shopScript } from '../support/fixtures.mjs';
+import { SHOP_TASK, shopScript, withSiteAndBrowser } from '../support/fixtures.mjs';
 
 const BUDGET = 4000;
 let agent;
 let site;
 
-before(async () => {
-  site = await startSiteServer();
-  agent = await launchAgentBrowser();
-});
-
-after(async () => {
-  await agent?.close();
-  await site?.close();
-});
+withSiteAndBrowser((started) => ({ site, agent } = started));
 
 const isState = (m) => m.role === 'user' && /^(Current step: \d+ of \d+|Step \d+\/\d+)\n/.test(m.content);
 

@@ -1,26 +1,17 @@
 // The whole extension in headless Chromium: the side panel drives the agent on a strict-CSP shop.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { launchAgentBrowser, applySettings, openTarget, openPanel } from '../../runner/launch.mjs';
+import { applySettings, openTarget, openPanel } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
-import { startSiteServer } from '../support/site-server.mjs';
-import { SHOP_TASK, shopScript, closedPort } from '../support/fixtures.mjs';
+import { SHOP_TASK, shopScript, closedPort, withSiteAndBrowser } from '../support/fixtures.mjs';
 
 const TIMEOUT = 30_000;
 let agent;
 let site;
 
-before(async () => {
-  site = await startSiteServer();
-  agent = await launchAgentBrowser();
-});
-
-after(async () => {
-  await agent?.close();
-  await site?.close();
-});
+withSiteAndBrowser((started) => ({ site, agent } = started));
 
 async function useModel(baseUrl) {
   await applySettings(agent, {

@@ -2,31 +2,22 @@
 // poses as Ollama on its own port on loopback: refusing the extension first (the panel explains
 // OLLAMA_ORIGINS), then serving; three clicks choose it, and the shop task runs on it.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchAgentBrowser, openTarget, openPanel, runTask } from '../../runner/launch.mjs';
+import { openTarget, openPanel, runTask } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
-import { startSiteServer } from '../support/site-server.mjs';
-import { SHOP_TASK, shopScript } from '../support/fixtures.mjs';
+import { SHOP_TASK, shopScript, withSiteAndBrowser } from '../support/fixtures.mjs';
 
 const OLLAMA_PORT = 11434;
 const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 let agent;
 let site;
 
-before(async () => {
-  site = await startSiteServer();
-  agent = await launchAgentBrowser();
-});
-
-after(async () => {
-  await agent?.close();
-  await site?.close();
-});
+withSiteAndBrowser((started) => ({ site, agent } = started));
 
 /** Ollama as it answers an extension it was not told to accept: 403, no body. */
 async function refusingOllama() {

@@ -2,27 +2,18 @@
 // independent o200k tokenizer, in compact form; a budget too small for any request is refused
 // before the task starts, by the settings page and by the runner, with the minimum named.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchAgentBrowser, applySettings, openTarget, runTask, openPanel } from '../../runner/launch.mjs';
+import { applySettings, openTarget, runTask, openPanel } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
-import { startSiteServer } from '../support/site-server.mjs';
 import { requestTokens, tokens } from '../support/tokens.mjs';
-import { ROWS_TASK, SHOP_TASK, rowsScript, shopScript, runRunner } from '../support/fixtures.mjs';
+import { ROWS_TASK, SHOP_TASK, rowsScript, shopScript, runRunner, withSiteAndBrowser } from '../support/fixtures.mjs';
 
 const BUDGET = 4096;
 let agent;
 let site;
 
-before(async () => {
-  site = await startSiteServer();
-  agent = await launchAgentBrowser();
-});
-
-after(async () => {
-  await agent?.close();
-  await site?.close();
-});
+withSiteAndBrowser((started) => ({ site, agent } = started));
 
 /** Runs `task` from `url` under the small budget; returns the end, the model's requests and the record. */
 async function runSmall(llm, model, url, task) {

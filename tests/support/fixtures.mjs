@@ -1,11 +1,33 @@
-// What the end-to-end tests share: the shop task, its script, and a port surely closed.
+// What the end-to-end tests share: the fixture site with a browser, the shop task, its script,
+// and a port surely closed.
 
+import { before, after } from 'node:test';
 import { createServer } from 'node:net';
 import { spawn } from 'node:child_process';
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { launchAgentBrowser } from '../../runner/launch.mjs';
+import { startSiteServer } from './site-server.mjs';
+
 const BUILD_SH = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'build.sh');
+
+/**
+ * Starts the fixture site and an agent browser before a test file's tests and closes both after
+ * them; `use({ site, agent })` receives them once started.
+ */
+export function withSiteAndBrowser(use) {
+  const started = {};
+  before(async () => {
+    started.site = await startSiteServer();
+    started.agent = await launchAgentBrowser();
+    use(started);
+  });
+  after(async () => {
+    await started.agent?.close();
+    await started.site?.close();
+  });
+}
 
 export const SHOP_TASK = 'add the blue mug to the cart, then tell me the cart total';
 
