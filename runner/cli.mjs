@@ -188,7 +188,7 @@ async function run(agent, options) {
     process.stdout.write(`Tokens: ${usage.input_tokens} in, ${usage.output_tokens} out${cost}\n`);
   }
   if (record?.steps.length && !options.json) {
-    if (options.workflow) process.stdout.write(`${replayedLine(record.steps)}\n`);
+    if (options.workflow) process.stdout.write(`Steps run without the model: ${record.replayed_steps} of ${record.steps.length}\n`);
     process.stdout.write(`${agentTimeLine(record.steps)}\n`);
     const sizes = requestSizeLine(record.steps);
     if (sizes) process.stdout.write(`${sizes}\n`);
@@ -203,11 +203,6 @@ async function run(agent, options) {
   return succeeded ? 0 : 1;
 }
 
-/** How many steps of a workflow ran as recorded, without a model call. */
-function replayedLine(steps) {
-  const replayed = steps.filter((step) => step.evaluation === 'Replayed').length;
-  return `Steps run without the model: ${replayed} of ${steps.length}`;
-}
 
 const options = parse(process.argv.slice(2));
 const agent = await launchAgentBrowser({ headless: !options.headed });

@@ -7,6 +7,7 @@ import init, { checkTokenBudget, listModels, validateSettings } from '../core/ag
 import { loadSettings, saveSettings } from '../shared/settings-store.js';
 import { loadSavedTasks, savedTasksProblem, storeSavedTasks } from '../shared/saved-tasks.js';
 import { localize, said, t } from '../shared/i18n.js';
+import { element, download } from '../shared/dom.js';
 
 localize();
 
@@ -67,14 +68,6 @@ function renumberSecrets() {
   });
   secretColumns.hidden = rows.length === 0;
   secretsEmpty.hidden = rows.length > 0;
-}
-
-/** An element with a class and, optionally, text. */
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text) node.textContent = text;
-  return node;
 }
 
 /** A labelled text input of a secret row (the label is read by screen readers, not shown). */
@@ -445,12 +438,7 @@ exportButton.addEventListener('click', async () => {
     say(backupStatus, t('options_nothing_to_export'), 'error');
     return;
   }
-  const blob = new Blob([`${JSON.stringify({ ...exportable(stored), savedTasks: await loadSavedTasks() }, null, 2)}\n`], { type: 'application/json' });
-  const link = document.createElement('a');
-  link.href = URL.createObjectURL(blob);
-  link.download = EXPORT_FILENAME;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+  download(EXPORT_FILENAME, `${JSON.stringify({ ...exportable(stored), savedTasks: await loadSavedTasks() }, null, 2)}\n`, 'application/json');
   say(backupStatus, sentences(t('options_exported', EXPORT_FILENAME), unsaved && t('options_exported_unsaved')));
 });
 

@@ -2,7 +2,7 @@
 // Message types are defined by the core (crate/core/src/protocol.rs); this file only renders them.
 
 import { t, localize, said } from '../shared/i18n.js';
-import { element, button, download } from './dom.js';
+import { element, button, download } from '../shared/dom.js';
 import { onRunWorkflow, saveAsWorkflowButton } from './workflows.js';
 
 localize();
@@ -456,8 +456,8 @@ function render(event) {
     if (pendingRun.record) {
       const card = event.type === 'result' ? log.lastElementChild : null;
       if (card) {
-        const replayed = pendingRun.record.steps.filter((step) => step.evaluation === 'Replayed').length;
-        if (replayed) card.querySelector('.answer').after(element('p', 'replayed', t('panel_replayed', replayed, pendingRun.record.steps.length)));
+        const { replayed_steps: replayed, steps } = pendingRun.record;
+        if (replayed) card.querySelector('.answer').after(element('p', 'replayed', t('panel_replayed', replayed, steps.length)));
         card.querySelector('.answer-actions').append(...exportButtons(pendingRun));
         if (event.success) card.querySelector('.answer-actions').append(saveAsWorkflowButton(pendingRun.record, card));
       } else {

@@ -4,6 +4,7 @@
 
 import { loadSavedTasks, storeSavedTasks } from '../shared/saved-tasks.js';
 import { t } from '../shared/i18n.js';
+import { element, button } from '../shared/dom.js';
 
 const input = document.getElementById('task');
 const saveButton = document.getElementById('save-task');
@@ -35,15 +36,11 @@ function close() {
 }
 
 function itemButton(label, action, name) {
-  const el = document.createElement('button');
-  el.type = 'button';
-  el.textContent = label;
-  el.setAttribute('aria-label', name);
-  el.addEventListener('mousedown', (e) => e.preventDefault()); // Keep the input's focus.
-  el.addEventListener('click', (e) => {
+  const el = button(null, label, (e) => {
     e.stopPropagation();
     action();
-  });
+  }, name);
+  el.addEventListener('mousedown', (e) => e.preventDefault()); // Keep the input's focus.
   return el;
 }
 
@@ -52,21 +49,18 @@ function render() {
   if (!input.value.startsWith('/')) return close();
   active = Math.min(active, Math.max(0, shown.length - 1));
   list.replaceChildren(...(shown.length ? shown.map(({ text, index }, i) => {
-    const option = document.createElement('li');
+    const option = element('li');
     option.id = `saved-${index}`;
     option.setAttribute('role', 'option');
     option.setAttribute('aria-selected', String(i === active));
-    const label = document.createElement('span');
-    label.className = 'saved-text';
-    label.textContent = text;
-    option.append(label,
+    option.append(element('span', 'saved-text', text),
       itemButton(t('saved_edit'), () => edit(index), t('saved_edit_label', text)),
       itemButton('↑', () => move(index), t('saved_move_up_label', text)),
       itemButton('✕', () => remove(index), t('saved_delete_label', text)));
     option.addEventListener('mousedown', (e) => e.preventDefault());
     option.addEventListener('click', () => insert(text));
     return option;
-  }) : [Object.assign(document.createElement('li'), { className: 'saved-empty', textContent: t(tasks.length ? 'saved_no_match' : 'saved_none') })]));
+  }) : [element('li', 'saved-empty', t(tasks.length ? 'saved_no_match' : 'saved_none'))]));
   list.hidden = false;
   input.setAttribute('aria-expanded', 'true');
   if (shown.length) input.setAttribute('aria-activedescendant', `saved-${shown[active].index}`);

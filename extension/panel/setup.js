@@ -6,6 +6,7 @@
 import init, { findLocalServers, listModels, validateSettings } from '../core/agent_wasm.js';
 import { loadSettings, saveSettings } from '../shared/settings-store.js';
 import { t } from '../shared/i18n.js';
+import { element, button } from '../shared/dom.js';
 
 const section = document.getElementById('setup');
 const localButton = document.getElementById('setup-local');
@@ -58,32 +59,20 @@ async function connect(chosen, status) {
 
 /** One found server: its models to choose from and a button to use it, or what stops its use. */
 function serverItem(server) {
-  const item = document.createElement('li');
-  item.className = 'server';
-  const title = document.createElement('h3');
-  title.textContent = server.name;
-  const address = document.createElement('span');
-  address.className = 'address';
-  address.textContent = server.base_url;
-  item.append(title, address);
+  const item = element('li', 'server');
+  item.append(element('h3', null, server.name), element('span', 'address', server.base_url));
   if (server.problem) {
-    const problem = document.createElement('p');
-    problem.className = 'problem';
-    problem.textContent = server.problem;
-    item.append(problem);
+    item.append(element('p', 'problem', server.problem));
     return item;
   }
   const id = `model-${server.name.replace(/\W/g, '')}`;
-  const label = document.createElement('label');
+  const label = element('label', null, t('setup_model'));
   label.htmlFor = id;
-  label.textContent = t('setup_model');
-  const select = document.createElement('select');
+  const select = element('select');
   select.id = id;
   for (const name of server.models) select.append(new Option(name, name));
-  const use = document.createElement('button');
-  use.type = 'button';
-  use.textContent = t('setup_use', server.name);
-  use.addEventListener('click', () => connect({ provider: 'openai-compatible', baseUrl: server.base_url, model: select.value, apiKey: '' }, localStatus));
+  const use = button(null, t('setup_use', server.name),
+    () => connect({ provider: 'openai-compatible', baseUrl: server.base_url, model: select.value, apiKey: '' }, localStatus));
   item.append(label, select, use);
   return item;
 }

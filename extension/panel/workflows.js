@@ -5,7 +5,7 @@
 
 import init, { proposeWorkflow, saveWorkflow, workflowScript } from '../core/agent_wasm.js';
 import { t } from '../shared/i18n.js';
-import { element, button, download } from './dom.js';
+import { element, button, download } from '../shared/dom.js';
 
 const KEY = 'workflows';
 const core = init();

@@ -1,4 +1,4 @@
-// The few element builders the panel's scripts share.
+// The few element builders the extension's pages share.
 
 export function element(tag, className, text) {
   const el = document.createElement(tag);
@@ -23,5 +23,6 @@ export function download(name, text, type) {
   link.href = URL.createObjectURL(new Blob([text], { type }));
   link.download = name;
   link.click();
-  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+  // Revoked only once the browser has surely started the download.
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
 }

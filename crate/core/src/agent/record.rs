@@ -114,6 +114,8 @@ pub struct RunRecord {
     /// The step an interrupted task was resumed at (the steps before it are not in this record).
     pub resumed_at_step: Option<u32>,
     pub steps: Vec<StepRecord>,
+    /// How many steps ran as recorded, without a model call (a replay or a workflow).
+    pub replayed_steps: usize,
     /// The final event: the result, the error or the stop.
     pub outcome: Value,
     pub tokens: BTreeMap<Role, Tokens>,
@@ -236,6 +238,7 @@ impl Recorder {
             format: "browser-agent-run/1",
             task: self.task,
             resumed_at_step: self.resumed_at_step,
+            replayed_steps: self.steps.iter().filter(|step| step.evaluation == super::replay::REPLAYED).count(),
             steps: self.steps,
             outcome: serde_json::to_value(outcome).unwrap_or_default(),
             cost: self.price.map(|price| cost(price, input, output)),

@@ -37,6 +37,9 @@ pub struct Literal {
     pub label: String,
 }
 
+/// The evaluation a step run as recorded reports, instead of the model's.
+pub const REPLAYED: &str = "Replayed";
+
 /// How a recorded step goes on the page as it is now.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Replayed {
@@ -144,7 +147,7 @@ impl Replay {
         }
         Some(Replayed::Actions(NavigatorOutput {
             brain: AgentBrain {
-                evaluation_previous_goal: "Replayed".into(),
+                evaluation_previous_goal: REPLAYED.into(),
                 memory: String::new(),
                 next_goal: format!("Replay step {} of the recorded run: {told}", i + 1),
             },

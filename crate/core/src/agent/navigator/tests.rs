@@ -749,6 +749,11 @@ fn a_recorded_run_replays_without_the_model_until_the_page_changed_or_the_answer
     assert_eq!((shop.cart.get(), shop.note.borrow().as_str()), (1, "gift wrap"));
     let requests = model.requests.borrow();
     assert_eq!(requests.len(), 1, "one model call, for the answer");
+    let replayed = events.iter().find_map(|e| match e {
+        AgentEvent::RunRecorded { record, .. } => Some(record["replayed_steps"].clone()),
+        _ => None,
+    });
+    assert_eq!(replayed, Some(serde_json::json!(2)), "the record counts the steps run without the model");
     let asked = requests[0].messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n");
     assert!(
         asked.contains("You are replaying a recorded run of this task") && asked.contains("give the user the answer")
