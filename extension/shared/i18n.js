@@ -24,16 +24,15 @@ export function said(english, localizable) {
 /** Attributes filled from messages: `data-i18n-placeholder` names the key of `placeholder`, and so on. */
 const ATTRIBUTES = ['placeholder', 'title', 'aria-label', 'alt'];
 
-/** Fills the static text of `root`: an element's `data-i18n` names the key of its text. */
-export function localize(root = document) {
-  for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
+/** Fills the page's static text (an element's `data-i18n` names the key of its text) and names
+ * its language. */
+export function localize() {
+  for (const el of document.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
   for (const attribute of ATTRIBUTES) {
-    for (const el of root.querySelectorAll(`[data-i18n-${attribute}]`)) {
+    for (const el of document.querySelectorAll(`[data-i18n-${attribute}]`)) {
       el.setAttribute(attribute, t(el.getAttribute(`data-i18n-${attribute}`)));
     }
   }
-  if (root === document) {
-    document.documentElement.lang = chrome.i18n.getUILanguage();
-    document.documentElement.dir = chrome.i18n.getMessage('@@bidi_dir');
-  }
+  document.documentElement.lang = chrome.i18n.getUILanguage();
+  document.documentElement.dir = chrome.i18n.getMessage('@@bidi_dir');
 }
