@@ -10,17 +10,13 @@ const PANEL_PORT_NAME = 'agent-panel';
 
 /** Ports of the open panels (side panel, or the runner's panel tab). */
 const panels = new Set();
-/** The current task's events, replayed to a panel that connects mid-task. */
-let taskEvents = [];
 
 function broadcast(event) {
-  if (event.type === 'task_started' || event.type === 'task_resumed') taskEvents = [];
-  taskEvents.push(event);
   for (const port of panels) port.postMessage(event);
 }
 
-// A task the browser interrupted by stopping this worker is resumed before any panel is answered,
-// so that a reconnecting panel learns that its task is still running.
+// Tasks the browser interrupted by stopping this worker are resumed before any panel is answered,
+// so that a reconnecting panel learns that its tasks are still running.
 const core = init().then(async () => {
   const agent = new Core(createBrowserHost(broadcast));
   await agent.resumeInterrupted();
@@ -50,8 +46,8 @@ chrome.runtime.onConnect.addListener((port) => {
       }
     };
     port.onMessage.addListener((message) => agent.handlePanelMessage(message, reply));
-    const running = agent.isRunning();
-    port.postMessage({ v: 1, type: 'hello', running, events: running ? taskEvents : [] });
+    // Each task under way or waiting, with its chat's events so far.
+    port.postMessage(agent.hello());
   }, (err) => {
     port.postMessage({ v: 1, type: 'error', steps: 0, message: t('worker_core_failed', err) });
     port.disconnect();

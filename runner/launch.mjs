@@ -167,36 +167,45 @@ export async function runTask(panel, { task, request = { type: 'start_task', tas
     return event.type === 'approval_needed' ? Boolean(await onApproval(event)) : undefined;
   });
   await panel.evaluate(({ bridge, request, tabId }) => {
-    let started = false;
+    // The task's own chat: its events are told from other tasks' by it.
+    const chat = `${Date.now().toString(16)}-${Math.random().toString(16).slice(2, 10).padEnd(8, '0')}`;
     let over = false;
+    let resumes = 0;
     const connect = (restarted) => {
       const port = chrome.runtime.connect({ name: 'agent-panel' });
       const handle = async (event) => {
-        if (event.type === 'task_started') started = true;
-        // Events of an earlier task replayed on connect are not this task's.
-        if (!started && event.type !== 'error') return;
+        // Only a request the worker could not read has no chat.
+        if (event.chat !== chat && !(event.chat === undefined && event.type === 'error')) return;
+        if (event.type === 'task_resumed') resumes += 1;
         if (['result', 'error', 'stopped'].includes(event.type)) {
           over = true;
           port.disconnect(); // This task is over.
         }
         const approved = await window[bridge](event);
-        if (event.type === 'approval_needed') port.postMessage({ v: 1, type: 'approve', id: event.id, approved });
+        if (event.type === 'approval_needed') port.postMessage({ v: 1, type: 'approve', id: event.id, approved, chat });
         // No one reviews steps here: they run.
-        if (event.type === 'review_needed') port.postMessage({ v: 1, type: 'review', id: event.id, decision: 'run' });
+        if (event.type === 'review_needed') port.postMessage({ v: 1, type: 'review', id: event.id, decision: 'run', chat });
       };
       port.onMessage.addListener((event) => {
         if (event.type !== 'hello') return handle(event);
         if (!restarted) return undefined;
-        // The worker was restarted by the browser: it resumed the task, or the task is lost.
-        if (event.running) return event.events.forEach(handle);
-        return handle({ v: 1, type: 'error', steps: 0, message: 'The task was interrupted when the browser restarted the extension\'s background worker.' });
+        // The worker was restarted by the browser: it resumed the task (what happened since is
+        // new here), or the task is lost.
+        const task = event.tasks.find((t) => t.chat === chat);
+        if (task) {
+          // Its events from the latest resumption on, unless that is still to come.
+          const resumed = task.events.filter((e) => e.type === 'task_resumed').length;
+          if (resumed <= resumes) return undefined;
+          return task.events.slice(task.events.findLastIndex((e) => e.type === 'task_resumed')).forEach(handle);
+        }
+        return handle({ v: 1, type: 'error', chat, steps: 0, message: 'The task was interrupted when the browser restarted the extension\'s background worker.' });
       });
       port.onDisconnect.addListener(() => {
         if (!over) setTimeout(() => connect(true), 100);
       });
       return port;
     };
-    connect(false).postMessage({ v: 1, ...request, tabId });
+    connect(false).postMessage({ v: 1, ...request, tabId, chatId: chat });
   }, { bridge, request, tabId });
   return finished;
 }

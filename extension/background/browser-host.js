@@ -244,16 +244,14 @@ async function replaceSessionRules(rules) {
   });
 }
 
-/** Where the running task's checkpoint is kept: session storage outlives a stopped worker, but
- * not the browser session (a task is not resumed after the browser restarts). */
-const RUNNING_TASK_KEY = 'runningTask';
+/** Where each running task's checkpoint is kept, by its chat: session storage outlives a stopped
+ * worker, but not the browser session (a task is not resumed after the browser restarts). */
+const TASK_PREFIX = 'task:';
 
 /** The History in chrome.storage.local: an index of summaries under one key (so that listing
  * reads no chat), each chat under its own key. The core decides what is kept (crate/core/src/chats.rs). */
 const CHAT_INDEX_KEY = 'chatIndex';
 const chatKey = (id) => `chat:${id}`;
-/** The chat a follow-up continues, for a restarted worker (session storage, like the checkpoint). */
-const CURRENT_CHAT_KEY = 'currentChat';
 
 /** A small JPEG of a captured tab, as a data URL, for the panel's step list. */
 async function thumbnailOf(dataUrl) {
@@ -276,14 +274,16 @@ export function createBrowserHost(emit) {
       return settings && { answerLanguage: chrome.i18n.getUILanguage(), ...settings };
     },
 
-    saveTask(checkpoint) {
-      return checkpoint
-        ? chrome.storage.session.set({ [RUNNING_TASK_KEY]: checkpoint })
-        : chrome.storage.session.remove(RUNNING_TASK_KEY);
+    saveTask(chat, checkpoint) {
+      const key = TASK_PREFIX + chat;
+      return checkpoint ? chrome.storage.session.set({ [key]: checkpoint }) : chrome.storage.session.remove(key);
     },
 
-    async loadTask() {
-      return (await chrome.storage.session.get(RUNNING_TASK_KEY))[RUNNING_TASK_KEY] ?? null;
+    async loadTasks() {
+      const saved = await chrome.storage.session.get(null);
+      return Object.fromEntries(Object.entries(saved)
+        .filter(([key]) => key.startsWith(TASK_PREFIX))
+        .map(([key, checkpoint]) => [key.slice(TASK_PREFIX.length), checkpoint]));
     },
 
     async loadChatIndex() {
@@ -298,14 +298,6 @@ export function createBrowserHost(emit) {
     async saveChats(index, chat, removed) {
       await chrome.storage.local.set(chat ? { [CHAT_INDEX_KEY]: index, [chatKey(chat.id)]: chat } : { [CHAT_INDEX_KEY]: index });
       if (removed.length) await chrome.storage.local.remove(removed.map(chatKey));
-    },
-
-    saveCurrentChat(id) {
-      return id ? chrome.storage.session.set({ [CURRENT_CHAT_KEY]: id }) : chrome.storage.session.remove(CURRENT_CHAT_KEY);
-    },
-
-    async loadCurrentChat() {
-      return (await chrome.storage.session.get(CURRENT_CHAT_KEY))[CURRENT_CHAT_KEY] ?? null;
     },
 
     async activeTab() {

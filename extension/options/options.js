@@ -34,7 +34,7 @@ const secretRows = document.getElementById('secret-rows');
 const secretColumns = document.getElementById('secret-columns');
 const secretsEmpty = document.getElementById('secrets-empty');
 const addSecretButton = document.getElementById('add-secret');
-const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'searchEngine', 'confirmations', 'sitePlan', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval', 'memoryInterval', 'maxInputTokens', 'requestStyle', 'plannerModel', 'validatorModel', 'plannerTemperature', 'validatorTemperature', 'plannerReasoningEffort', 'validatorReasoningEffort', 'requestTimeoutSeconds'];
+const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'parallelTasks', 'searchEngine', 'confirmations', 'sitePlan', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval', 'memoryInterval', 'maxInputTokens', 'requestStyle', 'plannerModel', 'validatorModel', 'plannerTemperature', 'validatorTemperature', 'plannerReasoningEffort', 'validatorReasoningEffort', 'requestTimeoutSeconds'];
 const checkboxes = ['highlights', 'trustedInput', 'validator', 'vision', 'askBeforeActing', 'mcp'];
 const lists = ['allowList', 'denyList'];
 /** The fields a connection test depends on: changing one clears its result. */
@@ -228,6 +228,7 @@ function readForm() {
     model: form.elements.model.value.trim(),
     apiKey: form.elements.apiKey.value.trim(),
     maxSteps: Number(form.elements.maxSteps.value),
+    parallelTasks: Number(form.elements.parallelTasks.value) || 3,
     requestTimeoutSeconds: Number(form.elements.requestTimeoutSeconds.value) || 120,
     highlights: form.elements.highlights.checked,
     searchEngine: form.elements.searchEngine.value,
@@ -444,7 +445,7 @@ exportButton.addEventListener('click', async () => {
 
 // --- Import ----------------------------------------------------------------------------------
 
-const NUMBERS = ['maxSteps', 'requestTimeoutSeconds', 'validatorRetries', 'planningInterval', 'memoryInterval', 'maxInputTokens'];
+const NUMBERS = ['maxSteps', 'parallelTasks', 'requestTimeoutSeconds', 'validatorRetries', 'planningInterval', 'memoryInterval', 'maxInputTokens'];
 const OPTIONAL_NUMBERS = ['temperature', 'plannerTemperature', 'validatorTemperature'];
 const STRINGS = ['baseUrl', 'model', 'apiKey'];
 const OPTIONAL_STRINGS = ['apiVersion', 'plannerModel', 'validatorModel'];

@@ -15,67 +15,181 @@ const form = document.getElementById('composer');
 const input = document.getElementById('task');
 const stopButton = document.getElementById('stop');
 const pauseButton = document.getElementById('pause');
-const sendButton = document.getElementById('send');
 const usageLine = document.getElementById('usage');
+const progressLine = document.getElementById('progress');
+const taskList = document.getElementById('task-list');
 
 /** Set by the runner and tests (`panel.html?tab=ID`); otherwise the active tab of this window. */
 const fixedTabId = Number(new URLSearchParams(location.search).get('tab')) || null;
 
 let port = null;
-let running = false;
-let thinking = null;
-/** The record of the task that just ended, until its export buttons are shown. */
-let pendingRun = null;
 /** While a past chat's events are rendered: nothing they show may act or change the panel's state. */
 let replaying = false;
-/** The stored chat this panel shows, opened from the History: sending continues it. */
-let openedChat = null;
-/** The task last sent, for an error's "Try again". */
-let lastTask = null;
 
-
-function append(el) {
-  log.append(el);
-  el.scrollIntoView({ block: 'end' });
-  return el;
+/** A new chat's id, in the core's form (crate/core/src/chats.rs). */
+function newChatId() {
+  const random = crypto.getRandomValues(new Uint32Array(1))[0].toString(16).padStart(8, '0');
+  return `${Date.now().toString(16)}-${random}`;
 }
 
-let paused = false;
+/**
+ * One chat as this panel shows it: its log, and where its task stands. Several tasks run at once,
+ * each in its own chat; the panel shows one and lists the others (`#task-list`).
+ */
+class ChatView {
+  constructor(chat = newChatId()) {
+    this.chat = chat;
+    this.box = element('div', 'chat-log');
+    /** Whether a task of this chat has started, so that the next one continues it. */
+    this.started = false;
+    /** 'idle', 'queued', 'running', 'paused', 'asking', 'done', 'failed' or 'stopped'. */
+    this.state = 'idle';
+    this.title = '';
+    this.position = 0;
+    this.step = null;
+    this.thinking = null;
+    this.checklist = null;
+    /** The record of the task that just ended, until its export buttons are shown. */
+    this.pendingRun = null;
+    /** The task last sent, for an error's "Try again". */
+    this.lastTask = null;
+    this.progress = { started: 0, text: '' };
+    this.usage = '';
+    /** Whether the user has seen it since its task ended (then it leaves the task list). */
+    this.seen = true;
+  }
 
-function setPaused(value) {
-  paused = value;
-  pauseButton.textContent = t(value ? 'panel_resume' : 'panel_pause');
+  get running() {
+    return ['queued', 'running', 'paused', 'asking'].includes(this.state);
+  }
+
+  append(el) {
+    this.box.append(el);
+    if (this === shown) el.scrollIntoView({ block: 'end' });
+    return el;
+  }
+
+  clearThinking() {
+    this.thinking?.remove();
+    this.thinking = null;
+  }
+
+  /** Empties the log, for a chat rendered again from its events. */
+  reset() {
+    this.box.replaceChildren();
+    this.clearThinking();
+    this.checklist = null;
+    this.pendingRun = null;
+    this.usage = '';
+  }
 }
 
-/** Where the task stands: its step and the time it has taken. */
-const progress = { line: document.getElementById('progress'), started: 0, text: '', clock: null };
+/** The chats of this panel, by id, in the order they were opened; `shown` is the one on screen. */
+const views = new Map();
+let shown = null;
+
+function viewOf(chat) {
+  let view = views.get(chat);
+  if (!view) {
+    view = new ChatView(chat);
+    views.set(chat, view);
+  }
+  return view;
+}
+
+/** Puts `view` on screen: its log, its progress and usage, its buttons. */
+function show(view) {
+  const before = shown;
+  shown = view;
+  views.set(view.chat, view);
+  // A chat without a task under way that the user leaves leaves the list (it is in the History).
+  if (before && before !== view && !before.running) views.delete(before.chat);
+  if (!view.running) view.seen = true;
+  log.replaceChildren(view.box);
+  view.box.lastElementChild?.scrollIntoView({ block: 'end' });
+  showState();
+}
+
+/** The shown chat's buttons, progress and usage, and the list of tasks. */
+function showState() {
+  const view = shown;
+  const running = view.running && view.state !== 'queued';
+  stopButton.hidden = !view.running;
+  pauseButton.hidden = !running;
+  pauseButton.textContent = t(view.state === 'paused' ? 'panel_resume' : 'panel_pause');
+  usageLine.textContent = view.usage;
+  usageLine.hidden = !view.usage;
+  showProgress();
+  showTaskList();
+}
 
 function showProgress() {
-  const seconds = Math.round((Date.now() - progress.started) / 1000);
-  progress.line.textContent = `${progress.text} · ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
-  progress.line.hidden = false;
+  const view = shown;
+  const { started, text } = view.progress;
+  if (!view.running || !started) {
+    progressLine.hidden = true;
+    return;
+  }
+  const seconds = Math.round((Date.now() - started) / 1000);
+  progressLine.textContent = `${text} · ${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+  progressLine.hidden = false;
+}
+setInterval(showProgress, 1000);
+
+/** What a task's entry in the list says of it, by its state. */
+const STATE_TEXTS = {
+  idle: 'panel_status_idle',
+  paused: 'panel_status_paused',
+  asking: 'panel_status_asking',
+  done: 'panel_status_done',
+  failed: 'panel_status_failed',
+  stopped: 'panel_status_stopped',
+};
+
+function stateText(view) {
+  switch (view.state) {
+    case 'queued': return t('panel_status_queued', view.position);
+    case 'running': return view.step ? t('panel_status_step', view.step) : t('panel_starting');
+    default: return t(STATE_TEXTS[view.state]);
+  }
 }
 
-function startClock() {
-  progress.started = Date.now();
-  progress.text = t('panel_starting');
-  clearInterval(progress.clock);
-  progress.clock = setInterval(showProgress, 1000);
-  showProgress();
+/** Every task this panel follows, to switch between: shown while there is more than one. */
+function showTaskList() {
+  const listed = [...views.values()].filter((view) => view.running || !view.seen || (view === shown && view.started));
+  const list = document.getElementById('tasks');
+  list.hidden = listed.length < 2;
+  taskList.replaceChildren(...listed.map((view) => {
+    const item = element('li', `task-item${view === shown ? ' shown' : ''}`);
+    item.dataset.chat = view.chat;
+    item.dataset.state = view.state;
+    const label = view.title || t('panel_new_chat');
+    const open = button('task-switch', null, () => show(view), t('panel_task_switch', label, stateText(view)));
+    open.append(element('span', 'task-title', label), element('span', 'task-state', stateText(view)));
+    if (view === shown) open.setAttribute('aria-current', 'true');
+    item.append(open);
+    return item;
+  }));
 }
 
-function setRunning(value) {
-  running = value;
-  if (!value) clearInterval(progress.clock);
-  stopButton.hidden = !value;
-  pauseButton.hidden = !value;
-  if (!value) setPaused(false);
-  sendButton.disabled = value;
+/** Whether nothing was sent or shown in `view` yet. */
+function isBlank(view) {
+  return !view.started && !view.lastTask && !view.title && view.box.childElementCount === 0;
 }
 
-function clearThinking() {
-  thinking?.remove();
-  thinking = null;
+/** Sets where a chat's task stands, and shows it. A task started elsewhere (an AI app, the
+ * runner, a schedule) comes on screen in place of an empty chat. */
+function setState(view, state) {
+  if (replaying) return;
+  view.state = state;
+  if (!view.running && view !== shown) view.seen = false;
+  if (view.running && view !== shown && isBlank(shown)) show(view);
+  else if (view === shown) showState();
+  else showTaskList();
+}
+
+function startClock(view) {
+  view.progress = { started: Date.now(), text: t('panel_starting') };
 }
 
 /** Shows a step whole, or as its one-line summary. */
@@ -85,8 +199,8 @@ function expandStep(box, expanded) {
 }
 
 /** Earlier steps fold to one line each when a new one arrives; each unfolds on request. */
-function collapseEarlierSteps() {
-  for (const box of log.querySelectorAll('.step:not(.collapsed)')) expandStep(box, false);
+function collapseEarlierSteps(view) {
+  for (const box of view.box.querySelectorAll('.step:not(.collapsed)')) expandStep(box, false);
 }
 
 function renderStep(event) {
@@ -128,7 +242,7 @@ function renderStep(event) {
 }
 
 /** An error, with its fix one click away: the setting to change, or the task tried again. */
-function renderError(event) {
+function renderError(view, event) {
   const box = element('div', 'message error');
   box.append(element('p', 'error-text', said(event.message, event.localizable)));
   if (replaying) return box;
@@ -136,10 +250,10 @@ function renderError(event) {
     box.append(button('fix', t('panel_fix_in_settings'), () => chrome.tabs.create({
       url: chrome.runtime.getURL(`extension/options/options.html#${event.setting}`),
     })));
-  } else if (lastTask) {
-    const task = lastTask;
+  } else if (view.lastTask) {
+    const task = view.lastTask;
     box.append(button('retry', t('panel_try_again'), () => {
-      if (running) return;
+      if (view.running) return;
       input.value = task;
       form.requestSubmit();
     }));
@@ -164,7 +278,7 @@ function markedText(el, text, marked) {
 
 /** A consequential action waiting for the user: the question (the data it would send
  * highlighted), the page, Allow / Don't allow. */
-function renderApproval(event) {
+function renderApproval(view, event) {
   const past = replaying;
   const box = element('section', `message approval${past ? ' past' : ''}`);
   box.setAttribute('role', 'alertdialog');
@@ -173,7 +287,8 @@ function renderApproval(event) {
     element('p', 'url', event.url));
   const buttons = element('div', 'buttons');
   const answer = (approved) => {
-    send({ type: 'approve', id: event.id, approved });
+    send({ type: 'approve', id: event.id, approved, chat: view.chat });
+    if (view.state === 'asking') setState(view, 'running');
     for (const button of buttons.querySelectorAll('button')) button.disabled = true;
     box.append(element('p', 'decision', t(approved ? 'panel_allowed' : 'panel_not_allowed')));
   };
@@ -206,12 +321,10 @@ function dollars(cost) {
   return new Intl.NumberFormat(chrome.i18n.getUILanguage(), { style: 'currency', currency: 'USD', minimumFractionDigits: digits, maximumFractionDigits: digits }).format(cost);
 }
 
-function renderUsage(event) {
+function renderUsage(view, event) {
   const line = t('panel_tokens', tokens(event.input_tokens), tokens(event.output_tokens));
-  usageLine.textContent = event.cost === null || event.cost === undefined
-    ? line
-    : `${line} · ${dollars(event.cost)}`;
-  usageLine.hidden = false;
+  view.usage = event.cost === null || event.cost === undefined ? line : `${line} · ${dollars(event.cost)}`;
+  if (view === shown) showState();
 }
 
 /** The decisions on a step in review, in the order of their buttons: each button's label and
@@ -224,7 +337,7 @@ const REVIEW_DECISIONS = {
 };
 
 /** In ask-before-acting mode: the step's actions, and Run / Skip / Retry with feedback / Cancel. */
-function renderReview(event) {
+function renderReview(view, event) {
   const past = replaying;
   const box = element('section', `message approval review${past ? ' past' : ''}`);
   box.setAttribute('role', 'alertdialog');
@@ -238,7 +351,8 @@ function renderReview(event) {
   feedback.setAttribute('aria-label', t('panel_feedback'));
   const buttons = element('div', 'buttons');
   const decide = (decision) => {
-    send({ type: 'review', id: event.id, decision, feedback: feedback.value });
+    send({ type: 'review', id: event.id, decision, feedback: feedback.value, chat: view.chat });
+    if (view.state === 'asking') setState(view, 'running');
     for (const control of box.querySelectorAll('button, input')) control.disabled = true;
     box.append(element('p', 'decision', REVIEW_DECISIONS[decision].done));
   };
@@ -255,31 +369,30 @@ function renderReview(event) {
 
 /** The task's plan as a checklist, one card per task: the steps the planner counts as done are
  * ticked, the others give way to its new next steps, and a success ticks them all. */
-let checklist = null;
-
-function updateChecklist(event) {
-  if (!checklist) {
+function updateChecklist(view, event) {
+  if (!view.checklist) {
     const box = element('section', 'message plan');
     box.setAttribute('aria-label', t('panel_plan'));
-    checklist = { box, progress: element('p', 'progress'), list: element('ul', 'checklist'), items: [] };
-    box.append(element('h2', null, t('panel_plan')), checklist.progress, checklist.list);
+    view.checklist = { box, progress: element('p', 'progress'), list: element('ul', 'checklist'), items: [] };
+    box.append(element('h2', null, t('panel_plan')), view.checklist.progress, view.checklist.list);
   }
+  const { checklist } = view;
   const open = checklist.items.filter((item) => !item.done);
   for (const item of open.slice(0, event.steps_done ?? 0)) item.done = true;
   checklist.items = [...checklist.items.filter((item) => item.done), ...event.next_steps.map((text) => ({ text, done: false }))];
   checklist.progress.textContent = event.progress;
-  showChecklist();
+  showChecklist(checklist);
   // The plan moves to where the planner last spoke, near the step it guides.
-  append(checklist.box);
+  view.append(checklist.box);
 }
 
-function tickChecklist() {
+function tickChecklist({ checklist }) {
   if (!checklist) return;
   for (const item of checklist.items) item.done = true;
-  showChecklist();
+  showChecklist(checklist);
 }
 
-function showChecklist() {
+function showChecklist(checklist) {
   checklist.list.replaceChildren(...checklist.items.map(({ text, done }) => {
     const item = element('li', done ? 'done' : 'open');
     const mark = element('span', 'tick', done ? '✓' : '○');
@@ -321,150 +434,187 @@ function copyButton(text) {
   return copy;
 }
 
-/** Renders one event from the worker. */
-function render(event) {
+/** Handles one message from the worker: an event of a chat's task goes to that chat. */
+function receive(event) {
+  switch (event.type) {
+    case 'chats':
+      return showHistoryList(event);
+    case 'chat':
+      return showChat(event);
+    case 'hello':
+      return greet(event);
+    default:
+      // Only a request the worker could not read has no chat: the shown chat sent it.
+      return render(event.chat ? viewOf(event.chat) : shown, event);
+  }
+}
+
+/** Sent on every connect: each task under way or waiting, with its chat's events. A panel opened
+ * mid-task catches up; a chat whose task the worker no longer has (the browser stopped the
+ * worker, and it could not resume it) says so. */
+function greet(event) {
+  const chats = new Set(event.tasks.map((task) => task.chat));
+  for (const view of views.values()) {
+    if (view.running && !chats.has(view.chat)) {
+      view.clearThinking();
+      view.append(element('div', 'message error', t('panel_task_interrupted'))).setAttribute('role', 'alert');
+      setState(view, 'failed');
+    }
+  }
+  for (const task of event.tasks) {
+    const view = viewOf(task.chat);
+    // The chat's events so far (none yet from a task the restarted worker is still resuming).
+    if (task.events.length) {
+      view.reset();
+      for (const past of task.events) render(view, past);
+    }
+    setState(view, task.state);
+  }
+  // A panel just opened shows the latest task.
+  if (!shown.started && shown.box.childElementCount === 0 && event.tasks.length) show(viewOf(event.tasks.at(-1).chat));
+  showState();
+}
+
+/** Renders one event of `view`'s chat. */
+function render(view, event) {
   switch (event.type) {
     case 'usage':
-      renderUsage(event);
+      renderUsage(view, event);
       break;
     case 'model_output':
       // The reply as it streams in, in the step's thinking line.
-      if (thinking) {
-        let stream = thinking.querySelector('.stream');
+      if (view.thinking) {
+        let stream = view.thinking.querySelector('.stream');
         if (!stream) {
           stream = element('pre', 'stream');
-          thinking.append(stream);
+          view.thinking.append(stream);
         }
         stream.textContent = event.text.length > 400 ? `…${event.text.slice(-400)}` : event.text;
       }
       break;
+    case 'task_queued':
+      view.title ||= event.task;
+      view.position = event.position;
+      view.box.querySelector('.queued')?.remove();
+      if (!replaying) view.append(element('div', 'message notice queued', t('panel_task_queued', event.position))).setAttribute('role', 'status');
+      setState(view, 'queued');
+      break;
     case 'task_started':
-      checklist = null;
-      if (!replaying) {
-        startClock();
-        setRunning(true);
-      }
-      append(element('div', 'message user', event.task));
+      view.box.querySelector('.queued')?.remove();
+      view.checklist = null;
+      view.started = true;
+      view.title ||= event.task;
+      view.step = null;
+      if (!replaying) startClock(view);
+      setState(view, 'running');
+      view.append(element('div', 'message user', event.task));
       break;
     case 'task_resumed':
-      clearThinking();
-      checklist = null;
-      if (!replaying) {
-        startClock();
-        setRunning(true);
-      }
-      append(element('div', 'message notice resumed',
-        t('panel_task_resumed', event.step)));
+      view.clearThinking();
+      view.checklist = null;
+      view.started = true;
+      view.title ||= event.task;
+      if (!replaying) startClock(view);
+      setState(view, 'running');
+      view.append(element('div', 'message notice resumed', t('panel_task_resumed', event.step)));
       break;
     case 'step_started':
       if (replaying) break;
-      progress.text = t('panel_step_of', event.step, event.max_steps);
-      showProgress();
-      clearThinking();
-      thinking = append(element('div', 'message thinking', t('panel_thinking', event.step, event.max_steps)));
+      view.step = event.step;
+      view.progress.text = t('panel_step_of', event.step, event.max_steps);
+      view.clearThinking();
+      view.thinking = view.append(element('div', 'message thinking', t('panel_thinking', event.step, event.max_steps)));
+      if (view === shown) showProgress();
+      showTaskList();
       break;
     case 'step':
-      clearThinking();
-      collapseEarlierSteps();
-      append(renderStep(event));
+      view.clearThinking();
+      collapseEarlierSteps(view);
+      view.append(renderStep(event));
       break;
     case 'run_recorded':
       // Offered once the final event is shown, below it.
-      pendingRun = event;
+      view.pendingRun = event;
       break;
     case 'result':
-      clearThinking();
-      if (!replaying) setRunning(false);
-      if (event.success) tickChecklist();
-      append(renderAnswer(event));
+      view.clearThinking();
+      setState(view, event.success ? 'done' : 'failed');
+      if (event.success) tickChecklist(view);
+      view.append(renderAnswer(event));
       break;
     case 'error':
-      clearThinking();
-      if (!replaying) setRunning(false);
-      append(renderError(event)).setAttribute('role', 'alert');
+      view.clearThinking();
+      if (view.running || !view.started) setState(view, 'failed');
+      view.append(renderError(view, event)).setAttribute('role', 'alert');
       break;
     case 'review_needed':
-      clearThinking();
-      append(renderReview(event));
+      view.clearThinking();
+      setState(view, 'asking');
+      view.append(renderReview(view, event));
       break;
     case 'approval_needed':
-      clearThinking();
-      append(renderApproval(event));
+      view.clearThinking();
+      setState(view, 'asking');
+      view.append(renderApproval(view, event));
       break;
     case 'plan':
-      updateChecklist(event);
+      updateChecklist(view, event);
       break;
     case 'memory': {
       const box = element('details', 'message notice memory');
       box.append(element('summary', null,
         t('panel_memory', event.tokens_before, event.tokens_after)),
       element('p', null, event.summary));
-      append(box);
+      view.append(box);
       break;
     }
     case 'validation':
-      append(element('div', `message notice validation ${event.valid ? 'accepted' : 'rejected'}`,
+      view.append(element('div', `message notice validation ${event.valid ? 'accepted' : 'rejected'}`,
         t(event.valid ? 'panel_validation_accepted' : 'panel_validation_rejected', event.reason)));
       break;
     case 'paused':
-      clearThinking();
-      if (!replaying) setPaused(true);
-      append(element('div', 'message notice paused', t('panel_paused', event.step)));
+      view.clearThinking();
+      setState(view, 'paused');
+      view.append(element('div', 'message notice paused', t('panel_paused', event.step)));
       break;
     case 'resumed':
-      if (!replaying) setPaused(false);
-      append(element('div', 'message notice', t('panel_resumed', event.step)));
+      setState(view, 'running');
+      view.append(element('div', 'message notice', t('panel_resumed', event.step)));
       break;
     case 'warning':
-      append(element('div', 'message warning', said(event.message, event.localizable))).setAttribute('role', 'alert');
+      view.append(element('div', 'message warning', said(event.message, event.localizable))).setAttribute('role', 'alert');
       break;
     case 'stopped':
-      clearThinking();
-      if (!replaying) setRunning(false);
-      append(element('div', 'message notice', t(event.steps === 1 ? 'panel_stopped_one' : 'panel_stopped', event.steps)));
+      view.clearThinking();
+      view.box.querySelector('.queued')?.remove();
+      setState(view, 'stopped');
+      view.append(element('div', 'message notice', t(event.steps === 1 ? 'panel_stopped_one' : 'panel_stopped', event.steps)));
       break;
     case 'app_driving':
       // An AI app's task or session follows; the Stop button ends it like any task.
-      append(element('div', 'message notice app-driving', t('panel_app_driving', event.client || 'An AI app'))).setAttribute('role', 'status');
+      view.append(element('div', 'message notice app-driving', t('panel_app_driving', event.client || 'An AI app'))).setAttribute('role', 'status');
       break;
     case 'trimmed':
       // Where the History left out the oldest part of a long chat (crate/core/src/chats.rs).
-      append(element('div', 'message notice trimmed', t('panel_trimmed')));
-      break;
-    case 'chats':
-      showHistoryList(event);
-      break;
-    case 'chat':
-      showChat(event);
-      break;
-    case 'hello':
-      // Sent on every connect. A panel opened mid-task catches up; a panel that was following a
-      // task the worker no longer has (the worker was stopped by the browser) says so.
-      // A task resumed by a restarted worker: everything since the restart is new to this panel.
-      if (log.childElementCount === 0 || event.events[0]?.type === 'task_resumed') {
-        for (const past of event.events) render(past);
-      } else if (running && !event.running) {
-        clearThinking();
-        append(element('div', 'message error', t('panel_task_interrupted'))).setAttribute('role', 'alert');
-      }
-      setRunning(event.running);
+      view.append(element('div', 'message notice trimmed', t('panel_trimmed')));
       break;
   }
+  const { pendingRun } = view;
   if (['result', 'error', 'stopped'].includes(event.type) && pendingRun) {
     // A past run whose record the History left out to save room has nothing to export. An
     // answer keeps them on its card.
     if (pendingRun.record) {
-      const card = event.type === 'result' ? log.lastElementChild : null;
+      const card = event.type === 'result' ? view.box.lastElementChild : null;
       if (card) {
         const { replayed_steps: replayed, steps } = pendingRun.record;
         if (replayed) card.querySelector('.answer').after(element('p', 'replayed', t('panel_replayed', replayed, steps.length)));
         card.querySelector('.answer-actions').append(...exportButtons(pendingRun));
         if (event.success) card.querySelector('.answer-actions').append(saveAsWorkflowButton(pendingRun.record, card));
       } else {
-        append(element('div', 'exports')).append(...exportButtons(pendingRun));
+        view.append(element('div', 'exports')).append(...exportButtons(pendingRun));
       }
     }
-    pendingRun = null;
+    view.pendingRun = null;
   }
 }
 
@@ -487,22 +637,28 @@ function exportButtons({ record, report }) {
 function connect() {
   port = chrome.runtime.connect({ name: PORT_NAME });
   port.onMessage.addListener((event) => {
-    if (event?.v === PROTOCOL_VERSION) render(event);
+    if (event?.v === PROTOCOL_VERSION) receive(event);
   });
   port.onDisconnect.addListener(() => {
     // The worker went away (stopped by the browser, or the extension reloaded): reconnect, which
-    // restarts it, and learn from its hello whether our task survived.
+    // restarts it, and learn from its hello whether our tasks survived.
     port = null;
     setTimeout(connect, 100);
   });
 }
 
+/** A chat of its own for a new task, on screen, unless the shown one is still empty. */
+function freshView() {
+  if (shown.started || shown.running || shown.box.childElementCount > 0) show(new ChatView());
+  return shown;
+}
+
 /** Starts `request` (a replay, a workflow) in a new chat on the target tab. */
 async function startAfresh(request) {
-  if (running) return;
-  resetChat();
   closeHistory(false);
-  send({ ...request, tabId: await targetTabId() });
+  const view = freshView();
+  view.title = request.workflow?.name ?? request.record?.task ?? '';
+  send({ ...request, tabId: await targetTabId(), chatId: view.chat });
 }
 
 onRunWorkflow(startAfresh);
@@ -521,15 +677,16 @@ async function targetTabId() {
 form.addEventListener('submit', async (e) => {
   e.preventDefault();
   const task = input.value.trim();
-  if (!task || running) return;
+  if (!task) return;
   input.value = '';
-  lastTask = task;
-  // A task sent after another in this chat continues its conversation.
-  const followUp = log.querySelector('.user') !== null;
-  // A chat opened from the History continues where it was stored.
-  const chatId = openedChat?.id;
-  log.querySelector('.history-notice')?.remove();
-  send({ type: 'start_task', task, tabId: await targetTabId(), followUp, ...(chatId ? { chatId } : {}) });
+  // A task sent while the shown chat's task runs is a new one, beside it.
+  const view = shown.running ? freshView() : shown;
+  view.lastTask = task;
+  view.title ||= task;
+  view.box.querySelector('.history-notice')?.remove();
+  // A task sent after another in this chat continues its conversation (a chat opened from the
+  // History continues where it was stored).
+  send({ type: 'start_task', task, tabId: await targetTabId(), followUp: view.started, chatId: view.chat });
 });
 
 input.addEventListener('keydown', (e) => {
@@ -539,22 +696,12 @@ input.addEventListener('keydown', (e) => {
   }
 });
 
-stopButton.addEventListener('click', () => send({ type: 'stop' }));
-pauseButton.addEventListener('click', () => send({ type: paused ? 'resume' : 'pause' }));
-/** An empty chat: the next task starts a new conversation. */
-function resetChat() {
-  log.replaceChildren();
-  clearThinking();
-  pendingRun = null;
-  openedChat = null;
-  usageLine.hidden = true;
-  progress.line.hidden = true;
-}
+stopButton.addEventListener('click', () => send({ type: 'stop', chat: shown.chat }));
+pauseButton.addEventListener('click', () => send({ type: shown.state === 'paused' ? 'resume' : 'pause', chat: shown.chat }));
 
 document.getElementById('new-chat').addEventListener('click', () => {
-  if (running) return;
-  resetChat();
   closeHistory(false);
+  freshView();
   input.focus();
 });
 document.addEventListener('keydown', (e) => {
@@ -570,8 +717,8 @@ document.addEventListener('keydown', (e) => {
     clearAll.focus();
   } else if (!historyView.hidden) {
     closeHistory(true);
-  } else if (running) {
-    send({ type: 'stop' });
+  } else if (shown.running) {
+    send({ type: 'stop', chat: shown.chat });
   }
 });
 
@@ -584,7 +731,7 @@ const historyStatus = document.getElementById('history-status');
 const clearAll = document.getElementById('clear-all');
 const clearConfirm = document.getElementById('clear-confirm');
 /** The last list the worker sent, and a deletion waiting for its answer. */
-let listing = { chats: [], current: null, running: false };
+let listing = { chats: [], running: [] };
 let deleting = null;
 
 function openHistory() {
@@ -610,8 +757,9 @@ function formatDate(ms) {
 }
 
 function chatItem(chat) {
-  const runningHere = listing.running && chat.id === listing.current;
-  const item = element('li', `chat-item${chat.id === listing.current ? ' current' : ''}`);
+  const runningHere = listing.running.includes(chat.id);
+  const current = chat.id === shown.chat;
+  const item = element('li', `chat-item${current ? ' current' : ''}`);
   item.dataset.id = chat.id;
   const info = element('div', 'chat-info');
   const title = element('span', 'chat-title', chat.title);
@@ -620,12 +768,18 @@ function chatItem(chat) {
   date.dateTime = new Date(chat.updated).toISOString();
   info.append(title, date);
   if (runningHere) info.append(element('span', 'chat-badge', t('panel_chat_running')));
-  else if (chat.id === listing.current) info.append(element('span', 'chat-badge', t('panel_chat_current')));
+  else if (current) info.append(element('span', 'chat-badge', t('panel_chat_current')));
   const actions = element('div', 'chat-actions');
-  const open = button('open', t('panel_open'), () => send({ type: 'open_chat', id: chat.id }),
-    t('panel_open_chat', chat.title, formatDate(chat.updated)));
-  open.disabled = running;
-  if (running) open.title = t('panel_wait_for_task');
+  // A chat whose task runs is followed live; another is read from the History.
+  const open = button('open', t('panel_open'), () => {
+    const view = views.get(chat.id);
+    if (view?.running) {
+      closeHistory(false);
+      show(view);
+    } else {
+      send({ type: 'open_chat', id: chat.id });
+    }
+  }, t('panel_open_chat', chat.title, formatDate(chat.updated)));
   const remove = button('delete', t('panel_delete'), () => {
     send({ type: 'delete_chat', id: chat.id });
     // Focus stays in the list: on the next chat, or the heading when none is left.
@@ -641,14 +795,10 @@ function chatItem(chat) {
 
 /** The worker's `chats`: the list, after listing, deleting or clearing. */
 function showHistoryList(event) {
-  const before = listing;
   listing = event;
-  // The chat this panel shows was deleted (an opened one, or the worker's current one, which
-  // it forgot): it can no longer be continued, so the panel starts afresh.
-  const shownGone = openedChat
-    ? !event.chats.some((chat) => chat.id === openedChat.id)
-    : Boolean(before.current) && event.current === null && log.querySelector('.user') !== null;
-  if (shownGone && !running) resetChat();
+  // The chat this panel shows was deleted: it can no longer be continued, so the panel starts
+  // afresh.
+  if (shown.started && !shown.running && !event.chats.some((chat) => chat.id === shown.chat)) show(new ChatView());
   historyList.replaceChildren(...event.chats.map(chatItem));
   const count = event.chats.length;
   const counted = count === 0 ? t('panel_no_chats') : count === 1 ? t('panel_one_chat') : t('panel_chats', count);
@@ -664,20 +814,22 @@ function showHistoryList(event) {
 
 /** The worker's `chat`: a past chat, shown read-only; sending a message continues it. */
 function showChat(event) {
-  resetChat();
   closeHistory(false);
-  openedChat = { id: event.id, title: event.title };
+  const view = new ChatView(event.id);
+  view.title = event.title;
+  view.started = true;
   replaying = true;
   try {
-    for (const past of event.events) render(past);
+    for (const past of event.events) render(view, past);
   } finally {
     replaying = false;
-    clearThinking();
-    pendingRun = null;
+    view.clearThinking();
+    view.pendingRun = null;
   }
-  const notice = append(element('div', 'message notice history-notice',
+  const notice = view.append(element('div', 'message notice history-notice',
     t('panel_past_chat', formatDate(listing.chats.find((c) => c.id === event.id)?.updated ?? Date.now()))));
   notice.setAttribute('role', 'status');
+  show(view);
   input.focus();
 }
 
@@ -708,5 +860,6 @@ log.addEventListener('click', (e) => {
   chrome.tabs.create({ url: link.href });
 });
 
+show(new ChatView());
 connect();
 input.focus();

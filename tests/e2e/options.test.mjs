@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchAgentBrowser } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
-import { closedPort } from '../support/fixtures.mjs';
+import { closedPort, waitUntil } from '../support/fixtures.mjs';
 
 const OPTIONS_PATH = 'extension/options/options.html';
 const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
@@ -27,13 +27,6 @@ after(async () => {
   await llm?.close();
 });
 
-async function waitUntil(condition, timeout = 5000) {
-  const end = Date.now() + timeout;
-  while (!(await condition())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const storedSettings = async () => (await agent.worker.evaluate(() => chrome.storage.local.get('settings'))).settings ?? null;
 

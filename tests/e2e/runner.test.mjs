@@ -32,15 +32,19 @@ test('the runner completes the shop task, printing one JSON event per line', asy
     );
     assert.equal(code, 0, stderr);
     const events = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    // Every event names the task's chat.
+    const { chat } = events[0];
+    assert.match(chat, /^[0-9a-f]+-[0-9a-f]{8}$/);
+    assert.ok(events.every((e) => e.chat === chat));
     // The model's replies streamed in (OpenAI's SSE format) before each step was reported.
     assert.ok(events.some((e) => e.type === 'model_output' && e.text.startsWith('{"current_state"')));
     const usage = events.filter((e) => e.type === 'usage');
-    assert.deepEqual(usage.at(-1), { v: 1, type: 'usage', input_tokens: 800, output_tokens: 160, cost: null });
+    assert.deepEqual(usage.at(-1), { v: 1, chat, type: 'usage', input_tokens: 800, output_tokens: 160, cost: null });
     assert.deepEqual(events.filter((e) => !['usage', 'model_output'].includes(e.type)).map((e) => e.type), [
       'task_started', 'step_started', 'plan', 'step', 'step_started', 'step', 'step_started', 'step', 'step_started', 'plan', 'step',
       'plan', 'validation', 'run_recorded', 'result',
     ]);
-    assert.deepEqual(events.at(-1), { v: 1, type: 'result', success: true, text: 'The cart total is $14.50', html: '<p>The cart total is $14.50</p>', steps: 4 });
+    assert.deepEqual(events.at(-1), { v: 1, chat, type: 'result', success: true, text: 'The cart total is $14.50', html: '<p>The cart total is $14.50</p>', steps: 4 });
     assert.equal(events[1].max_steps, 6);
     assert.equal(llm.headers[0].authorization, 'Bearer sk-from-env');
     assert.doesNotMatch(stdout, /sk-from-env/);

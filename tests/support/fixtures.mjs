@@ -75,3 +75,12 @@ export function runRunner(args, env = {}) {
     child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
   });
 }
+
+/** Resolves once `condition()` holds, checking every 50 ms; throws after `timeout` ms. */
+export async function waitUntil(condition, timeout = 5000) {
+  const end = Date.now() + timeout;
+  while (!(await condition())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

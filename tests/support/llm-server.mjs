@@ -11,6 +11,7 @@
 //   { raw: "text" }                                      reply content sent as is (malformed output)
 //   { status: 401, body: {...}, headers?: {...} }        an HTTP error with that JSON body (and headers)
 //   { hang: true }                                       never answers; counts in `aborted` when the client gives up
+// Any reply may carry `delay: ms`, the time the model takes to answer it.
 //   { validate: { is_valid, reason, answer } }           the validator's verdict on the next claimed success
 //       (without one, a validator request is accepted automatically)
 //   { plan: { ... } }                                     the planner's next plan (else a plain one is made up)
@@ -260,13 +261,17 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
         res.on('close', () => { stats.aborted += 1; });
         return;
       }
-      try {
-        const previousState = requests.length > 1 ? lastState(requests[requests.length - 2]) : '';
-        const { status, body, headers: extra } = respond(step, request, previousState);
-        answer(res, request, status, body, extra);
-      } catch (err) {
-        send(500, JSON.stringify({ error: { message: `script error: ${err.message}` } }));
-      }
+      const previousState = requests.length > 1 ? lastState(requests[requests.length - 2]) : '';
+      const reply = () => {
+        try {
+          const { status, body, headers: extra } = respond(step, request, previousState);
+          answer(res, request, status, body, extra);
+        } catch (err) {
+          send(500, JSON.stringify({ error: { message: `script error: ${err.message}` } }));
+        }
+      };
+      if (step.delay) setTimeout(reply, step.delay);
+      else reply();
     });
   });
   await new Promise((resolve) => server.listen(wanted, '127.0.0.1', resolve));

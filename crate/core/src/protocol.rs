@@ -19,15 +19,18 @@ const PANEL_PAGES: &[&str] = &["extension/panel/panel.html"];
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum PanelRequest {
-    /// Starts a task on a tab: the given one, or the active tab of the panel's window.
+    /// Starts a task on a tab: the given one, or the active tab of the panel's window. Several
+    /// tasks run at once, each in its own chat and tab, up to the user's limit; the rest wait.
     StartTask {
         task: String,
         #[serde(rename = "tabId")]
         tab_id: Option<i32>,
-        /// Continue the conversation of the previous task rather than start a new one.
+        /// Continue the stored chat `chatId` (its conversation, and its place in the History)
+        /// rather than start a new one.
         #[serde(rename = "followUp", default)]
         follow_up: bool,
-        /// Continue this stored chat (its conversation, and its place in the History).
+        /// The chat the task belongs to: a new one under this id (chosen by the panel, which then
+        /// knows its events by it), or with `followUp` a stored one. Without it, a new chat.
         #[serde(rename = "chatId", default)]
         chat_id: Option<String>,
     },
@@ -37,6 +40,9 @@ pub enum PanelRequest {
         record: Value,
         #[serde(rename = "tabId")]
         tab_id: Option<i32>,
+        /// The new chat it runs in, as with `start_task`.
+        #[serde(rename = "chatId", default)]
+        chat_id: Option<String>,
     },
     /// Runs a workflow (see [`crate::workflow`]) on a tab, with new values for its parameters.
     RunWorkflow {
@@ -45,6 +51,8 @@ pub enum PanelRequest {
         values: BTreeMap<String, String>,
         #[serde(rename = "tabId")]
         tab_id: Option<i32>,
+        #[serde(rename = "chatId", default)]
+        chat_id: Option<String>,
     },
     /// Points out on the page an element a step acted on (`element` of an action report), for a
     /// few seconds, if it is still there.
@@ -53,16 +61,29 @@ pub enum PanelRequest {
         tab_id: Option<i32>,
         element: crate::browser::Highlight,
     },
-    /// Stops the running task, cancelling a model call in flight.
-    Stop,
-    /// Pauses the running task at once (a model call in flight is abandoned, and made again on
-    /// resume); `resume` continues it.
-    Pause,
-    Resume,
-    /// The user's answer to an `approval_needed` event.
+    /// Stops the task of chat `chat` (every task without it), cancelling a model call in flight;
+    /// a waiting task leaves the queue.
+    Stop {
+        #[serde(default)]
+        chat: Option<String>,
+    },
+    /// Pauses the task of chat `chat` (every task without it) at once (a model call in flight is
+    /// abandoned, and made again on resume); `resume` continues it.
+    Pause {
+        #[serde(default)]
+        chat: Option<String>,
+    },
+    Resume {
+        #[serde(default)]
+        chat: Option<String>,
+    },
+    /// The user's answer to an `approval_needed` event of chat `chat` (without it, of the task
+    /// that asked `id`).
     Approve {
         id: u32,
         approved: bool,
+        #[serde(default)]
+        chat: Option<String>,
     },
     /// The user's decision on a `review_needed` step: run, skip, retry (with feedback) or cancel.
     Review {
@@ -70,17 +91,15 @@ pub enum PanelRequest {
         decision: String,
         #[serde(default)]
         feedback: String,
+        #[serde(default)]
+        chat: Option<String>,
     },
     /// The History: answered with `chats`. (Braced, so that unknown fields are refused.)
     ListChats {},
     /// A stored chat, to be shown read-only: answered with `chat`.
-    OpenChat {
-        id: String,
-    },
+    OpenChat { id: String },
     /// Deletes a stored chat (not the running one): answered with `chats`.
-    DeleteChat {
-        id: String,
-    },
+    DeleteChat { id: String },
     /// Deletes every stored chat but the running one: answered with `chats`.
     ClearChats {},
 }
@@ -99,7 +118,17 @@ impl PanelRequest {
         let bad_id = |id: &String| (!chats::is_valid_id(id)).then(|| malformed(format!("\"{id}\" is not a chat id")));
         let problem = match &request {
             PanelRequest::StartTask { task, .. } if task.trim().is_empty() => Some(text!("core_task_empty").into()),
-            PanelRequest::StartTask { chat_id: Some(id), .. } => bad_id(id),
+            PanelRequest::StartTask { chat_id: Some(id), .. }
+            | PanelRequest::Replay { chat_id: Some(id), .. }
+            | PanelRequest::RunWorkflow { chat_id: Some(id), .. } => bad_id(id),
+            PanelRequest::StartTask { follow_up: true, chat_id: None, .. } => {
+                Some(malformed("a follow-up names the chat it continues (chatId)".into()))
+            }
+            PanelRequest::Stop { chat: Some(id) }
+            | PanelRequest::Pause { chat: Some(id) }
+            | PanelRequest::Resume { chat: Some(id) }
+            | PanelRequest::Approve { chat: Some(id), .. }
+            | PanelRequest::Review { chat: Some(id), .. } => bad_id(id),
             PanelRequest::OpenChat { id } | PanelRequest::DeleteChat { id } => bad_id(id),
             PanelRequest::Replay { record, .. } => crate::agent::Replay::from_record(record).err().map(not_replayable),
             PanelRequest::RunWorkflow { workflow, values, .. } => {
@@ -158,19 +187,31 @@ pub fn encode_event(event: &AgentEvent) -> Value {
     value
 }
 
-/// The History for the panel: the stored chats, newest first; `current` is the chat a follow-up
-/// continues (the running one when `running`); `message` says why a request was not carried out.
-pub fn encode_chats(chats: &[ChatSummary], current: Option<&str>, running: bool, message: Option<&str>) -> Value {
+/// An event of chat `chat`'s task, for the wire (see [`encode_event`]).
+pub fn encode_chat_event(chat: &str, event: &AgentEvent) -> Value {
+    let mut value = encode_event(event);
+    value["chat"] = Value::from(chat);
+    value
+}
+
+/// The History for the panel: the stored chats, newest first; `running` are the chats with a
+/// task under way or waiting; `message` says why a request was not carried out.
+pub fn encode_chats(chats: &[ChatSummary], running: &[String], message: Option<&str>) -> Value {
     let list: Vec<Value> = chats
         .iter()
         .map(|chat| json!({"id": chat.id, "title": chat.title, "created": chat.created, "updated": chat.updated}))
         .collect();
-    let mut value =
-        json!({"v": PROTOCOL_VERSION, "type": "chats", "chats": list, "current": current, "running": running});
+    let mut value = json!({"v": PROTOCOL_VERSION, "type": "chats", "chats": list, "running": running});
     if let Some(message) = message {
         value["message"] = Value::from(message);
     }
     value
+}
+
+/// What a panel learns when it connects: each task under way or waiting, with its chat's events
+/// so far (`running` says whether there is any, for the runner).
+pub fn encode_hello(tasks: Vec<Value>) -> Value {
+    json!({"v": PROTOCOL_VERSION, "type": "hello", "running": !tasks.is_empty(), "tasks": tasks})
 }
 
 /// A stored chat for the panel to show read-only: its events as they were sent.
@@ -197,11 +238,18 @@ mod tests {
             PanelRequest::parse(&json!({"v": 1, "type": "start_task", "task": "buy a mug", "tabId": 4})),
             Ok(PanelRequest::StartTask { task: "buy a mug".into(), tab_id: Some(4), follow_up: false, chat_id: None })
         );
-        assert_eq!(PanelRequest::parse(&json!({"v": 1, "type": "stop"})), Ok(PanelRequest::Stop));
+        assert_eq!(PanelRequest::parse(&json!({"v": 1, "type": "stop"})), Ok(PanelRequest::Stop { chat: None }));
+        assert_eq!(
+            PanelRequest::parse(&json!({"v": 1, "type": "pause", "chat": "18bc-0a1b"})),
+            Ok(PanelRequest::Pause { chat: Some("18bc-0a1b".into()) })
+        );
         assert_eq!(
             PanelRequest::parse(&json!({"v": 1, "type": "approve", "id": 3, "approved": false})),
-            Ok(PanelRequest::Approve { id: 3, approved: false })
+            Ok(PanelRequest::Approve { id: 3, approved: false, chat: None })
         );
+        assert!(PanelRequest::parse(&json!({"v": 1, "type": "stop", "chat": "a/b"}))
+            .unwrap_err()
+            .contains("not a chat id"));
     }
 
     #[test]
@@ -251,6 +299,7 @@ mod tests {
         assert!(refused(json!({"v": 1, "type": "start_task", "task": "x", "chatId": "../settings"}))
             .contains("not a chat id"));
         assert!(refused(json!({"v": 1, "type": "start_task", "task": "x", "chatId": 5})).contains("malformed"));
+        assert!(refused(json!({"v": 1, "type": "start_task", "task": "x", "followUp": true})).contains("chatId"));
         assert!(refused(json!({"v": 2, "type": "list_chats"})).contains("version 2"));
     }
 
@@ -259,11 +308,11 @@ mod tests {
         let summary =
             ChatSummary { id: "c1".into(), title: "buy a mug".into(), created: 1.0, updated: 2.0, bytes: 300 };
         assert_eq!(
-            encode_chats(&[summary], Some("c1"), true, None),
-            json!({"v": 1, "type": "chats", "chats": [{"id": "c1", "title": "buy a mug", "created": 1.0, "updated": 2.0}], "current": "c1", "running": true})
+            encode_chats(&[summary], &["c1".into()], None),
+            json!({"v": 1, "type": "chats", "chats": [{"id": "c1", "title": "buy a mug", "created": 1.0, "updated": 2.0}], "running": ["c1"]})
         );
-        let refused = encode_chats(&[], None, false, Some("This chat's task is running"));
-        assert_eq!(refused["current"], Value::Null);
+        let refused = encode_chats(&[], &[], Some("This chat's task is running"));
+        assert_eq!(refused["running"], json!([]));
         assert_eq!(refused["message"], "This chat's task is running");
         let mut chat = Chat::new("c1".into(), "buy a mug", 1.0);
         chat.record(json!({"v": 1, "type": "task_started", "task": "buy a mug"}), 2.0);
@@ -297,7 +346,7 @@ mod tests {
     fn a_replay_carries_a_replayable_record() {
         let record = json!({"task": "t", "steps": [{"planned": [{"action": {"go_back": {}}, "element": null}]}]});
         let request = PanelRequest::parse(&json!({"v": 1, "type": "replay", "record": record, "tabId": 3}));
-        assert_eq!(request, Ok(PanelRequest::Replay { record, tab_id: Some(3) }));
+        assert_eq!(request, Ok(PanelRequest::Replay { record, tab_id: Some(3), chat_id: None }));
         let empty = PanelRequest::parse(&json!({"v": 1, "type": "replay", "record": {"steps": []}}));
         assert_eq!(empty, Err("This run cannot be replayed: the record has no actions to replay.".into()));
     }
@@ -318,7 +367,8 @@ mod tests {
             Ok(PanelRequest::RunWorkflow {
                 workflow: workflow.clone(),
                 values: BTreeMap::from([("search".to_string(), "red".to_string())]),
-                tab_id: Some(3)
+                tab_id: Some(3),
+                chat_id: None
             })
         );
         assert_eq!(
@@ -378,8 +428,12 @@ mod tests {
     }
 
     #[test]
-    fn events_carry_the_version() {
+    fn events_carry_the_version_and_their_chat() {
         let event = AgentEvent::Stopped { steps: 2 };
         assert_eq!(encode_event(&event), json!({"v": 1, "type": "stopped", "steps": 2}));
+        assert_eq!(encode_chat_event("c1", &event), json!({"v": 1, "type": "stopped", "steps": 2, "chat": "c1"}));
+        let queued = encode_chat_event("c2", &AgentEvent::TaskQueued { task: "t".into(), position: 1 });
+        assert_eq!(queued, json!({"v": 1, "type": "task_queued", "task": "t", "position": 1, "chat": "c2"}));
+        assert_eq!(encode_hello(vec![])["running"], false);
     }
 }

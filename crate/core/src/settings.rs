@@ -15,6 +15,8 @@ use std::fmt;
 
 pub const DEFAULT_MAX_STEPS: u32 = 25;
 const MAX_MAX_STEPS: u32 = 200;
+pub const DEFAULT_PARALLEL_TASKS: u32 = 3;
+const MAX_PARALLEL_TASKS: u32 = 10;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -27,6 +29,8 @@ pub struct Settings {
     /// May be empty for local servers that need none.
     pub api_key: String,
     pub max_steps: u32,
+    /// How many tasks may run at once; more wait in line (see [`Settings::task_limit`]).
+    pub parallel_tasks: u32,
     /// Draw numbered boxes over the elements the agent sees.
     pub highlights: bool,
     /// Where the `search` action searches.
@@ -108,6 +112,7 @@ impl Default for Settings {
             model: String::new(),
             api_key: String::new(),
             max_steps: DEFAULT_MAX_STEPS,
+            parallel_tasks: DEFAULT_PARALLEL_TASKS,
             highlights: true,
             search_engine: SearchEngine::default(),
             trusted_input: false,
@@ -204,6 +209,12 @@ impl SettingsError {
 }
 
 impl Settings {
+    /// How many tasks may run at once, within what a browser and a model account bear (a value
+    /// out of range is taken at its nearest bound rather than stopping every task).
+    pub fn task_limit(&self) -> usize {
+        self.parallel_tasks.clamp(1, MAX_PARALLEL_TASKS) as usize
+    }
+
     pub fn validate(&self) -> Result<(), SettingsError> {
         let base_url = self.base_url.trim();
         if base_url.is_empty() && self.provider.needs_base_url() {
@@ -466,6 +477,9 @@ mod tests {
     fn reads_the_stored_form_with_defaults() {
         let settings: Settings = serde_json::from_str(r#"{"baseUrl":"http://a/v1","model":"m"}"#).unwrap();
         assert_eq!(settings.max_steps, DEFAULT_MAX_STEPS);
+        assert_eq!(settings.task_limit(), 3);
+        assert_eq!(Settings { parallel_tasks: 0, ..Settings::default() }.task_limit(), 1);
+        assert_eq!(Settings { parallel_tasks: 99, ..Settings::default() }.task_limit(), 10);
         assert_eq!(settings.api_key, "");
         assert_eq!(settings.search_engine, SearchEngine::DuckDuckGo);
         let google: Settings = serde_json::from_str(r#"{"searchEngine":"google"}"#).unwrap();

@@ -3,10 +3,10 @@
 //! against the user's setting, then runs as a task or as one command of a session the app drives.
 
 use crate::chats::Start;
+use crate::tasks::Asker;
 use crate::{to_js, Core, HostBrowser, Job, Prepared, TimedGate};
 use agent_core::agent::{drive_session, AgentEvent, DriveCommand, DriveReply, DriveRequest};
 use agent_core::browser::Browser;
-use agent_core::cancel::CancelToken;
 use agent_core::mcp::{self, HostMessage, TaskReport, Tool};
 use agent_core::settings::Settings;
 use futures::channel::{mpsc, oneshot};
@@ -43,13 +43,12 @@ impl AppCall {
     }
 }
 
-/// What apps have under way: the session one drives (its commands go to `session`), the call
-/// whose command it is serving, and the id of the call whose task runs.
+/// What apps have under way: the session one drives (its commands go to `session`) and the call
+/// whose command it is serving. (Their tasks are among the core's, marked by who asked.)
 #[derive(Default)]
 pub struct Apps {
     session: RefCell<Option<mpsc::UnboundedSender<DriveRequest>>>,
     serving: RefCell<Option<Rc<AppCall>>>,
-    pub task: RefCell<Option<u64>>,
 }
 
 /// Opens `url` for a task an app asked for, in a new tab next to `tab`, if the site settings
@@ -77,8 +76,8 @@ impl Core {
                 );
             }
             Ok(HostMessage::Cancel { id }) => {
-                if *self.apps.task.borrow() == Some(id) {
-                    self.with_task(CancelToken::cancel);
+                if let Some(task) = self.tasks.find(|task| task.asker == Asker::AppTask(id)) {
+                    self.stop(Some(&task.chat));
                 }
             }
             Ok(HostMessage::Disconnected) => self.apps_gone(),
@@ -105,11 +104,13 @@ impl Core {
     fn apps_gone(&self) {
         // Dropping the session's sender ends the session, once a question it waits on is
         // withdrawn (an action no app waits for any more is not done).
-        if self.apps.session.borrow_mut().take().is_some() {
-            self.user.pending.borrow_mut().clear();
-        }
-        if self.apps.task.borrow().is_some() {
-            self.with_task(CancelToken::cancel);
+        self.apps.session.borrow_mut().take();
+        for task in self.tasks.running() {
+            match task.asker {
+                Asker::AppSession => task.user.withdraw(None),
+                Asker::AppTask(_) => self.stop(Some(&task.chat)),
+                Asker::Panel => {}
+            }
         }
     }
 
@@ -126,10 +127,9 @@ impl Core {
         match tool {
             Tool::RunTask { task, url, max_steps } => {
                 self.end_session().await;
-                *self.apps.task.borrow_mut() = Some(id);
                 (call.url, call.max_steps) = (url, max_steps);
                 let app = Some(Rc::new(call));
-                self.start(Job::New { task, tab_id: None, follow_up: false, chat_id: None, app });
+                self.start(Job::New { task, tab_id: None, follow_up: false, chat: crate::new_chat_id(), app });
             }
             Tool::Drive(command) => {
                 let call = Rc::new(call);
@@ -142,10 +142,14 @@ impl Core {
     /// Serves one command in the app's session, opening the session first if needed.
     async fn command(&self, call: &Rc<AppCall>, settings: Settings, command: DriveCommand) -> DriveReply {
         if self.apps.session.borrow().is_none() {
-            if self.is_running() {
-                return DriveReply::Failed("The browser agent is busy with another task. Wait for it to end, or ask the user to stop it in the side panel.".into());
+            let tab = match self.browser.active_tab().await {
+                Ok(tab) => tab,
+                Err(message) => return DriveReply::Failed(message.to_string()),
+            };
+            if self.tasks.owner_of(tab, "").is_some() {
+                return DriveReply::Failed("The browser agent is working on another task in the active tab. Wait for it to end, ask the user to stop it in the side panel, or to switch to another tab.".into());
             }
-            self.open_session(&call.client, settings);
+            self.open_session(&call.client, settings, tab);
         }
         let Some(session) = self.apps.session.borrow().clone() else {
             return DriveReply::Failed("The session ended.".into());
@@ -164,40 +168,57 @@ impl Core {
         })
     }
 
-    /// Starts a session an app drives, shown in the panel as a running task (Stop ends it).
-    fn open_session(&self, client: &str, settings: Settings) {
+    /// Starts a session an app drives in `tab`, shown in the panel as a running task (Stop ends it).
+    fn open_session(&self, client: &str, settings: Settings, tab: i32) {
         let (sender, mut requests) = mpsc::unbounded::<DriveRequest>();
         *self.apps.session.borrow_mut() = Some(sender);
-        let cancel = CancelToken::new();
-        *self.running.borrow_mut() = Some(cancel.clone());
+        let chat = crate::new_chat_id();
+        let session = self.tasks.run(chat.clone(), Asker::AppSession);
+        session.tab.set(Some(tab));
         let core = self.share();
         let client = client.to_string();
         wasm_bindgen_futures::spawn_local(async move {
-            let Core { browser, running, user, chats, apps, .. } = &core;
+            let Core { browser, chats, apps, .. } = &core;
             let task = mcp::session_task(&client);
+            let open = match chats.begin(&task, Start::New(&chat)).await {
+                Ok(open) => open,
+                Err(message) => {
+                    requests.close();
+                    while let Ok((_, answer)) = requests.try_recv() {
+                        let _ = answer.send(DriveReply::Failed(message.to_string()));
+                    }
+                    core.emit_to(&chat, AgentEvent::Error { message, steps: 0 });
+                    return core.session_over(&chat);
+                }
+            };
             // An approval the session asks for tells the app it waits.
             let emit = |event: AgentEvent| {
                 if let (AgentEvent::ApprovalNeeded { .. }, Some(call)) = (&event, apps.serving.borrow().as_ref()) {
                     call.on_event(&event);
                 }
-                chats.emit(&event);
+                open.emit(&event);
             };
-            let prepared = match chats.begin(&task, Start::New).await {
-                Err(message) => Err(message),
-                Ok(()) => {
-                    chats.emit(&AgentEvent::AppDriving { client: client.clone() });
-                    match browser.active_tab().await {
-                        Ok(tab) => Prepared::new(&settings, task, tab, Rc::default()).await,
-                        Err(message) => Err(message),
-                    }
-                }
-            };
-            match prepared {
+            open.emit(&AgentEvent::AppDriving { client: client.clone() });
+            match Prepared::new(&settings, task, tab, Rc::default()).await {
                 Ok(prepared) => {
-                    let gate = TimedGate { user, browser, time_limit_ms: Some(mcp::APPROVAL_TIMEOUT_MS) };
+                    let gate = TimedGate {
+                        user: &session.user,
+                        browser,
+                        emit: &emit,
+                        time_limit_ms: Some(mcp::APPROVAL_TIMEOUT_MS),
+                    };
                     let models = prepared.models();
-                    drive_session(&prepared.config, &client, browser.as_ref(), models, &gate, &cancel, &emit, requests)
-                        .await;
+                    drive_session(
+                        &prepared.config,
+                        &client,
+                        browser.as_ref(),
+                        models,
+                        &gate,
+                        &session.cancel,
+                        &emit,
+                        requests,
+                    )
+                    .await;
                 }
                 Err(message) => {
                     // The commands sent meanwhile learn why.
@@ -208,12 +229,18 @@ impl Core {
                     emit(AgentEvent::Error { message, steps: 0 });
                 }
             }
-            chats.finish();
-            apps.session.borrow_mut().take();
-            apps.serving.borrow_mut().take();
-            running.borrow_mut().take();
-            user.pending.borrow_mut().clear();
+            open.finish();
+            session.user.withdraw(None);
+            core.session_over(&chat);
         });
+    }
+
+    /// The session in chat `chat` has ended: its place goes to a waiting task.
+    fn session_over(&self, chat: &str) {
+        self.apps.session.borrow_mut().take();
+        self.apps.serving.borrow_mut().take();
+        self.tasks.end(chat);
+        self.start_waiting();
     }
 
     /// Ends the app's session, if one is open, and waits until it has released the browser.
@@ -222,7 +249,7 @@ impl Core {
             return;
         }
         for _ in 0..100 {
-            if !self.is_running() {
+            if self.tasks.find(|task| task.asker == Asker::AppSession).is_none() {
                 return;
             }
             self.browser.sleep(50).await;

@@ -1,4 +1,4 @@
-//! The History in the worker: records the current chat's events as they go to the panel, and
+//! The History in the worker: records each running task's chat as its events go to the panel, and
 //! keeps the stored chats (`agent_core::chats`, in `chrome.storage.local` through the host) one
 //! storage operation at a time, in the order they were asked for.
 
@@ -7,13 +7,13 @@ use agent_core::agent::AgentEvent;
 use agent_core::chats::{self, Chat, ChatIndex, MAX_CHAT_BYTES};
 use agent_core::i18n::{Message, Text};
 use agent_core::messages::History;
-use agent_core::protocol::{encode_chat, encode_chats, encode_event};
+use agent_core::protocol::{encode_chat, encode_chat_event, encode_chats};
 use agent_core::text;
 use agent_core::tokens::TokenCounter;
 use futures::channel::oneshot;
 use futures::future::{FutureExt, LocalBoxFuture, Shared};
 use serde_json::Value;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::future::Future;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -25,14 +25,20 @@ fn gone() -> Text {
 
 /// Where a task's chat comes from.
 pub enum Start<'a> {
-    /// A new chat.
-    New,
-    /// The current chat (after a worker restart: the one it was working on, if stored).
-    FollowUp,
-    /// A stored chat, reopened from the History.
+    /// A new chat under this id.
+    New(&'a str),
+    /// A stored chat, continued (a follow-up, or a chat reopened from the History).
     Chat(&'a str),
-    /// A task resumed after a worker restart: the chat it was recorded in.
-    Resume,
+    /// A task resumed after a worker restart: the chat it was recorded in, if still stored.
+    Resume(&'a str),
+}
+
+impl Start<'_> {
+    pub fn id(&self) -> &str {
+        match self {
+            Start::New(id) | Start::Chat(id) | Start::Resume(id) => id,
+        }
+    }
 }
 
 /// Where an answer to one panel's request goes: that panel's port, or every panel.
@@ -53,23 +59,24 @@ impl Reply {
 
 pub struct Chats {
     browser: Rc<HostBrowser>,
-    /// The conversation follow-up tasks continue (the core's).
-    conversation: Rc<RefCell<History>>,
-    /// The chat of the running or last task, which a follow-up continues.
-    current: RefCell<Option<Chat>>,
-    /// Whether a task of the current chat is under way (from its start to its final event).
-    active: Cell<bool>,
+    /// The chats whose tasks are under way, each recording its task's events.
+    open: RefCell<Vec<Rc<OpenChat>>>,
     /// The last storage operation asked for: each waits for the one before.
     tail: RefCell<Shared<LocalBoxFuture<'static, ()>>>,
 }
 
+/// The chat of a task under way: its events so far, and the conversation the task continues.
+pub struct OpenChat {
+    chats: Rc<Chats>,
+    chat: RefCell<Chat>,
+    pub conversation: Rc<RefCell<History>>,
+}
+
 impl Chats {
-    pub fn new(browser: Rc<HostBrowser>, conversation: Rc<RefCell<History>>) -> Rc<Chats> {
+    pub fn new(browser: Rc<HostBrowser>) -> Rc<Chats> {
         Rc::new(Chats {
             browser,
-            conversation,
-            current: RefCell::default(),
-            active: Cell::new(false),
+            open: RefCell::default(),
             tail: RefCell::new(futures::future::ready(()).boxed_local().shared()),
         })
     }
@@ -90,102 +97,48 @@ impl Chats {
         receiver.map(Result::ok)
     }
 
-    fn current_id(&self) -> Option<String> {
-        self.current.borrow().as_ref().map(|chat| chat.id.clone())
+    /// The ids of the chats whose tasks are under way.
+    pub fn open_ids(&self) -> Vec<String> {
+        self.open.borrow().iter().map(|chat| chat.id()).collect()
     }
 
-    /// Sends an event of the running task to the panels, recording it in the current chat.
-    pub fn emit(self: &Rc<Self>, event: &AgentEvent) {
-        let message = encode_event(event);
-        // A started task's chat is listed at once, and saved after every step, so that a worker
-        // restart loses none of it (and saved again, whole, when the task ends).
-        let save_now =
-            matches!(event, AgentEvent::TaskStarted { .. } | AgentEvent::TaskResumed { .. } | AgentEvent::Step { .. });
-        if let Some(chat) = self.current.borrow_mut().as_mut() {
-            chat.record(message.clone(), js_sys::Date::now());
-        }
-        self.browser.emit_value(&message);
-        if save_now {
-            self.save();
-        }
+    /// The open chat `id`, if its task is under way.
+    pub fn open_chat(&self, id: &str) -> Option<Rc<OpenChat>> {
+        self.open.borrow().iter().find(|chat| chat.id() == id).cloned()
     }
 
-    /// Makes the chat a task belongs to the current one, and the conversation the one it continues.
-    pub async fn begin(self: &Rc<Self>, task: &str, start: Start<'_>) -> Result<(), Message> {
-        let current = self.current_id();
-        let continues = match start {
-            Start::FollowUp => current.is_some(),
-            Start::Chat(id) => current.as_deref() == Some(id),
-            _ => false,
-        };
-        if continues {
-            self.active.set(true);
-            return Ok(());
-        }
-        let stored_id = match start {
-            Start::New => None,
-            Start::Chat(id) => Some(id.to_string()),
-            Start::FollowUp | Start::Resume => self.browser.load_current_chat().await,
-        };
-        let stored = match stored_id {
-            Some(id) => {
+    /// Opens the chat a task belongs to, with the conversation it continues.
+    pub async fn begin(self: &Rc<Self>, task: &str, start: Start<'_>) -> Result<Rc<OpenChat>, Message> {
+        let id = start.id().to_string();
+        let stored = match start {
+            Start::New(_) => None,
+            Start::Chat(_) | Start::Resume(_) => {
                 let browser = Rc::clone(&self.browser);
-                let loaded = self.serial(async move { browser.load_chat(&id).await }).await.unwrap_or(Ok(None));
+                let key = id.clone();
+                let loaded = self.serial(async move { browser.load_chat(&key).await }).await.unwrap_or(Ok(None));
                 match (loaded, &start) {
+                    (Ok(chat), Start::Resume(_)) => chat,
                     (Ok(Some(chat)), _) => Some(chat),
-                    (Ok(None), Start::Chat(_)) => return Err(gone().into()),
+                    (Ok(None), _) => return Err(gone().into()),
                     (Err(problem), Start::Chat(_)) => return Err(text!("core_chat_unreadable", problem).into()),
-                    _ => None,
+                    (Err(_), _) => None,
                 }
             }
-            None => None,
         };
-        let now = js_sys::Date::now();
         let conversation = match &stored {
-            Some(chat) if !matches!(start, Start::Resume) && !chat.conversation.is_null() => {
+            Some(chat) if !matches!(start, Start::Resume(_)) && !chat.conversation.is_null() => {
                 History::from_json(&chat.conversation, &TokenCounter::estimate())?
             }
             _ => History::default(),
         };
-        *self.conversation.borrow_mut() = conversation;
-        let chat = stored.unwrap_or_else(|| {
-            Chat::new(chats::new_id(now, (js_sys::Math::random() * f64::from(u32::MAX)) as u32), task, now)
+        let chat = stored.unwrap_or_else(|| Chat::new(id, task, js_sys::Date::now()));
+        let open = Rc::new(OpenChat {
+            chats: Rc::clone(self),
+            chat: RefCell::new(chat),
+            conversation: Rc::new(conversation.into()),
         });
-        let id = chat.id.clone();
-        *self.current.borrow_mut() = Some(chat);
-        self.active.set(true);
-        self.browser.save_current_chat(Some(&id)).await;
-        Ok(())
-    }
-
-    /// The task is over: its conversation joins the chat, which is saved.
-    pub fn finish(self: &Rc<Self>) {
-        self.active.set(false);
-        if let Some(chat) = self.current.borrow_mut().as_mut() {
-            chat.conversation = self.conversation.borrow().to_json();
-        }
-        self.save();
-    }
-
-    /// Saves the current chat, if a task of it started (bounded, as every stored chat is).
-    fn save(self: &Rc<Self>) {
-        let snapshot = {
-            let mut current = self.current.borrow_mut();
-            match current.as_mut() {
-                Some(chat) if chat.has_task() => {
-                    chat.cap(MAX_CHAT_BYTES);
-                    chat.clone()
-                }
-                _ => return,
-            }
-        };
-        let this = Rc::clone(self);
-        drop(self.serial(async move {
-            if let Err(problem) = store(&this.browser, snapshot).await {
-                let message = text!("core_warning_chat_not_saved", problem).into();
-                this.browser.emit(&AgentEvent::Warning { message });
-            }
-        }));
+        self.open.borrow_mut().push(Rc::clone(&open));
+        Ok(open)
     }
 
     /// Stores a chat as a task would have (for tests and the benchmark), bounds included.
@@ -217,24 +170,19 @@ impl Chats {
 
     /// Answers `delete_chat`: the chat is deleted unless its task is running.
     pub fn delete(self: &Rc<Self>, id: String, reply: Reply) {
-        self.answer_with_list(reply, move |index| {
-            if index.running && index.current.as_deref() == Some(&id) {
+        self.answer_with_list(reply, move |listing| {
+            if listing.running.contains(&id) {
                 return Some("This chat's task is running: stop it before deleting the chat.".into());
             }
-            index.forget_current_if(|current| current == id);
-            index.remove.push(id.clone());
+            listing.remove.push(id.clone());
             None
         });
     }
 
-    /// Answers `clear_chats`: every chat is deleted but the running one.
+    /// Answers `clear_chats`: every chat is deleted but those whose tasks are running.
     pub fn clear(self: &Rc<Self>, reply: Reply) {
-        self.answer_with_list(reply, |index| {
-            let keep = index.current.clone().filter(|_| index.running);
-            index.remove = index.stored.ids().into_iter().filter(|id| Some(id) != keep.as_ref()).collect();
-            if keep.is_none() {
-                index.forget_current_if(|_| true);
-            }
+        self.answer_with_list(reply, |listing| {
+            listing.remove = listing.stored.ids().into_iter().filter(|id| !listing.running.contains(id)).collect();
             None
         });
     }
@@ -248,21 +196,9 @@ impl Chats {
                 Ok(index) => (index, None),
                 Err(problem) => (ChatIndex::default(), Some(format!("The History could not be read: {problem}."))),
             };
-            let mut listing = Listing {
-                stored,
-                current: this.current_id(),
-                running: this.active.get(),
-                remove: Vec::new(),
-                forget: false,
-            };
+            let mut listing = Listing { stored, running: this.open_ids(), remove: Vec::new() };
             if message.is_none() {
                 message = change(&mut listing);
-            }
-            if listing.forget {
-                this.current.borrow_mut().take();
-                this.conversation.borrow_mut().clear();
-                listing.current = None;
-                this.browser.save_current_chat(None).await;
             }
             if !listing.remove.is_empty() {
                 for id in &listing.remove {
@@ -273,7 +209,7 @@ impl Chats {
                     listing.stored = this.browser.load_chat_index().await.unwrap_or_default();
                 }
             }
-            encode_chats(listing.stored.summaries(), listing.current.as_deref(), listing.running, message.as_deref())
+            encode_chats(listing.stored.summaries(), &listing.running, message.as_deref())
         });
         wasm_bindgen_futures::spawn_local(async move {
             if let Some(answer) = work.await {
@@ -286,19 +222,62 @@ impl Chats {
 /// The History as a request to change it sees it.
 struct Listing {
     stored: ChatIndex,
-    current: Option<String>,
-    running: bool,
+    /// The chats whose tasks are under way, which stay.
+    running: Vec<String>,
     /// The chats to delete.
     remove: Vec<String>,
-    /// Whether the current chat goes too (then a follow-up starts a new chat).
-    forget: bool,
 }
 
-impl Listing {
-    fn forget_current_if(&mut self, condition: impl Fn(&str) -> bool) {
-        if !self.running && self.current.as_deref().is_some_and(condition) {
-            self.forget = true;
+impl OpenChat {
+    pub fn id(&self) -> String {
+        self.chat.borrow().id.clone()
+    }
+
+    /// The chat's events so far, for a panel that connects while its task runs.
+    pub fn events(&self) -> Vec<Value> {
+        self.chat.borrow().events.clone()
+    }
+
+    /// Sends an event of the chat's task to the panels, recording it in the chat.
+    pub fn emit(&self, event: &AgentEvent) {
+        let message = encode_chat_event(&self.id(), event);
+        // A started task's chat is listed at once, and saved after every step, so that a worker
+        // restart loses none of it (and saved again, whole, when the task ends).
+        let save_now =
+            matches!(event, AgentEvent::TaskStarted { .. } | AgentEvent::TaskResumed { .. } | AgentEvent::Step { .. });
+        self.chat.borrow_mut().record(message.clone(), js_sys::Date::now());
+        self.chats.browser.emit_value(&message);
+        if save_now {
+            self.save();
         }
+    }
+
+    /// The task is over: its conversation joins the chat, which is saved and no longer open.
+    pub fn finish(&self) {
+        self.chat.borrow_mut().conversation = self.conversation.borrow().to_json();
+        self.save();
+        let id = self.id();
+        self.chats.open.borrow_mut().retain(|chat| chat.id() != id);
+    }
+
+    /// Saves the chat, if a task of it started (bounded, as every stored chat is).
+    fn save(&self) {
+        let snapshot = {
+            let mut chat = self.chat.borrow_mut();
+            if !chat.has_task() {
+                return;
+            }
+            chat.cap(MAX_CHAT_BYTES);
+            chat.clone()
+        };
+        let browser = Rc::clone(&self.chats.browser);
+        let chat = snapshot.id.clone();
+        drop(self.chats.serial(async move {
+            if let Err(problem) = store(&browser, snapshot).await {
+                let message = text!("core_warning_chat_not_saved", problem).into();
+                browser.emit_value(&encode_chat_event(&chat, &AgentEvent::Warning { message }));
+            }
+        }));
     }
 }
 

@@ -56,11 +56,13 @@ extern "C" {
     async fn active_tab(this: &BrowserHost) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method)]
     fn emit(this: &BrowserHost, event: JsValue);
-    /// Saves the running task's checkpoint where a restarted worker finds it; `null` clears it.
+    /// Saves the checkpoint of chat `chat`'s task where a restarted worker finds it; `null`
+    /// clears it.
     #[wasm_bindgen(method, catch, js_name = saveTask)]
-    async fn save_task(this: &BrowserHost, checkpoint: JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = loadTask)]
-    async fn load_task(this: &BrowserHost) -> Result<JsValue, JsValue>;
+    async fn save_task(this: &BrowserHost, chat: &str, checkpoint: JsValue) -> Result<JsValue, JsValue>;
+    /// Every saved checkpoint, as an object from chat id to checkpoint.
+    #[wasm_bindgen(method, catch, js_name = loadTasks)]
+    async fn load_tasks(this: &BrowserHost) -> Result<JsValue, JsValue>;
     /// The History's index: the stored chats' summaries (an array, or `undefined`).
     #[wasm_bindgen(method, catch, js_name = loadChatIndex)]
     async fn load_chat_index(this: &BrowserHost) -> Result<JsValue, JsValue>;
@@ -75,11 +77,6 @@ extern "C" {
         chat: JsValue,
         removed: JsValue,
     ) -> Result<JsValue, JsValue>;
-    /// The chat a follow-up continues, kept where a restarted worker finds it (`null` clears it).
-    #[wasm_bindgen(method, catch, js_name = saveCurrentChat)]
-    async fn save_current_chat(this: &BrowserHost, id: JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = loadCurrentChat)]
-    async fn load_current_chat(this: &BrowserHost) -> Result<JsValue, JsValue>;
 }
 
 pub struct HostBrowser {
@@ -145,29 +142,26 @@ impl HostBrowser {
             .map_err(|err| error_message(&err))
     }
 
-    /// Remembers the chat a follow-up continues across worker restarts; losing it only costs that.
-    pub async fn save_current_chat(&self, id: Option<&str>) {
-        let _ = self.host.save_current_chat(id.map_or(JsValue::NULL, JsValue::from_str)).await;
-    }
-
-    pub async fn load_current_chat(&self) -> Option<String> {
-        self.host.load_current_chat().await.ok().and_then(|id| id.as_string())
-    }
-
-    /// Saves a checkpoint of the running task, or clears it with `None`. A checkpoint that cannot
-    /// be saved only costs the ability to resume, so the task goes on.
-    pub async fn save_task(&self, checkpoint: Option<&Checkpoint>) {
+    /// Saves a checkpoint of chat `chat`'s task, or clears it with `None`. A checkpoint that
+    /// cannot be saved only costs the ability to resume, so the task goes on.
+    pub async fn save_task(&self, chat: &str, checkpoint: Option<&Checkpoint>) {
         let value = checkpoint.map_or(JsValue::NULL, super::to_js);
-        let _ = self.host.save_task(value).await;
+        let _ = self.host.save_task(chat, value).await;
     }
 
-    /// The checkpoint of a task interrupted by a worker restart, if one was saved.
-    pub async fn load_task(&self) -> Result<Option<Checkpoint>, String> {
-        let value = self.host.load_task().await.map_err(|err| error_message(&err))?;
-        if value.is_null() || value.is_undefined() {
-            return Ok(None);
-        }
-        serde_wasm_bindgen::from_value(value).map(Some).map_err(|err| format!("the saved task is unreadable ({err})"))
+    /// The checkpoints of the tasks a worker restart interrupted, by chat, each read or why not.
+    pub async fn load_tasks(&self) -> Result<Vec<(String, Result<Checkpoint, String>)>, String> {
+        let value = self.host.load_tasks().await.map_err(|err| error_message(&err))?;
+        let saved: std::collections::BTreeMap<String, serde_json::Value> =
+            serde_wasm_bindgen::from_value(value).map_err(|err| format!("the saved tasks are unreadable ({err})"))?;
+        Ok(saved
+            .into_iter()
+            .map(|(chat, checkpoint)| {
+                let read =
+                    serde_json::from_value(checkpoint).map_err(|err| format!("the saved task is unreadable ({err})"));
+                (chat, read)
+            })
+            .collect())
     }
 
     pub async fn load_settings(&self) -> Result<Settings, Message> {

@@ -6,6 +6,7 @@ mod apps;
 mod chats;
 mod fetch;
 mod host;
+mod tasks;
 mod vocabulary;
 
 use agent_core::agent::{run_task, AgentEvent, Budgets, Checkpoint, Models, Replay, Review, TaskConfig, UserGate};
@@ -18,54 +19,31 @@ use agent_core::llm::AnyModel;
 use agent_core::mcp;
 use agent_core::messages::{Budget, History};
 use agent_core::protocol::{self, PanelRequest};
-use agent_core::settings::Settings;
+use agent_core::settings::{Settings, DEFAULT_PARALLEL_TASKS};
 use agent_core::text;
 use agent_core::tokens::{estimate_tokens, TokenCounter};
 use agent_core::workflow::{self, Workflow};
 use apps::{AppCall, Apps};
 use chats::{Chats, Reply, Start};
 use fetch::FetchClient;
-use futures::channel::oneshot;
 use host::{BrowserHost, HostBrowser};
 use serde::Serialize;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
+use tasks::{Asker, PanelUser, Task, Tasks, Waiting};
 use wasm_bindgen::prelude::*;
 
-/// The agent as the service worker sees it: one per worker, running at most one task at a time.
+/// The agent as the service worker sees it: one per worker, running several tasks at once, each
+/// in its own chat and tab.
 #[wasm_bindgen]
 pub struct Core {
     browser: Rc<HostBrowser>,
-    running: Rc<RefCell<Option<CancelToken>>>,
-    user: Rc<PanelUser>,
-    /// The conversation follow-up tasks continue.
-    conversation: Rc<RefCell<History>>,
-    /// The History: the current chat's events, and the stored chats.
+    /// The tasks under way and those waiting for a place.
+    tasks: Rc<Tasks<Job>>,
+    /// The History: the running tasks' chats, and the stored chats.
     chats: Rc<Chats>,
     /// What AI apps (through MCP) have under way.
     apps: Rc<Apps>,
-}
-
-/// The user, answering approval requests through the panel; each request waits on a channel
-/// that the panel's `approve` message completes.
-#[derive(Default)]
-struct PanelUser {
-    pending: RefCell<HashMap<u32, oneshot::Sender<Review>>>,
-}
-
-impl PanelUser {
-    fn answer(&self, id: u32, decision: Review) {
-        if let Some(sender) = self.pending.borrow_mut().remove(&id) {
-            let _ = sender.send(decision);
-        }
-    }
-
-    async fn ask(&self, id: u32) -> Option<Review> {
-        let (sender, receiver) = oneshot::channel();
-        self.pending.borrow_mut().insert(id, sender);
-        receiver.await.ok()
-    }
 }
 
 /// The user as a task asks them: through the panel, within a time limit for the tasks AI apps
@@ -74,6 +52,8 @@ impl PanelUser {
 struct TimedGate<'a> {
     user: &'a PanelUser,
     browser: &'a HostBrowser,
+    /// Where a warning of an unanswered question goes.
+    emit: &'a dyn Fn(AgentEvent),
     time_limit_ms: Option<u32>,
 }
 
@@ -85,8 +65,8 @@ impl TimedGate<'_> {
         match futures::future::select(answer, timeout).await {
             futures::future::Either::Left((answer, _)) => answer,
             futures::future::Either::Right(_) => {
-                self.user.pending.borrow_mut().remove(&id);
-                self.browser.emit(&AgentEvent::Warning { message: mcp::unanswered(limit).into() });
+                self.user.withdraw(Some(id));
+                (self.emit)(AgentEvent::Warning { message: mcp::unanswered(limit).into() });
                 None
             }
         }
@@ -109,10 +89,8 @@ impl Core {
     #[wasm_bindgen(constructor)]
     pub fn new(host: BrowserHost) -> Core {
         let browser = Rc::new(HostBrowser::new(host));
-        let running = Rc::new(RefCell::new(None));
-        let conversation = Rc::<RefCell<History>>::default();
-        let chats = Chats::new(Rc::clone(&browser), Rc::clone(&conversation));
-        Core { browser, running, user: Rc::new(PanelUser::default()), conversation, chats, apps: Rc::default() }
+        let chats = Chats::new(Rc::clone(&browser));
+        Core { browser, tasks: Rc::default(), chats, apps: Rc::default() }
     }
 
     /// Handles one message from a trusted panel port. Problems are reported as events. Answers
@@ -125,22 +103,29 @@ impl Core {
             .and_then(|value| PanelRequest::parse(&value));
         match request {
             Err(reason) => self.browser.emit(&AgentEvent::Error { message: reason, steps: 0 }),
-            Ok(PanelRequest::Stop) => self.with_task(CancelToken::cancel),
-            Ok(PanelRequest::Pause) => self.with_task(CancelToken::pause),
-            Ok(PanelRequest::Resume) => self.with_task(CancelToken::resume),
+            Ok(PanelRequest::Stop { chat }) => self.stop(chat.as_deref()),
+            Ok(PanelRequest::Pause { chat }) => self.control(chat.as_deref(), CancelToken::pause),
+            Ok(PanelRequest::Resume { chat }) => self.control(chat.as_deref(), CancelToken::resume),
             Ok(PanelRequest::StartTask { task, tab_id, follow_up, chat_id }) => {
-                self.start(Job::New { task, tab_id, follow_up, chat_id, app: None })
+                let chat = chat_id.unwrap_or_else(new_chat_id);
+                self.start(Job::New { task, tab_id, follow_up, chat, app: None })
             }
             Ok(PanelRequest::Highlight { tab_id, element }) => self.point_out(tab_id, element),
-            Ok(PanelRequest::Replay { record, tab_id }) => match Replay::from_record(&record) {
-                Ok(replay) => self.start(Job::Replay { replay, tab_id }),
-                Err(err) => self.browser.emit(&AgentEvent::Error { message: protocol::not_replayable(err), steps: 0 }),
-            },
-            Ok(PanelRequest::RunWorkflow { workflow, values, tab_id }) => {
-                match workflow::run_with(&workflow, &values) {
-                    Ok(replay) => self.start(Job::Replay { replay, tab_id }),
+            Ok(PanelRequest::Replay { record, tab_id, chat_id }) => {
+                let chat = chat_id.unwrap_or_else(new_chat_id);
+                match Replay::from_record(&record) {
+                    Ok(replay) => self.start(Job::Replay { replay, tab_id, chat }),
                     Err(err) => {
-                        self.browser.emit(&AgentEvent::Error { message: protocol::not_runnable(err), steps: 0 })
+                        self.emit_to(&chat, AgentEvent::Error { message: protocol::not_replayable(err), steps: 0 })
+                    }
+                }
+            }
+            Ok(PanelRequest::RunWorkflow { workflow, values, tab_id, chat_id }) => {
+                let chat = chat_id.unwrap_or_else(new_chat_id);
+                match workflow::run_with(&workflow, &values) {
+                    Ok(replay) => self.start(Job::Replay { replay, tab_id, chat }),
+                    Err(err) => {
+                        self.emit_to(&chat, AgentEvent::Error { message: protocol::not_runnable(err), steps: 0 })
                     }
                 }
             }
@@ -148,10 +133,11 @@ impl Core {
             Ok(PanelRequest::OpenChat { id }) => self.chats.open(id, reply),
             Ok(PanelRequest::DeleteChat { id }) => self.chats.delete(id, reply),
             Ok(PanelRequest::ClearChats {}) => self.chats.clear(reply),
-            Ok(PanelRequest::Approve { id, approved }) => {
-                self.user.answer(id, if approved { Review::Run } else { Review::Skip })
+            Ok(PanelRequest::Approve { id, approved, chat }) => {
+                self.answer(chat.as_deref(), id, if approved { Review::Run } else { Review::Skip })
             }
-            Ok(PanelRequest::Review { id, decision, feedback }) => self.user.answer(
+            Ok(PanelRequest::Review { id, decision, feedback, chat }) => self.answer(
+                chat.as_deref(),
                 id,
                 match decision.as_str() {
                     "run" => Review::Run,
@@ -214,48 +200,85 @@ impl Core {
         })
     }
 
-    #[wasm_bindgen(js_name = isRunning)]
-    pub fn is_running(&self) -> bool {
-        self.running.borrow().is_some()
+    /// What a panel learns when it connects: the tasks under way, each with its chat's events so
+    /// far, and those waiting for a place.
+    pub fn hello(&self) -> JsValue {
+        let mut tasks: Vec<serde_json::Value> = self
+            .tasks
+            .running()
+            .iter()
+            .map(|task| {
+                let events = self.chats.open_chat(&task.chat).map(|chat| chat.events()).unwrap_or_default();
+                let paused = task.cancel.is_paused();
+                serde_json::json!({"chat": task.chat, "state": if paused { "paused" } else { "running" }, "events": events})
+            })
+            .collect();
+        for (position, (chat, task)) in self.tasks.line().into_iter().enumerate() {
+            let queued =
+                protocol::encode_chat_event(&chat, &AgentEvent::TaskQueued { task, position: position as u32 + 1 });
+            tasks.push(serde_json::json!({"chat": chat, "state": "queued", "events": [queued]}));
+        }
+        to_js(&protocol::encode_hello(tasks))
     }
 
-    /// Resumes the task a stopped worker left, if any: called once when the worker starts.
-    /// Resolves once the task is running again (or was ended with the user told why).
+    /// Resumes the tasks a stopped worker left, if any: called once when the worker starts.
+    /// Resolves once they are running again (or were ended with the user told why).
     #[wasm_bindgen(js_name = resumeInterrupted)]
     pub async fn resume_interrupted(&self) {
-        let checkpoint = match self.browser.load_task().await {
-            Ok(Some(checkpoint)) => checkpoint,
-            Ok(None) => return,
+        let saved = match self.browser.load_tasks().await {
+            Ok(saved) => saved,
             Err(problem) => {
-                self.browser.save_task(None).await;
                 let message = text!("core_task_resume_failed", problem).into();
                 return self.browser.emit(&AgentEvent::Error { message, steps: 0 });
             }
         };
-        if let Some(message) = checkpoint.stale(js_sys::Date::now()) {
-            self.browser.save_task(None).await;
-            return self.browser.emit(&AgentEvent::Error { message, steps: checkpoint.step.saturating_sub(1) });
+        for (chat, checkpoint) in saved {
+            let stale = match &checkpoint {
+                Err(problem) => Some((text!("core_task_resume_failed", problem).into(), 0)),
+                Ok(checkpoint) => {
+                    checkpoint.stale(js_sys::Date::now()).map(|message| (message, checkpoint.step.saturating_sub(1)))
+                }
+            };
+            match (stale, checkpoint) {
+                (Some((message, steps)), _) => {
+                    self.browser.save_task(&chat, None).await;
+                    self.emit_to(&chat, AgentEvent::Error { message, steps });
+                }
+                // Running before, so running again at once, whatever the line.
+                (None, Ok(checkpoint)) => {
+                    self.launch(chat.clone(), Job::Resume { checkpoint: Box::new(checkpoint), chat })
+                }
+                (None, Err(_)) => {}
+            }
         }
-        self.start(Job::Resume(Box::new(checkpoint)));
     }
 }
 
-/// A task to run: a new one from the panel, a recorded one replayed, or one interrupted by a
-/// worker restart.
+/// A new chat's id, for a task that did not name its chat.
+fn new_chat_id() -> String {
+    agent_core::chats::new_id(js_sys::Date::now(), (js_sys::Math::random() * f64::from(u32::MAX)) as u32)
+}
+
+/// A task to run: a new one from the panel (or an AI app), a recorded one replayed (or a
+/// workflow), or one interrupted by a worker restart; each in its chat `chat`.
 enum Job {
     /// `app` is the AI app that asked for the task through MCP, if one did.
     New {
         task: String,
         tab_id: Option<i32>,
         follow_up: bool,
-        chat_id: Option<String>,
+        chat: String,
         app: Option<Rc<AppCall>>,
     },
     Replay {
         replay: Replay,
         tab_id: Option<i32>,
+        chat: String,
     },
-    Resume(Box<Checkpoint>),
+    Resume {
+        checkpoint: Box<Checkpoint>,
+        chat: String,
+    },
 }
 
 impl Job {
@@ -263,17 +286,16 @@ impl Job {
         match self {
             Job::New { task, .. } => task,
             Job::Replay { replay, .. } => &replay.task,
-            Job::Resume(checkpoint) => &checkpoint.task,
+            Job::Resume { checkpoint, .. } => &checkpoint.task,
         }
     }
 
     /// The chat the task belongs to.
     fn chat(&self) -> Start<'_> {
         match self {
-            Job::New { chat_id: Some(id), .. } => Start::Chat(id),
-            Job::New { follow_up: true, .. } => Start::FollowUp,
-            Job::New { .. } | Job::Replay { .. } => Start::New,
-            Job::Resume(_) => Start::Resume,
+            Job::New { chat, follow_up: true, .. } => Start::Chat(chat),
+            Job::New { chat, .. } | Job::Replay { chat, .. } => Start::New(chat),
+            Job::Resume { chat, .. } => Start::Resume(chat),
         }
     }
 
@@ -286,12 +308,16 @@ impl Job {
 }
 
 impl Core {
-    /// Shows an element a step acted on for a few seconds; during a task its own boxes stay.
+    /// Sends an event to the panels as chat `chat`'s, without recording it (the chat is not open).
+    fn emit_to(&self, chat: &str, event: AgentEvent) {
+        self.browser.emit_value(&protocol::encode_chat_event(chat, &event));
+    }
+
+    /// Shows an element a step acted on for a few seconds, unless a task works in its tab (its
+    /// own boxes stay).
     fn point_out(&self, tab_id: Option<i32>, element: Highlight) {
-        if self.is_running() {
-            return;
-        }
         let browser = Rc::clone(&self.browser);
+        let tasks = Rc::clone(&self.tasks);
         wasm_bindgen_futures::spawn_local(async move {
             const SHOWN_MS: u32 = 3000;
             let Ok(tab) = (match tab_id {
@@ -300,6 +326,9 @@ impl Core {
             }) else {
                 return;
             };
+            if tasks.owner_of(tab, "").is_some() {
+                return;
+            }
             // An element no longer there is simply not shown.
             if browser.highlight(tab, &[element]).await.is_ok() {
                 browser.sleep(SHOWN_MS).await;
@@ -308,35 +337,89 @@ impl Core {
         });
     }
 
-    /// Applies `control` to the running task, if there is one.
-    fn with_task(&self, control: fn(&CancelToken)) {
-        if let Some(token) = self.running.borrow().as_ref() {
-            control(token);
+    /// Applies `control` to the running task of chat `chat` (every one without it).
+    fn control(&self, chat: Option<&str>, control: fn(&CancelToken)) {
+        for task in self.tasks.select(chat) {
+            control(&task.cancel);
         }
     }
 
-    fn start(&self, job: Job) {
-        let app = job.app();
-        if self.is_running() {
-            let message: Message = text!("core_task_already_running").into();
-            match app {
-                Some(app) => app.send(&mcp::result(app.id, false, &message)),
-                None => self.browser.emit(&AgentEvent::Error { message, steps: 0 }),
+    /// Stops the task of chat `chat` (every one without it): a running one is cancelled, a
+    /// waiting one leaves the line.
+    fn stop(&self, chat: Option<&str>) {
+        self.control(chat, CancelToken::cancel);
+        for waiting in self.tasks.leave_line(chat) {
+            if let Some(app) = waiting.job.app() {
+                app.on_event(&AgentEvent::Stopped { steps: 0 });
             }
-            return;
+            self.emit_to(&waiting.chat, AgentEvent::Stopped { steps: 0 });
         }
-        let cancel = CancelToken::new();
-        *self.running.borrow_mut() = Some(cancel.clone());
+        self.tell_places();
+    }
+
+    /// Answers the question `id` of chat `chat`'s task (without a chat, of the task asking it).
+    fn answer(&self, chat: Option<&str>, id: u32, decision: Review) {
+        let asking = match chat {
+            Some(chat) => self.tasks.select(Some(chat)).pop(),
+            None => self.tasks.find(|task| task.user.is_asking(id)),
+        };
+        if let Some(task) = asking {
+            task.user.answer(id, decision);
+        }
+    }
+
+    /// Starts a task, or puts it in line when as many run as the user allows.
+    fn start(&self, job: Job) {
         let core = self.share();
         wasm_bindgen_futures::spawn_local(async move {
-            let Core { browser, running, user, conversation, chats, apps } = &core;
-            // The events go to the panels and the chat, and those an app follows to the app.
-            let emit = |event: AgentEvent| {
-                if let Some(app) = &app {
-                    app.on_event(&event);
-                }
-                chats.emit(&event);
-            };
+            let chat = job.chat().id().to_string();
+            let app = job.app();
+            if core.tasks.is_busy(&chat) {
+                let message: Message = text!("core_chat_busy").into();
+                return match app {
+                    Some(app) => app.send(&mcp::result(app.id, false, &message)),
+                    None => core.emit_to(&chat, AgentEvent::Error { message, steps: 0 }),
+                };
+            }
+            let limit = core.browser.load_settings().await.map_or(DEFAULT_PARALLEL_TASKS as usize, |s| s.task_limit());
+            // Decided and registered at once, so that tasks started together count each other.
+            if core.tasks.running_count() >= limit {
+                let task = job.task().to_string();
+                let position = core.tasks.wait(Waiting { chat: chat.clone(), task: task.clone(), job });
+                return core.emit_to(&chat, AgentEvent::TaskQueued { task, position });
+            }
+            core.launch(chat, job);
+        });
+    }
+
+    /// Tells each waiting task its place in line.
+    fn tell_places(&self) {
+        for (position, (chat, task)) in self.tasks.line().into_iter().enumerate() {
+            self.emit_to(&chat, AgentEvent::TaskQueued { task, position: position as u32 + 1 });
+        }
+    }
+
+    /// Starts the tasks waiting in line, as places free up.
+    fn start_waiting(&self) {
+        let core = self.share();
+        wasm_bindgen_futures::spawn_local(async move {
+            let limit = core.browser.load_settings().await.map_or(DEFAULT_PARALLEL_TASKS as usize, |s| s.task_limit());
+            while core.tasks.running_count() < limit {
+                let Some(waiting) = core.tasks.next_waiting() else { break };
+                core.launch(waiting.chat, waiting.job);
+            }
+            core.tell_places();
+        });
+    }
+
+    /// Runs a task now, in its chat.
+    fn launch(&self, chat: String, job: Job) {
+        let app = job.app();
+        let asker = app.as_ref().map_or(Asker::Panel, |app| Asker::AppTask(app.id));
+        let task = self.tasks.run(chat.clone(), asker);
+        let core = self.share();
+        wasm_bindgen_futures::spawn_local(async move {
+            let Core { browser, tasks, chats, .. } = &core;
             match chats.begin(job.task(), job.chat()).await {
                 // Not the chat's: it stays as it was.
                 Err(message) => {
@@ -344,24 +427,32 @@ impl Core {
                     if let Some(app) = &app {
                         app.on_event(&error);
                     }
-                    browser.emit(&error);
+                    core.emit_to(&chat, error);
                 }
-                Ok(()) => {
+                Ok(open) => {
+                    // The events go to the panels and the chat, and those an app follows to the app.
+                    let emit = |event: AgentEvent| {
+                        if let Some(app) = &app {
+                            app.on_event(&event);
+                        }
+                        open.emit(&event);
+                    };
                     if let Some(app) = &app {
-                        chats.emit(&AgentEvent::AppDriving { client: app.client.clone() });
+                        open.emit(&AgentEvent::AppDriving { client: app.client.clone() });
                     }
-                    let gate =
-                        TimedGate { user, browser, time_limit_ms: app.as_ref().map(|_| mcp::APPROVAL_TIMEOUT_MS) };
-                    if let Err(message) = run(browser, &gate, Rc::clone(conversation), job, &cancel, &emit).await {
+                    let time_limit_ms = app.as_ref().map(|_| mcp::APPROVAL_TIMEOUT_MS);
+                    let gate = TimedGate { user: &task.user, browser, emit: &emit, time_limit_ms };
+                    let conversation = Rc::clone(&open.conversation);
+                    if let Err(message) = run(&core, &task, &gate, conversation, job, &emit).await {
                         emit(AgentEvent::Error { message, steps: 0 });
                     }
-                    chats.finish();
+                    open.finish();
                 }
             }
-            browser.save_task(None).await;
-            running.borrow_mut().take();
-            apps.task.borrow_mut().take();
-            user.pending.borrow_mut().clear();
+            browser.save_task(&chat, None).await;
+            task.user.withdraw(None);
+            tasks.end(&chat);
+            core.start_waiting();
         });
     }
 
@@ -369,56 +460,72 @@ impl Core {
     fn share(&self) -> Core {
         Core {
             browser: Rc::clone(&self.browser),
-            running: Rc::clone(&self.running),
-            user: Rc::clone(&self.user),
-            conversation: Rc::clone(&self.conversation),
+            tasks: Rc::clone(&self.tasks),
             chats: Rc::clone(&self.chats),
             apps: Rc::clone(&self.apps),
         }
     }
 }
 
+/// The tab a task starts in: the one asked for, or the active one; when another task works
+/// there, a new tab with the same page, so that each task has its own.
+async fn own_tab(core: &Core, task: &Task, tab: i32, emit: &dyn Fn(AgentEvent)) -> Result<i32, Message> {
+    if core.tasks.owner_of(tab, &task.chat).is_none() {
+        return Ok(tab);
+    }
+    let browser = &core.browser;
+    let tabs = browser.tabs(tab).await.map_err(|err| err.text())?;
+    let url = tabs.iter().find(|info| info.id == tab).map_or("about:blank", |info| info.url.as_str());
+    let opened = browser.open_tab(tab, url).await.map_err(|err| err.text())?;
+    emit(AgentEvent::Warning { message: text!("core_task_own_tab").into() });
+    Ok(opened)
+}
+
 /// Prepares and runs one task; `Err` is a problem found before the first step.
 async fn run(
-    browser: &Rc<HostBrowser>,
+    core: &Core,
+    task: &Task,
     gate: &impl UserGate,
     conversation: Rc<RefCell<History>>,
     job: Job,
-    cancel: &CancelToken,
     emit: &dyn Fn(AgentEvent),
 ) -> Result<(), Message> {
+    let browser = &core.browser;
     let settings = browser.load_settings().await?;
     let tab_or_active = |tab_id: Option<i32>| async move {
-        match tab_id {
-            Some(tab) => Ok(tab),
-            None => browser.active_tab().await,
-        }
+        let tab = match tab_id {
+            Some(tab) => tab,
+            None => browser.active_tab().await?,
+        };
+        own_tab(core, task, tab, emit).await
     };
     let mut max_steps = settings.max_steps;
-    let (task, tab, resume, replay) = match job {
-        Job::New { task, tab_id, app, .. } => {
-            let mut tab = tab_or_active(tab_id).await?;
-            if let Some(app) = app {
-                max_steps = app.max_steps.unwrap_or(max_steps);
-                if let Some(url) = &app.url {
-                    tab = apps::open_start_page(browser, &settings, tab, url).await?;
-                }
-            }
+    let (description, tab, resume, replay) = match job {
+        Job::New { task, tab_id, app: Some(app), .. } => {
+            max_steps = app.max_steps.unwrap_or(max_steps);
+            let tab = match &app.url {
+                // A tab of its own.
+                Some(url) => apps::open_start_page(browser, &settings, browser.active_tab().await?, url).await?,
+                None => tab_or_active(tab_id).await?,
+            };
             (task, tab, None, None)
         }
-        Job::Replay { replay, tab_id } => (replay.task.clone(), tab_or_active(tab_id).await?, None, Some(replay)),
-        Job::Resume(checkpoint) => {
+        Job::New { task, tab_id, app: None, .. } => (task, tab_or_active(tab_id).await?, None, None),
+        Job::Replay { replay, tab_id, .. } => (replay.task.clone(), tab_or_active(tab_id).await?, None, Some(replay)),
+        Job::Resume { checkpoint, .. } => {
             let replay = checkpoint.replay.as_ref().map(|(replay, _)| replay.clone());
             (checkpoint.task.clone(), checkpoint.tab, Some(*checkpoint), replay)
         }
     };
+    task.tab.set(Some(tab));
     let saver = Rc::clone(browser);
+    let chat = task.chat.clone();
     let on_checkpoint = move |mut checkpoint: Checkpoint| {
         checkpoint.saved_at_ms = js_sys::Date::now();
-        let saver = Rc::clone(&saver);
-        wasm_bindgen_futures::spawn_local(async move { saver.save_task(Some(&checkpoint)).await });
+        let (saver, chat) = (Rc::clone(&saver), chat.clone());
+        wasm_bindgen_futures::spawn_local(async move { saver.save_task(&chat, Some(&checkpoint)).await });
     };
-    let prepared = Prepared::new(&settings, task, tab, conversation).await?;
+    let prepared = Prepared::new(&settings, description, tab, conversation).await?;
     let config = TaskConfig {
         max_steps,
         resume,
@@ -426,7 +533,7 @@ async fn run(
         replay,
         ..prepared.config.clone()
     };
-    run_task(&config, browser.as_ref(), prepared.models(), gate, cancel, emit).await;
+    run_task(&config, browser.as_ref(), prepared.models(), gate, &task.cancel, emit).await;
     Ok(())
 }
 

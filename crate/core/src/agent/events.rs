@@ -13,6 +13,12 @@ pub enum AgentEvent {
     TaskStarted {
         task: String,
     },
+    /// The task waits for a free place: as many tasks as the user allows at once are running;
+    /// it is `position` in line (1 is next).
+    TaskQueued {
+        task: String,
+        position: u32,
+    },
     /// An interrupted task (the browser stopped the service worker) continues from `step`.
     TaskResumed {
         task: String,

@@ -1,0 +1,167 @@
+// Several tasks at once, each in its own chat and tab: their steps interleave and each ends with
+// its own page's real state; a task past the limit waits for a place; one stopped, closed or
+// moved to another window leaves the others alone.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { applySettings, openTarget, openPanel, runTask } from '../../runner/launch.mjs';
+import { startLlmServer } from '../support/llm-server.mjs';
+import { withSiteAndBrowser, waitUntil } from '../support/fixtures.mjs';
+
+const TIMEOUT = 60_000;
+
+let site;
+let agent;
+withSiteAndBrowser((started) => ({ site, agent } = started));
+
+/** The task of adding a mug of `colour` to the cart. */
+const mugTask = (colour) => `add the ${colour} mug to the cart, then tell me the cart total`;
+
+/** The model's replies for `mugTask(colour)` on the mugs page, each taking `delay` ms. */
+function mugReplies(colour, delay) {
+  const name = colour[0].toUpperCase() + colour.slice(1);
+  return [
+    { delay, next_goal: `Filter for the ${colour} mug`, actions: [{ input_text: { target: 'Filter mugs', text: colour } }] },
+    { delay, next_goal: `Add the ${colour} mug`, actions: [{ click_element: { target: `Add ${name} mug to cart` } }] },
+    { delay, next_goal: 'Report', actions: [{ done: { text: 'The cart total is {{Cart total: (\\$[0-9.]+)}}', success: true } }] },
+  ];
+}
+
+/** The task each model request was for. */
+const taskOf = (request) => request.messages.find((m) => m.content.startsWith('Your task: '))?.content.slice('Your task: '.length);
+
+async function useModel(llm, parallelTasks) {
+  await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted-model', maxSteps: 10, planningInterval: 0, parallelTasks });
+}
+
+/** Runs `task` in `tabId` through the panel's port, noting when each event came. */
+function runTimed(panel, task, tabId) {
+  const events = [];
+  const finished = runTask(panel, { task, tabId, onEvent: (event) => events.push({ ...event, at: Date.now() }) });
+  return { events, finished };
+}
+
+test('two tasks run at once in two tabs with interleaved steps, and a third waits for a place', async () => {
+  const tasks = { blue: mugTask('blue'), red: mugTask('red'), green: mugTask('green') };
+  const llm = await startLlmServer({ tasks: {
+    [tasks.blue]: mugReplies('blue', 400),
+    [tasks.red]: mugReplies('red', 400),
+    [tasks.green]: mugReplies('green', 0),
+  } });
+  try {
+    await useModel(llm, 2);
+    const tabs = {};
+    for (const colour of Object.keys(tasks)) tabs[colour] = await openTarget(agent, `${site.origin}/shop/mugs.html`);
+    const panel = await openPanel(agent, tabs.blue.tabId);
+    const runs = {};
+    for (const colour of Object.keys(tasks)) runs[colour] = runTimed(panel, tasks[colour], tabs[colour].tabId);
+    const [blue, red, green] = await Promise.all([runs.blue.finished, runs.red.finished, runs.green.finished]);
+
+    assert.equal(blue.text, 'The cart total is $14.50');
+    assert.equal(red.text, 'The cart total is $12.00');
+    assert.equal(green.text, 'The cart total is $11.00');
+    // Each page's own cart changed, and only with its own mug.
+    assert.equal(await tabs.blue.page.locator('#cart-items').textContent(), 'Blue mug');
+    assert.equal(await tabs.red.page.locator('#cart-items').textContent(), 'Red mug');
+    assert.equal(await tabs.green.page.locator('#cart-items').textContent(), 'Green mug');
+
+    // The first two ran side by side: each asked the model between the other's first and last
+    // requests.
+    const order = llm.requests.map(taskOf);
+    const span = (task) => [order.indexOf(task), order.lastIndexOf(task)];
+    const [blueFirst, blueLast] = span(tasks.blue);
+    const [redFirst, redLast] = span(tasks.red);
+    assert.ok(redFirst < blueLast && blueFirst < redLast, `interleaved: ${order.map((t) => t.split(' ')[2]).join(', ')}`);
+
+    // The third waited, first in line, and started only once one of the others had ended.
+    const queued = runs.green.events.find((e) => e.type === 'task_queued');
+    assert.equal(queued?.position, 1);
+    const started = runs.green.events.find((e) => e.type === 'task_started').at;
+    const firstEnd = Math.min(...[runs.blue, runs.red].map((run) => run.events.find((e) => e.type === 'result').at));
+    assert.ok(started >= firstEnd, 'the waiting task started after a place freed');
+    assert.ok(order.indexOf(tasks.green) > Math.min(blueLast, redLast));
+
+    // The panel lists the three tasks, each done.
+    const items = panel.locator('#task-list .task-item');
+    await waitUntil(async () => (await items.count()) === 3, TIMEOUT);
+    assert.deepEqual(await items.locator('.task-state').allTextContents(), ['Done', 'Done', 'Done']);
+    assert.equal(await panel.locator('#tasks').isVisible(), true);
+    await panel.close();
+  } finally {
+    await llm.close();
+  }
+});
+
+test('in the panel, a task sent while another runs gets its own tab; one is stopped while the other finishes', async () => {
+  const waiting = 'wait for a sign that never comes';
+  const red = mugTask('red');
+  const llm = await startLlmServer({ tasks: { [waiting]: [{ hang: true }], [red]: mugReplies('red', 0) } });
+  try {
+    await useModel(llm, 3);
+    const { page, tabId } = await openTarget(agent, `${site.origin}/shop/mugs.html`);
+    const panel = await openPanel(agent, tabId);
+    await panel.fill('#task', waiting);
+    await panel.press('#task', 'Enter');
+    await waitUntil(() => llm.requests.some((r) => taskOf(r) === waiting), TIMEOUT);
+
+    // The panel's tab is taken: the second task opens the same page in a tab of its own.
+    const opened = agent.context.waitForEvent('page');
+    await panel.fill('#task', red);
+    await panel.press('#task', 'Enter');
+    const own = await opened;
+    await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
+    assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $12.00');
+    assert.equal(await panel.locator('.warning').first().textContent(),
+      'Another task is working in this tab, so this task runs in a new tab of its own, on the same page.');
+    assert.equal(await own.locator('#cart-items').textContent(), 'Red mug');
+    assert.equal(await page.locator('#cart-items').textContent(), '', 'the first tab is the first task\'s alone');
+
+    // The first task still runs; the list shows both, and switching to it offers Stop.
+    const items = panel.locator('#task-list .task-item');
+    assert.equal(await items.count(), 2);
+    assert.deepEqual(await items.locator('.task-state').allTextContents(), ['Step 1', 'Done']);
+    await items.first().locator('button').click();
+    assert.equal(await panel.locator('.message.user').textContent(), waiting);
+    await panel.click('#stop');
+    await panel.locator('.notice', { hasText: 'Stopped after 1 step.' }).waitFor({ timeout: TIMEOUT });
+    await waitUntil(() => llm.stats.aborted === 1, TIMEOUT);
+    assert.equal(await panel.locator('#stop').isHidden(), true);
+    await panel.close();
+  } finally {
+    await llm.close();
+  }
+});
+
+test('a task whose tab moves to a minimised window finishes; a closed tab ends only its own task', async () => {
+  const blue = mugTask('blue');
+  const green = mugTask('green');
+  const llm = await startLlmServer({ tasks: { [blue]: mugReplies('blue', 300), [green]: mugReplies('green', 1500) } });
+  try {
+    await useModel(llm, 3);
+    const moved = await openTarget(agent, `${site.origin}/shop/mugs.html`);
+    const closed = await openTarget(agent, `${site.origin}/shop/mugs.html`);
+    const panel = await openPanel(agent, moved.tabId);
+    const runs = { blue: runTimed(panel, blue, moved.tabId), green: runTimed(panel, green, closed.tabId) };
+
+    await waitUntil(() => llm.requests.some((r) => taskOf(r) === blue), TIMEOUT);
+    const windowId = await agent.worker.evaluate(async (tabId) => {
+      const created = await chrome.windows.create({ tabId });
+      await chrome.windows.update(created.id, { state: 'minimized' });
+      return created.id;
+    }, moved.tabId);
+    await waitUntil(() => llm.requests.some((r) => taskOf(r) === green), TIMEOUT);
+    await closed.page.close();
+
+    const [blueEnd, greenEnd] = await Promise.all([runs.blue.finished, runs.green.finished]);
+    assert.equal(blueEnd.type, 'result');
+    assert.equal(blueEnd.text, 'The cart total is $14.50');
+    assert.equal(await moved.page.locator('#cart-items').textContent(), 'Blue mug');
+    const tab = await agent.worker.evaluate((id) => chrome.tabs.get(id), moved.tabId);
+    assert.equal(tab.windowId, windowId, 'it ran in the other window');
+    assert.equal(greenEnd.type, 'error');
+    assert.match(greenEnd.message, /tab .*closed|closed/i);
+    await panel.close();
+  } finally {
+    await llm.close();
+  }
+});
