@@ -3,6 +3,7 @@
 
 import init, { Core } from './core/agent_wasm.js';
 import { createBrowserHost } from './background/browser-host.js';
+import { notifyScheduledRun, watchSchedules } from './background/schedules.js';
 import { loadSettings } from './shared/settings-store.js';
 import { t } from './shared/i18n.js';
 
@@ -18,13 +19,15 @@ function broadcast(event) {
 // Tasks the browser interrupted by stopping this worker are resumed before any panel is answered,
 // so that a reconnecting panel learns that its tasks are still running.
 const core = init().then(async () => {
-  const agent = new Core(createBrowserHost(broadcast));
+  const agent = new Core({ ...createBrowserHost(broadcast), notify: notifyScheduledRun });
   await agent.resumeInterrupted();
   return agent;
 });
 // Reachable from the worker's own console and from the runner, benchmark and tests (which
 // evaluate in this worker); pages and other extensions cannot reach a worker's globals.
 core.then((agent) => { globalThis.agentCore = agent; });
+
+watchSchedules(core);
 
 chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch((err) => {
   console.warn('Could not make the toolbar button open the side panel:', err);

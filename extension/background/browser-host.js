@@ -384,6 +384,14 @@ export function createBrowserHost(emit) {
       return id;
     },
 
+    async openBackgroundTab(url) {
+      const { id } = await chrome.tabs.create({ url, active: false });
+      await waitForLoad(id, false).catch((err) => {
+        if (err.code === 'tab_closed') throw err;
+      });
+      return id;
+    },
+
     async switchTab(tabId) {
       try {
         await chrome.tabs.update(tabId, { active: true });

@@ -3,11 +3,16 @@
 // exported and imported as JSON. The core checks every workflow and keeps the store bounded
 // (crate/core/src/workflow.rs); this file only shows and stores them.
 
-import init, { proposeWorkflow, saveWorkflow, workflowScript } from '../core/agent_wasm.js';
+import init, { proposeWorkflow, saveWorkflow, workflowScript, setSchedule, scheduleAlarm } from '../core/agent_wasm.js';
 import { t } from '../shared/i18n.js';
 import { element, button, download } from '../shared/dom.js';
 
 const KEY = 'workflows';
+/** The schedules, one per workflow by its name (crate/core/src/workflow/schedule.rs); the worker
+ * keeps an alarm for each (extension/background/schedules.js). */
+const SCHEDULES_KEY = 'schedules';
+const REPEATS = ['once', 'hourly', 'daily', 'weekly'];
+const REPEAT_TEXTS = { once: 'schedule_once', hourly: 'schedule_hourly', daily: 'schedule_daily', weekly: 'schedule_weekly' };
 const core = init();
 
 const view = document.getElementById('workflows');
@@ -23,8 +28,8 @@ export function onRunWorkflow(run) {
   runRequest = run;
 }
 
-async function stored() {
-  const value = (await chrome.storage.local.get(KEY))[KEY];
+async function stored(key = KEY) {
+  const value = (await chrome.storage.local.get(key))[key];
   return Array.isArray(value) ? value : [];
 }
 
@@ -92,8 +97,73 @@ function saveForm(proposed) {
   return form;
 }
 
-/** One stored workflow: its name and task, a field per parameter, Run, Export and Delete. */
-function workflowItem(workflow, index, all) {
+/** A date and time in the user's way. */
+function when(ms) {
+  return new Date(ms).toLocaleString(chrome.i18n.getUILanguage(), { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** `ms` as a datetime-local field takes it (the user's local time). */
+function localInput(ms) {
+  const date = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
+  return date.toISOString().slice(0, 19);
+}
+
+/** What a workflow's schedule does, and when it next runs. */
+function scheduleLine(schedule, workflows) {
+  const alarm = scheduleAlarm(schedule, workflows, Date.now());
+  const text = alarm ? t('schedule_next', t(REPEAT_TEXTS[schedule.repeat]), when(alarm.when)) : t('schedule_over');
+  return element('p', 'schedule-line', text);
+}
+
+/** The schedule form of a workflow: how often, the first run, Save and Remove; the values are
+ * those in the workflow's fields (`values()`). */
+function scheduleForm(workflow, schedule, values) {
+  const form = element('form', 'schedule-form');
+  form.setAttribute('aria-label', t('schedule_label', workflow.name));
+  const repeatLabel = element('label', null, t('schedule_repeat'));
+  const repeat = element('select', 'schedule-repeat');
+  for (const value of REPEATS) {
+    const option = element('option', null, t(REPEAT_TEXTS[value]));
+    option.value = value;
+    repeat.append(option);
+  }
+  repeat.value = schedule?.repeat ?? 'daily';
+  repeatLabel.append(repeat);
+  const firstLabel = element('label', null, t('schedule_first_run'));
+  const first = element('input', 'schedule-first');
+  first.type = 'datetime-local';
+  first.step = 1;
+  first.value = localInput(schedule?.first_ms ?? Math.ceil(Date.now() / 3_600_000) * 3_600_000);
+  firstLabel.append(first);
+  const say = element('p', 'schedule-status');
+  say.setAttribute('role', 'status');
+  form.append(repeatLabel, firstLabel, element('button', 'save-schedule', t('schedule_save')));
+  if (schedule) {
+    form.append(button('remove-schedule', t('schedule_remove'), async () => {
+      const kept = (await stored(SCHEDULES_KEY)).filter((s) => s.workflow !== workflow.name);
+      await chrome.storage.local.set({ [SCHEDULES_KEY]: kept });
+      show(t('schedule_removed', workflow.name));
+    }));
+  }
+  form.append(say);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    await core;
+    const wanted = { workflow: workflow.name, values: values(), repeat: repeat.value, first_ms: new Date(first.value).getTime() || 0 };
+    try {
+      const kept = setSchedule(await stored(SCHEDULES_KEY), await stored(), wanted);
+      await chrome.storage.local.set({ [SCHEDULES_KEY]: kept });
+      show(t('schedule_saved', workflow.name));
+    } catch (err) {
+      say.textContent = t('schedule_not_saved', String(err));
+    }
+  });
+  return form;
+}
+
+/** One stored workflow: its name and task, a field per parameter, its schedule, Run, Schedule,
+ * Export and Delete. */
+function workflowItem(workflow, index, all, schedules) {
   const item = element('li', 'workflow');
   item.append(element('h3', null, workflow.name), element('p', 'workflow-task', workflow.task));
   const fields = workflow.params.map((param) => {
@@ -105,10 +175,19 @@ function workflowItem(workflow, index, all) {
     item.append(label);
     return input;
   });
+  const values = () => Object.fromEntries(fields.map((input) => [input.name, input.value]));
   const run = () => {
-    const values = Object.fromEntries(fields.map((input) => [input.name, input.value]));
     close();
-    runRequest({ type: 'run_workflow', workflow, values });
+    runRequest({ type: 'run_workflow', workflow, values: values() });
+  };
+  const schedule = schedules.find((s) => s.workflow === workflow.name);
+  if (schedule) item.append(scheduleLine(schedule, all));
+  const toggleSchedule = (e) => {
+    const open = item.querySelector('.schedule-form');
+    e.currentTarget.setAttribute('aria-expanded', String(!open));
+    if (open) return open.remove();
+    item.append(scheduleForm(workflow, schedule, values));
+    return item.querySelector('.schedule-repeat').focus();
   };
   const file = workflow.name.replace(/[^\w-]+/g, '-').slice(0, 40) || 'workflow';
   const exportIt = () => download(`${file}.json`, `${JSON.stringify(workflow, null, 2)}\n`, 'application/json');
@@ -117,12 +196,16 @@ function workflowItem(workflow, index, all) {
     download(`${file}.mjs`, workflowScript(workflow), 'text/javascript');
   };
   const remove = async () => {
-    await chrome.storage.local.set({ [KEY]: all.filter((_, i) => i !== index) });
+    await chrome.storage.local.set({
+      [KEY]: all.filter((_, i) => i !== index),
+      [SCHEDULES_KEY]: schedules.filter((s) => s.workflow !== workflow.name),
+    });
     show();
   };
   const actions = element('div', 'workflow-actions');
   actions.append(
     button('run', t('workflow_run'), run, t('workflow_run_label', workflow.name)),
+    button('schedule', t('workflow_schedule'), toggleSchedule, t('workflow_schedule_label', workflow.name)),
     button('export', t('workflow_export'), exportIt, t('workflow_export_label', workflow.name)),
     button('script', t('workflow_script'), script, t('workflow_script_label', workflow.name)),
     button('delete', t('panel_delete'), remove, t('workflow_delete_label', workflow.name)),
@@ -132,8 +215,8 @@ function workflowItem(workflow, index, all) {
 }
 
 async function show(message) {
-  const all = await stored();
-  list.replaceChildren(...all.map((workflow, i) => workflowItem(workflow, i, all)));
+  const [all, schedules] = await Promise.all([stored(), stored(SCHEDULES_KEY), core]);
+  list.replaceChildren(...all.map((workflow, i) => workflowItem(workflow, i, all, schedules)));
   status.textContent = message ?? (all.length ? '' : t('workflow_none'));
 }
 

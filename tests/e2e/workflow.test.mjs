@@ -10,10 +10,10 @@ import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchAgentBrowser, applySettings, openTarget, openPanel } from '../../runner/launch.mjs';
+import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask, proposeWorkflow } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { startSiteServer } from '../support/site-server.mjs';
-import { SHOP_TASK, shopScript, runRunner } from '../support/fixtures.mjs';
+import { SHOP_TASK, shopScript, runRunner, waitUntil } from '../support/fixtures.mjs';
 
 /** Inside the project, so that an exported script finds playwright-core in node_modules. */
 const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
@@ -132,3 +132,128 @@ test('in the panel, a successful run is saved as a workflow, its parameter renam
     await llm.close();
   }
 });
+
+test('a workflow scheduled in the panel runs by itself in a background tab; its answer lands in the History, with a notification', async () => {
+  const llm = await startLlmServer([...shopScript(site.origin), ...RED_MUG_REPLIES]);
+  const agent = await launchAgentBrowser();
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'm', apiKey: 'k', planningInterval: 0, validator: false });
+    const { tabId } = await openTarget(agent, `${site.origin}/shop/`);
+    const panel = await openPanel(agent, tabId);
+    await panel.fill('#task', SHOP_TASK);
+    await panel.press('#task', 'Enter');
+    await panel.locator('.save-workflow').click();
+    const form = panel.locator('.workflow-form');
+    await form.locator('.workflow-name').fill('Buy a mug');
+    await form.locator('button.save').click();
+    await form.getByText('Saved. Open Workflows to run it with new values.').waitFor();
+
+    // Scheduled once, a few seconds from now, for the red mug.
+    await panel.click('#workflows-button');
+    const item = panel.locator('#workflow-list .workflow');
+    await item.getByLabel('filter').fill('red');
+    await item.locator('button.schedule').click();
+    assert.equal(await item.locator('.schedule-repeat').inputValue(), 'daily');
+    await item.locator('.schedule-repeat').selectOption('once');
+    const soon = await panel.evaluate(() => {
+      const at = new Date(Date.now() + 4000);
+      return new Date(at - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
+    });
+    await item.locator('.schedule-first').fill(soon);
+    await item.locator('button.save-schedule').click();
+    await panel.locator('#workflows-status').getByText('The schedule of "Buy a mug" is saved.').waitFor();
+    assert.match(await item.locator('.schedule-line').textContent(), /^Scheduled \(once\): next run .+, in a background tab\.$/);
+    await waitUntil(async () => (await agent.worker.evaluate(() => chrome.alarms.get('schedule:Buy a mug'))) !== undefined);
+
+    // The alarm fires: the run happens in a tab of its own, in the background, and is kept.
+    const chat = await waitForChat(agent, /\$12\.00/, 60_000);
+    const result = chat.events.find((e) => e.type === 'result');
+    assert.equal(result.text, 'The cart total is $12.00');
+    const pages = agent.context.pages().filter((p) => p.url().endsWith('/shop/mugs.html'));
+    const carts = await Promise.all(pages.map((p) => p.locator('#cart-items').textContent()));
+    assert.ok(carts.includes('Red mug'), `a tab holds the red mug: ${carts}`);
+    const tabs = await agent.worker.evaluate(() => chrome.tabs.query({ url: '*://*/shop/mugs.html' }));
+    assert.ok(tabs.some((tab) => !tab.active), 'the scheduled run did not take the user\'s tab');
+    const notices = await agent.worker.evaluate(() => chrome.notifications.getAll());
+    assert.ok(Object.keys(notices).includes(`end|${chat.id}`), JSON.stringify(notices));
+    // A single run's schedule is done.
+    assert.deepEqual(await agent.worker.evaluate(async () => (await chrome.storage.local.get('schedules')).schedules), []);
+    assert.equal(await agent.worker.evaluate(() => chrome.alarms.get('schedule:Buy a mug')), undefined);
+    // The panel lists it beside the chat it shows, done; it opens there.
+    await panel.click('#workflows-back');
+    const listed = panel.locator('#task-list .task-item', { hasText: 'add the red mug' });
+    assert.equal(await listed.locator('.task-state').textContent(), 'Done');
+    await listed.locator('button').click();
+    assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $12.00');
+  } finally {
+    await agent.close();
+    await llm.close();
+  }
+});
+
+test('a scheduled run that would send a message waits: a notification asks, and the answer given in the panel lets it finish', async () => {
+  const contact = `${site.origin}/mcp/contact.html`;
+  const llm = await startLlmServer([
+    { next_goal: 'Give my name', actions: [{ input_text: { target: 'Your name', text: 'Ada' } }] },
+    { next_goal: 'Write the message', actions: [{ input_text: { target: '<textarea', text: 'Where is my mug?' } }] },
+    { next_goal: 'Send it', actions: [{ click_element: { target: 'Send message' } }] },
+    { next_goal: 'Report', actions: [{ done: { text: '{{(Sent to support: [^\\n]+)}}', success: true } }] },
+    { next_goal: 'Report', actions: [{ done: { text: '{{(Sent to support: [^\\n]+)}}', success: true } }] },
+  ]);
+  const agent = await launchAgentBrowser();
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'm', apiKey: 'k', planningInterval: 0, validator: false });
+    const { page, tabId } = await openTarget(agent, contact);
+    const panel = await openPanel(agent, tabId);
+    let record;
+    await runTask(panel, {
+      task: 'ask support where my mug is', tabId, onApproval: () => true,
+      onEvent: (event) => { if (event.type === 'run_recorded') ({ record } = event); },
+    });
+    const workflow = { ...(await proposeWorkflow(agent, record)), name: 'Ask support' };
+    const values = Object.fromEntries(workflow.params.map(({ name, value }) => [name, value === 'Ada' ? 'Grace' : value]));
+    await agent.worker.evaluate(async ({ workflow, values }) => {
+      await chrome.storage.local.set({
+        workflows: [workflow],
+        schedules: [{ workflow: workflow.name, values, repeat: 'once', first_ms: Date.now() + 2000 }],
+      });
+    }, { workflow, values });
+
+    // The scheduled run comes to the message's sending and asks, in a notification and in the
+    // panel (which shows it, having nothing else on screen).
+    await panel.reload();
+    const approval = panel.locator('.message.approval');
+    await approval.waitFor({ timeout: 60_000 });
+    const notices = await agent.worker.evaluate(() => chrome.notifications.getAll());
+    const question = Object.keys(notices).find((id) => id.startsWith('approval_needed|'));
+    assert.ok(question, JSON.stringify(notices));
+    const tabs = await agent.worker.evaluate((url) => chrome.tabs.query({ url }), contact);
+    assert.equal(tabs.length, 2, 'the scheduled run has a tab of its own');
+    const own = agent.context.pages().find((p) => p.url() === contact && p !== page);
+    assert.equal(await own.locator('#sent').textContent(), 'Nothing sent yet.', 'nothing is sent before the answer');
+    await approval.getByRole('button', { name: 'Allow', exact: true }).click();
+
+    const chat = await waitForChat(agent, /Grace/, 60_000);
+    assert.equal(chat.events.find((e) => e.type === 'result').text, 'Sent to support: Grace about Choose a topic: Where is my mug?');
+    assert.equal(await own.locator('#sent').textContent(), 'Sent to support: Grace about Choose a topic: Where is my mug?');
+    const ended = await agent.worker.evaluate(() => chrome.notifications.getAll());
+    assert.ok(Object.keys(ended).includes(`end|${chat.id}`));
+  } finally {
+    await agent.close();
+    await llm.close();
+  }
+});
+
+/** The stored chat whose final answer matches `answer`, once it has one. */
+async function waitForChat(agent, answer, timeout) {
+  let found;
+  await waitUntil(async () => {
+    found = await agent.worker.evaluate(async (source) => {
+      const all = await chrome.storage.local.get(null);
+      const chats = Object.entries(all).filter(([key]) => key.startsWith('chat:')).map(([, chat]) => chat);
+      return chats.find((chat) => chat.events.some((e) => e.type === 'result' && new RegExp(source).test(e.text))) ?? null;
+    }, answer.source);
+    return found !== null;
+  }, timeout);
+  return found;
+}

@@ -38,6 +38,13 @@ extern "C" {
     async fn open_tab(this: &BrowserHost, tab: TabId, url: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = switchTab)]
     async fn switch_tab(this: &BrowserHost, tab: TabId) -> Result<JsValue, JsValue>;
+    /// Opens `url` in a new tab that stays in the background, for a scheduled run; its id.
+    #[wasm_bindgen(method, catch, js_name = openBackgroundTab)]
+    async fn open_background_tab(this: &BrowserHost, url: &str) -> Result<JsValue, JsValue>;
+    /// Tells the user, in a notification, what a scheduled run of workflow `workflow` needs or
+    /// how it ended (`event`, as the panel gets it).
+    #[wasm_bindgen(method)]
+    fn notify(this: &BrowserHost, workflow: &str, event: JsValue);
     #[wasm_bindgen(method, catch, js_name = closeTab)]
     async fn close_tab(this: &BrowserHost, tab: TabId) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method)]
@@ -162,6 +169,15 @@ impl HostBrowser {
                 (chat, read)
             })
             .collect())
+    }
+
+    pub async fn open_background_tab(&self, url: &str) -> Result<TabId, Message> {
+        let value = self.host.open_background_tab(url).await.map_err(|err| error_message(&err))?;
+        Ok(value.as_f64().map(|id| id as TabId).ok_or_else(|| text!("core_no_active_tab"))?)
+    }
+
+    pub fn notify(&self, workflow: &str, event: &serde_json::Value) {
+        self.host.notify(workflow, super::to_js(event));
     }
 
     pub async fn load_settings(&self) -> Result<Settings, Message> {

@@ -114,7 +114,7 @@ impl Core {
             Ok(PanelRequest::Replay { record, tab_id, chat_id }) => {
                 let chat = chat_id.unwrap_or_else(new_chat_id);
                 match Replay::from_record(&record) {
-                    Ok(replay) => self.start(Job::Replay { replay, tab_id, chat }),
+                    Ok(replay) => self.start(Job::Replay { replay, tab_id, chat, scheduled: None }),
                     Err(err) => {
                         self.emit_to(&chat, AgentEvent::Error { message: protocol::not_replayable(err), steps: 0 })
                     }
@@ -123,7 +123,7 @@ impl Core {
             Ok(PanelRequest::RunWorkflow { workflow, values, tab_id, chat_id }) => {
                 let chat = chat_id.unwrap_or_else(new_chat_id);
                 match workflow::run_with(&workflow, &values) {
-                    Ok(replay) => self.start(Job::Replay { replay, tab_id, chat }),
+                    Ok(replay) => self.start(Job::Replay { replay, tab_id, chat, scheduled: None }),
                     Err(err) => {
                         self.emit_to(&chat, AgentEvent::Error { message: protocol::not_runnable(err), steps: 0 })
                     }
@@ -221,6 +221,30 @@ impl Core {
         to_js(&protocol::encode_hello(tasks))
     }
 
+    /// Runs a stored workflow (`workflow`, as stored) with `values`, as its schedule asks: in a new
+    /// background tab at its start page, as a task of its own chat. Throws why it cannot run.
+    #[wasm_bindgen(js_name = runScheduled)]
+    pub fn run_scheduled(&self, workflow: JsValue, values: JsValue) -> Result<(), JsValue> {
+        let workflow: serde_json::Value = from_js(workflow)?;
+        let values: std::collections::BTreeMap<String, String> = from_js(values)?;
+        let replay = workflow::run_with(&workflow, &values).map_err(|err| JsValue::from_str(&err))?;
+        let name = workflow["name"].as_str().unwrap_or_default().to_string();
+        let core = self.share();
+        wasm_bindgen_futures::spawn_local(async move {
+            let chat = new_chat_id();
+            let url = replay.start_url.clone().unwrap_or_else(|| "about:blank".into());
+            match core.browser.open_background_tab(&url).await {
+                Ok(tab) => core.start(Job::Replay { replay, tab_id: Some(tab), chat, scheduled: Some(name) }),
+                Err(message) => {
+                    let error = AgentEvent::Error { message, steps: 0 };
+                    core.browser.notify(&name, &protocol::encode_chat_event(&chat, &error));
+                    core.emit_to(&chat, error);
+                }
+            }
+        });
+        Ok(())
+    }
+
     /// Resumes the tasks a stopped worker left, if any: called once when the worker starts.
     /// Resolves once they are running again (or were ended with the user told why).
     #[wasm_bindgen(js_name = resumeInterrupted)]
@@ -254,6 +278,18 @@ impl Core {
     }
 }
 
+/// What of a scheduled run the user hears in a notification: a question, and the end.
+fn needs_notice(event: &AgentEvent) -> bool {
+    matches!(
+        event,
+        AgentEvent::ApprovalNeeded { .. }
+            | AgentEvent::ReviewNeeded { .. }
+            | AgentEvent::Result { .. }
+            | AgentEvent::Error { .. }
+            | AgentEvent::Stopped { .. }
+    )
+}
+
 /// A new chat's id, for a task that did not name its chat.
 fn new_chat_id() -> String {
     agent_core::chats::new_id(js_sys::Date::now(), (js_sys::Math::random() * f64::from(u32::MAX)) as u32)
@@ -270,10 +306,13 @@ enum Job {
         chat: String,
         app: Option<Rc<AppCall>>,
     },
+    /// `scheduled` is the workflow's name when its schedule started it: the user, perhaps away,
+    /// hears through notifications what it needs and how it ended.
     Replay {
         replay: Replay,
         tab_id: Option<i32>,
         chat: String,
+        scheduled: Option<String>,
     },
     Resume {
         checkpoint: Box<Checkpoint>,
@@ -302,6 +341,13 @@ impl Job {
     fn app(&self) -> Option<Rc<AppCall>> {
         match self {
             Job::New { app, .. } => app.clone(),
+            _ => None,
+        }
+    }
+
+    fn scheduled(&self) -> Option<String> {
+        match self {
+            Job::Replay { scheduled, .. } => scheduled.clone(),
             _ => None,
         }
     }
@@ -415,6 +461,7 @@ impl Core {
     /// Runs a task now, in its chat.
     fn launch(&self, chat: String, job: Job) {
         let app = job.app();
+        let scheduled = job.scheduled();
         let asker = app.as_ref().map_or(Asker::Panel, |app| Asker::AppTask(app.id));
         let task = self.tasks.run(chat.clone(), asker);
         let core = self.share();
@@ -434,6 +481,9 @@ impl Core {
                     let emit = |event: AgentEvent| {
                         if let Some(app) = &app {
                             app.on_event(&event);
+                        }
+                        if let Some(workflow) = scheduled.as_deref().filter(|_| needs_notice(&event)) {
+                            browser.notify(workflow, &protocol::encode_chat_event(&chat, &event));
                         }
                         open.emit(&event);
                     };
@@ -628,6 +678,28 @@ pub fn save_workflow(stored: JsValue, workflow: JsValue, name: &str, names: JsVa
     workflow::save(&stored, &workflow, name, names.as_deref())
         .map(|saved| to_js(&saved))
         .map_err(|err| JsValue::from_str(&err))
+}
+
+/// The stored schedules with `schedule` in place of its workflow's earlier one, each checked
+/// against the stored `workflows`; throws what is wrong with it.
+#[wasm_bindgen(js_name = setSchedule)]
+pub fn set_schedule(stored: JsValue, workflows: JsValue, schedule: JsValue) -> Result<JsValue, JsValue> {
+    let stored: Vec<serde_json::Value> = from_js(stored)?;
+    let workflows: Vec<serde_json::Value> = from_js(workflows)?;
+    let schedule: serde_json::Value = from_js(schedule)?;
+    workflow::set_schedule(&stored, &workflows, &schedule)
+        .map(|kept| to_js(&kept))
+        .map_err(|err| JsValue::from_str(&err))
+}
+
+/// The alarm for a stored schedule's next run at or after `now` (`{when, periodInMinutes}`), or
+/// `null` when it has no run left or is no longer valid (its workflow gone).
+#[wasm_bindgen(js_name = scheduleAlarm)]
+pub fn schedule_alarm(schedule: JsValue, workflows: JsValue, now: f64) -> Result<JsValue, JsValue> {
+    let schedule: serde_json::Value = from_js(schedule)?;
+    let workflows: Vec<serde_json::Value> = from_js(workflows)?;
+    let alarm = workflow::Schedule::from_json(&schedule, &workflows).ok().and_then(|schedule| schedule.alarm(now));
+    Ok(alarm.map_or(JsValue::NULL, |alarm| to_js(&alarm)))
 }
 
 /// A stored workflow as a standalone Playwright script; throws why the workflow is unusable.

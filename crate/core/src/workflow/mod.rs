@@ -10,8 +10,10 @@
 //! imported files and old stores are untrusted input.
 
 mod playwright;
+mod schedule;
 
 pub use playwright::playwright_script;
+pub use schedule::{set_schedule, Alarm, Repeat, Schedule};
 
 use crate::agent::Replay;
 use serde::{Deserialize, Serialize};
@@ -192,10 +194,14 @@ pub fn save(
     Ok(kept)
 }
 
-/// Adds `workflow` to the stored ones, refusing past [`MAX_WORKFLOWS`].
+/// Adds `workflow` to the stored ones, refusing past [`MAX_WORKFLOWS`] and a name taken (a
+/// schedule names its workflow).
 pub fn add(stored: &mut Vec<Workflow>, workflow: Workflow) -> Result<(), String> {
     if stored.len() >= MAX_WORKFLOWS {
         return Err(format!("at most {MAX_WORKFLOWS} workflows can be kept: delete one first"));
+    }
+    if stored.iter().any(|kept| kept.name == workflow.name) {
+        return Err(format!("a workflow named \"{}\" is already kept: choose another name", workflow.name));
     }
     stored.push(workflow);
     Ok(())
@@ -365,9 +371,12 @@ mod tests {
         assert!(broken("params", json!("none")).starts_with("this is not a workflow"));
         assert!(broken("params", json!([{"name": "v", "value": "x".repeat(MAX_VALUE_CHARS + 1)}])).contains("longer"));
         let mut kept = Vec::new();
-        for _ in 0..MAX_WORKFLOWS {
-            add(&mut kept, workflow.clone()).unwrap();
+        for n in 0..MAX_WORKFLOWS {
+            add(&mut kept, Workflow { name: format!("buy {n}"), ..workflow.clone() }).unwrap();
         }
-        assert!(add(&mut kept, workflow).unwrap_err().contains("delete one first"));
+        assert!(add(&mut kept, workflow.clone()).unwrap_err().contains("delete one first"));
+        kept.pop();
+        let taken = add(&mut kept, Workflow { name: "buy 3".into(), ..workflow }).unwrap_err();
+        assert_eq!(taken, "a workflow named \"buy 3\" is already kept: choose another name");
     }
 }

@@ -1,0 +1,107 @@
+// Scheduled workflows in the worker: one alarm per stored schedule (the core says when each is
+// due, crate/core/src/workflow/schedule.rs), a run started by its alarm, and the notifications
+// that tell a user who may be away what a scheduled run needs and how it ended.
+
+import { scheduleAlarm } from '../core/agent_wasm.js';
+import { t, said } from '../shared/i18n.js';
+
+const SCHEDULES_KEY = 'schedules';
+const WORKFLOWS_KEY = 'workflows';
+const ALARM_PREFIX = 'schedule:';
+/** Notification ids: `question|CHAT|ID` for a question (its buttons answer it), `end|CHAT`. */
+const SEPARATOR = '|';
+const ICON = chrome.runtime.getURL('extension/icons/icon-128.png');
+
+async function stored() {
+  const found = await chrome.storage.local.get([SCHEDULES_KEY, WORKFLOWS_KEY]);
+  const list = (key) => (Array.isArray(found[key]) ? found[key] : []);
+  return { schedules: list(SCHEDULES_KEY), workflows: list(WORKFLOWS_KEY) };
+}
+
+/** Sets an alarm for each stored schedule's next run, and clears the others. */
+async function syncAlarms() {
+  const { schedules, workflows } = await stored();
+  const now = Date.now();
+  const wanted = new Map();
+  for (const schedule of schedules) {
+    const alarm = scheduleAlarm(schedule, workflows, now);
+    if (alarm) wanted.set(ALARM_PREFIX + schedule.workflow, alarm);
+  }
+  for (const alarm of await chrome.alarms.getAll()) {
+    if (!alarm.name.startsWith(ALARM_PREFIX)) continue;
+    const next = wanted.get(alarm.name);
+    // An alarm already set as wanted keeps its place (repeating ones have moved past `when`).
+    const same = next && alarm.periodInMinutes === next.periodInMinutes
+      && (alarm.scheduledTime === next.when || (next.periodInMinutes && alarm.scheduledTime <= next.when));
+    if (same) wanted.delete(alarm.name);
+    else await chrome.alarms.clear(alarm.name);
+  }
+  for (const [name, { when, periodInMinutes }] of wanted) {
+    await chrome.alarms.create(name, periodInMinutes ? { when, periodInMinutes } : { when });
+  }
+}
+
+/** A schedule's alarm: its workflow runs (a single run's schedule is then done). */
+async function runDue(core, alarm) {
+  if (!alarm.name.startsWith(ALARM_PREFIX)) return;
+  const name = alarm.name.slice(ALARM_PREFIX.length);
+  const { schedules, workflows } = await stored();
+  const schedule = schedules.find((s) => s.workflow === name);
+  const workflow = workflows.find((w) => w.name === name);
+  if (!schedule || !workflow) return;
+  if (schedule.repeat === 'once') {
+    await chrome.storage.local.set({ [SCHEDULES_KEY]: schedules.filter((s) => s !== schedule) });
+  }
+  try {
+    (await core).runScheduled(workflow, schedule.values ?? {});
+  } catch (err) {
+    notifyEnd(name, { chat: name, type: 'error', message: String(err) });
+  }
+}
+
+function notifyEnd(workflow, event) {
+  const title = t(event.type === 'result' && event.success ? 'schedule_notify_done' : 'schedule_notify_failed', workflow);
+  const message = event.type === 'result' ? event.text
+    : event.type === 'stopped' ? t('schedule_notify_stopped')
+      : said(event.message, event.localizable);
+  chrome.notifications.create(['end', event.chat].join(SEPARATOR), { type: 'basic', iconUrl: ICON, title, message });
+}
+
+/**
+ * Tells the user what a scheduled run of `workflow` needs (a question, answered by the
+ * notification's buttons or in the side panel) or how it ended (`event`, as the panel gets it).
+ */
+export function notifyScheduledRun(workflow, event) {
+  if (event.type !== 'approval_needed' && event.type !== 'review_needed') return notifyEnd(workflow, event);
+  const question = event.type === 'approval_needed'
+    ? said(event.question, event.localizable)
+    : t('panel_review_question', event.step, event.next_goal || t('panel_next_actions'));
+  chrome.notifications.create([event.type, event.chat, event.id].join(SEPARATOR), {
+    type: 'basic',
+    iconUrl: ICON,
+    title: t('schedule_notify_waits', workflow),
+    message: question,
+    buttons: [{ title: t('panel_allow') }, { title: t('panel_refuse') }],
+    requireInteraction: true,
+  });
+  return undefined;
+}
+
+/** Keeps the alarms with the stored schedules, runs what is due, and takes the answers given in
+ * notifications. Called once, as the worker starts (so that an alarm wakes it). */
+export function watchSchedules(core) {
+  chrome.alarms.onAlarm.addListener((alarm) => runDue(core, alarm));
+  chrome.storage.onChanged.addListener((changes, area) => {
+    if (area === 'local' && (changes[SCHEDULES_KEY] || changes[WORKFLOWS_KEY])) core.then(syncAlarms);
+  });
+  core.then(syncAlarms);
+  chrome.notifications.onButtonClicked.addListener(async (id, button) => {
+    const [type, chat, question] = id.split(SEPARATOR);
+    const allowed = button === 0;
+    const answer = type === 'approval_needed'
+      ? { type: 'approve', id: Number(question), approved: allowed, chat }
+      : { type: 'review', id: Number(question), decision: allowed ? 'run' : 'skip', chat };
+    (await core).handlePanelMessage({ v: 1, ...answer });
+    chrome.notifications.clear(id);
+  });
+}
