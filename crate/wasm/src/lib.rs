@@ -418,17 +418,17 @@ impl Core {
     fn start(&self, job: Job) {
         let core = self.share();
         wasm_bindgen_futures::spawn_local(async move {
+            let limit = core.task_limit().await;
+            // Checked, decided and registered at once, so that tasks started together (or twice)
+            // count each other.
             let chat = job.chat().id().to_string();
-            let app = job.app();
             if core.tasks.is_busy(&chat) {
                 let message: Message = text!("core_chat_busy").into();
-                return match app {
+                return match job.app() {
                     Some(app) => app.send(&mcp::result(app.id, false, &message)),
                     None => core.emit_to(&chat, AgentEvent::Error { message, steps: 0 }),
                 };
             }
-            let limit = core.browser.load_settings().await.map_or(DEFAULT_PARALLEL_TASKS as usize, |s| s.task_limit());
-            // Decided and registered at once, so that tasks started together count each other.
             if core.tasks.running_count() >= limit {
                 let task = job.task().to_string();
                 let position = core.tasks.wait(Waiting { chat: chat.clone(), task: task.clone(), job });
@@ -436,6 +436,11 @@ impl Core {
             }
             core.launch(chat, job);
         });
+    }
+
+    /// How many tasks may run at once (the default when the settings cannot be read).
+    async fn task_limit(&self) -> usize {
+        self.browser.load_settings().await.map_or(DEFAULT_PARALLEL_TASKS as usize, |settings| settings.task_limit())
     }
 
     /// Tells each waiting task its place in line.
@@ -449,7 +454,7 @@ impl Core {
     fn start_waiting(&self) {
         let core = self.share();
         wasm_bindgen_futures::spawn_local(async move {
-            let limit = core.browser.load_settings().await.map_or(DEFAULT_PARALLEL_TASKS as usize, |s| s.task_limit());
+            let limit = core.task_limit().await;
             while core.tasks.running_count() < limit {
                 let Some(waiting) = core.tasks.next_waiting() else { break };
                 core.launch(waiting.chat, waiting.job);
