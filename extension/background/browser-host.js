@@ -265,6 +265,30 @@ async function thumbnailOf(dataUrl) {
   return `data:image/jpeg;base64,${btoa(binary)}`;
 }
 
+/** The screenshot being taken: the next waits for it. */
+let captures = Promise.resolve();
+
+/** A picture of tab `tabId`, brought forward for it, checked to still be the one on screen. */
+async function captureTab(tabId) {
+  // Chrome allows two captures a second; a tab just brought forward needs a frame or two.
+  for (let attempt = 0; ; attempt++) {
+    const tab = await getTab(tabId);
+    if (!tab.active) await chrome.tabs.update(tabId, { active: true });
+    const wait = lastCapture + CAPTURE_INTERVAL_MS - Date.now();
+    if (wait > 0) await new Promise((resolve) => { setTimeout(resolve, wait); });
+    lastCapture = Date.now();
+    try {
+      const dataUrl = await chrome.tabs.captureVisibleTab(tab.windowId, { format: 'jpeg', quality: 60 });
+      // The user (or a task's own tab switch) may have brought another tab forward meanwhile.
+      if (!(await getTab(tabId)).active) throw new Error('another tab came forward');
+      const thumbnail = await thumbnailOf(dataUrl).catch(() => null); // Only for the panel.
+      return { mediaType: 'image/jpeg', base64: dataUrl.slice(dataUrl.indexOf(',') + 1), thumbnail };
+    } catch (err) {
+      if (attempt >= 3) throw hostError('script', `the screenshot failed (${err.message})`);
+    }
+  }
+}
+
 export function createBrowserHost(emit) {
   return {
     emit,
@@ -413,22 +437,12 @@ export function createBrowserHost(emit) {
     },
 
     /** What the tab shows, as a JPEG (the tab must be the visible one of its window to be captured). */
-    async screenshot(tabId) {
-      const tab = await getTab(tabId);
-      if (!tab.active) await chrome.tabs.update(tabId, { active: true });
-      // Chrome allows two captures a second; a tab just brought forward needs a frame or two.
-      for (let attempt = 0; ; attempt++) {
-        const wait = lastCapture + CAPTURE_INTERVAL_MS - Date.now();
-        if (wait > 0) await new Promise((resolve) => { setTimeout(resolve, wait); });
-        lastCapture = Date.now();
-        try {
-          const dataUrl = await chrome.tabs.captureVisibleTab(tab.windowId, { format: 'jpeg', quality: 60 });
-          const thumbnail = await thumbnailOf(dataUrl).catch(() => null); // Only for the panel.
-          return { mediaType: 'image/jpeg', base64: dataUrl.slice(dataUrl.indexOf(',') + 1), thumbnail };
-        } catch (err) {
-          if (attempt >= 3) throw hostError('script', `the screenshot failed (${err.message})`);
-        }
-      }
+    /** Chrome captures only the tab on screen in its window: the tab is brought forward, and
+     * captures wait for each other, so that tasks running side by side each get their own page. */
+    screenshot(tabId) {
+      const capture = captures.then(() => captureTab(tabId));
+      captures = capture.catch(() => {});
+      return capture;
     },
 
     /** Trusted input commands (built by the core), then the same settling and tab following as perform. */

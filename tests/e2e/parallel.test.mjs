@@ -165,3 +165,40 @@ test('a task whose tab moves to a minimised window finishes; a closed tab ends o
     await llm.close();
   }
 });
+
+test('with vision on, tasks side by side in one window each show the model their own page', async () => {
+  const tasks = { red: mugTask('red'), blue: mugTask('blue') };
+  const llm = await startLlmServer({ tasks: { [tasks.red]: mugReplies('red', 0), [tasks.blue]: mugReplies('blue', 0) } });
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted-model', maxSteps: 10, planningInterval: 0, vision: true });
+    const tabs = {};
+    for (const [colour, background] of [['red', 'rgb(230, 0, 0)'], ['blue', 'rgb(0, 0, 230)']]) {
+      tabs[colour] = await openTarget(agent, `${site.origin}/shop/mugs.html`);
+      await tabs[colour].page.evaluate((value) => { document.documentElement.style.background = value; }, background);
+    }
+    const panel = await openPanel(agent, tabs.red.tabId);
+    await Promise.all(Object.keys(tasks).map((colour) => runTask(panel, { task: tasks[colour], tabId: tabs[colour].tabId })));
+
+    // Each request's picture, by the colour of its lower right corner (the page's background).
+    const corner = (url) => panel.evaluate(async (src) => {
+      const image = new Image();
+      image.src = src;
+      await image.decode();
+      const canvas = new OffscreenCanvas(image.naturalWidth, image.naturalHeight);
+      const context = canvas.getContext('2d');
+      context.drawImage(image, 0, 0);
+      const [r, , b] = context.getImageData(image.naturalWidth - 20, image.naturalHeight - 20, 1, 1).data;
+      return r > b ? 'red' : 'blue';
+    }, url);
+    for (const request of llm.requests) {
+      const [image] = request.raw.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+        .filter((part) => part.type === 'image_url');
+      const colour = taskOf(request) === tasks.red ? 'red' : 'blue';
+      assert.equal(await corner(image.image_url.url), colour, `a step of the ${colour} task saw its own tab`);
+    }
+    assert.equal(llm.requests.length, 6);
+    await panel.close();
+  } finally {
+    await llm.close();
+  }
+});
