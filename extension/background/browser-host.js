@@ -236,12 +236,26 @@ async function detachDebugger(tabId) {
 chrome.debugger?.onDetach.addListener((source) => attachedTabs.delete(source.tabId));
 
 /** Replaces every session rule this extension has with `rules`. */
-async function replaceSessionRules(rules) {
-  const existing = await chrome.declarativeNetRequest.getSessionRules();
-  await chrome.declarativeNetRequest.updateSessionRules({
-    removeRuleIds: existing.map((rule) => rule.id),
-    addRules: rules,
+/** The rules being changed: the next change waits for it (ids are given from what is there). */
+let ruleChanges = Promise.resolve();
+
+/**
+ * Replaces the session rules of `tabIds` with `rules`. Tasks running side by side share the
+ * session rules: each task's rules name its tabs (`condition.tabIds`) and replace only the rules
+ * of those tabs; their ids are given here, unique among all.
+ */
+function replaceTabRules(rules, tabIds = rules.flatMap((rule) => rule.condition.tabIds ?? [])) {
+  const change = ruleChanges.then(async () => {
+    const existing = await chrome.declarativeNetRequest.getSessionRules();
+    const replaced = existing.filter((rule) => (rule.condition.tabIds ?? []).some((id) => tabIds.includes(id)));
+    let next = Math.max(0, ...existing.map((rule) => rule.id)) + 1;
+    await chrome.declarativeNetRequest.updateSessionRules({
+      removeRuleIds: replaced.map((rule) => rule.id),
+      addRules: rules.map((rule) => ({ ...rule, id: next++ })),
+    });
   });
+  ruleChanges = change.catch(() => {});
+  return change;
 }
 
 /** Where each running task's checkpoint is kept, by its chat: session storage outlives a stopped
@@ -460,18 +474,18 @@ export function createBrowserHost(emit) {
 
     /** The site policy's blocking rules (built by the core), replacing the task's earlier ones. */
     async restrict(rules) {
-      await replaceSessionRules(rules);
+      await replaceTabRules(rules);
     },
 
-    /** The task is over in this tab: highlights off everywhere, the debugger released, rules gone. */
-    async finish(tabId) {
-      await replaceSessionRules([]).catch(() => {});
-      await chrome.scripting.executeScript({
+    /** The task is over in its tabs: highlights off, the debugger released, its rules gone. */
+    async finish(tabIds) {
+      await replaceTabRules([], tabIds).catch(() => {});
+      await Promise.all(tabIds.map((tabId) => chrome.scripting.executeScript({
         target: { tabId, allFrames: true },
         func: () => globalThis.agentSensor?.clearHighlights(),
         injectImmediately: true,
-      }).catch(() => {});
-      await Promise.all([...attachedTabs].map(detachDebugger));
+      }).catch(() => {})));
+      await Promise.all(tabIds.filter((tabId) => attachedTabs.has(tabId)).map(detachDebugger));
     },
 
   };

@@ -30,8 +30,14 @@ function mugReplies(colour, delay) {
 /** The task each model request was for. */
 const taskOf = (request) => request.messages.find((m) => m.content.startsWith('Your task: '))?.content.slice('Your task: '.length);
 
-async function useModel(llm, parallelTasks) {
-  await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted-model', maxSteps: 10, planningInterval: 0, parallelTasks });
+async function useModel(llm, parallelTasks, more = {}) {
+  await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted-model', maxSteps: 10, planningInterval: 0, parallelTasks, ...more });
+}
+
+/** The tabs the browser's blocking rules (the site lists) apply to now. */
+async function ruledTabs() {
+  const rules = await agent.worker.evaluate(() => chrome.declarativeNetRequest.getSessionRules());
+  return [...new Set(rules.flatMap((rule) => rule.condition.tabIds ?? []))].sort();
 }
 
 /** Runs `task` in `tabId` through the panel's port, noting when each event came. */
@@ -97,7 +103,7 @@ test('in the panel, a task sent while another runs gets its own tab; one is stop
   const red = mugTask('red');
   const llm = await startLlmServer({ tasks: { [waiting]: [{ hang: true }], [red]: mugReplies('red', 0) } });
   try {
-    await useModel(llm, 3);
+    await useModel(llm, 3, { denyList: ['blocked.test'] });
     const { page, tabId } = await openTarget(agent, `${site.origin}/shop/mugs.html`);
     const panel = await openPanel(agent, tabId);
     await panel.fill('#task', waiting);
@@ -115,6 +121,8 @@ test('in the panel, a task sent while another runs gets its own tab; one is stop
       'Another task is working in this tab, so this task runs in a new tab of its own, on the same page.');
     assert.equal(await own.locator('#cart-items').textContent(), 'Red mug');
     assert.equal(await page.locator('#cart-items').textContent(), '', 'the first tab is the first task\'s alone');
+    // The site lists' rules of the task still running stay when the other ends.
+    assert.deepEqual(await ruledTabs(), [tabId]);
 
     // The first task still runs; the list shows both, and switching to it offers Stop.
     const items = panel.locator('#task-list .task-item');
@@ -125,6 +133,7 @@ test('in the panel, a task sent while another runs gets its own tab; one is stop
     await panel.click('#stop');
     await panel.locator('.notice', { hasText: 'Stopped after 1 step.' }).waitFor({ timeout: TIMEOUT });
     await waitUntil(() => llm.stats.aborted === 1, TIMEOUT);
+    await waitUntil(async () => (await ruledTabs()).length === 0, TIMEOUT);
     assert.equal(await panel.locator('#stop').isHidden(), true);
     await panel.close();
   } finally {

@@ -47,9 +47,9 @@ pub trait Browser {
     /// Installs the browser's blocking rules for the task (`declarativeNetRequest` session rules,
     /// replacing the task's earlier ones).
     async fn restrict(&self, rules: &[serde_json::Value]) -> Result<(), BrowserError>;
-    /// Ends the task's presence in the tab: highlights removed, trusted input released, blocking
-    /// rules removed.
-    async fn finish(&self, tab: TabId);
+    /// Ends the task's presence in the tabs it worked in: highlights removed, trusted input
+    /// released, its blocking rules removed (other tasks' stay).
+    async fn finish(&self, tabs: &[TabId]);
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

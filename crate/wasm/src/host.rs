@@ -56,7 +56,7 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     async fn restrict(this: &BrowserHost, rules: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method)]
-    async fn finish(this: &BrowserHost, tab: TabId);
+    async fn finish(this: &BrowserHost, tabs: Vec<TabId>);
     #[wasm_bindgen(method, catch, js_name = loadSettings)]
     async fn load_settings(this: &BrowserHost) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = activeTab)]
@@ -260,8 +260,8 @@ impl Browser for HostBrowser {
         self.host.restrict(super::to_js(&rules)).await.map(drop).map_err(browser_error)
     }
 
-    async fn finish(&self, tab: TabId) {
-        self.host.finish(tab).await;
+    async fn finish(&self, tabs: &[TabId]) {
+        self.host.finish(tabs.to_vec()).await;
     }
 
     async fn perform(&self, tab: TabId, op: &PageOp) -> Result<OpOutcome, BrowserError> {

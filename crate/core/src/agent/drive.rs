@@ -93,7 +93,7 @@ pub async fn drive_session<B: Browser, M: ChatModel, G: UserGate>(
             }
         },
     };
-    browser.finish(navigator.tab.get()).await;
+    browser.finish(&navigator.worked_tabs()).await;
     emit(end.clone());
     end
 }

@@ -244,7 +244,7 @@ impl Browser for FakeShop {
         Ok(())
     }
 
-    async fn finish(&self, _tab: TabId) {
+    async fn finish(&self, _tabs: &[TabId]) {
         self.highlights.borrow_mut().push(Vec::new());
         self.finished.set(true);
     }

@@ -175,7 +175,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         Ok(()) => navigator.run().await,
         Err(text) => AgentEvent::Error { message: text.into(), steps: 0 },
     };
-    browser.finish(navigator.tab.get()).await;
+    browser.finish(&navigator.worked_tabs()).await;
     *config.conversation.borrow_mut() = std::mem::take(&mut navigator.history);
     let record = recorder.take().finish(&end, browser.now_ms());
     let report = redact(&record.report());
@@ -281,12 +281,24 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     pub(super) async fn adopt_tab(&self, tab: TabId) -> Result<(), Text> {
         self.tab.set(tab);
         self.focus_frame.set(0);
-        if self.config.policy.is_open() || self.task_tabs.borrow().contains(&tab) {
+        if self.task_tabs.borrow().contains(&tab) {
             return Ok(());
         }
         self.task_tabs.borrow_mut().push(tab);
+        if self.config.policy.is_open() {
+            return Ok(());
+        }
         let rules = self.config.policy.blocking_rules(&self.task_tabs.borrow());
         self.browser.restrict(&rules).await.map_err(|err| text!("core_task_policy_not_enforced", err.text()))
+    }
+
+    /// The tabs the task worked in, the current one included.
+    pub(super) fn worked_tabs(&self) -> Vec<TabId> {
+        let mut tabs = self.task_tabs.borrow().clone();
+        if !tabs.contains(&self.tab.get()) {
+            tabs.push(self.tab.get());
+        }
+        tabs
     }
 
     /// Takes up an interrupted task where its checkpoint left it.
