@@ -118,7 +118,7 @@ test('in the panel, a task sent while another runs gets its own tab; one is stop
     await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
     assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $12.00');
     assert.equal(await panel.locator('.warning').first().textContent(),
-      'Another task is working in this tab, so this task runs in a new tab of its own, on the same page.');
+      'Another task is working in this tab, so this task runs in a new background tab of its own, on the same page.');
     assert.equal(await own.locator('#cart-items').textContent(), 'Red mug');
     assert.equal(await page.locator('#cart-items').textContent(), '', 'the first tab is the first task\'s alone');
     // The site lists' rules of the task still running stay when the other ends.

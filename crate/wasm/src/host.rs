@@ -38,7 +38,8 @@ extern "C" {
     async fn open_tab(this: &BrowserHost, tab: TabId, url: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = switchTab)]
     async fn switch_tab(this: &BrowserHost, tab: TabId) -> Result<JsValue, JsValue>;
-    /// Opens `url` in a new tab that stays in the background, for a scheduled run; its id.
+    /// Opens `url` in a new tab that stays in the background (for a scheduled run, or a task
+    /// whose tab another task works in); its id.
     #[wasm_bindgen(method, catch, js_name = openBackgroundTab)]
     async fn open_background_tab(this: &BrowserHost, url: &str) -> Result<JsValue, JsValue>;
     /// Tells the user, in a notification, what a scheduled run of workflow `workflow` needs or

@@ -523,7 +523,7 @@ impl Core {
 }
 
 /// The tab a task starts in: the one asked for, or the active one; when another task works
-/// there, a new tab with the same page, so that each task has its own.
+/// there, a new background tab with the same page, so that each task has its own.
 async fn own_tab(core: &Core, task: &Task, tab: i32, emit: &dyn Fn(AgentEvent)) -> Result<i32, Message> {
     if core.tasks.owner_of(tab, &task.chat).is_none() {
         return Ok(tab);
@@ -531,7 +531,9 @@ async fn own_tab(core: &Core, task: &Task, tab: i32, emit: &dyn Fn(AgentEvent)) 
     let browser = &core.browser;
     let tabs = browser.tabs(tab).await.map_err(|err| err.text())?;
     let url = tabs.iter().find(|info| info.id == tab).map_or("about:blank", |info| info.url.as_str());
-    let opened = browser.open_tab(tab, url).await.map_err(|err| err.text())?;
+    // In the background, and opened by no tab: another task's action that opens a tab from
+    // `tab` must not take it for its own.
+    let opened = browser.open_background_tab(url).await?;
     emit(AgentEvent::Warning { message: text!("core_task_own_tab").into() });
     Ok(opened)
 }
