@@ -211,3 +211,34 @@ test('with vision on, tasks side by side in one window each show the model their
     await llm.close();
   }
 });
+
+test('a task waiting for a place keeps it when the browser stops the worker, and runs once the running one ends', async () => {
+  const [blue, red] = [mugReplies('blue', 0), mugReplies('red', 0)];
+  // The running task's second request never returns: the worker is stopped while it waits.
+  const llm = await startLlmServer([blue[0], { hang: true }, blue[1], blue[2], ...red]);
+  try {
+    await useModel(llm, 1);
+    const tabs = { blue: await openTarget(agent, `${site.origin}/shop/mugs.html`), red: await openTarget(agent, `${site.origin}/shop/mugs.html`) };
+    const panel = await openPanel(agent, tabs.blue.tabId);
+    const runs = { blue: runTimed(panel, mugTask('blue'), tabs.blue.tabId) };
+    await waitUntil(() => llm.requests.length === 1, TIMEOUT);
+    runs.red = runTimed(panel, mugTask('red'), tabs.red.tabId);
+    await waitUntil(() => runs.red.events.some((e) => e.type === 'task_queued') && llm.requests.length === 2, TIMEOUT);
+
+    const cdp = await agent.context.newCDPSession(panel);
+    await cdp.send('ServiceWorker.enable');
+    await cdp.send('ServiceWorker.stopAllWorkers');
+
+    const [blueEnd, redEnd] = await Promise.all([runs.blue.finished, runs.red.finished]);
+    assert.equal(blueEnd.text, 'The cart total is $14.50');
+    assert.ok(runs.blue.events.some((e) => e.type === 'task_resumed'), 'the running task resumed');
+    assert.equal(redEnd.text, 'The cart total is $12.00');
+    assert.equal(await tabs.red.page.locator('#cart-items').textContent(), 'Red mug');
+    // The waiting one started only after the other's answer.
+    const redStarted = runs.red.events.find((e) => e.type === 'task_started').at;
+    assert.ok(redStarted >= runs.blue.events.find((e) => e.type === 'result').at);
+    await panel.close();
+  } finally {
+    await llm.close();
+  }
+});

@@ -87,6 +87,30 @@ extern "C" {
     ) -> Result<JsValue, JsValue>;
 }
 
+/// A task as a restarted worker finds it.
+pub enum Saved {
+    /// Running, at its checkpoint.
+    Running(Checkpoint),
+    /// Waiting in line.
+    Waiting(SavedWaiting),
+    Unreadable(String),
+}
+
+/// A task waiting in line, as saved: what starts it, and since when it waits (its place).
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct SavedWaiting {
+    pub waiting: SavedJob,
+    pub since_ms: f64,
+}
+
+/// What starts a waiting task (an AI app's cannot wait for a worker restart: its call is gone).
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SavedJob {
+    New { task: String, tab_id: Option<i32>, follow_up: bool },
+    Replay { replay: agent_core::agent::Replay, tab_id: Option<i32>, scheduled: Option<String> },
+}
+
 pub struct HostBrowser {
     host: BrowserHost,
 }
@@ -157,17 +181,28 @@ impl HostBrowser {
         let _ = self.host.save_task(chat, value).await;
     }
 
-    /// The checkpoints of the tasks a worker restart interrupted, by chat, each read or why not.
-    pub async fn load_tasks(&self) -> Result<Vec<(String, Result<Checkpoint, String>)>, String> {
+    /// Saves a task waiting in line where a restarted worker finds it (in place of a checkpoint,
+    /// which its start replaces); like a checkpoint, losing it only costs that.
+    pub async fn save_waiting(&self, chat: &str, waiting: &SavedWaiting) {
+        let _ = self.host.save_task(chat, super::to_js(waiting)).await;
+    }
+
+    /// What a worker restart interrupted, by chat: each task's checkpoint (read, or why not), or
+    /// its place in line.
+    pub async fn load_tasks(&self) -> Result<Vec<(String, Saved)>, String> {
         let value = self.host.load_tasks().await.map_err(|err| error_message(&err))?;
         let saved: std::collections::BTreeMap<String, serde_json::Value> =
             serde_wasm_bindgen::from_value(value).map_err(|err| format!("the saved tasks are unreadable ({err})"))?;
+        let read = |value: serde_json::Value| match value.get("waiting") {
+            Some(_) => serde_json::from_value(value).map(Saved::Waiting),
+            None => serde_json::from_value(value).map(Saved::Running),
+        };
         Ok(saved
             .into_iter()
-            .map(|(chat, checkpoint)| {
-                let read =
-                    serde_json::from_value(checkpoint).map_err(|err| format!("the saved task is unreadable ({err})"));
-                (chat, read)
+            .map(|(chat, value)| {
+                let saved = read(value)
+                    .unwrap_or_else(|err| Saved::Unreadable(format!("the saved task is unreadable ({err})")));
+                (chat, saved)
             })
             .collect())
     }

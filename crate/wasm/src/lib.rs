@@ -26,7 +26,7 @@ use agent_core::workflow::{self, Workflow};
 use apps::{AppCall, Apps};
 use chats::{Chats, Reply, Start};
 use fetch::FetchClient;
-use host::{BrowserHost, HostBrowser};
+use host::{BrowserHost, HostBrowser, Saved, SavedJob, SavedWaiting};
 use serde::Serialize;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -256,25 +256,35 @@ impl Core {
                 return self.browser.emit(&AgentEvent::Error { message, steps: 0 });
             }
         };
-        for (chat, checkpoint) in saved {
-            let stale = match &checkpoint {
-                Err(problem) => Some((text!("core_task_resume_failed", problem).into(), 0)),
-                Ok(checkpoint) => {
-                    checkpoint.stale(js_sys::Date::now()).map(|message| (message, checkpoint.step.saturating_sub(1)))
+        let mut line = Vec::new();
+        for (chat, saved) in saved {
+            let ended = match saved {
+                Saved::Unreadable(problem) => Some((text!("core_task_resume_failed", problem).into(), 0)),
+                Saved::Waiting(waiting) => {
+                    line.push((waiting.since_ms, chat.clone(), waiting.waiting));
+                    None
                 }
+                Saved::Running(checkpoint) => match checkpoint.stale(js_sys::Date::now()) {
+                    Some(message) => Some((message, checkpoint.step.saturating_sub(1))),
+                    // Running before, so running again at once, whatever the line.
+                    None => {
+                        self.launch(chat.clone(), Job::Resume { checkpoint: Box::new(checkpoint), chat: chat.clone() });
+                        None
+                    }
+                },
             };
-            match (stale, checkpoint) {
-                (Some((message, steps)), _) => {
-                    self.browser.save_task(&chat, None).await;
-                    self.emit_to(&chat, AgentEvent::Error { message, steps });
-                }
-                // Running before, so running again at once, whatever the line.
-                (None, Ok(checkpoint)) => {
-                    self.launch(chat.clone(), Job::Resume { checkpoint: Box::new(checkpoint), chat })
-                }
-                (None, Err(_)) => {}
+            if let Some((message, steps)) = ended {
+                self.browser.save_task(&chat, None).await;
+                self.emit_to(&chat, AgentEvent::Error { message, steps });
             }
         }
+        // The waiting tasks keep their places, and start as places free up.
+        line.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for (_, chat, saved) in line {
+            let job = Job::from_saved(saved, chat.clone());
+            self.tasks.wait(Waiting { chat, task: job.task().to_string(), job });
+        }
+        self.start_waiting();
     }
 }
 
@@ -345,6 +355,26 @@ impl Job {
         }
     }
 
+    /// The job as a restarted worker can start it, if it can.
+    fn saved(&self) -> Option<SavedJob> {
+        Some(match self {
+            Job::New { app: Some(_), .. } | Job::Resume { .. } => return None,
+            Job::New { task, tab_id, follow_up, .. } => {
+                SavedJob::New { task: task.clone(), tab_id: *tab_id, follow_up: *follow_up }
+            }
+            Job::Replay { replay, tab_id, scheduled, .. } => {
+                SavedJob::Replay { replay: replay.clone(), tab_id: *tab_id, scheduled: scheduled.clone() }
+            }
+        })
+    }
+
+    fn from_saved(saved: SavedJob, chat: String) -> Job {
+        match saved {
+            SavedJob::New { task, tab_id, follow_up } => Job::New { task, tab_id, follow_up, chat, app: None },
+            SavedJob::Replay { replay, tab_id, scheduled } => Job::Replay { replay, tab_id, chat, scheduled },
+        }
+    }
+
     fn scheduled(&self) -> Option<String> {
         match self {
             Job::Replay { scheduled, .. } => scheduled.clone(),
@@ -399,6 +429,8 @@ impl Core {
                 app.on_event(&AgentEvent::Stopped { steps: 0 });
             }
             self.emit_to(&waiting.chat, AgentEvent::Stopped { steps: 0 });
+            let browser = Rc::clone(&self.browser);
+            wasm_bindgen_futures::spawn_local(async move { browser.save_task(&waiting.chat, None).await });
         }
         self.tell_places();
     }
@@ -431,8 +463,13 @@ impl Core {
             }
             if core.tasks.running_count() >= limit {
                 let task = job.task().to_string();
+                let saved = job.saved();
                 let position = core.tasks.wait(Waiting { chat: chat.clone(), task: task.clone(), job });
-                return core.emit_to(&chat, AgentEvent::TaskQueued { task, position });
+                core.emit_to(&chat, AgentEvent::TaskQueued { task, position });
+                if let Some(waiting) = saved {
+                    core.browser.save_waiting(&chat, &SavedWaiting { waiting, since_ms: js_sys::Date::now() }).await;
+                }
+                return;
             }
             core.launch(chat, job);
         });
