@@ -32,6 +32,7 @@
   const MAX_HIT_TESTS = 400;
   const CANDIDATE_TAGS = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'DETAILS', 'LABEL']);
   const FRAME_TOKEN = '__agent_frame_token__';
+  const FRAME_HELLO = '__agent_frame_hello__';
   const LISTENERS_QUERY = '__agent_listeners_query__';
   const LISTENER_REPLY = '__agent_listener__';
   const SHADOW_REPLY = '__agent_closed_shadow_host__';
@@ -63,8 +64,15 @@
       hostToken = token;
       tokenArrived();
       event.stopImmediatePropagation();
+    } else if (event.data?.[FRAME_HELLO] === true && event.source) {
+      for (const frame of document.querySelectorAll('iframe, frame')) {
+        if (frame.contentWindow === event.source) tellFrame(frame);
+      }
+      event.stopImmediatePropagation();
     }
   }, true);
+  // A frame whose sensor came after its parent's announcement asks for its token.
+  if (parent !== window) parent.postMessage({ [FRAME_HELLO]: true }, '*');
 
   /** Resolves once this frame knows where it is shown: at once in a top frame or when the
    * parent's token has come, else after `ms` (a cross-origin parent's message may still be on
@@ -74,10 +82,12 @@
     return Promise.race([tokenReceived, new Promise((resolve) => { setTimeout(resolve, ms); })]);
   }
 
+  function tellFrame(frame) {
+    frame.contentWindow?.postMessage({ [FRAME_TOKEN]: `${DOC}:${elementId(frame)}` }, '*');
+  }
+
   function announce() {
-    for (const frame of document.querySelectorAll('iframe, frame')) {
-      frame.contentWindow?.postMessage({ [FRAME_TOKEN]: `${DOC}:${elementId(frame)}` }, '*');
-    }
+    for (const frame of document.querySelectorAll('iframe, frame')) tellFrame(frame);
   }
 
   /** The element's own text nodes, with SLOT where each child element sits among them, so that
