@@ -50,14 +50,28 @@ async function scriptError(tabId, frameId, err) {
   return hostError('script', message);
 }
 
-/** Runs `func(...args)` in one frame of the tab, with the sensor installed first. */
-async function inFrame(tabId, frameId, func, args = [], { inject = true } = {}) {
+/** The sensor's `method(...args)`, in the page, as `{ value }`; null where the sensor is not there yet. */
+async function callSensor(method, args) {
+  const sensor = globalThis.agentSensor;
+  return sensor ? { value: await sensor[method](...args) } : null;
+}
+
+/** Calls the sensor's `method(...args)` in one frame of the tab, installing the sensor only
+ * where it is missing (one round trip where it is there). */
+async function inFrame(tabId, frameId, method, args = []) {
   const target = { tabId, frameIds: [frameId] };
-  try {
-    if (inject) await chrome.scripting.executeScript({ target, files: [SENSOR_FILE], injectImmediately: true });
-    const [frame] = await chrome.scripting.executeScript({ target, func, args, injectImmediately: true });
+  const call = async () => {
+    const [frame] = await chrome.scripting.executeScript({ target, func: callSensor, args: [method, args], injectImmediately: true });
     if (frame?.error) throw new Error(String(frame.error.message ?? frame.error));
     return frame?.result;
+  };
+  try {
+    let answer = await call();
+    if (answer === null) {
+      await chrome.scripting.executeScript({ target, files: [SENSOR_FILE], injectImmediately: true });
+      answer = await call();
+    }
+    return answer?.value;
   } catch (err) {
     throw await scriptError(tabId, frameId, err);
   }
@@ -162,7 +176,7 @@ function waitForNavigationStart(tabId, timeoutMs) {
 async function settle(tabId, quietMs = QUIET_MS) {
   let outcome;
   try {
-    outcome = await inFrame(tabId, 0, (quiet, max) => globalThis.agentSensor.settle(quiet, max), [quietMs, SETTLE_TIMEOUT_MS]);
+    outcome = await inFrame(tabId, 0, 'settle', [quietMs, SETTLE_TIMEOUT_MS]);
   } catch (err) {
     if (err.code === 'tab_closed') throw err;
     outcome = 'navigating'; // The document went away while we waited.
@@ -335,14 +349,14 @@ export function createBrowserHost(emit) {
       }
       const byFrame = Map.groupBy(marks, (mark) => mark.frame);
       await Promise.all([...byFrame].map(([frameId, items]) =>
-        inFrame(tabId, frameId, (list) => globalThis.agentSensor.highlight(list), [items])));
+        inFrame(tabId, frameId, 'highlight', [items])));
     },
 
     perform(tabId, op) {
       return followingOpenedTab(tabId, async () => {
         let outcome;
         try {
-          outcome = await inFrame(tabId, op.frame, (o) => globalThis.agentSensor.perform(o), [op]);
+          outcome = await inFrame(tabId, op.frame, 'perform', [op]);
         } catch (err) {
           // The operation unloaded the document before it could answer: it did act.
           if (err.code !== 'script' || !/removed|unloaded|navigat/i.test(err.message)) throw err;
@@ -368,7 +382,12 @@ export function createBrowserHost(emit) {
       } catch {
         // Chrome's back button skips entries made without a user gesture, as the agent's are;
         // the page's own history does not.
-        await inFrame(tabId, 0, (s) => (s === 'back' ? history.back() : history.forward()), [step]).catch(() => {});
+        await chrome.scripting.executeScript({
+          target: { tabId, frameIds: [0] },
+          func: (s) => (s === 'back' ? history.back() : history.forward()),
+          args: [step],
+          injectImmediately: true,
+        }).catch(() => {});
       }
       if (!(await started)) throw hostError('navigation', `there is no page to go ${step} to`);
       await loaded;
