@@ -39,79 +39,92 @@ function withTimeout(promise, ms, message) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Runs `func(...args)` in one frame of the tab, with the sensor installed first. */
-async function inFrame(tabId, frameId, func, args = [], { inject = true } = {}) {
+/** The error a failed script injection into the tab means (see hostError). */
+async function scriptError(tabId, frameId, err) {
+  const message = String(err?.message ?? err);
+  if (/No tab with id/i.test(message)) return hostError('tab_closed', message);
+  if (/Cannot access|cannot be scripted|extensions gallery|chrome:\/\//i.test(message)) {
+    const tab = await getTab(tabId);
+    return hostError('restricted', frameId === 0 ? (tab.url || tab.pendingUrl || '') : message);
+  }
+  return hostError('script', message);
+}
+
+/** The sensor's `method(...args)`, in the page, as `{ value }`; null where the sensor is not there yet. */
+async function callSensor(method, args) {
+  const sensor = globalThis.agentSensor;
+  return sensor ? { value: await sensor[method](...args) } : null;
+}
+
+/** Calls the sensor's `method(...args)` in one frame of the tab, installing the sensor only
+ * where it is missing (one round trip where it is there). */
+async function inFrame(tabId, frameId, method, args = []) {
   const target = { tabId, frameIds: [frameId] };
-  try {
-    if (inject) await chrome.scripting.executeScript({ target, files: [SENSOR_FILE], injectImmediately: true });
-    const [frame] = await chrome.scripting.executeScript({ target, func, args, injectImmediately: true });
+  const call = async () => {
+    const [frame] = await chrome.scripting.executeScript({ target, func: callSensor, args: [method, args], injectImmediately: true });
     if (frame?.error) throw new Error(String(frame.error.message ?? frame.error));
     return frame?.result;
-  } catch (err) {
-    const message = String(err?.message ?? err);
-    if (/No tab with id/i.test(message)) throw hostError('tab_closed', message);
-    if (/Cannot access|cannot be scripted|extensions gallery|chrome:\/\//i.test(message)) {
-      const tab = await getTab(tabId);
-      throw hostError('restricted', frameId === 0 ? (tab.url || tab.pendingUrl || '') : message);
-    }
-    throw hostError('script', message);
-  }
-}
-
-/** Tells a frame's child frames who their parent is (see the sensor's announce); false where
- * the sensor is not there yet. */
-function announceIfPresent() {
-  if (!globalThis.agentSensor) return false;
-  globalThis.agentSensor.announce();
-  return true;
-}
-
-/**
- * The frames of the tab, each having told its child frames who their parent is. The sensor is
- * injected only into frames that lack it, so that a page read again costs one round trip here.
- * A frame that hangs would hold up the whole call: then only the top frame.
- */
-async function announcedFrames(tabId) {
-  const all = { tabId, allFrames: true };
-  const announce = (target) => chrome.scripting.executeScript({ target, func: announceIfPresent, injectImmediately: true });
+  };
   try {
-    const frames = await withTimeout((async () => {
-      const first = await announce(all);
-      const missing = first.filter((frame) => frame.result !== true).map((frame) => frame.frameId);
-      if (!missing.length) return first;
-      const target = { tabId, frameIds: missing };
+    let answer = await call();
+    if (answer === null) {
       await chrome.scripting.executeScript({ target, files: [SENSOR_FILE], injectImmediately: true });
-      return [...first.filter((frame) => frame.result === true), ...await announce(target)];
-    })(), FRAME_TIMEOUT_MS, 'a frame did not answer');
-    return { frameIds: frames.map((frame) => frame.frameId), note: null };
+      answer = await call();
+    }
+    return answer?.value;
   } catch (err) {
-    return { frameIds: [0], note: `frames were left out: ${err.message}` };
+    throw await scriptError(tabId, frameId, err);
   }
 }
 
-/** Each frame's record as JSON text, or why it could not be read; the top frame must answer. */
-async function collectFrames(tabId) {
-  const { frameIds, note } = await announcedFrames(tabId);
-  // The announced frames have the sensor already.
-  const collect = (frameId) => withTimeout(
-    inFrame(tabId, frameId, async () => {
-      await globalThis.agentSensor.placed(250);
-      const started = performance.now();
-      const json = globalThis.agentSensor.collect();
-      return { json, collectMs: performance.now() - started };
-    }, [], { inject: !frameIds.includes(frameId) }),
-    FRAME_TIMEOUT_MS,
-    `the frame did not answer within ${FRAME_TIMEOUT_MS / 1000} s`,
-  );
-  const frames = await Promise.all(frameIds.map(async (frameId) => {
+/** One frame's record as JSON text and how long reading took, once it has told its child frames
+ * who their parent is and learnt where it is shown itself; null where the sensor is not there yet. */
+async function readFrame() {
+  const sensor = globalThis.agentSensor;
+  if (!sensor) return null;
+  sensor.announce();
+  await sensor.placed(250);
+  const started = performance.now();
+  const json = sensor.collect();
+  return { json, collectMs: performance.now() - started };
+}
+
+/** Reads the frames of `target`, injecting the sensor where it is missing: one round trip for
+ * the whole tab once the sensor is everywhere (frames are read side by side). */
+async function readFrames(tabId, target) {
+  const run = async (injection) => {
     try {
-      return { frameId, ...await collect(frameId) };
+      return await withTimeout(chrome.scripting.executeScript({ ...injection, injectImmediately: true }), FRAME_TIMEOUT_MS,
+        `a frame did not answer within ${FRAME_TIMEOUT_MS / 1000} s`);
     } catch (err) {
-      if (frameId === 0) throw err;
-      return { frameId, error: err.message };
+      throw err.code ? err : await scriptError(tabId, 0, err);
     }
-  }));
-  if (!frameIds.includes(0)) frames.push({ frameId: 0, ...await collect(0) });
+  };
+  const first = await run({ target, func: readFrame });
+  const missing = first.filter((frame) => frame.result === null).map((frame) => frame.frameId);
+  if (!missing.length) return first;
+  const rest = { tabId, frameIds: missing };
+  await run({ target: rest, files: [SENSOR_FILE] });
+  return [...first.filter((frame) => frame.result !== null), ...await run({ target: rest, func: readFrame })];
+}
+
+/** Each frame's record as JSON text, or why it could not be read; the top frame must answer.
+ * When the frames cannot all be read together (one hangs), only the top frame is. */
+async function collectFrames(tabId) {
+  let results;
+  let note = null;
+  try {
+    results = await readFrames(tabId, { tabId, allFrames: true });
+  } catch (err) {
+    if (err.code === 'tab_closed') throw err;
+    note = `frames were left out: ${err.message}`;
+    results = await readFrames(tabId, { tabId, frameIds: [0] });
+  }
+  const frames = results.map(({ frameId, result, error }) => (result
+    ? { frameId, ...result }
+    : { frameId, error: String(error?.message ?? error ?? 'the frame did not answer') }));
+  const top = frames.find((frame) => frame.frameId === 0);
+  if (!top || top.error) throw hostError('script', top?.error ?? 'the page\'s top frame did not answer');
   if (note) frames.push({ frameId: -1, error: note });
   return frames;
 }
@@ -163,7 +176,7 @@ function waitForNavigationStart(tabId, timeoutMs) {
 async function settle(tabId, quietMs = QUIET_MS) {
   let outcome;
   try {
-    outcome = await inFrame(tabId, 0, (quiet, max) => globalThis.agentSensor.settle(quiet, max), [quietMs, SETTLE_TIMEOUT_MS]);
+    outcome = await inFrame(tabId, 0, 'settle', [quietMs, SETTLE_TIMEOUT_MS]);
   } catch (err) {
     if (err.code === 'tab_closed') throw err;
     outcome = 'navigating'; // The document went away while we waited.
@@ -343,8 +356,7 @@ export function createBrowserHost(emit) {
       return tab?.id;
     },
 
-    async observe(tabId) {
-      await getTab(tabId);
+    observe(tabId) {
       return collectFrames(tabId);
     },
 
@@ -367,14 +379,14 @@ export function createBrowserHost(emit) {
       }
       const byFrame = Map.groupBy(marks, (mark) => mark.frame);
       await Promise.all([...byFrame].map(([frameId, items]) =>
-        inFrame(tabId, frameId, (list) => globalThis.agentSensor.highlight(list), [items])));
+        inFrame(tabId, frameId, 'highlight', [items])));
     },
 
     perform(tabId, op) {
       return followingOpenedTab(tabId, async () => {
         let outcome;
         try {
-          outcome = await inFrame(tabId, op.frame, (o) => globalThis.agentSensor.perform(o), [op]);
+          outcome = await inFrame(tabId, op.frame, 'perform', [op]);
         } catch (err) {
           // The operation unloaded the document before it could answer: it did act.
           if (err.code !== 'script' || !/removed|unloaded|navigat/i.test(err.message)) throw err;
@@ -400,7 +412,12 @@ export function createBrowserHost(emit) {
       } catch {
         // Chrome's back button skips entries made without a user gesture, as the agent's are;
         // the page's own history does not.
-        await inFrame(tabId, 0, (s) => (s === 'back' ? history.back() : history.forward()), [step]).catch(() => {});
+        await chrome.scripting.executeScript({
+          target: { tabId, frameIds: [0] },
+          func: (s) => (s === 'back' ? history.back() : history.forward()),
+          args: [step],
+          injectImmediately: true,
+        }).catch(() => {});
       }
       if (!(await started)) throw hostError('navigation', `there is no page to go ${step} to`);
       await loaded;

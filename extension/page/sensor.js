@@ -32,6 +32,7 @@
   const MAX_HIT_TESTS = 400;
   const CANDIDATE_TAGS = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'DETAILS', 'LABEL']);
   const FRAME_TOKEN = '__agent_frame_token__';
+  const FRAME_HELLO = '__agent_frame_hello__';
   const LISTENERS_QUERY = '__agent_listeners_query__';
   const LISTENER_REPLY = '__agent_listener__';
   const SHADOW_REPLY = '__agent_closed_shadow_host__';
@@ -63,8 +64,15 @@
       hostToken = token;
       tokenArrived();
       event.stopImmediatePropagation();
+    } else if (event.data?.[FRAME_HELLO] === true && event.source) {
+      for (const frame of document.querySelectorAll('iframe, frame')) {
+        if (frame.contentWindow === event.source) tellFrame(frame);
+      }
+      event.stopImmediatePropagation();
     }
   }, true);
+  // A frame whose sensor came after its parent's announcement asks for its token.
+  if (parent !== window) parent.postMessage({ [FRAME_HELLO]: true }, '*');
 
   /** Resolves once this frame knows where it is shown: at once in a top frame or when the
    * parent's token has come, else after `ms` (a cross-origin parent's message may still be on
@@ -74,10 +82,12 @@
     return Promise.race([tokenReceived, new Promise((resolve) => { setTimeout(resolve, ms); })]);
   }
 
+  function tellFrame(frame) {
+    frame.contentWindow?.postMessage({ [FRAME_TOKEN]: `${DOC}:${elementId(frame)}` }, '*');
+  }
+
   function announce() {
-    for (const frame of document.querySelectorAll('iframe, frame')) {
-      frame.contentWindow?.postMessage({ [FRAME_TOKEN]: `${DOC}:${elementId(frame)}` }, '*');
-    }
+    for (const frame of document.querySelectorAll('iframe, frame')) tellFrame(frame);
   }
 
   /** The element's own text nodes, with SLOT where each child element sits among them, so that
@@ -100,8 +110,13 @@
     return words ? wordsOf(text) : '';
   }
 
+  /** Text with whitespace that collapsing would change: at either end, doubled, or other than a space. */
+  const UNTIDY = /^\s|\s$|\s\s|[^\S ]/;
+
   /** `text` with its whitespace collapsed, bounded; empty when it has no words. */
   function wordsOf(text) {
+    // Most labels are tidy already: one scan instead of three.
+    if (!UNTIDY.test(text)) return text.length > MAX_OWN_TEXT ? text.slice(0, MAX_OWN_TEXT) : text;
     if (!/\S/.test(text)) return '';
     const collapsed = text.replace(/\s+/g, ' ').trim();
     return collapsed.length > MAX_OWN_TEXT ? collapsed.slice(0, MAX_OWN_TEXT) : collapsed;
@@ -247,23 +262,23 @@
     const TAIL_DEFAULTS = [undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, '', -1, -1,
       null, null];
 
+    /** What the walk learns of every element, as record flags (EDITABLE: the element is
+     * editable, not yet whether it is where editing starts). */
+    const ownFlags = (el, pointer) => (pointer ? POINTER : 0)
+      | (typeof el.onclick === 'function' || listeners.has(el) ? LISTENER : 0)
+      | (el.isContentEditable ? EDITABLE : 0) | (el.inert ? INERT : 0);
+
     /** One element's record, an array: [id, parent, tag, x, y, width, height, flags, text, slot,
-     * look, attrs, extra], trailing defaults left off. */
-    const record = (el, parent, attrs, text, pointer, style, slot, inline, gap) => {
+     * look, attrs, extra], trailing defaults left off. `known` are its ownFlags with INLINE and GAP. */
+    const record = (el, tag, parent, attrs, text, style, slot, known) => {
       const rect = el.getBoundingClientRect();
-      let flags = el.checkVisibility({ opacityProperty: true, visibilityProperty: true }) ? VISIBLE : 0;
-      if (pointer) flags |= POINTER;
-      if (typeof el.onclick === 'function' || listeners.has(el)) flags |= LISTENER;
-      if (el.isContentEditable && !el.parentElement?.isContentEditable) flags |= EDITABLE;
-      if (el.inert) flags |= INERT;
-      if (inline) flags |= INLINE;
-      if (gap) flags |= GAP;
+      let flags = known | (el.checkVisibility({ opacityProperty: true, visibilityProperty: true }) ? VISIBLE : 0);
+      if ((flags & EDITABLE) && el.parentElement?.isContentEditable) flags &= ~EDITABLE;
       // Colours only where the model may read the text: the viewport and a viewport around it
       // (the core lists half a viewport beyond); text further away is read again when it nears.
       const look = text && rect.bottom > -height && rect.top < 2 * height
         ? lookOf(style.color, paper(el, style), style.fontSize) : -1;
       let extra = null;
-      const tag = el.tagName;
       if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') (extra ??= {}).value = el.value;
       if (tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) extra.checked = el.checked;
       if (tag === 'SELECT') {
@@ -299,16 +314,16 @@
     const root = document.body ?? document.documentElement;
     if (!root) return JSON.stringify({ doc: DOC, host: hostToken, url: location.href, title: document.title, nodes, looks });
     const rootStyle = getComputedStyle(root);
-    nodes.push(record(root, null, readAttrs(root), ownText(root), false, rootStyle));
+    nodes.push(record(root, root.tagName, null, readAttrs(root), ownText(root), rootStyle, undefined, ownFlags(root, false)));
     // Depth-first in document order with an explicit stack: pages nest deeper than JS recursion goes.
     // A shadow root's content comes before the host's light children.
     // Each level remembers, for its children: the recorded ancestor they hang from; whether that
     // ancestor's text has SLOTs, and which one a child fills (a child of an unrecorded element
     // fills its parent's); whether an unrecorded block element separates them from it (then they
     // do not flow in its sentence).
-    const levelOf = (parent, cursor, slotted) => ({ next: null, parent, cursor, slotted, ordinal: -1, fixed: undefined,
-      blockGap: false });
-    const stack = [{ ...levelOf(0, rootStyle.cursor, (nodes[0][8] ?? '').includes(SLOT)), next: root.firstElementChild }];
+    const levelOf = (next, parent, cursor, slotted, fixed, blockGap) => ({ next, parent, cursor, slotted, ordinal: -1,
+      fixed, blockGap });
+    const stack = [levelOf(root.firstElementChild, 0, rootStyle.cursor, (nodes[0][8] ?? '').includes(SLOT), undefined, false)];
     let visited = 0;
     while (stack.length) {
       const level = stack[stack.length - 1];
@@ -318,7 +333,8 @@
         continue;
       }
       level.next = el.nextElementSibling;
-      if (SKIPPED.has(el.tagName) || el === overlay?.host) continue;
+      const tag = el.tagName;
+      if (SKIPPED.has(tag) || el === overlay?.host) continue;
       if (nodes.length >= MAX_NODES) {
         truncated = `only the first ${MAX_NODES} elements were read`;
         break;
@@ -339,22 +355,22 @@
       const pointer = elCursor === 'pointer' && (level.cursor !== 'pointer'
         || (!el.firstElementChild && !el.textContent.trim() && (el.hasAttribute('class') || el.namespaceURI === SVG_NS)));
       const shadow = shadowRootOf(el);
+      const flags = ownFlags(el, pointer);
       let position = level.parent;
-      if (text || attrs || pointer || shadow || el.inert || ALWAYS.has(el.tagName) || el.isContentEditable
-          || listeners.has(el) || typeof el.onclick === 'function') {
+      if (text || attrs || flags || shadow || ALWAYS.has(tag)) {
         position = nodes.length;
-        nodes.push(record(el, level.parent, attrs, text, pointer, style, level.slotted ? slot : undefined,
-          inline, level.blockGap));
+        nodes.push(record(el, tag, level.parent, attrs, text, style, level.slotted ? slot : undefined,
+          flags | (inline ? INLINE : 0) | (level.blockGap ? GAP : 0)));
       }
       if (el.namespaceURI === SVG_NS) continue; // Icons: their inner shapes say nothing.
-      if (display === 'none' && el.tagName !== 'SELECT') continue; // Nothing inside is rendered.
-      if (el.firstElementChild) {
-        const child = position === level.parent
-          ? { ...level, ordinal: -1, fixed: slot, blockGap: level.blockGap || !inline }
-          : levelOf(position, elCursor, text.includes(SLOT));
-        stack.push({ ...child, next: el.firstElementChild, cursor: elCursor });
+      if (display === 'none' && tag !== 'SELECT') continue; // Nothing inside is rendered.
+      const firstChild = el.firstElementChild;
+      if (firstChild) {
+        stack.push(position === level.parent
+          ? levelOf(firstChild, level.parent, elCursor, level.slotted, slot, level.blockGap || !inline)
+          : levelOf(firstChild, position, elCursor, text.includes(SLOT), undefined, false));
       }
-      if (shadow?.firstElementChild) stack.push({ ...levelOf(position, elCursor, false), next: shadow.firstElementChild });
+      if (shadow?.firstElementChild) stack.push(levelOf(shadow.firstElementChild, position, elCursor, false, undefined, false));
     }
     if (byId.size > 2 * nodes.length + 1000) {
       for (const [id, ref] of byId) if (!ref.deref()?.isConnected) byId.delete(id);

@@ -92,6 +92,28 @@ test('frames: same-origin and cross-origin frames, nested, stitched in place', a
   ].join('\n'));
 });
 
+test('a frame that appears after the page was read is stitched in place the next time', async () => {
+  const other = otherSite.origin.replace('127.0.0.1', 'localhost');
+  await mapOf(`${site.origin}/map/frames.html`);
+  await target.page.evaluate((src) => new Promise((resolve) => {
+    const frame = document.createElement('iframe');
+    frame.src = src;
+    frame.style.cssText = 'width:500px;height:260px;border:0';
+    frame.onload = resolve;
+    document.getElementById('slot').append(frame);
+  }), `${other}/map/frame-outer.html`);
+  const { text } = await agent.worker.evaluate((tabId) => globalThis.agentCore.describePage(tabId), target.tabId);
+  assert.equal(text, [
+    '[Start of page]',
+    '[1]<button>Top button />',
+    '[2]<a href=/map/inner-link.html>Same-origin frame link />',
+    '[3]<button>Cross-origin frame button />',
+    `[4]<a href=${other}/map/inner-link.html>Same-origin frame link />`,
+    '[End of page]',
+    '',
+  ].join('\n'));
+});
+
 test('a long page lists the viewport and summarises the rest with the scroll position', async () => {
   const { text } = await mapOf(`${site.origin}/map/long.html`);
   const lines = text.split('\n');
