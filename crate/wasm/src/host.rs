@@ -90,7 +90,7 @@ extern "C" {
 /// A task as a restarted worker finds it.
 pub enum Saved {
     /// Running, at its checkpoint.
-    Running(Checkpoint),
+    Running(Box<Checkpoint>),
     /// Waiting in line.
     Waiting(SavedWaiting),
     Unreadable(String),

@@ -268,7 +268,7 @@ impl Core {
                     Some(message) => Some((message, checkpoint.step.saturating_sub(1))),
                     // Running before, so running again at once, whatever the line.
                     None => {
-                        self.launch(chat.clone(), Job::Resume { checkpoint: Box::new(checkpoint), chat: chat.clone() });
+                        self.launch(chat.clone(), Job::Resume { checkpoint, chat: chat.clone() });
                         None
                     }
                 },
