@@ -154,11 +154,12 @@ function stateText(view) {
   }
 }
 
-/** Every task this panel follows, to switch between: shown while there is more than one. */
+/** Every task this panel follows, to switch between. */
 function showTaskList() {
   const listed = [...views.values()].filter((view) => view.running || !view.seen || (view === shown && view.started));
   const list = document.getElementById('tasks');
-  list.hidden = listed.length < 2;
+  // Shown while there is another task to switch to.
+  list.hidden = !listed.some((view) => view !== shown);
   taskList.replaceChildren(...listed.map((view) => {
     const item = element('li', `task-item${view === shown ? ' shown' : ''}`);
     item.dataset.chat = view.chat;

@@ -242,3 +242,36 @@ test('a task waiting for a place keeps it when the browser stops the worker, and
     await llm.close();
   }
 });
+
+test('in the panel, a task past the limit says it waits and its place, and leaves the line when stopped', async () => {
+  const first = 'wait for the first sign';
+  const second = 'wait for the second sign';
+  const llm = await startLlmServer({ tasks: { [first]: [{ hang: true }], [second]: [{ hang: true }] } });
+  try {
+    await useModel(llm, 1);
+    const { tabId } = await openTarget(agent, `${site.origin}/shop/mugs.html`);
+    const panel = await openPanel(agent, tabId);
+    await panel.fill('#task', first);
+    await panel.press('#task', 'Enter');
+    await waitUntil(() => llm.requests.length === 1, TIMEOUT);
+    await panel.fill('#task', second);
+    await panel.press('#task', 'Enter');
+
+    const waiting = panel.locator('.message.queued');
+    await waiting.waitFor({ timeout: TIMEOUT });
+    assert.equal(await waiting.textContent(),
+      'This task waits for a free place (1 in line): as many tasks as the settings allow are running. It starts when one of them ends.');
+    const items = panel.locator('#task-list .task-item');
+    assert.deepEqual(await items.locator('.task-state').allTextContents(), ['Step 1', 'Waiting, 1 in line']);
+    assert.equal(await panel.locator('#pause').isHidden(), true, 'nothing to pause before it starts');
+    await panel.click('#stop');
+    await panel.locator('.notice', { hasText: 'Stopped after 0 steps.' }).waitFor({ timeout: TIMEOUT });
+    assert.equal(llm.requests.length, 1, 'the stopped task never asked the model');
+    await items.first().locator('button').click();
+    await panel.click('#stop');
+    await waitUntil(() => llm.stats.aborted === 1, TIMEOUT);
+    await panel.close();
+  } finally {
+    await llm.close();
+  }
+});
