@@ -214,6 +214,14 @@ async function followingOpenedTab(tabId, act) {
   }
 }
 
+/** Tab `id` once its page has loaded (or is taking too long to: the task sees it as it is). */
+async function loadedTab(id) {
+  await waitForLoad(id, false).catch((err) => {
+    if (err.code === 'tab_closed') throw err;
+  });
+  return id;
+}
+
 /** Opens `url` in a new active tab right after `tabId`, in its window. */
 async function createTabNextTo(tabId, url) {
   const tab = await getTab(tabId);
@@ -248,9 +256,19 @@ async function detachDebugger(tabId) {
 
 chrome.debugger?.onDetach.addListener((source) => attachedTabs.delete(source.tabId));
 
-/** Replaces every session rule this extension has with `rules`. */
-/** The rules being changed: the next change waits for it (ids are given from what is there). */
-let ruleChanges = Promise.resolve();
+/** A line of work done one at a time: `inTurn(work)` runs `work` once the work before it is
+ * done (failed or not) and resolves as it does. */
+function oneAtATime() {
+  let last = Promise.resolve();
+  return (work) => {
+    const turn = last.then(work);
+    last = turn.catch(() => {});
+    return turn;
+  };
+}
+
+/** Rule changes, one at a time (ids are given from what is there). */
+const ruleChanges = oneAtATime();
 
 /**
  * Replaces the session rules of `tabIds` with `rules`. Tasks running side by side share the
@@ -258,7 +276,7 @@ let ruleChanges = Promise.resolve();
  * of those tabs; their ids are given here, unique among all.
  */
 function replaceTabRules(rules, tabIds = rules.flatMap((rule) => rule.condition.tabIds ?? [])) {
-  const change = ruleChanges.then(async () => {
+  return ruleChanges(async () => {
     const existing = await chrome.declarativeNetRequest.getSessionRules();
     const replaced = existing.filter((rule) => (rule.condition.tabIds ?? []).some((id) => tabIds.includes(id)));
     let next = Math.max(0, ...existing.map((rule) => rule.id)) + 1;
@@ -267,8 +285,6 @@ function replaceTabRules(rules, tabIds = rules.flatMap((rule) => rule.condition.
       addRules: rules.map((rule) => ({ ...rule, id: next++ })),
     });
   });
-  ruleChanges = change.catch(() => {});
-  return change;
 }
 
 /** Where each running task's checkpoint is kept, by its chat: session storage outlives a stopped
@@ -292,8 +308,8 @@ async function thumbnailOf(dataUrl) {
   return `data:image/jpeg;base64,${btoa(binary)}`;
 }
 
-/** The screenshot being taken: the next waits for it. */
-let captures = Promise.resolve();
+/** Screenshots, one at a time. */
+const captures = oneAtATime();
 
 /** A picture of tab `tabId`, brought forward for it, checked to still be the one on screen. */
 async function captureTab(tabId) {
@@ -432,19 +448,11 @@ export function createBrowserHost(emit) {
     },
 
     async openTab(tabId, url) {
-      const id = await createTabNextTo(tabId, url);
-      await waitForLoad(id, false).catch((err) => {
-        if (err.code === 'tab_closed') throw err;
-      });
-      return id;
+      return loadedTab(await createTabNextTo(tabId, url));
     },
 
     async openBackgroundTab(url) {
-      const { id } = await chrome.tabs.create({ url, active: false });
-      await waitForLoad(id, false).catch((err) => {
-        if (err.code === 'tab_closed') throw err;
-      });
-      return id;
+      return loadedTab((await chrome.tabs.create({ url, active: false })).id);
     },
 
     async switchTab(tabId) {
@@ -467,13 +475,11 @@ export function createBrowserHost(emit) {
       return new Promise((resolve) => { setTimeout(resolve, milliseconds); });
     },
 
-    /** What the tab shows, as a JPEG (the tab must be the visible one of its window to be captured). */
-    /** Chrome captures only the tab on screen in its window: the tab is brought forward, and
-     * captures wait for each other, so that tasks running side by side each get their own page. */
+    /** What the tab shows, as a JPEG. Chrome captures only the tab on screen in its window: the
+     * tab is brought forward, and captures wait for each other, so that tasks running side by
+     * side each get their own page. */
     screenshot(tabId) {
-      const capture = captures.then(() => captureTab(tabId));
-      captures = capture.catch(() => {});
-      return capture;
+      return captures(() => captureTab(tabId));
     },
 
     /** Trusted input commands (built by the core), then the same settling and tab following as perform. */
