@@ -7,6 +7,7 @@ use crate::tasks::Asker;
 use crate::{to_js, Core, HostBrowser, Job, Prepared, TimedGate};
 use agent_core::agent::{drive_session, AgentEvent, DriveCommand, DriveReply, DriveRequest};
 use agent_core::browser::Browser;
+use agent_core::i18n::Message;
 use agent_core::mcp::{self, HostMessage, TaskReport, Tool};
 use agent_core::settings::Settings;
 use futures::channel::{mpsc, oneshot};
@@ -105,7 +106,7 @@ impl Core {
         // Dropping the session's sender ends the session, once a question it waits on is
         // withdrawn (an action no app waits for any more is not done).
         self.apps.session.borrow_mut().take();
-        for task in self.tasks.running() {
+        for task in self.tasks.select(None) {
             match task.asker {
                 Asker::AppSession => task.user.withdraw(None),
                 Asker::AppTask(_) => self.stop(Some(&task.chat)),
@@ -183,10 +184,7 @@ impl Core {
             let open = match chats.begin(&task, Start::New(&chat)).await {
                 Ok(open) => open,
                 Err(message) => {
-                    requests.close();
-                    while let Ok((_, answer)) = requests.try_recv() {
-                        let _ = answer.send(DriveReply::Failed(message.to_string()));
-                    }
+                    refuse_waiting(&mut requests, &message);
                     core.emit_to(&chat, AgentEvent::Error { message, steps: 0 });
                     return core.session_over(&chat);
                 }
@@ -221,11 +219,7 @@ impl Core {
                     .await;
                 }
                 Err(message) => {
-                    // The commands sent meanwhile learn why.
-                    requests.close();
-                    while let Ok((_, answer)) = requests.try_recv() {
-                        let _ = answer.send(DriveReply::Failed(message.to_string()));
-                    }
+                    refuse_waiting(&mut requests, &message);
                     emit(AgentEvent::Error { message, steps: 0 });
                 }
             }
@@ -254,5 +248,13 @@ impl Core {
             }
             self.browser.sleep(50).await;
         }
+    }
+}
+
+/// A session that could not start: the commands sent meanwhile learn why, and no more are taken.
+fn refuse_waiting(requests: &mut mpsc::UnboundedReceiver<DriveRequest>, why: &Message) {
+    requests.close();
+    while let Ok((_, answer)) = requests.try_recv() {
+        let _ = answer.send(DriveReply::Failed(why.to_string()));
     }
 }

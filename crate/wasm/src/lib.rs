@@ -205,7 +205,7 @@ impl Core {
     pub fn hello(&self) -> JsValue {
         let mut tasks: Vec<serde_json::Value> = self
             .tasks
-            .running()
+            .select(None)
             .iter()
             .map(|task| {
                 let events = self.chats.open_chat(&task.chat).map(|chat| chat.events()).unwrap_or_default();
@@ -213,9 +213,8 @@ impl Core {
                 serde_json::json!({"chat": task.chat, "state": if paused { "paused" } else { "running" }, "events": events})
             })
             .collect();
-        for (position, (chat, task)) in self.tasks.line().into_iter().enumerate() {
-            let queued =
-                protocol::encode_chat_event(&chat, &AgentEvent::TaskQueued { task, position: position as u32 + 1 });
+        for (chat, place) in self.places() {
+            let queued = protocol::encode_chat_event(&chat, &place);
             tasks.push(serde_json::json!({"chat": chat, "state": "queued", "events": [queued]}));
         }
         to_js(&protocol::encode_hello(tasks))
@@ -480,10 +479,16 @@ impl Core {
         self.browser.load_settings().await.map_or(DEFAULT_PARALLEL_TASKS as usize, |settings| settings.task_limit())
     }
 
+    /// Each waiting task's chat, with its place in line as the panel hears it.
+    fn places(&self) -> impl Iterator<Item = (String, AgentEvent)> {
+        let line = self.tasks.line().into_iter().enumerate();
+        line.map(|(at, (chat, task))| (chat, AgentEvent::TaskQueued { task, position: at as u32 + 1 }))
+    }
+
     /// Tells each waiting task its place in line.
     fn tell_places(&self) {
-        for (position, (chat, task)) in self.tasks.line().into_iter().enumerate() {
-            self.emit_to(&chat, AgentEvent::TaskQueued { task, position: position as u32 + 1 });
+        for (chat, place) in self.places() {
+            self.emit_to(&chat, place);
         }
     }
 

@@ -92,10 +92,6 @@ impl<J> Tasks<J> {
         self.running.borrow_mut().retain(|task| task.chat != chat);
     }
 
-    pub fn running(&self) -> Vec<Rc<Task>> {
-        self.running.borrow().clone()
-    }
-
     pub fn running_count(&self) -> usize {
         self.running.borrow().len()
     }
