@@ -1016,12 +1016,22 @@
       && Number.isFinite(animation.effect?.getComputedTiming().endTime));
   }
 
+  /** Resolves after the next frame and the tasks queued by it, or after 100 ms in a tab that
+   * draws no frames. */
+  function afterNextFrame() {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, 100);
+      requestAnimationFrame(() => setTimeout(() => { clearTimeout(timer); resolve(); }, 0));
+    });
+  }
+
   /** Resolves 'quiet' once the DOM has not changed for `quietMs` and no finite animation runs
    * (a modal fades in after its backdrop has), at most after `maxMs`, or 'navigating'. */
   function settle(quietMs, maxMs) {
     return new Promise((resolve) => {
       let quietTimer;
       let settled = false;
+      let changes = 0;
       const finish = (outcome) => {
         if (settled) return;
         settled = true;
@@ -1029,23 +1039,37 @@
         clearTimeout(quietTimer);
         clearTimeout(maxTimer);
         removeEventListener('pagehide', onLeave);
+        removeEventListener('transitionend', onChange, true);
+        removeEventListener('animationend', onChange, true);
         resolve(outcome);
       };
       const onLeave = () => finish('navigating');
-      const whenQuiet = () => {
-        const running = finiteAnimations();
-        if (!running.length) return finish('quiet');
-        // Wait for them to end, then for the DOM to be quiet again (their end often changes it).
-        Promise.all(running.map((animation) => animation.finished.catch(() => {}))).then(() => {
-          clearTimeout(quietTimer);
-          if (!settled) quietTimer = setTimeout(whenQuiet, quietMs);
-        });
-      };
-      const observer = new MutationObserver(() => {
+      const onChange = () => {
+        if (settled) return;
+        changes += 1;
         clearTimeout(quietTimer);
         quietTimer = setTimeout(whenQuiet, quietMs);
-      });
+      };
+      const whenQuiet = () => {
+        const running = finiteAnimations();
+        if (running.length) {
+          // Wait for them to end, then for the DOM to be quiet again (their end often changes it).
+          Promise.all(running.map((animation) => animation.finished.catch(() => {}))).then(onChange);
+          return;
+        }
+        // A transition that ended just now has its handlers run at the next frame (Bootstrap
+        // shows the modal once its backdrop has faded in): quiet only if that changed nothing.
+        const seen = changes;
+        afterNextFrame().then(() => {
+          if (changes !== seen || settled) return;
+          if (finiteAnimations().length) whenQuiet();
+          else finish('quiet');
+        });
+      };
+      const observer = new MutationObserver(onChange);
       observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      addEventListener('transitionend', onChange, true);
+      addEventListener('animationend', onChange, true);
       quietTimer = setTimeout(whenQuiet, quietMs);
       const maxTimer = setTimeout(() => finish('quiet'), maxMs);
       addEventListener('pagehide', onLeave);
