@@ -6,6 +6,7 @@
 #   ./build.sh run ...    build, then run a task headlessly (./build.sh run --help)
 #   ./build.sh bench      build, then benchmark the page map on ../shared/corpus (bench/results/)
 #   ./build.sh bench requests   build, then measure each request's tokens, full and compact
+#   ./build.sh bench steps      build, then measure the agent's own time per step, outside the model
 #   ./build.sh eval ...   build, then measure a model on a task suite (./build.sh eval --help)
 #   ./build.sh install-mcp   build the MCP host, register it with Chrome and Chromium, print app configs
 set -euo pipefail
@@ -182,6 +183,7 @@ case "${1:-build}" in
   bench)
     shift; build; ensure_chromium
     if [ "${1:-}" = requests ]; then shift; exec node bench/request-sizes.mjs "$@"; fi
+    if [ "${1:-}" = steps ]; then shift; exec node bench/step-time.mjs "$@"; fi
     exec node bench/page-map.mjs "$@" ;;
   install-mcp) install_mcp ;;
   -h|--help|help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' ;;
