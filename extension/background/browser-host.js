@@ -78,20 +78,24 @@ async function inFrame(tabId, frameId, method, args = []) {
 }
 
 /** One frame's record as JSON text and how long reading took, once it has told its child frames
- * who their parent is and learnt where it is shown itself; null where the sensor is not there yet. */
-async function readFrame() {
+ * who their parent is and learnt where it is shown itself; `{ unchanged: doc }` if the frame's
+ * document is one of `docs` (read before) and has not changed since; null where the sensor is not
+ * there yet. */
+async function readFrame(docs) {
   const sensor = globalThis.agentSensor;
   if (!sensor) return null;
+  const unchanged = sensor.unchangedDoc(docs);
+  if (unchanged) return { unchanged };
   sensor.announce();
   await sensor.placed(250);
   const started = performance.now();
   const json = sensor.collect();
-  return { json, collectMs: performance.now() - started };
+  return { json, collectMs: performance.now() - started, doc: sensor.doc };
 }
 
 /** Reads the frames of `target`, injecting the sensor where it is missing: one round trip for
  * the whole tab once the sensor is everywhere (frames are read side by side). */
-async function readFrames(tabId, target) {
+async function readFrames(tabId, target, docs) {
   const run = async (injection) => {
     try {
       return await withTimeout(chrome.scripting.executeScript({ ...injection, injectImmediately: true }), FRAME_TIMEOUT_MS,
@@ -100,29 +104,41 @@ async function readFrames(tabId, target) {
       throw err.code ? err : await scriptError(tabId, 0, err);
     }
   };
-  const first = await run({ target, func: readFrame });
+  const first = await run({ target, func: readFrame, args: [docs] });
   const missing = first.filter((frame) => frame.result === null).map((frame) => frame.frameId);
   if (!missing.length) return first;
   const rest = { tabId, frameIds: missing };
   await run({ target: rest, files: [SENSOR_FILE] });
-  return [...first.filter((frame) => frame.result !== null), ...await run({ target: rest, func: readFrame })];
+  return [...first.filter((frame) => frame.result !== null), ...await run({ target: rest, func: readFrame, args: [[]] })];
 }
+
+/** Per tab, the last record of each document read there (by document id): a frame that has not
+ * changed since answers with its id, and its record is used again. */
+const lastRecords = new Map();
+chrome.tabs.onRemoved.addListener((tabId) => lastRecords.delete(tabId));
 
 /** Each frame's record as JSON text, or why it could not be read; the top frame must answer.
  * When the frames cannot all be read together (one hangs), only the top frame is. */
 async function collectFrames(tabId) {
+  const known = lastRecords.get(tabId) ?? new Map();
+  const docs = [...known.keys()];
   let results;
   let note = null;
   try {
-    results = await readFrames(tabId, { tabId, allFrames: true });
+    results = await readFrames(tabId, { tabId, allFrames: true }, docs);
   } catch (err) {
     if (err.code === 'tab_closed') throw err;
     note = `frames were left out: ${err.message}`;
-    results = await readFrames(tabId, { tabId, frameIds: [0] });
+    results = await readFrames(tabId, { tabId, frameIds: [0] }, docs);
   }
-  const frames = results.map(({ frameId, result, error }) => (result
-    ? { frameId, ...result }
-    : { frameId, error: String(error?.message ?? error ?? 'the frame did not answer') }));
+  const read = new Map();
+  const frames = results.map(({ frameId, result, error }) => {
+    if (!result) return { frameId, error: String(error?.message ?? error ?? 'the frame did not answer') };
+    const record = result.unchanged ? { json: known.get(result.unchanged), collectMs: 0, doc: result.unchanged } : result;
+    read.set(record.doc, record.json);
+    return { frameId, json: record.json, collectMs: record.collectMs };
+  });
+  lastRecords.set(tabId, read);
   const top = frames.find((frame) => frame.frameId === 0);
   if (!top || top.error) throw hostError('script', top?.error ?? 'the page\'s top frame did not answer');
   if (note) frames.push({ frameId: -1, error: note });

@@ -8,6 +8,8 @@
   const QUERY = '__agent_listeners_query__';
   const REPLY = '__agent_listener__';
   const SHADOW_REPLY = '__agent_closed_shadow_host__';
+  /** Tells the sensor that what it last read may be out of date. */
+  const ADDED = '__agent_listener_added__';
   const TYPES = new Set(['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'mouseenter', 'mouseover']);
   const ElementClass = Element;
   const originalAdd = EventTarget.prototype.addEventListener;
@@ -18,7 +20,10 @@
 
   Element.prototype.attachShadow = function attachShadow(init) {
     const root = originalAttachShadow.call(this, init);
-    if (init?.mode === 'closed') closedHosts.push(new WeakRef(this));
+    if (init?.mode === 'closed') {
+      closedHosts.push(new WeakRef(this));
+      document.dispatchEvent(new Event(ADDED));
+    }
     return root;
   };
 
@@ -31,6 +36,7 @@
       refs.push(new WeakRef(this));
       const root = Object.keys(this).find((key) => key.startsWith('__reactContainer$'));
       if (root) reactPropsKeys.add(`__reactProps$${root.slice('__reactContainer$'.length)}`);
+      document.dispatchEvent(new Event(ADDED));
     }
     return originalAdd.call(this, type, listener, options);
   };

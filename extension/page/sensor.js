@@ -35,6 +35,7 @@
   const FRAME_HELLO = '__agent_frame_hello__';
   const LISTENERS_QUERY = '__agent_listeners_query__';
   const LISTENER_REPLY = '__agent_listener__';
+  const LISTENER_ADDED = '__agent_listener_added__';
   const SHADOW_REPLY = '__agent_closed_shadow_host__';
 
   // Ids stay with an element for as long as it lives, so indices are stable across steps.
@@ -219,9 +220,55 @@
     return words.join(' ').replace(/\s+/g, ' ').trim().slice(0, MAX_OWN_TEXT);
   }
 
+  // What may have changed since the last collect: an unchanged frame's record is not read again
+  // (the check costs well under a millisecond; a read of a large page, hundreds). Anything that
+  // may change what a read finds counts: a DOM change, a scroll or resize, input, focus, a load, an
+  // animation, a new click listener; and form values, which scripts set without any of these.
+  const CHANGE_EVENTS = ['scroll', 'resize', 'input', 'change', 'reset', 'load', 'error', 'focusin', 'focusout',
+    'pointerdown', 'pointerover', 'keydown', 'toggle', 'transitionstart', 'transitionend', 'animationstart',
+    'animationend', 'fullscreenchange', LISTENER_ADDED];
+  const MUTATIONS = { subtree: true, childList: true, attributes: true, characterData: true };
+  /** The highlights' own host coming and going is not a change of the page. */
+  const isOwnChange = (record) => record.type === 'childList'
+    && [...record.addedNodes, ...record.removedNodes].every((node) => node.localName === 'agent-highlights');
+  let watch = null;
+
+  function watchChanges() {
+    if (watch) return watch;
+    const changed = () => { watch.changed = true; };
+    watch = {
+      changed: true,
+      observer: new MutationObserver((records) => { if (!records.every(isOwnChange)) changed(); }),
+      view: '',
+      controls: [],
+    };
+    watch.observer.observe(document, MUTATIONS);
+    for (const type of CHANGE_EVENTS) addEventListener(type, changed, { capture: true, passive: true });
+    document.fonts?.addEventListener('loadingdone', changed);
+    return watch;
+  }
+
+  const viewKey = () => `${scrollX},${scrollY},${innerWidth},${innerHeight},${location.href}`;
+  const controlState = (el) => `${el.value}|${el.checked}|${el.selectedIndex}`;
+
+  /** This document's id if it is one of `docs` and nothing has changed since its last collect;
+   * otherwise null. */
+  function unchangedDoc(docs) {
+    if (!watch || watch.changed || !docs.includes(DOC)) return null;
+    if (!watch.observer.takeRecords().every(isOwnChange) || watch.view !== viewKey()
+        || watch.controls.some(([el, state]) => controlState(el) !== state)
+        || document.getAnimations().some((animation) => animation.playState === 'running')) {
+      watch.changed = true;
+      return null;
+    }
+    return DOC;
+  }
+
   function collect() {
     const started = performance.now();
     const nodes = [];
+    const controls = [];
+    const { observer } = watchChanges();
     const listeners = askPage();
     let truncated = '';
 
@@ -279,7 +326,10 @@
       const look = text && rect.bottom > -height && rect.top < 2 * height
         ? lookOf(style.color, paper(el, style), style.fontSize) : -1;
       let extra = null;
-      if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') (extra ??= {}).value = el.value;
+      if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') {
+        (extra ??= {}).value = el.value;
+        controls.push([el, controlState(el)]);
+      }
       if (tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) extra.checked = el.checked;
       if (tag === 'SELECT') {
         extra.options = Array.from(el.options).slice(0, MAX_OPTIONS).map((o) => o.text.trim());
@@ -370,11 +420,15 @@
           ? levelOf(firstChild, level.parent, elCursor, level.slotted, slot, level.blockGap || !inline)
           : levelOf(firstChild, position, elCursor, text.includes(SLOT), undefined, false));
       }
+      if (shadow) observer.observe(shadow, MUTATIONS);
       if (shadow?.firstElementChild) stack.push(levelOf(shadow.firstElementChild, position, elCursor, false, undefined, false));
     }
     if (byId.size > 2 * nodes.length + 1000) {
       for (const [id, ref] of byId) if (!ref.deref()?.isConnected) byId.delete(id);
     }
+    // Whatever happened before this read is in it; only what happens after is a change.
+    observer.takeRecords();
+    Object.assign(watch, { changed: Boolean(truncated), view: viewKey(), controls });
     // JSON text crosses to the worker and into Rust far faster than a large object would.
     return JSON.stringify({
       doc: DOC,
@@ -942,6 +996,7 @@
   };
 
   function perform(op) {
+    if (watch) watch.changed = true; // The operation is meant to change the page.
     if (FRAME_OPS[op.op]) return FRAME_OPS[op.op](op);
     const run = ELEMENT_OPS[op.op];
     if (!run) return { ok: false, message: `unknown operation ${op.op}` };
@@ -1076,5 +1131,5 @@
     });
   }
 
-  globalThis.agentSensor = { announce, placed, collect, perform, settle, highlight, clearHighlights };
+  globalThis.agentSensor = { doc: DOC, announce, placed, collect, unchangedDoc, perform, settle, highlight, clearHighlights };
 })();

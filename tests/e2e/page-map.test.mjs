@@ -111,6 +111,50 @@ test('a frame that appears after the page was read is stitched in place the next
   assert.equal(text, framesMap(other));
 });
 
+/** The map of the target tab as it is now, and whether a frame was read again (if not, every
+ * frame's last record was used again). */
+async function mapAgain() {
+  const { text, timing } = await agent.worker.evaluate((tabId) => globalThis.agentCore.describePage(tabId), target.tabId);
+  return { text, reread: timing.collect_ms > 0 };
+}
+
+test('a page is read again only where it changed, and every kind of change is seen', async () => {
+  const first = await mapOf(`${site.origin}/map/controls.html`);
+  assert.deepEqual(await mapAgain(), { text: first.text, reread: false });
+  // A value set by a script: no DOM change, no event.
+  await target.page.evaluate(() => { document.querySelector('input[type=email]').value = 'you@example.com'; });
+  let again = await mapAgain();
+  assert.ok(again.reread);
+  assert.match(again.text, /\[3\]<input label="Email address" type=email value=you@example\.com> \/>/);
+  assert.equal((await mapAgain()).reread, false);
+  // A click listener added to plain text: no DOM change either.
+  await target.page.evaluate(() => { document.querySelector('h1').addEventListener('click', () => {}); });
+  again = await mapAgain();
+  assert.ok(again.reread);
+  assert.match(again.text, /\[\d+\]<h1>Account \/>/);
+  // The highlights come and go without making the page changed.
+  await agent.worker.evaluate((tabId) => chrome.scripting.executeScript({ target: { tabId },
+    func: () => globalThis.agentSensor.highlight([{ id: 1, index: 1 }]) }), target.tabId);
+  assert.equal((await mapAgain()).reread, false);
+
+  await mapOf(`${site.origin}/map/long.html`);
+  const top = await mapAgain();
+  assert.equal(top.reread, false);
+  await target.page.evaluate(() => window.scrollTo(0, 3000));
+  again = await mapAgain();
+  assert.ok(again.reread);
+  assert.notEqual(again.text, top.text);
+
+  // A change in a cross-origin frame, the page around it unchanged.
+  const other = otherSite.origin.replace('127.0.0.1', 'localhost');
+  await mapOf(`${site.origin}/map/frames.html?other=${encodeURIComponent(other)}`);
+  assert.equal((await mapAgain()).reread, false);
+  const frame = target.page.frames().find((f) => f.url().includes('frame-outer'));
+  await frame.evaluate(() => { document.querySelector('button').textContent = 'Renamed in the frame'; });
+  again = await mapAgain();
+  assert.equal(again.text, framesMap(other).replace('Cross-origin frame button', 'Renamed in the frame'));
+});
+
 test('a long page lists the viewport and summarises the rest with the scroll position', async () => {
   const { text } = await mapOf(`${site.origin}/map/long.html`);
   const lines = text.split('\n');
