@@ -414,6 +414,11 @@ export function createBrowserHost(emit) {
         inFrame(tabId, frameId, 'highlight', [items])));
     },
 
+    /** Whether the element is as the page was last read, for acting on it (see the sensor's `untouched`). */
+    async elementUnchanged(tabId, target) {
+      return Boolean(await inFrame(tabId, target.frame, 'untouched', [target.doc, target.id]));
+    },
+
     perform(tabId, op) {
       return followingOpenedTab(tabId, async () => {
         let outcome;

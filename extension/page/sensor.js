@@ -231,15 +231,30 @@
   /** The highlights' own host coming and going is not a change of the page. */
   const isOwnChange = (record) => record.type === 'childList'
     && [...record.addedNodes, ...record.removedNodes].every((node) => node.localName === 'agent-highlights');
+  /** Past this many changes since a read, no element is taken as untouched. */
+  const MAX_TOUCHED = 2000;
   let watch = null;
+
+  /** Notes the page's own changes among `records`: their kind and the node changed. */
+  function noteChanges(records) {
+    for (const record of records) {
+      if (isOwnChange(record)) continue;
+      watch.changed = true;
+      if (watch.touched.length < MAX_TOUCHED) watch.touched.push([record.type, record.target]);
+      else watch.overflow = true;
+    }
+  }
 
   function watchChanges() {
     if (watch) return watch;
     const changed = () => { watch.changed = true; };
     watch = {
       changed: true,
-      observer: new MutationObserver((records) => { if (!records.every(isOwnChange)) changed(); }),
+      observer: new MutationObserver(noteChanges),
+      touched: [],
+      overflow: false,
       view: '',
+      href: '',
       controls: [],
     };
     watch.observer.observe(document, MUTATIONS);
@@ -248,20 +263,45 @@
     return watch;
   }
 
-  const viewKey = () => `${scrollX},${scrollY},${innerWidth},${innerHeight},${location.href}`;
+  const viewKey = () => `${scrollX},${scrollY},${innerWidth},${innerHeight}`;
   const controlState = (el) => `${el.value}|${el.checked}|${el.selectedIndex}`;
 
   /** This document's id if it is one of `docs` and nothing has changed since its last collect;
    * otherwise null. */
   function unchangedDoc(docs) {
     if (!watch || watch.changed || !docs.includes(DOC)) return null;
-    if (!watch.observer.takeRecords().every(isOwnChange) || watch.view !== viewKey()
+    noteChanges(watch.observer.takeRecords());
+    if (watch.changed || watch.view !== viewKey() || watch.href !== location.href
         || watch.controls.some(([el, state]) => controlState(el) !== state)
         || document.getAnimations().some((animation) => animation.playState === 'running')) {
       watch.changed = true;
       return null;
     }
     return DOC;
+  }
+
+  /** Whether `node` is `ancestor` or inside it, across shadow roots. */
+  function isInside(node, ancestor) {
+    for (let n = node; n; n = n.parentNode ?? n.host) if (n === ancestor) return true;
+    return false;
+  }
+
+  /** Whether element `id` of document `doc` is as the last collect found it, for acting on it: still
+   * in the page at the same address, nothing changed in it nor in its ancestors' attributes since,
+   * still shown, and (in the viewport) not covered. The rest of the page may have changed. */
+  function untouched(doc, id) {
+    if (doc !== DOC || !watch) return false;
+    noteChanges(watch.observer.takeRecords());
+    const el = byId.get(id)?.deref();
+    if (!el?.isConnected || watch.overflow || watch.href !== location.href) return false;
+    for (const [type, node] of watch.touched) {
+      if (isInside(node, el) || (type === 'attributes' && isInside(el, node))) return false;
+    }
+    if (!el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return false;
+    const rect = el.getBoundingClientRect();
+    const shown = rect.bottom > 0 && rect.right > 0 && rect.top < innerHeight && rect.left < innerWidth
+      && rect.width > 0 && rect.height > 0;
+    return !shown || getComputedStyle(el).pointerEvents === 'none' || reachable(el, rect);
   }
 
   function collect() {
@@ -428,7 +468,7 @@
     }
     // Whatever happened before this read is in it; only what happens after is a change.
     observer.takeRecords();
-    Object.assign(watch, { changed: Boolean(truncated), view: viewKey(), controls });
+    Object.assign(watch, { changed: Boolean(truncated), touched: [], overflow: false, view: viewKey(), href: location.href, controls });
     // JSON text crosses to the worker and into Rust far faster than a large object would.
     return JSON.stringify({
       doc: DOC,
@@ -1065,19 +1105,40 @@
     return boxes.length;
   }
 
-  /** CSS transitions and animations under way that will end (a spinner's never does). */
-  function finiteAnimations() {
-    return document.getAnimations().filter((animation) => animation.playState === 'running'
-      && Number.isFinite(animation.effect?.getComputedTiming().endTime));
+  /** How long until the CSS transitions and animations under way have ended, in ms: 0 if none
+   * runs (a spinner's never ends, and is not counted). Read from the animations' clock rather
+   * than awaited, as a tab in the background draws no frames and its animations' promises settle
+   * late. */
+  function animationsLeftMs() {
+    let left = 0;
+    for (const animation of document.getAnimations()) {
+      const now = animation.currentTime;
+      const end = animation.effect?.getComputedTiming().endTime;
+      if (animation.playState !== 'running' || typeof now !== 'number' || !Number.isFinite(end)) continue;
+      left = Math.max(left, (end - now) / Math.abs(animation.playbackRate || 1));
+    }
+    return left;
   }
 
-  /** Resolves after the next frame and the tasks queued by it, or after 100 ms in a tab that
-   * draws no frames. */
-  function afterNextFrame() {
+  /** Resolves true after the next frame and the tasks queued by it; false if no frame came
+   * within `ms` (a tab in the background draws none). */
+  function nextFrame(ms) {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, 100);
-      requestAnimationFrame(() => setTimeout(() => { clearTimeout(timer); resolve(); }, 0));
+      const timer = setTimeout(() => resolve(false), ms);
+      requestAnimationFrame(() => setTimeout(() => { clearTimeout(timer); resolve(true); }, 0));
     });
+  }
+
+  /** Ends the CSS transitions and animations under way as they would end. */
+  function finishAnimations() {
+    for (const animation of document.getAnimations()) {
+      if (animation.playState !== 'running' || !Number.isFinite(animation.effect?.getComputedTiming().endTime)) continue;
+      try {
+        animation.finish();
+      } catch {
+        // An animation that cannot end (its timeline went away) changes nothing more.
+      }
+    }
   }
 
   /** Resolves 'quiet' once the DOM has not changed for `quietMs` and no finite animation runs
@@ -1106,18 +1167,26 @@
         quietTimer = setTimeout(whenQuiet, quietMs);
       };
       const whenQuiet = () => {
-        const running = finiteAnimations();
-        if (running.length) {
-          // Wait for them to end, then for the DOM to be quiet again (their end often changes it).
-          Promise.all(running.map((animation) => animation.finished.catch(() => {}))).then(onChange);
+        const left = animationsLeftMs();
+        if (left > 0) {
+          clearTimeout(quietTimer);
+          nextFrame(50).then((drawn) => {
+            if (settled) return;
+            // A tab that draws no frames (in the background) does not run its transitions: they
+            // stay at their start, a modal at opacity 0, until the tab is shown. They are ended as
+            // they would end. Then the DOM must be quiet again (their end often changes it).
+            if (!drawn) finishAnimations();
+            clearTimeout(quietTimer);
+            quietTimer = setTimeout(whenQuiet, (drawn ? left : 0) + quietMs);
+          });
           return;
         }
         // A transition that ended just now has its handlers run at the next frame (Bootstrap
         // shows the modal once its backdrop has faded in): quiet only if that changed nothing.
         const seen = changes;
-        afterNextFrame().then(() => {
+        nextFrame(25).then(() => {
           if (changes !== seen || settled) return;
-          if (finiteAnimations().length) whenQuiet();
+          if (animationsLeftMs() > 0) whenQuiet();
           else finish('quiet');
         });
       };
@@ -1131,5 +1200,5 @@
     });
   }
 
-  globalThis.agentSensor = { doc: DOC, announce, placed, collect, unchangedDoc, perform, settle, highlight, clearHighlights };
+  globalThis.agentSensor = { doc: DOC, announce, placed, collect, unchangedDoc, untouched, perform, settle, highlight, clearHighlights };
 })();

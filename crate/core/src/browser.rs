@@ -19,6 +19,10 @@ pub trait Browser {
     /// Reads every frame of the page in the tab with the sensor. A frame that cannot be read is
     /// reported in its `RawFrame`; `Err` means the tab itself cannot be read.
     async fn observe(&self, tab: TabId) -> Result<Vec<RawFrame>, BrowserError>;
+    /// Whether the element is as the last `observe` found it, for acting on it: still in its page,
+    /// nothing in it or about it changed, still shown and not covered (the rest of the page may
+    /// have changed). False when unsure; far cheaper than `observe` on a large page.
+    async fn element_unchanged(&self, tab: TabId, element: &ElementRef) -> Result<bool, BrowserError>;
     /// Loads `url` in the tab and waits for it to finish loading (bounded).
     async fn navigate(&self, tab: TabId, url: &str) -> Result<(), BrowserError>;
     /// Goes back, forward or reloads, and waits for the page (bounded).

@@ -6,7 +6,7 @@ use agent_core::actions::PageOp;
 use agent_core::agent::{AgentEvent, Checkpoint};
 use agent_core::browser::{Browser, BrowserError, Highlight, HistoryStep, OpOutcome, Screenshot, TabId, TabInfo};
 use agent_core::chats::{Chat, ChatIndex};
-use agent_core::dom_map::{RawFrame, RawPage};
+use agent_core::dom_map::{ElementRef, RawFrame, RawPage};
 use agent_core::i18n::Message;
 use agent_core::llm::Image;
 use agent_core::protocol::encode_event;
@@ -24,6 +24,8 @@ extern "C" {
 
     #[wasm_bindgen(method, catch)]
     async fn observe(this: &BrowserHost, tab: TabId) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = elementUnchanged)]
+    async fn element_unchanged(this: &BrowserHost, tab: TabId, element: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch)]
     async fn navigate(this: &BrowserHost, tab: TabId, url: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch)]
@@ -230,6 +232,11 @@ impl HostBrowser {
 impl Browser for HostBrowser {
     async fn observe(&self, tab: TabId) -> Result<Vec<RawFrame>, BrowserError> {
         Ok(self.observe_timed(tab).await?.0)
+    }
+
+    async fn element_unchanged(&self, tab: TabId, element: &ElementRef) -> Result<bool, BrowserError> {
+        let value = self.host.element_unchanged(tab, super::to_js(element)).await.map_err(browser_error)?;
+        Ok(value.as_bool() == Some(true))
     }
 
     async fn navigate(&self, tab: TabId, url: &str) -> Result<(), BrowserError> {

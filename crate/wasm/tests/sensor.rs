@@ -475,3 +475,43 @@ fn double_and_right_clicks_send_what_a_mouse_sends() {
     assert!(perform(&op(Click::Right)).ok);
     assert!(script_text("document.getElementById('heard').textContent").ends_with("mousedown:2:1 contextmenu:2:1"));
 }
+
+/// Whether the sensor takes the element as untouched since its last collect.
+fn untouched(element: &MapElement) -> bool {
+    let target = &element.target;
+    sensor_call("untouched", &[target.doc.as_str().into(), target.id.into()]) == JsValue::TRUE
+}
+
+#[wasm_bindgen_test]
+fn an_element_is_untouched_until_it_or_what_shows_it_changes() {
+    page(
+        r#"<div id="list"><p>Other rows</p></div>
+        <div id="row"><button id="add">Add to cart</button></div><style id="sheet"></style>"#,
+    );
+    let add = find(&collect(), "Add to cart").clone();
+    assert!(untouched(&add));
+    // Changes elsewhere leave it as it was.
+    script("document.getElementById('list').append(document.createElement('p'))");
+    script("document.querySelector('#list p').textContent = 'Changed row'");
+    assert!(untouched(&add));
+    // Each of these changes it, or may hide or cover it: then the page must be read again.
+    let changes = [
+        "document.getElementById('add').textContent = 'Buy now'",
+        "document.getElementById('row').className = 'collapsed'",
+        "document.getElementById('sheet').textContent = '#add { display: none }'",
+        "document.getElementById('row').replaceChildren(document.getElementById('add').cloneNode(true))",
+        "(() => { const cover = document.createElement('div');
+            cover.style.cssText = 'position:fixed;inset:0;background:white';
+            document.body.append(cover); cover.id = 'cover'; })()",
+    ];
+    for change in changes {
+        page(
+            r#"<div id="list"><p>Other rows</p></div>
+            <div id="row"><button id="add">Add to cart</button></div><style id="sheet"></style>"#,
+        );
+        let add = find(&collect(), "Add to cart").clone();
+        script(change);
+        assert!(!untouched(&add), "untouched after {change}");
+        script("document.getElementById('cover')?.remove()");
+    }
+}

@@ -102,6 +102,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let Some(next_index) = rest.iter().find_map(Action::index) else {
             return Ok((None, None));
         };
+        if let Some(next) = seen.and_then(|map| map.element(next_index)) {
+            if self.still_as_seen(next).await {
+                return Ok((None, None));
+            }
+        }
         let now = match self.observe(Look::Peek).await? {
             Ok(map) => map,
             Err(reason) => return Ok((Some(format!("The page can no longer be read ({reason})")), None)),
@@ -229,6 +234,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }))
     }
 
+    /// Whether `element`, from the map the model saw, is known to be as it was without reading the
+    /// whole page again (a read of a large page takes hundreds of milliseconds; this, a few).
+    async fn still_as_seen(&self, element: &MapElement) -> bool {
+        !self.peeked.get() && self.browser.element_unchanged(self.tab.get(), &element.target).await.unwrap_or(false)
+    }
+
     /// The element at `index` as it is now, if it is still the one the model saw.
     async fn verified_element(
         &self,
@@ -243,6 +254,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         };
         let now = match latest {
             Some(map) => map,
+            None if self.still_as_seen(was).await => return Ok(Ok(was.clone())),
             None => match self.observe(Look::Peek).await? {
                 Ok(map) => map,
                 Err(reason) => return Ok(Err(format!("The page can no longer be read ({reason})."))),

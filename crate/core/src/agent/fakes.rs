@@ -9,7 +9,7 @@ use crate::browser::{
 };
 use crate::cancel::CancelToken;
 use crate::dom_map::tests::{node, page};
-use crate::dom_map::{MapOptions, RawFrame, RawNode};
+use crate::dom_map::{ElementRef, MapOptions, RawFrame, RawNode};
 use crate::llm::{ChatModel, ChatReply, ChatRequest, LlmError};
 use crate::messages::{Budget, RequestStyle};
 use crate::safety::{Secrets, SitePlan, SitePolicy, Strictness};
@@ -47,6 +47,13 @@ pub struct FakeShop {
     pub reviews_href: RefCell<String>,
     /// The form the add button and Enter submit, if any.
     pub form: RefCell<Option<Submission>>,
+    /// Pages read.
+    pub observes: Cell<u32>,
+    /// Whether the fake answers `element_unchanged` as the extension does (true when nothing was
+    /// done to the page since it was read), rather than never being sure.
+    pub tracks_changes: Cell<bool>,
+    /// The page's state when it was last read: operations performed, add button generation.
+    read_at: Cell<(usize, u32)>,
 }
 
 impl FakeShop {
@@ -72,7 +79,14 @@ impl FakeShop {
             buy_label: RefCell::default(),
             reviews_href: RefCell::new("/reviews".into()),
             form: RefCell::default(),
+            observes: Cell::new(0),
+            tracks_changes: Cell::new(false),
+            read_at: Cell::new((0, 0)),
         }
+    }
+
+    fn page_state(&self) -> (usize, u32) {
+        (self.ops.borrow().len(), self.button_generation.get())
     }
 
     fn add_button_id(&self) -> u32 {
@@ -90,6 +104,8 @@ impl Browser for FakeShop {
         if self.closed.get() {
             return Err(BrowserError::TabClosed);
         }
+        self.observes.set(self.observes.get() + 1);
+        self.read_at.set(self.page_state());
         let mut note = node(3, Some(0), "textarea", "");
         note.value = Some(self.note.borrow().clone());
         let mut nodes = vec![
@@ -113,6 +129,10 @@ impl Browser for FakeShop {
         let mut raw = page(nodes);
         raw.url = self.url.borrow().clone();
         Ok(vec![RawFrame { frame_id: 0, page: Ok(raw) }])
+    }
+
+    async fn element_unchanged(&self, _tab: TabId, _element: &ElementRef) -> Result<bool, BrowserError> {
+        Ok(self.tracks_changes.get() && self.page_state() == self.read_at.get())
     }
 
     async fn navigate(&self, _tab: TabId, url: &str) -> Result<(), BrowserError> {

@@ -28,6 +28,32 @@ fn refuses_an_element_replaced_by_an_identical_looking_one() {
     assert_eq!(shop.cart.get(), 0, "the new button must not be clicked in its place");
 }
 
+#[test]
+fn an_element_replaced_while_the_model_thinks_is_refused_when_the_page_tells_what_changed() {
+    let shop = FakeShop::new();
+    shop.tracks_changes.set(true);
+    let model = ScriptedModel::new(vec![reply(r#"[{"click_element":{"index":1}}]"#), done()]);
+    let (_, events) = run_with_replacement(&shop, &model);
+    assert!(outcomes(&events)[0].contains("is no longer on the page"), "{:?}", outcomes(&events));
+    assert_eq!(shop.cart.get(), 0);
+}
+
+#[test]
+fn an_unchanged_page_is_not_read_again_before_each_action() {
+    let clicks = r#"[{"click_element":{"index":1}},{"click_element":{"index":1}}]"#;
+    // Reads: the first step's map, then (unsure) before the first click and between the clicks,
+    // then the second step's map.
+    let shop = FakeShop::new();
+    one_step(&shop, clicks);
+    assert_eq!((shop.cart.get(), shop.observes.get()), (2, 4));
+    // Told what changed: the page is unchanged before the first click; the first click changed it,
+    // so it is read before the second.
+    let shop = FakeShop::new();
+    shop.tracks_changes.set(true);
+    one_step(&shop, clicks);
+    assert_eq!((shop.cart.get(), shop.observes.get()), (2, 3));
+}
+
 /// Runs the task, replacing the add button (as a re-render would) while the model thinks.
 fn run_with_replacement(shop: &FakeShop, model: &ScriptedModel) -> (AgentEvent, Vec<AgentEvent>) {
     struct ReplaceOnReply<'a> {
