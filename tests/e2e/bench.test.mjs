@@ -1,10 +1,12 @@
-// The page-map benchmark's own measurements: the floor, the ratio and the split of the time are
-// present and consistent (a check of the instrument, not a timed assertion).
+// The benchmarks' own measurements: the page map's floor, ratio and split of the time, and the
+// time per step outside the model with its parts, present and consistent (checks of the
+// instruments, not timed assertions).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openTarget } from '../../runner/launch.mjs';
 import { measurePage } from '../../bench/page-map.mjs';
+import { stepTimes } from '../../bench/step-time.mjs';
 import { withSiteAndBrowser } from '../support/fixtures.mjs';
 
 let agent;
@@ -24,4 +26,15 @@ test('the benchmark reports the floor, the ratio to it and where the time went',
   assert.ok(row.split_ms.collect > 0 && row.split_ms.build > 0, JSON.stringify(row));
   // The parts are medians of each run's parts: together near the whole, never far beyond it.
   assert.ok(parts.reduce((a, b) => a + b) <= row.ms_max * 1.1 + 1, JSON.stringify(row));
+});
+
+test('the step benchmark reports the steps of each task and the time outside the model with its parts', async () => {
+  const rows = await stepTimes(agent, site, 1);
+  // The shop: open, filter, add, done; the rows: scroll, type and press, done.
+  assert.deepEqual(rows.map((r) => [r.task, r.steps]), [['shop', 4], ['1,500 rows', 3]]);
+  for (const row of rows) {
+    const parts = [row.page_map_ms, row.actions_ms, row.rest_ms];
+    assert.ok(parts.every((ms) => Number.isInteger(ms)) && row.page_map_ms > 0 && row.actions_ms > 0, JSON.stringify(row));
+    assert.ok(row.outside_model_ms > 0 && row.outside_model_ms >= Math.max(row.page_map_ms, row.actions_ms), JSON.stringify(row));
+  }
 });
