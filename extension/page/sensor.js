@@ -31,6 +31,11 @@
   /** Hit tests cost more on crowded pages; past this many the rest are assumed reachable. */
   const MAX_HIT_TESTS = 400;
   const CANDIDATE_TAGS = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'DETAILS', 'LABEL']);
+  /** `checkVisibility` as a person sees: transparent and visibility-hidden elements are not shown. */
+  const AS_SEEN = { opacityProperty: true, visibilityProperty: true };
+  /** Whether a box of some size lies at least partly in a viewport of `width` by `height`. */
+  const inViewport = (rect, width, height) => rect.bottom > 0 && rect.right > 0 && rect.top < height
+    && rect.left < width && rect.width > 0 && rect.height > 0;
   const FRAME_TOKEN = '__agent_frame_token__';
   const FRAME_HELLO = '__agent_frame_hello__';
   const LISTENERS_QUERY = '__agent_listeners_query__';
@@ -297,11 +302,10 @@
     for (const [type, node] of watch.touched) {
       if (isInside(node, el) || (type === 'attributes' && isInside(el, node))) return false;
     }
-    if (!el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return false;
+    if (!el.checkVisibility(AS_SEEN)) return false;
     const rect = el.getBoundingClientRect();
-    const shown = rect.bottom > 0 && rect.right > 0 && rect.top < innerHeight && rect.left < innerWidth
-      && rect.width > 0 && rect.height > 0;
-    return !shown || getComputedStyle(el).pointerEvents === 'none' || reachable(el, rect);
+    return !inViewport(rect, innerWidth, innerHeight) || getComputedStyle(el).pointerEvents === 'none'
+      || reachable(el, rect);
   }
 
   function collect() {
@@ -359,7 +363,7 @@
      * look, attrs, extra], trailing defaults left off. `known` are its ownFlags with INLINE and GAP. */
     const record = (el, tag, parent, attrs, text, style, slot, known) => {
       const rect = el.getBoundingClientRect();
-      let flags = known | (el.checkVisibility({ opacityProperty: true, visibilityProperty: true }) ? VISIBLE : 0);
+      let flags = known | (el.checkVisibility(AS_SEEN) ? VISIBLE : 0);
       if ((flags & EDITABLE) && el.parentElement?.isContentEditable) flags &= ~EDITABLE;
       // Colours only where the model may read the text: the viewport and a viewport around it
       // (the core lists half a viewport beyond); text further away is read again when it nears.
@@ -378,8 +382,8 @@
       if (tag === 'IFRAME' || tag === 'FRAME') {
         (extra ??= {}).frameOrigin = [Math.round(rect.x + el.clientLeft), Math.round(rect.y + el.clientTop)];
       }
-      if ((flags & VISIBLE) && rect.bottom > 0 && rect.right > 0 && rect.top < height && rect.left < width
-          && rect.width > 0 && rect.height > 0 && hitTests < MAX_HIT_TESTS && isCandidate(el, attrs, flags)) {
+      if ((flags & VISIBLE) && inViewport(rect, width, height) && hitTests < MAX_HIT_TESTS
+          && isCandidate(el, attrs, flags)) {
         // The pointer passes through such an element (a floating label over its field): no
         // click can reach it, and no hit test can find it.
         if (style.pointerEvents === 'none') flags |= PASS_THROUGH;
@@ -929,7 +933,7 @@
       if (!parent || SKIPPED.has(parent.tagName) || !node.data.trim()) continue;
       let visible = shown.get(parent);
       if (visible === undefined) {
-        visible = parent.checkVisibility({ opacityProperty: true, visibilityProperty: true });
+        visible = parent.checkVisibility(AS_SEEN);
         shown.set(parent, visible);
       }
       if (visible) yield node;
@@ -1105,16 +1109,21 @@
     return boxes.length;
   }
 
-  /** How long until the CSS transitions and animations under way have ended, in ms: 0 if none
-   * runs (a spinner's never ends, and is not counted). Read from the animations' clock rather
-   * than awaited, as a tab in the background draws no frames and its animations' promises settle
-   * late. */
+  /** CSS transitions and animations under way that will end (a spinner's never does). */
+  function finiteAnimations() {
+    return document.getAnimations().filter((animation) => animation.playState === 'running'
+      && Number.isFinite(animation.effect?.getComputedTiming().endTime));
+  }
+
+  /** How long until the finite animations under way have ended, in ms (0 if none runs). Read
+   * from the animations' clock rather than awaited, as a tab in the background draws no frames
+   * and its animations' promises settle late. */
   function animationsLeftMs() {
     let left = 0;
-    for (const animation of document.getAnimations()) {
+    for (const animation of finiteAnimations()) {
       const now = animation.currentTime;
-      const end = animation.effect?.getComputedTiming().endTime;
-      if (animation.playState !== 'running' || typeof now !== 'number' || !Number.isFinite(end)) continue;
+      if (typeof now !== 'number') continue;
+      const end = animation.effect.getComputedTiming().endTime;
       left = Math.max(left, (end - now) / Math.abs(animation.playbackRate || 1));
     }
     return left;
@@ -1131,8 +1140,7 @@
 
   /** Ends the CSS transitions and animations under way as they would end. */
   function finishAnimations() {
-    for (const animation of document.getAnimations()) {
-      if (animation.playState !== 'running' || !Number.isFinite(animation.effect?.getComputedTiming().endTime)) continue;
+    for (const animation of finiteAnimations()) {
       try {
         animation.finish();
       } catch {

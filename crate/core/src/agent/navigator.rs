@@ -230,8 +230,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     replay_cursor: Cell<usize>,
     /// The small picture of the page the model saw this step, for the panel.
     thumbnail: RefCell<Option<String>>,
-    /// The page was read again since the map the model saw: what the sensor knows of changes
-    /// since its last read no longer tells what changed since that map.
+    /// The page was read again (a peek) since the map the model saw: what the sensor knows of
+    /// changes since its last read no longer tells what changed since that map.
     pub(super) peeked: Cell<bool>,
 }
 
@@ -466,7 +466,6 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     pub(super) async fn look(&self) -> Result<(Result<PageMap, String>, Vec<ListedTab>), StepError> {
         let started = self.browser.now_ms();
         let page = self.observe(Look::Step).await?;
-        self.peeked.set(false);
         self.recorder.borrow_mut().phase(Phase::PageMap, self.browser.now_ms() - started);
         if let Ok(map) = &page {
             self.recorder.borrow_mut().url(&map.url);
@@ -738,7 +737,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 return Ok(Err(seen_by_model));
             }
         };
-        self.peeked.set(true);
+        self.peeked.set(matches!(look, Look::Peek));
         let mut registry = self.registry.borrow_mut();
         Ok(match look {
             Look::Step => PageMap::build(&frames, &mut registry),
