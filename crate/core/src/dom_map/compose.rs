@@ -23,18 +23,30 @@ pub(super) struct Composer<'a> {
     nodes: &'a [PlacedNode<'a>],
     judged: &'a Judgement,
     naming_labels: &'a HashSet<usize>,
-    children: Vec<Vec<usize>>,
+    /// Every node's children, in order: those of node `i` are `children[first_child[i]..first_child[i + 1]]`
+    /// (one list for the page rather than one per node: pages have thousands).
+    children: Vec<usize>,
+    first_child: Vec<usize>,
 }
 
 impl<'a> Composer<'a> {
     pub fn new(nodes: &'a [PlacedNode<'a>], judged: &'a Judgement, naming_labels: &'a HashSet<usize>) -> Composer<'a> {
-        let mut children = vec![Vec::new(); nodes.len()];
+        let mut first_child = vec![0; nodes.len() + 1];
+        for parent in nodes.iter().filter_map(|placed| placed.parent) {
+            first_child[parent + 1] += 1;
+        }
+        for i in 1..first_child.len() {
+            first_child[i] += first_child[i - 1];
+        }
+        let mut filled = first_child.clone();
+        let mut children = vec![0; first_child[nodes.len()]];
         for (i, placed) in nodes.iter().enumerate() {
             if let Some(p) = placed.parent {
-                children[p].push(i);
+                children[filled[p]] = i;
+                filled[p] += 1;
             }
         }
-        Composer { nodes, judged, naming_labels, children }
+        Composer { nodes, judged, naming_labels, children, first_child }
     }
 
     /// The text of node `i` with its gathered descendants' text in place, whitespace collapsed;
@@ -59,7 +71,8 @@ impl<'a> Composer<'a> {
     fn write(&self, i: usize, gather: Gather, used: &mut Vec<usize>, out: &mut String) {
         let node = self.nodes[i].node;
         let own = if self.judged.unreadable[i] { "" } else { node.text.as_str() };
-        let mut kids = self.children[i].iter().copied().filter(|&c| self.takes(i, c, gather)).peekable();
+        let kids = &self.children[self.first_child[i]..self.first_child[i + 1]];
+        let mut kids = kids.iter().copied().filter(|&c| self.takes(i, c, gather)).peekable();
         let mut segments = own.split(SLOT);
         out.push_str(segments.next().unwrap_or_default());
         for (slot, segment) in (0u32..).zip(segments) {
@@ -79,7 +92,14 @@ impl<'a> Composer<'a> {
 }
 
 fn collapse_spaces(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 #[cfg(test)]
