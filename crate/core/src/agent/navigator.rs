@@ -18,7 +18,9 @@ use crate::i18n::{Arg, Message, Text};
 use crate::llm::pricing::{cost, Price};
 use crate::llm::{ChatMessage, ChatModel, ChatRequest, Image};
 use crate::messages::{Budget, History, Kind, Part, Prompt, RequestStyle};
-use crate::safety::{mentioned_hosts, DataFlow, Finding, PolicyRefusal, Secrets, SitePlan, SitePolicy, Strictness};
+use crate::safety::{
+    mentioned_hosts, DataFlow, Finding, PageScans, PolicyRefusal, Secrets, SitePlan, SitePolicy, Strictness,
+};
 use crate::tabs::{ListedTab, TabAliases};
 use crate::text;
 use std::cell::{Cell, RefCell};
@@ -212,6 +214,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     pub(super) tainted_hosts: RefCell<HashSet<String>>,
     /// Where the user's data may go, and the data seen so far.
     pub(super) data_flow: RefCell<DataFlow>,
+    /// What the data flow found in the page texts read so far (not saved: scanned again after a resume).
+    page_scans: RefCell<PageScans>,
     /// Approval requests made so far (their ids).
     pub(super) approvals: Cell<u32>,
     /// Input and output tokens used so far.
@@ -266,6 +270,7 @@ impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
             warned: RefCell::default(),
             tainted_hosts: RefCell::default(),
             data_flow: RefCell::default(),
+            page_scans: RefCell::default(),
             approvals: Cell::new(0),
             usage: Cell::new((0, 0)),
             loop_guard: RefCell::default(),
@@ -470,7 +475,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if let Ok(map) = &page {
             self.recorder.borrow_mut().url(&map.url);
             self.warn_about(&map.warnings);
-            self.data_flow.borrow_mut().read_page(&map.url, map.texts());
+            self.data_flow.borrow_mut().read_page(&map.url, map.texts(), &mut self.page_scans.borrow_mut());
         }
         if let (true, Ok(map)) = (self.config.highlights, &page) {
             let marks: Vec<Highlight> = elements_in_scope(map, &self.config.map)

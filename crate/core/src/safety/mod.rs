@@ -8,7 +8,7 @@ mod secrets;
 mod site_policy;
 
 pub use consequence::{assess, Consequence, Kind, Strictness};
-pub use data_flow::{Carried, Conversation, DataFlow, Flow, Site, SitePlan, Verdict};
+pub use data_flow::{Carried, Conversation, DataFlow, Flow, PageScans, Site, SitePlan, Verdict};
 pub use injection::{mentioned_hosts, mentioned_sites, neutralize, Finding};
 pub use secrets::{Secret, Secrets};
 pub use site_policy::{PolicyRefusal, SitePolicy};

@@ -13,6 +13,8 @@
 mod readings;
 mod scan;
 
+pub use scan::PageScans;
+
 use super::{mentioned_sites, Secrets, SitePolicy};
 use crate::i18n::{Arg, Message, Text};
 use crate::text;
@@ -328,13 +330,13 @@ impl DataFlow {
         sites.iter().map(Site::to_string).collect()
     }
 
-    /// Remembers what a page of `url` shows: its e-mail addresses, numbers, codes, names.
-    pub fn read_page<'t>(&mut self, url: &str, texts: impl Iterator<Item = &'t str>) {
+    /// Remembers what a page of `url` shows: its e-mail addresses, numbers, codes, names. `scans`
+    /// keeps what was found in each text, for the texts the page still shows at the next step.
+    pub fn read_page<'t>(&mut self, url: &str, texts: impl Iterator<Item = &'t str>, scans: &mut PageScans) {
         let Some(site) = Site::of(url) else { return };
         for text in texts {
-            let followed = scan::page_pieces(text);
-            for piece in scan::pieces(text) {
-                let quiet = !followed.contains(&piece);
+            for (piece, followed) in scans.of(text) {
+                let quiet = !followed;
                 self.note(
                     Item::new(piece.kind, &piece.text, Source::Page(site.clone())).map(|item| Item { quiet, ..item }),
                 );
@@ -345,7 +347,7 @@ impl DataFlow {
     /// Remembers what was extracted from a page of `url`, its words included.
     pub fn read_passage(&mut self, url: &str, text: &str) {
         let Some(site) = Site::of(url) else { return };
-        self.read_page(url, std::iter::once(text));
+        self.read_page(url, std::iter::once(text), &mut PageScans::default());
         self.keep_passage(Source::Page(site), text);
     }
 

@@ -3,6 +3,7 @@
 //! addresses. Common words are not: they travel in every search.
 
 use super::Kind;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Words that announce a code or a private number after them ("booking reference: X7K9P2").
 const CODE_LABELS: &[&str] = &[
@@ -129,14 +130,55 @@ pub struct Piece {
 /// The pieces of data in `text` worth following: in what the user or the agent wrote, every long
 /// number is.
 pub fn pieces(text: &str) -> Vec<Piece> {
-    scan(text, Numbers::All)
+    scan(&words_of(text), Numbers::All)
 }
 
 /// The pieces of data in page text: there long numbers abound (ISBNs, article ids, prices), so
 /// only those that say what they are ("code", "account", "card"...), phone numbers written with
 /// their country code, and card numbers are followed.
 pub fn page_pieces(text: &str) -> Vec<Piece> {
-    scan(text, Numbers::Private)
+    scan(&words_of(text), Numbers::Private)
+}
+
+/// Every piece of data in a page text, each with whether it is followed (see [`page_pieces`]):
+/// the rest only shows where a detail the agent wrote down came from.
+fn page_text_pieces(text: &str) -> Vec<(Piece, bool)> {
+    let words = words_of(text);
+    let followed = scan(&words, Numbers::Private);
+    scan(&words, Numbers::All)
+        .into_iter()
+        .map(|piece| {
+            let is_followed = followed.contains(&piece);
+            (piece, is_followed)
+        })
+        .collect()
+}
+
+/// Beyond this many characters of page text remembered, the scans are forgotten and begin again.
+const MAX_SCANNED_CHARS: usize = 1 << 22;
+
+/// The scans of the page texts read so far in a task, by text: a page keeps most of its texts
+/// from one step to the next, and scanning every text of a long page again cost tens of
+/// milliseconds a step. (The pieces of a text depend on nothing else, so a scan stays true.)
+#[derive(Default)]
+pub struct PageScans {
+    pieces: HashMap<String, Vec<(Piece, bool)>>,
+    chars: usize,
+}
+
+impl PageScans {
+    /// The pieces of data in `text`, each with whether it is followed.
+    pub fn of(&mut self, text: &str) -> &[(Piece, bool)] {
+        if !self.pieces.contains_key(text) {
+            if self.chars + text.len() > MAX_SCANNED_CHARS {
+                self.pieces.clear();
+                self.chars = 0;
+            }
+            self.chars += text.len();
+            self.pieces.insert(text.to_string(), page_text_pieces(text));
+        }
+        &self.pieces[text]
+    }
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -145,14 +187,13 @@ enum Numbers {
     Private,
 }
 
-fn scan(text: &str, numbers_wanted: Numbers) -> Vec<Piece> {
-    let words = words_of(text);
+fn scan(words: &[&str], numbers_wanted: Numbers) -> Vec<Piece> {
     let mut found = Vec::new();
-    emails(&words, &mut found);
-    numbers(&words, numbers_wanted, &mut found);
-    codes(&words, &mut found);
-    names(&words, &mut found);
-    addresses(&words, &mut found);
+    emails(words, &mut found);
+    numbers(words, numbers_wanted, &mut found);
+    codes(words, &mut found);
+    names(words, &mut found);
+    addresses(words, &mut found);
     found
 }
 
@@ -353,5 +394,21 @@ fn addresses(words: &[&str], found: &mut Vec<Piece>) {
         if at >= 1 && street[..at].iter().all(|w| capitalized(w)) {
             push(found, Kind::Address, words[i..=i + at + 1].join(" "));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{PageScans, MAX_SCANNED_CHARS};
+
+    #[test]
+    fn the_scans_remembered_are_bounded_and_forgetting_them_changes_no_answer() {
+        let mut scans = PageScans::default();
+        let code = "Your one-time code is 482913";
+        let first = scans.of(code).to_vec();
+        let filler = "words ".repeat(MAX_SCANNED_CHARS / 6);
+        assert!(scans.of(&filler).is_empty());
+        assert!(scans.chars <= MAX_SCANNED_CHARS && !scans.pieces.contains_key(code), "forgotten past the bound");
+        assert_eq!(scans.of(code), first.as_slice());
     }
 }

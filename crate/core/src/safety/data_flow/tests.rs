@@ -115,7 +115,11 @@ fn benign_flows_do_not_ask() {
     assert!(words.asks("https://duckduckgo.com/?q=find+the+price+of+the+blue+mug+with+the+red+handle").is_empty());
     // Dates and short numbers the page shows are not followed.
     let mut dated = Case::new("read the news");
-    dated.flow.read_page(START, ["Published 2024-01-15, 3 comments, 12 likes, ISBN 978-0-13-110362-7"].into_iter());
+    dated.flow.read_page(
+        START,
+        ["Published 2024-01-15, 3 comments, 12 likes, ISBN 978-0-13-110362-7"].into_iter(),
+        &mut PageScans::default(),
+    );
     assert!(dated.asks("https://news.test/2024/01/15/story?c=3").is_empty());
     assert!(dated.asks("https://books.test/isbn/9780131103627").is_empty(), "an unlabelled number on a page");
 }
@@ -200,12 +204,30 @@ fn a_secret_for_any_site_still_asks_before_a_new_one() {
 #[test]
 fn data_read_on_one_site_asks_before_going_to_another() {
     let mut case = Case::new("check my bank balance");
-    case.flow
-        .read_page("https://bank.test/home", ["Your one-time code is 482913", "Account 12-3456-7890123"].into_iter());
+    case.flow.read_page(
+        "https://bank.test/home",
+        ["Your one-time code is 482913", "Account 12-3456-7890123"].into_iter(),
+        &mut PageScans::default(),
+    );
     assert_eq!(case.asks("http://collector.test/?c=482913"), vec!["482913".to_string()]);
     assert_eq!(case.asks("http://collector.test/?a=1234567890123"), vec!["12-3456-7890123".to_string()]);
     assert!(case.asks("https://bank.test/verify?c=482913").is_empty(), "back where it was read");
     assert!(case.asks("http://collector.test/?c=1482913").is_empty(), "not part of another number");
+}
+
+#[test]
+fn a_page_read_again_from_its_remembered_scans_notes_what_scanning_it_anew_would() {
+    let texts = ["Your one-time code is 482913", "ISBN 978-0-13-110362-7", "Write to ada@example.org", "Opening hours"];
+    let mut scans = PageScans::default();
+    let mut remembered = DataFlow::default();
+    let mut anew = DataFlow::default();
+    for _ in 0..2 {
+        remembered.read_page("https://bank.test/home", texts.into_iter(), &mut scans);
+        anew.read_page("https://bank.test/home", texts.into_iter(), &mut PageScans::default());
+    }
+    assert_eq!(remembered, anew);
+    let quiet: Vec<(&str, bool)> = anew.noted.iter().map(|item| (item.shown.as_str(), item.quiet)).collect();
+    assert_eq!(quiet, [("482913", false), ("978-0-13-110362-7", true), ("ada@example.org", false)]);
 }
 
 #[test]
@@ -236,7 +258,11 @@ fn details_in_the_conversation_are_followed_unless_read_on_that_site() {
     case.rest = vec![r#"{"memory":"the order number is 7781234 and the tracking code is ZX81-QQ"}"#.to_string()];
     assert_eq!(case.asks("http://collector.test/?o=7781234"), vec!["7781234".to_string()]);
     assert_eq!(case.asks("http://collector.test/?t=zx81qq"), vec!["ZX81-QQ".to_string()]);
-    case.flow.read_page("https://carrier.test/", ["Parcel 7781234 is on its way"].into_iter());
+    case.flow.read_page(
+        "https://carrier.test/",
+        ["Parcel 7781234 is on its way"].into_iter(),
+        &mut PageScans::default(),
+    );
     assert!(case.asks("https://carrier.test/track?o=7781234").is_empty());
     assert_eq!(case.asks("http://collector.test/?o=7781234"), vec!["7781234".to_string()]);
     // The agent's own navigations in the conversation are not the user's data.
@@ -316,7 +342,7 @@ proptest::proptest! {
     #[test]
     fn never_panics(text in "\\PC{0,80}", path in "[a-zA-Z0-9%+/=_.@#?&-]{0,60}") {
         let mut case = email_case();
-        case.flow.read_page(START, [text.as_str()].into_iter());
+        case.flow.read_page(START, [text.as_str()].into_iter(), &mut PageScans::default());
         case.flow.typed(START, &text, false);
         case.flow.read_passage("https://mail.test/", &text);
         let _ = case.check(&format!("http://collector.test/{path}"), Carried::Url);
