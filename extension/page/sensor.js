@@ -285,12 +285,6 @@
     return DOC;
   }
 
-  /** Whether `node` is `ancestor` or inside it, across shadow roots. */
-  function isInside(node, ancestor) {
-    for (let n = node; n; n = n.parentNode ?? n.host) if (n === ancestor) return true;
-    return false;
-  }
-
   /** Whether element `id` of document `doc` is as the last collect found it, for acting on it: still
    * in the page at the same address, nothing changed in it nor in its ancestors' attributes since,
    * still shown, and (in the viewport) not covered. The rest of the page may have changed. */
@@ -300,7 +294,7 @@
     const el = byId.get(id)?.deref();
     if (!el?.isConnected || watch.overflow || watch.href !== location.href) return false;
     for (const [type, node] of watch.touched) {
-      if (isInside(node, el) || (type === 'attributes' && isInside(el, node))) return false;
+      if (isWithin(node, el) || (type === 'attributes' && isWithin(el, node))) return false;
     }
     if (!el.checkVisibility(AS_SEEN)) return false;
     const rect = el.getBoundingClientRect();
