@@ -23,5 +23,5 @@ pub use events::{ActionReport, AgentEvent};
 pub use navigator::{run_task, step_limit_reached, Budgets, Models, Review, TaskConfig, UserGate};
 pub use output::{parse_navigator_output, AgentBrain, NavigatorOutput};
 pub use prompt::{minimum_budget, navigator_schema, state_message, system_prompt};
-pub use record::{ElementPrint, PlannedAction, RequestSize, Role, RunRecord, StepRecord, Timing, Tokens};
+pub use record::{ElementPrint, PlannedAction, PrintParts, RequestSize, Role, RunRecord, StepRecord, Timing, Tokens};
 pub use replay::Replay;

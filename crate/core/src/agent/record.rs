@@ -99,11 +99,44 @@ pub struct ElementPrint {
     /// cannot hold 64 bits.
     pub fingerprint: String,
     pub description: String,
+    /// What the fingerprint was made of, as the map showed it: to find the element outside the
+    /// agent (an exported script). Absent in records made before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<PrintParts>,
+}
+
+/// An element's tag, identifying attributes (those of its fingerprint that the page's markup
+/// holds as shown: a link's `href` is left out, as the map resolves it), label and text. A value
+/// cut short in the map ends with `…`.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct PrintParts {
+    pub tag: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attrs: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
 }
 
 impl ElementPrint {
     pub fn of(element: &crate::dom_map::MapElement) -> Self {
-        ElementPrint { fingerprint: format!("{:016x}", element.fingerprint), description: element.describe() }
+        let attr = |name: &str| element.attrs.iter().find(|(shown, _)| shown == name).map(|(_, value)| value.clone());
+        let attrs = crate::dom_map::IDENTIFYING_ATTRS
+            .into_iter()
+            .filter(|&name| name != "href")
+            .filter_map(|name| Some((name.to_string(), attr(name)?)))
+            .collect();
+        ElementPrint {
+            fingerprint: format!("{:016x}", element.fingerprint),
+            description: element.describe(),
+            parts: Some(PrintParts {
+                tag: element.tag.clone(),
+                attrs,
+                label: attr("label"),
+                text: element.text.clone(),
+            }),
+        }
     }
 }
 
@@ -404,6 +437,37 @@ mod tests {
             "{report}"
         );
         assert!(report.contains("- Validator: accepted: shown\n"), "{report}");
+    }
+
+    #[test]
+    fn an_elements_print_keeps_the_parts_of_its_fingerprint_shown_in_the_map() {
+        use crate::dom_map::tests::{node, page, with_attrs};
+        let body = node(0, None, "body", "");
+        let label = node(1, Some(0), "label", "Filter");
+        let filter = with_attrs(
+            node(2, Some(1), "input", ""),
+            &[("type", "search"), ("placeholder", "Filter mugs"), ("class", "wide"), ("title", "f")],
+        );
+        let add = with_attrs(node(3, Some(0), "button", "Add to cart"), &[("aria-label", "Add Blue mug to cart")]);
+        let link = with_attrs(node(4, Some(0), "a", "Mugs"), &[("href", "/mugs")]);
+        let map = PageMap::from_page(&page(vec![body, label, filter, add, link]));
+        let parts = |text: &str| {
+            let element = map.elements().find(|e| e.describe().contains(text)).unwrap();
+            serde_json::to_value(ElementPrint::of(element).parts).unwrap()
+        };
+        assert_eq!(
+            parts("Filter"),
+            serde_json::json!({"tag": "input", "attrs": {"type": "search", "placeholder": "Filter mugs"}, "label": "Filter"})
+        );
+        assert_eq!(
+            parts("Add Blue"),
+            serde_json::json!({"tag": "button", "attrs": {"aria-label": "Add Blue mug to cart"}, "text": "Add to cart"})
+        );
+        assert_eq!(
+            parts("Mugs"),
+            serde_json::json!({"tag": "a", "text": "Mugs"}),
+            "a link's href is the map's, resolved"
+        );
     }
 
     #[test]

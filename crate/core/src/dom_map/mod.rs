@@ -703,6 +703,10 @@ fn display_attrs(node: &RawNode, label: Option<&str>, href: Option<String>) -> V
     attrs
 }
 
+/// The attributes that, with its tag and text, identify an element (its fingerprint). Each is
+/// shown in the map under its own name when the element has it.
+pub const IDENTIFYING_ATTRS: [&str; 6] = ["type", "name", "role", "href", "aria-label", "placeholder"];
+
 /// FNV-1a over the element's tag, identifying attributes and text.
 fn fingerprint(node: &RawNode, text: &str) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
@@ -713,7 +717,7 @@ fn fingerprint(node: &RawNode, text: &str) -> u64 {
         }
     };
     feed(&node.tag);
-    for name in ["type", "name", "role", "href", "aria-label", "placeholder"] {
+    for name in IDENTIFYING_ATTRS {
         feed(node.attr(name).unwrap_or(""));
     }
     feed(text);

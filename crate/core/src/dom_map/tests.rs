@@ -13,7 +13,7 @@ pub(crate) fn node(id: u32, parent: Option<u32>, tag: &str, text: &str) -> RawNo
     }
 }
 
-fn with_attrs(mut node: RawNode, attrs: &[(&str, &str)]) -> RawNode {
+pub(crate) fn with_attrs(mut node: RawNode, attrs: &[(&str, &str)]) -> RawNode {
     node.attrs = attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     node
 }

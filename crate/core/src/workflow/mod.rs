@@ -253,9 +253,11 @@ mod tests {
             "steps": [
                 step("http://shop.test/", json!([{"action": {"go_to_url": {"url": "http://shop.test/mugs.html"}}, "element": null}])),
                 step("http://shop.test/mugs.html", json!([{"action": {"input_text": {"index": 3, "text": "blue"}},
-                    "element": {"fingerprint": "00000000000000aa", "description": "<input> \"Filter mugs\" [3]"}}])),
+                    "element": {"fingerprint": "00000000000000aa", "description": "<input> \"Filter mugs\" [3]",
+                        "parts": {"tag": "input", "attrs": {"placeholder": "Filter mugs", "type": "search"}, "label": "Filter"}}}])),
                 step("http://shop.test/mugs.html", json!([{"action": {"click_element": {"index": 7}},
-                    "element": {"fingerprint": "00000000000000bb", "description": "<button> \"Add Blue mug to cart\" [7]"}}])),
+                    "element": {"fingerprint": "00000000000000bb", "description": "<button> \"Add Blue mug to cart\" [7]",
+                        "parts": {"tag": "button", "attrs": {"aria-label": "Add Blue mug to cart"}, "text": "Add to cart"}}}])),
                 step("http://shop.test/mugs.html", json!([{"action": {"done": {"text": "The total is $14.50", "success": true}}, "element": null}])),
             ]
         })
@@ -345,9 +347,9 @@ mod tests {
                 "  // Step 1",
                 "  await page.goto(params.url);",
                 "  // Step 2",
-                "  await find(page, \"input\", \"Filter mugs\").fill(params.filter_mugs);",
+                "  await find(page, { tag: \"input\", attrs: { \"placeholder\": \"Filter mugs\", \"type\": \"search\" }, label: \"Filter\" }).fill(params.filter_mugs);",
                 "  // Step 3",
-                "  await find(page, \"button\", `Add ${params.filter_mugs} mug to cart`).click();",
+                "  await find(page, { tag: \"button\", attrs: { \"aria-label\": `Add ${params.filter_mugs} mug to cart` }, text: \"Add to cart\" }).click();",
                 "  // Step 4",
                 "  // The agent answered here; the page's text follows.",
                 "  await page.waitForLoadState();",

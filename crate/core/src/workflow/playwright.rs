@@ -1,10 +1,10 @@
 //! A workflow as a standalone Playwright script (`playwright-core`), to run without the agent or
-//! a model: each recorded action on the element found again by its tag and the name the agent
-//! knew it by (its label, text, placeholder or title), parameters taken from the command line.
-//! The final answer needs a model; the script prints the page's text instead.
+//! a model: each recorded action on the element found again as its fingerprint knew it (its tag,
+//! identifying attributes and text, and its label), parameters taken from the command line. The
+//! final answer needs a model; the script prints the page's text instead.
 
 use super::{Param, Workflow};
-use crate::agent::PlannedAction;
+use crate::agent::{PlannedAction, PrintParts};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -30,10 +30,17 @@ pub fn playwright_script(workflow: &Workflow) -> String {
            if (!Object.hasOwn(params, name ?? '')) throw new Error(`unknown argument ${{arg}}: give --NAME=VALUE for one of ${{Object.keys(params).join(', ') || 'no parameters'}}`);\n  \
            params[name] = value;\n\
          }}\n\n\
-         /** The visible element with this tag and name (label, text, placeholder or title). */\n\
-         function find(page, tag, name) {{\n  \
-           const named = page.getByLabel(name).or(page.getByText(name)).or(page.getByPlaceholder(name)).or(page.getByTitle(name));\n  \
-           return page.locator(tag).and(named).filter({{ visible: true }}).first();\n\
+         /** The visible element the agent acted on, found as its fingerprint knew it: its tag and\n\
+          * identifying attributes (case ignored), its label and its text. A value the agent's map\n\
+          * cut short (ending in …) is matched by its start. */\n\
+         function find(page, {{ tag, attrs = {{}}, label, text }}) {{\n  \
+           const whole = (value) => value.replace(/…$/, '');\n  \
+           const quoted = (value) => `\"${{whole(value).replace(/[\\\\\"]/g, '\\\\$&').replace(/\\n/g, '\\\\a ')}}\"`;\n  \
+           const matches = ([name, value]) => `[${{name}}${{value.endsWith('…') ? '^=' : '='}}${{quoted(value)}} i]`;\n  \
+           let found = page.locator(tag + Object.entries(attrs).map(matches).join(''));\n  \
+           if (label) found = found.and(page.getByLabel(whole(label)));\n  \
+           if (text) found = found.filter({{ hasText: whole(text) }});\n  \
+           return found.filter({{ visible: true }}).first();\n\
          }}\n\n\
          const browser = await chromium.launch({{ executablePath: process.env.CHROMIUM_PATH, headless: !process.env.HEADED }});\n\
          const page = await browser.newPage();\n\
@@ -106,21 +113,37 @@ fn scroll_pixels(args: &Value) -> i64 {
     }
 }
 
-/// `find(page, tag, name)` for the element an action targeted, from the agent's description of
-/// it (`<button> "Add Blue mug to cart" [7]`), a parameter's value in the name following it.
+/// `find(page, {...})` for the element an action targeted, from the parts of its fingerprint, a
+/// parameter's value in them following it.
 fn element(planned: &PlannedAction, params: &[Param]) -> String {
-    let Some(description) = planned.element.as_ref().map(|element| element.description.as_str()) else {
+    let Some(print) = planned.element.as_ref() else {
         return "page.locator(':focus')".into();
     };
-    let tag = description.strip_prefix('<').and_then(|rest| rest.split('>').next()).unwrap_or("*");
-    let name = description.split('"').nth(1).unwrap_or_default();
-    if name.is_empty() {
-        return format!(
-            "(() => {{ throw new Error({}); }})()",
-            Value::from(format!("the element {description} has no name to find it by"))
-        );
+    let fail = |why: String| format!("(() => {{ throw new Error({}); }})()", Value::from(why));
+    let Some(PrintParts { tag, attrs, label, text }) = &print.parts else {
+        return fail(format!(
+            "the element {} was recorded before elements kept what finds them: save the run as a workflow again",
+            print.description
+        ));
+    };
+    if attrs.is_empty() && label.is_none() && text.is_empty() {
+        return fail(format!("the element {} has no attribute, label or text to find it by", print.description));
     }
-    format!("find(page, {}, {})", Value::from(tag), name_expression(name, params))
+    let mut spec = format!("tag: {}", Value::from(tag.as_str()));
+    if !attrs.is_empty() {
+        let attrs: Vec<String> = attrs
+            .iter()
+            .map(|(name, value)| format!("{}: {}", Value::from(name.as_str()), name_expression(value, params)))
+            .collect();
+        let _ = write!(spec, ", attrs: {{ {} }}", attrs.join(", "));
+    }
+    if let Some(label) = label {
+        let _ = write!(spec, ", label: {}", name_expression(label, params));
+    }
+    if !text.is_empty() {
+        let _ = write!(spec, ", text: {}", name_expression(text, params));
+    }
+    format!("find(page, {{ {spec} }})")
 }
 
 /// A JavaScript string for `name`, a template using `params.x` where the name holds x's recorded
@@ -163,10 +186,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn planned(action: Value, description: Option<&str>) -> PlannedAction {
+    fn planned(action: Value, element: Option<Value>) -> PlannedAction {
         serde_json::from_value(json!({
             "action": action,
-            "element": description.map(|d| json!({"fingerprint": "00000000000000aa", "description": d})),
+            "element": element.map(|parts| json!({"fingerprint": "00000000000000aa", "description": "<x> [1]", "parts": parts})),
         }))
         .unwrap()
     }
@@ -176,26 +199,39 @@ mod tests {
     }
 
     #[test]
-    fn each_action_becomes_a_statement_on_the_element_found_by_its_name() {
-        let type_blue = planned(json!({"input_text": {"index": 3, "text": "blue"}}), Some("<input> \"Filter\" [3]"));
+    fn each_action_becomes_a_statement_on_the_element_found_by_its_fingerprints_parts() {
+        let filter =
+            json!({"tag": "input", "attrs": {"type": "search", "placeholder": "Filter mugs"}, "label": "Filter"});
+        let type_blue = planned(json!({"input_text": {"index": 3, "text": "blue"}}), Some(filter));
         assert_eq!(
             statement(&type_blue, &colour()),
-            "  await find(page, \"input\", \"Filter\").fill(params.colour);\n"
+            "  await find(page, { tag: \"input\", attrs: { \"placeholder\": \"Filter mugs\", \"type\": \"search\" }, label: \"Filter\" }).fill(params.colour);\n"
         );
-        let add = planned(json!({"click_element": {"index": 7}}), Some("<button> \"Add Blue mug to cart\" [7]"));
+        let button = json!({"tag": "button", "attrs": {"aria-label": "Add Blue mug to cart"}, "text": "Add to cart"});
+        let add = planned(json!({"click_element": {"index": 7}}), Some(button));
         assert_eq!(
             statement(&add, &colour()),
-            "  await find(page, \"button\", `Add ${params.colour} mug to cart`).click();\n"
+            "  await find(page, { tag: \"button\", attrs: { \"aria-label\": `Add ${params.colour} mug to cart` }, text: \"Add to cart\" }).click();\n"
         );
         let keys = planned(json!({"send_keys": {"keys": "Control+A Enter"}}), None);
         assert_eq!(
             statement(&keys, &[]),
             "  await page.keyboard.press(\"Control+A\");\n  await page.keyboard.press(\"Enter\");\n"
         );
-        let nameless = planned(json!({"click_element": {"index": 9}}), Some("<button> [9]"));
-        assert!(statement(&nameless, &[]).contains("has no name to find it by"));
         let extract = planned(json!({"extract": {"query": "prices"}}), None);
         assert_eq!(statement(&extract, &[]), "  // extract: left to the agent (no script equivalent)\n");
+    }
+
+    #[test]
+    fn an_element_with_nothing_to_find_it_by_fails_saying_why() {
+        let bare = planned(json!({"click_element": {"index": 9}}), Some(json!({"tag": "button"})));
+        assert!(statement(&bare, &[]).contains("has no attribute, label or text to find it by"));
+        let older: PlannedAction = serde_json::from_value(json!({
+            "action": {"click_element": {"index": 9}},
+            "element": {"fingerprint": "00000000000000aa", "description": "<button> \"Buy\" [9]"},
+        }))
+        .unwrap();
+        assert!(statement(&older, &[]).contains("save the run as a workflow again"));
     }
 
     #[test]
