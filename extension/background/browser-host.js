@@ -272,6 +272,31 @@ async function detachDebugger(tabId) {
 
 chrome.debugger?.onDetach.addListener((source) => attachedTabs.delete(source.tabId));
 
+/** Tabs a task works in are kept from being discarded: Chrome unloads background tabs to save
+ * memory, which would take the page, and what the task typed there, from under a task running
+ * in the background. The tabs this host changed are noted in session storage, so that the task's
+ * end gives them back even after the worker was restarted; a tab kept by someone else stays so. */
+const KEPT_PREFIX = 'keptTab:';
+const keptTabs = new Set();
+
+async function keepLoaded(tabId) {
+  if (keptTabs.has(tabId)) return;
+  keptTabs.add(tabId);
+  const tab = await getTab(tabId);
+  if (!tab.autoDiscardable) return;
+  await chrome.tabs.update(tabId, { autoDiscardable: false });
+  await chrome.storage.session.set({ [KEPT_PREFIX + tabId]: true });
+}
+
+async function releaseKept(tabIds) {
+  const keys = tabIds.map((tabId) => KEPT_PREFIX + tabId);
+  const kept = await chrome.storage.session.get(keys);
+  for (const tabId of tabIds) keptTabs.delete(tabId);
+  await Promise.all(tabIds.filter((tabId) => kept[KEPT_PREFIX + tabId])
+    .map((tabId) => chrome.tabs.update(tabId, { autoDiscardable: true }).catch(() => {})));
+  await chrome.storage.session.remove(keys);
+}
+
 /** A line of work done one at a time: `inTurn(work)` runs `work` once the work before it is
  * done (failed or not) and resolves as it does. */
 function oneAtATime() {
@@ -388,7 +413,8 @@ export function createBrowserHost(emit) {
       return tab?.id;
     },
 
-    observe(tabId) {
+    async observe(tabId) {
+      await keepLoaded(tabId);
       return collectFrames(tabId);
     },
 
@@ -521,9 +547,13 @@ export function createBrowserHost(emit) {
       await replaceTabRules(rules);
     },
 
-    /** The task is over in its tabs: highlights off, the debugger released, its rules gone. */
-    async finish(tabIds) {
+    /** The task is over in its tabs: highlights off, the debugger released, its rules gone, the
+     * browser free to discard them again. The core gives the ids as an Int32Array, whose map
+     * would make numbers of what it returns. */
+    async finish(ids) {
+      const tabIds = Array.from(ids);
       await replaceTabRules([], tabIds).catch(() => {});
+      await releaseKept(tabIds);
       await Promise.all(tabIds.map((tabId) => chrome.scripting.executeScript({
         target: { tabId, allFrames: true },
         func: () => globalThis.agentSensor?.clearHighlights(),

@@ -1,6 +1,6 @@
 // Several tasks at once, each in its own chat and tab: their steps interleave and each ends with
 // its own page's real state; a task past the limit waits for a place; one stopped, closed or
-// moved to another window leaves the others alone.
+// moved to another window leaves the others alone; the browser does not discard a task's tab.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -153,6 +153,8 @@ test('a task whose tab moves to a minimised window finishes; a closed tab ends o
     const runs = { blue: runTimed(panel, blue, moved.tabId), green: runTimed(panel, green, closed.tabId) };
 
     await waitUntil(() => llm.requests.some((r) => taskOf(r) === blue), TIMEOUT);
+    const discardable = (tabId) => agent.worker.evaluate(async (id) => (await chrome.tabs.get(id)).autoDiscardable, tabId);
+    assert.equal(await discardable(moved.tabId), false, 'the browser may not discard a tab a task works in');
     const windowId = await agent.worker.evaluate(async (tabId) => {
       const created = await chrome.windows.create({ tabId });
       await chrome.windows.update(created.id, { state: 'minimized' });
@@ -169,6 +171,9 @@ test('a task whose tab moves to a minimised window finishes; a closed tab ends o
     assert.equal(tab.windowId, windowId, 'it ran in the other window');
     assert.equal(greenEnd.type, 'error');
     assert.match(greenEnd.message, /tab .*closed|closed/i);
+    assert.equal(await discardable(moved.tabId), true, 'given back when the task ended');
+    const noted = await agent.worker.evaluate(async () => Object.keys(await chrome.storage.session.get(null)));
+    assert.deepEqual(noted.filter((key) => key.startsWith('keptTab:')), [], 'no kept tab left noted, the closed one included');
     await panel.close();
   } finally {
     await llm.close();
@@ -237,6 +242,8 @@ test('a task waiting for a place keeps it when the browser stops the worker, and
     // The waiting one started only after the other's answer.
     const redStarted = runs.red.events.find((e) => e.type === 'task_started').at;
     assert.ok(redStarted >= runs.blue.events.find((e) => e.type === 'result').at);
+    // The tab kept loaded before the restart is given back by the restarted worker.
+    assert.equal(await agent.worker.evaluate(async (id) => (await chrome.tabs.get(id)).autoDiscardable, tabs.blue.tabId), true);
     await panel.close();
   } finally {
     await llm.close();

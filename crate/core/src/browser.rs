@@ -52,7 +52,8 @@ pub trait Browser {
     /// replacing the task's earlier ones).
     async fn restrict(&self, rules: &[serde_json::Value]) -> Result<(), BrowserError>;
     /// Ends the task's presence in the tabs it worked in: highlights removed, trusted input
-    /// released, its blocking rules removed (other tasks' stay).
+    /// released, its blocking rules removed (other tasks' stay), the browser free to discard them
+    /// again (a tab is kept loaded from the task's first look at it).
     async fn finish(&self, tabs: &[TabId]);
 }
 
