@@ -176,6 +176,11 @@ pub fn actions_schema(only_done: bool) -> Value {
                 if !required {
                     let kind = schema["type"].clone();
                     schema["type"] = json!([kind, "null"]);
+                    // An enum lists every value allowed: without `null` in it, a strict model
+                    // could never leave the choice out (a plain click would be impossible).
+                    if let Some(words) = schema.get_mut("enum").and_then(Value::as_array_mut) {
+                        words.push(Value::Null);
+                    }
                 }
                 properties.insert(name.to_string(), schema);
             }
@@ -248,5 +253,12 @@ mod tests {
         assert_eq!(params["required"], json!(["direction", "pages", "index"]));
         assert_eq!(params["properties"]["index"]["type"], json!(["integer", "null"]));
         assert_eq!(params["properties"]["direction"]["enum"], json!(["up", "down", "top", "bottom"]));
+        let click = schema["items"]["anyOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find_map(|v| v["properties"]["click_element"]["properties"].get("click"))
+            .unwrap();
+        assert_eq!(click, &json!({"type": ["string", "null"], "enum": ["double", "right", null]}));
     }
 }

@@ -14,6 +14,7 @@ mod planner;
 mod prompt;
 mod record;
 mod replay;
+mod schemas;
 mod summarizer;
 mod validator;
 
@@ -25,3 +26,4 @@ pub use output::{parse_navigator_output, AgentBrain, NavigatorOutput};
 pub use prompt::{minimum_budget, navigator_schema, state_message, system_prompt};
 pub use record::{ElementPrint, PlannedAction, PrintParts, RequestSize, Role, RunRecord, StepRecord, Timing, Tokens};
 pub use replay::Replay;
+pub use schemas::{request_schemas, RequestSchema};

@@ -30,6 +30,9 @@ use std::rc::Rc;
 /// Consecutive unusable replies or failed steps after which the task ends.
 pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
 
+/// The name the navigator's reply schema is sent under.
+pub(super) const NAVIGATOR_SCHEMA_NAME: &str = "navigator_output";
+
 #[derive(Clone)]
 pub struct TaskConfig {
     pub task: String,
@@ -823,7 +826,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         parts.push(Part::new(Kind::State, ChatMessage::user(state).with_images(images)));
         let prompt = Prompt {
             parts,
-            schema_name: "navigator_output".into(),
+            schema_name: NAVIGATOR_SCHEMA_NAME.into(),
             schema: navigator_schema(last_step, self.config.style),
             strict: self.config.style == RequestStyle::Full,
         };

@@ -110,6 +110,10 @@ pub fn gemini_schema(schema: &Value) -> Value {
             for (key, value) in object {
                 match (key.as_str(), value) {
                     ("additionalProperties", _) => {}
+                    // Gemini's enums are strings only; `nullable` says that null is allowed.
+                    ("enum", Value::Array(words)) => {
+                        out.insert(key.clone(), words.iter().filter(|w| !w.is_null()).cloned().collect());
+                    }
                     ("type", Value::Array(types)) => {
                         let concrete = types.iter().find(|t| *t != "null").cloned().unwrap_or(json!("string"));
                         out.insert("type".into(), concrete);
