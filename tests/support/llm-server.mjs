@@ -12,6 +12,14 @@
 //   { status: 401, body: {...}, headers?: {...} }        an HTTP error with that JSON body (and headers)
 //   { hang: true }                                       never answers; counts in `aborted` when the client gives up
 // Any reply may carry `delay: ms`, the time the model takes to answer it.
+//
+// Like a provider with structured output (OpenAI strict mode, Anthropic's forced tool, Gemini's
+// responseSchema, Ollama's format), the scripted model is held to the schema each request carries:
+// a parameter the script leaves out is written as null where the schema requires it (as a model
+// writes a choice it does not make), and every reply is then checked against the schema with ajv.
+// A reply that breaks it is answered with HTTP 500 naming the breach and recorded in `breaches`,
+// and `close()` then fails, so the test that scripted it fails. A `raw` reply is checked too
+// unless it carries `unconstrained: true` (a server that ignores the schema it was sent).
 //   { validate: { is_valid, reason, answer } }           the validator's verdict on the next claimed success
 //       (without one, a validator request is accepted automatically)
 //   { plan: { ... } }                                     the planner's next plan (else a plain one is made up)
@@ -23,6 +31,78 @@
 // whatever its wire format. Past the end of the script it answers HTTP 500.
 
 import { createServer } from 'node:http';
+import AjvModule from 'ajv';
+
+const Ajv = AjvModule.default ?? AjvModule;
+const ajv = new Ajv({ allErrors: true, strict: false });
+
+/** The schema the request holds the reply to, as JSON Schema; `null` when it sets none. */
+export function replySchema(request) {
+  const { raw } = request;
+  switch (request.format) {
+    case 'anthropic':
+      return raw.tool_choice?.type === 'tool' ? raw.tools.find((t) => t.name === raw.tool_choice.name).input_schema : null;
+    case 'gemini':
+      return raw.generationConfig?.responseSchema ? fromGeminiSchema(raw.generationConfig.responseSchema) : null;
+    default:
+      if (raw.response_format?.type === 'json_schema') return raw.response_format.json_schema.schema;
+      if (raw.tool_choice?.type === 'function') return raw.tools.find((t) => t.function.name === raw.tool_choice.function.name).function.parameters;
+      return null;
+  }
+}
+
+/** Gemini's OpenAPI dialect read as JSON Schema: `nullable` lets null through, enums included. */
+function fromGeminiSchema(schema) {
+  if (Array.isArray(schema)) return schema.map(fromGeminiSchema);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key !== 'nullable') out[key] = key === 'properties' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fromGeminiSchema(v)])) : fromGeminiSchema(value);
+  }
+  if (schema.nullable) {
+    out.type = [schema.type, 'null'];
+    if (out.enum) out.enum = [...out.enum, null];
+  }
+  return out;
+}
+
+function allowsNull(schema) {
+  return schema?.type === 'null' || (Array.isArray(schema?.type) && schema.type.includes('null')) || (schema?.anyOf ?? []).some(allowsNull);
+}
+
+/** The subschema of `anyOf` that an object with these keys is written for. */
+function variantFor(schema, value) {
+  if (!schema?.anyOf || value === null || typeof value !== 'object' || Array.isArray(value)) return schema;
+  const keys = Object.keys(value);
+  return schema.anyOf.find((v) => v.properties && keys.every((k) => k in v.properties)) ?? schema;
+}
+
+/** `value` with every required key it leaves out written as null where the schema allows null. */
+export function withNulls(schema, value) {
+  schema = variantFor(schema, value);
+  if (Array.isArray(value)) return value.map((item) => withNulls(schema?.items, item));
+  if (value === null || typeof value !== 'object' || !schema?.properties) return value;
+  const out = {};
+  for (const [key, item] of Object.entries(value)) out[key] = withNulls(schema.properties[key], item);
+  for (const key of schema.required ?? []) {
+    if (!(key in out) && allowsNull(schema.properties[key])) out[key] = null;
+  }
+  return out;
+}
+
+/** What is wrong with the reply text under the schema, or `null` when it obeys. */
+export function schemaBreach(schema, content) {
+  if (!schema) return null;
+  let value;
+  try {
+    value = JSON.parse(content);
+  } catch {
+    return 'the reply is not JSON';
+  }
+  const validate = ajv.compile(schema);
+  if (validate(value)) return null;
+  return validate.errors.map((e) => `${e.instancePath || '/'} ${e.message}${e.params?.allowedValues ? ` ${JSON.stringify(e.params.allowedValues)}` : ''}`).join('; ');
+}
 
 /** The last state message: the page the model is looking at. */
 function lastState(request) {
@@ -120,23 +200,33 @@ function normalize(url, raw) {
   return { format: 'openai', model: raw.model, messages: raw.messages.map((m) => ({ role: m.role, content: text(m.content) })), raw };
 }
 
+/** A structured reply, with the nulls the schema asks for, checked against it. */
+function structured(request, value) {
+  const schema = replySchema(request);
+  const content = JSON.stringify(schema ? withNulls(schema, value) : value);
+  return { content, breach: schemaBreach(schema, content) };
+}
+
 function respond(step, request, previousState) {
   const { format } = request;
   if (step.status) {
     const body = step.empty ? '' : JSON.stringify(failure(format, step.status, step.body));
     return { status: step.status, body, headers: step.headers };
   }
-  if ('raw' in step) return { status: 200, body: JSON.stringify(success(format, step.raw, false)) };
+  if ('raw' in step) {
+    const breach = step.unconstrained ? null : schemaBreach(replySchema(request), step.raw);
+    return { status: 200, body: JSON.stringify(success(format, step.raw, false)), breach };
+  }
   const state = lastState(request);
-  const reply = {
+  const { content, breach } = structured(request, {
     current_state: {
       evaluation_previous_goal: step.evaluation ?? 'Unknown',
       memory: step.memory ?? '',
       next_goal: step.next_goal ?? '',
     },
     action: step.actions.map((action) => resolveAction(state, previousState, action)),
-  };
-  return { status: 200, body: JSON.stringify(success(format, JSON.stringify(reply), true)) };
+  });
+  return { status: 200, body: JSON.stringify(success(format, content, true)), breach };
 }
 
 /** A chat completion sent as OpenAI streams it: the content in three deltas, then the usage. */
@@ -209,6 +299,18 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
   const summaries = [];
   const headers = [];
   const stats = { aborted: 0 };
+  const breaches = [];
+  /** Refuses a reply that breaks the request's schema: no model held to it could send it. */
+  const refuse = (res, request, breach, content) => {
+    breaches.push({ breach, content, request });
+    res.writeHead(500, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
+    res.end(JSON.stringify({ error: { message: `the scripted reply breaks the request's schema: ${breach}` } }));
+  };
+  const answerStructured = (res, request, value) => {
+    const { content, breach } = structured(request, value);
+    if (breach) return refuse(res, request, breach, content);
+    return answer(res, request, 200, JSON.stringify(success(request.format, content, true)));
+  };
   const server = createServer((req, res) => {
     let data = '';
     req.on('data', (chunk) => { data += chunk; });
@@ -233,8 +335,8 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
         validations.push(request);
         const scripted = script[requests.length]?.validate;
         if (scripted) script.splice(requests.length, 1);
-        const verdict = scripted ?? { is_valid: true, reason: 'the page supports the answer', answer: '' };
-        return answer(res, request, 200, JSON.stringify(success(request.format, JSON.stringify(verdict), true)));
+        const verdict = scripted ?? { is_valid: true, reason: 'the page supports the answer', answer: null };
+        return answerStructured(res, request, verdict);
       }
       if (request.messages[0]?.content?.startsWith('You are the planner')) {
         plans.push(request);
@@ -242,16 +344,16 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
         if (scripted) script.splice(requests.length, 1);
         const plan = scripted ?? {
           analysis: 'Following the task', progress: 'In progress', challenges: 'None so far',
-          next_steps: ['Continue with the task'], steps_done: 0, reasoning: 'scripted', web_task: true, answer: '',
+          next_steps: ['Continue with the task'], steps_done: 0, reasoning: 'scripted', web_task: true, answer: null, sites: [],
         };
-        return answer(res, request, 200, JSON.stringify(success(request.format, JSON.stringify(plan), true)));
+        return answerStructured(res, request, plan);
       }
       if (request.messages[0]?.content?.startsWith('You keep the memory of a browser agent')) {
         summaries.push(request);
         const scripted = script[requests.length]?.memory;
         if (scripted) script.splice(requests.length, 1);
         const memory = scripted ?? `Summary ${summaries.length} of the earlier steps.`;
-        return answer(res, request, 200, JSON.stringify(success(request.format, JSON.stringify({ memory }), true)));
+        return answerStructured(res, request, { memory });
       }
       requests.push(request);
       headers.push(req.headers);
@@ -264,7 +366,8 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
       const previousState = requests.length > 1 ? lastState(requests[requests.length - 2]) : '';
       const reply = () => {
         try {
-          const { status, body, headers: extra } = respond(step, request, previousState);
+          const { status, body, headers: extra, breach } = respond(step, request, previousState);
+          if (breach) return refuse(res, request, breach, body);
           answer(res, request, status, body, extra);
         } catch (err) {
           send(500, JSON.stringify({ error: { message: `script error: ${err.message}` } }));
@@ -284,9 +387,15 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
     summaries,
     headers,
     stats,
-    close: () => {
+    breaches,
+    /** Stops the server; fails when a scripted reply broke its request's schema. */
+    close: async () => {
       server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
+      await new Promise((resolve) => server.close(resolve));
+      if (breaches.length > 0) {
+        const list = breaches.map(({ breach, content }) => `- ${breach}\n  reply: ${content.slice(0, 400)}`).join('\n');
+        throw new Error(`${breaches.length} scripted replies broke their request's schema (no model held to it could send them):\n${list}`);
+      }
     },
   };
 }

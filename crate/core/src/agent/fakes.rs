@@ -294,11 +294,21 @@ impl UserGate for FakeUser {
 pub struct ScriptedModel {
     replies: RefCell<VecDeque<Result<String, LlmError>>>,
     pub requests: RefCell<Vec<ChatRequest>>,
+    /// Whether the model is held to each request's schema, as a provider with structured output
+    /// holds it; every reply is then checked against the schema before it is sent.
+    held_to_schema: bool,
 }
 
 impl ScriptedModel {
+    /// A model held to the schema, like every provider the agent asks for structured output.
     pub fn new(replies: Vec<Result<String, LlmError>>) -> Self {
-        Self { replies: RefCell::new(replies.into()), requests: RefCell::new(Vec::new()) }
+        Self { replies: RefCell::new(replies.into()), requests: RefCell::new(Vec::new()), held_to_schema: true }
+    }
+
+    /// A model nothing holds to the schema (a server in JSON or prompt-only mode): its replies
+    /// may be anything, for the tests of reading malformed output.
+    pub fn unconstrained(replies: Vec<Result<String, LlmError>>) -> Self {
+        Self { held_to_schema: false, ..Self::new(replies) }
     }
 
     /// The last state message sent in request `n`.
@@ -311,6 +321,9 @@ impl ChatModel for ScriptedModel {
     async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
         self.requests.borrow_mut().push(request.clone());
         let reply = self.replies.borrow_mut().pop_front().expect("the script ran out of replies");
+        if let (Ok(content), true) = (&reply, self.held_to_schema) {
+            crate::llm::testing::assert_obeys_schema(&request.schema, content);
+        }
         reply.map(|content| ChatReply {
             content,
             usage: Some(crate::llm::Usage { input_tokens: 100, output_tokens: 20 }),

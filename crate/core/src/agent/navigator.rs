@@ -654,8 +654,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(None);
         }
         let Some(plan) = self.ask_planner(state).await? else { return Ok(None) };
-        if step == 1 && !plan.web_task && !plan.answer.trim().is_empty() {
-            return Ok(Some(plan.answer));
+        if let Some(answer) = plan.answer.as_ref().filter(|_| step == 1 && !plan.web_task) {
+            return Ok(Some(answer.clone()));
         }
         if step == 1 {
             self.confirm_plan_sites(&plan.sites).await?;
@@ -712,7 +712,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         };
         (self.emit)(AgentEvent::Validation { valid: verdict.valid, reason: verdict.reason.clone() });
         if verdict.valid {
-            let text = if verdict.answer.trim().is_empty() { claimed } else { verdict.answer };
+            let text = verdict.answer.unwrap_or(claimed);
             return Ok(StepEnd::Finished { success: true, text });
         }
         let rejections = self.rejections.get() + 1;

@@ -99,3 +99,25 @@ pub fn request() -> ChatRequest {
 pub fn ok(body: &str) -> Result<HttpResponse, String> {
     status(200, body)
 }
+
+/// What is wrong with `reply` as an answer to a request with `schema`, as a model held to the
+/// schema (OpenAI strict mode, Ollama's `format`, a llama.cpp grammar) could never send it:
+/// `None` when it obeys. Test doubles check every reply they send with it, so that no test proves
+/// a reply no real model could give.
+pub fn schema_breaches(schema: &serde_json::Value, reply: &str) -> Option<String> {
+    let value: serde_json::Value = match serde_json::from_str(reply) {
+        Ok(value) => value,
+        Err(error) => return Some(format!("the reply is not JSON ({error})")),
+    };
+    let validator = jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("the schema itself is invalid: {e}"));
+    let breaches: Vec<String> =
+        validator.iter_errors(&value).map(|error| format!("at {}: {error}", error.instance_path())).collect();
+    (!breaches.is_empty()).then(|| breaches.join("; "))
+}
+
+/// Panics, saying why, when `reply` breaks `schema` (see [`schema_breaches`]).
+pub fn assert_obeys_schema(schema: &serde_json::Value, reply: &str) {
+    if let Some(breaches) = schema_breaches(schema, reply) {
+        panic!("a scripted reply breaks the request's schema, so no model held to it could send it: {breaches}\nreply: {reply}\nschema: {schema}");
+    }
+}

@@ -16,7 +16,7 @@ fn one_step(shop: &FakeShop, actions: &str) -> (Vec<String>, ScriptedModel) {
 #[test]
 fn refuses_an_element_replaced_by_an_identical_looking_one() {
     let shop = FakeShop::new();
-    let model = ScriptedModel::new(vec![reply(r#"[{"click_element":{"index":1}}]"#), done()]);
+    let model = ScriptedModel::new(vec![reply(r#"[{"click_element":{"index":1,"click":null}}]"#), done()]);
     let (_, events) = run_with_replacement(&shop, &model);
     let said = outcomes(&events);
     assert!(
@@ -32,7 +32,7 @@ fn refuses_an_element_replaced_by_an_identical_looking_one() {
 fn an_element_replaced_while_the_model_thinks_is_refused_when_the_page_tells_what_changed() {
     let shop = FakeShop::new();
     shop.tracks_changes.set(true);
-    let model = ScriptedModel::new(vec![reply(r#"[{"click_element":{"index":1}}]"#), done()]);
+    let model = ScriptedModel::new(vec![reply(r#"[{"click_element":{"index":1,"click":null}}]"#), done()]);
     let (_, events) = run_with_replacement(&shop, &model);
     assert!(outcomes(&events)[0].contains("is no longer on the page"), "{:?}", outcomes(&events));
     assert_eq!(shop.cart.get(), 0);
@@ -40,7 +40,7 @@ fn an_element_replaced_while_the_model_thinks_is_refused_when_the_page_tells_wha
 
 #[test]
 fn an_unchanged_page_is_not_read_again_before_each_action() {
-    let clicks = r#"[{"click_element":{"index":1}},{"click_element":{"index":1}}]"#;
+    let clicks = r#"[{"click_element":{"index":1,"click":null}},{"click_element":{"index":1,"click":null}}]"#;
     // Reads: the first step's map, then (unsure) before the first click and between the clicks,
     // then the second step's map.
     let shop = FakeShop::new();
@@ -108,7 +108,7 @@ fn lists_a_custom_dropdown_s_options_with_their_indices() {
 #[test]
 fn follows_a_tab_opened_by_a_click_and_lists_the_tabs() {
     let shop = FakeShop::new();
-    let (said, model) = one_step(&shop, r#"[{"click_element":{"index":4}},{"click_element":{"index":1}}]"#);
+    let (said, model) = one_step(&shop, r#"[{"click_element":{"index":4,"click":null}},{"click_element":{"index":1,"click":null}}]"#);
     assert_eq!(
         said[0],
         "Clicked <a> \"Reviews\" [4]. It opened a new tab, t2 (http://shop.test/reviews), which is now the current tab."
@@ -146,7 +146,7 @@ fn scrolling_says_where_it_left_the_page_and_when_nothing_moved() {
     let shop = FakeShop::new();
     let (said, _) = one_step(&shop, r#"[{"scroll":{"direction":"down","pages":1,"index":null}}]"#);
     assert_eq!(said[0], "Scrolled the page down by 1 page; now 50% of the way down.");
-    let (said, _) = one_step(&shop, r#"[{"scroll":{"direction":"up"}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"scroll":{"direction":"up","pages":null,"index":null}}]"#);
     assert_eq!(said[0], "The page is already at the top; nothing moved.");
 }
 
@@ -215,7 +215,7 @@ fn trusted_input_clicks_types_and_presses_through_the_debugger() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
         reply(
-            r#"[{"click_element":{"index":1}},{"input_text":{"index":2,"text":"hi"}},{"send_keys":{"keys":"Enter"}}]"#,
+            r#"[{"click_element":{"index":1,"click":null}},{"input_text":{"index":2,"text":"hi","clear":null}},{"send_keys":{"keys":"Enter"}}]"#,
         ),
         done(),
     ]);
@@ -279,7 +279,7 @@ fn the_site_policy_refuses_navigation_and_links_and_is_enforced_in_every_task_ta
 #[test]
 fn a_link_to_a_denied_site_is_not_clicked() {
     let shop = FakeShop::new();
-    let model = ScriptedModel::new(vec![reply(r#"[{"click_element":{"index":4}}]"#), done()]);
+    let model = ScriptedModel::new(vec![reply(r#"[{"click_element":{"index":4,"click":null}}]"#), done()]);
     let (_, events) = crate::agent::fakes::run_with(&with_policy(&[], &["http://shop.test/reviews"]), &shop, &model);
     assert_eq!(
         outcomes(&events)[0],
@@ -292,7 +292,7 @@ fn a_link_to_a_denied_site_is_not_clicked() {
 fn consequential_actions_wait_for_the_user_and_a_refusal_is_respected() {
     use crate::agent::fakes::{run_as, FakeUser};
     // The shop's add button, reworded as a purchase.
-    let model = || ScriptedModel::new(vec![reply(r#"[{"click_element":{"index":1}}]"#), done()]);
+    let model = || ScriptedModel::new(vec![reply(r#"[{"click_element":{"index":1,"click":null}}]"#), done()]);
     let config = crate::agent::fakes::config(5);
     let buy_page = |shop: &FakeShop| *shop.buy_label.borrow_mut() = Some("Buy now".into());
 
@@ -326,7 +326,7 @@ fn secrets_are_typed_by_placeholder_only_where_allowed_and_never_shown() {
         Secrets::new(vec![Secret { name: "pin".into(), value: "9876".into(), domains: vec![domain.into()] }]).unwrap()
     };
     let model =
-        || ScriptedModel::new(vec![reply(r#"[{"input_text":{"index":2,"text":"<secret>pin</secret>"}}]"#), done()]);
+        || ScriptedModel::new(vec![reply(r#"[{"input_text":{"index":2,"text":"<secret>pin</secret>","clear":null}}]"#), done()]);
 
     let shop = FakeShop::new();
     let allowed = crate::agent::TaskConfig { secrets: secret("shop.test"), ..crate::agent::fakes::config(5) };

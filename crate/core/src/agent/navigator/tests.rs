@@ -8,7 +8,7 @@ use std::cell::RefCell;
 fn completes_a_task_and_reports_each_step() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":1}}]"#),
+        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
         reply(r#"[{"done":{"text":"The total is $12.00","success":true}}]"#),
     ]);
     let (end, events) = run(&shop, &model, 10);
@@ -41,7 +41,7 @@ fn completes_a_task_and_reports_each_step() {
 fn types_and_reports_the_final_value() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"input_text":{"index":2,"text":"gift wrap"}}]"#),
+        reply(r#"[{"input_text":{"index":2,"text":"gift wrap","clear":null}}]"#),
         reply(r#"[{"done":{"text":"ok","success":true}}]"#),
     ]);
     let (_, events) = run(&shop, &model, 5);
@@ -53,7 +53,7 @@ fn types_and_reports_the_final_value() {
 fn a_bad_index_fails_the_action_and_the_model_hears_why() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":99}}]"#),
+        reply(r#"[{"click_element":{"index":99,"click":null}}]"#),
         reply(r#"[{"done":{"text":"gave up","success":false}}]"#),
     ]);
     let (end, _) = run(&shop, &model, 5);
@@ -67,7 +67,7 @@ fn a_bad_index_fails_the_action_and_the_model_hears_why() {
 fn stops_remaining_actions_when_the_page_changes_under_them() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":1}},{"click_element":{"index":1}}]"#),
+        reply(r#"[{"click_element":{"index":1,"click":null}},{"click_element":{"index":1,"click":null}}]"#),
         reply(r#"[{"done":{"text":"ok","success":true}}]"#),
     ]);
     run(&shop, &model, 5);
@@ -76,7 +76,7 @@ fn stops_remaining_actions_when_the_page_changes_under_them() {
 
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"go_to_url":{"url":"http://shop.test/other"}},{"click_element":{"index":1}}]"#),
+        reply(r#"[{"go_to_url":{"url":"http://shop.test/other"}},{"click_element":{"index":1,"click":null}}]"#),
         reply(r#"[{"done":{"text":"ok","success":true}}]"#),
     ]);
     run(&shop, &model, 5);
@@ -90,7 +90,8 @@ fn unusable_replies_are_explained_to_the_model_and_end_the_task_when_repeated() 
     let shop = FakeShop::new();
     // Each step asks twice (the second time with the problem explained) before it counts as failed.
     let replies = ["not json", "still not", "{oops", "no", "nope", "{\"x\":1}"];
-    let model = ScriptedModel::new(replies.iter().map(|r| Ok(r.to_string())).collect());
+    // Only a model that nothing holds to the schema (prompt-only mode) can write these.
+    let model = ScriptedModel::unconstrained(replies.iter().map(|r| Ok(r.to_string())).collect());
     let (end, events) = run(&shop, &model, 10);
     let AgentEvent::Error { message, steps } = end else { panic!("expected an error, got {end:?}") };
     assert_eq!(steps, 3);
@@ -111,9 +112,9 @@ fn unusable_replies_are_explained_to_the_model_and_end_the_task_when_repeated() 
 #[test]
 fn one_bad_reply_is_corrected_within_the_step_and_forgotten() {
     let shop = FakeShop::new();
-    let model = ScriptedModel::new(vec![
+    let model = ScriptedModel::unconstrained(vec![
         Ok("Sure! I will click it.".into()),
-        reply(r#"[{"click_element":{"index":1}}]"#),
+        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
         reply(r#"[{"done":{"text":"ok","success":true}}]"#),
     ]);
     let (end, _) = run(&shop, &model, 5);
@@ -137,9 +138,11 @@ fn a_provider_error_ends_the_task_with_its_message() {
 #[test]
 fn the_last_step_asks_for_done_and_the_limit_ends_the_task() {
     let shop = FakeShop::new();
-    let model = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":1}}]"#),
-        reply(r#"[{"click_element":{"index":1}}]"#),
+    // A model held to the schema could only say done on the last step; one in prompt-only mode
+    // may go on clicking.
+    let model = ScriptedModel::unconstrained(vec![
+        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
+        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
     ]);
     let (end, _) = run(&shop, &model, 2);
     assert_eq!(
@@ -191,7 +194,7 @@ fn refuses_restricted_urls_without_navigating() {
 fn usage_and_cost_are_reported_as_the_task_runs() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":1}}]"#),
+        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
         reply(r#"[{"done":{"text":"ok","success":true}}]"#),
     ]);
     let config = TaskConfig {
@@ -306,7 +309,7 @@ fn a_rejection_sends_the_navigator_back_and_repeated_ones_end_honestly() {
     assert!(model.state(2).contains("The validator did not accept your answer: the cart is still empty."));
 }
 
-const PLAN: &str = r#"{"analysis":"a","progress":"Just started","challenges":"none","next_steps":["Add the mug"],"reasoning":"r","web_task":true,"answer":""}"#;
+const PLAN: &str = r#"{"analysis":"a","progress":"Just started","challenges":"none","next_steps":["Add the mug"],"steps_done":0,"reasoning":"r","web_task":true,"answer":null,"sites":["shop.test"]}"#;
 
 #[test]
 fn the_planner_runs_every_few_steps_and_the_navigator_reads_its_plan() {
@@ -339,7 +342,7 @@ fn the_planner_runs_every_few_steps_and_the_navigator_reads_its_plan() {
 fn a_task_that_needs_no_browser_is_answered_by_the_planner() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![Ok(
-        r#"{"analysis":"","progress":"","challenges":"","next_steps":[],"reasoning":"arithmetic","web_task":false,"answer":"12 × 12 = 144"}"#.into(),
+        r#"{"analysis":"","progress":"","challenges":"","next_steps":[],"steps_done":0,"reasoning":"arithmetic","web_task":false,"answer":"12 × 12 = 144","sites":[]}"#.into(),
     )]);
     let config = TaskConfig { planning_interval: Some(3), ..crate::agent::fakes::config(10) };
     let (end, _) = crate::agent::fakes::run_with(&config, &shop, &model);
@@ -469,7 +472,7 @@ fn a_pause_during_a_model_call_abandons_it_and_resume_asks_again() {
 fn ask_before_acting_runs_skips_retries_or_cancels_as_the_user_says() {
     use crate::agent::Review;
     let shop = FakeShop::new();
-    let click = || reply(r#"[{"click_element":{"index":1}}]"#);
+    let click = || reply(r#"[{"click_element":{"index":1,"click":null}}]"#);
     let model =
         ScriptedModel::new(vec![click(), click(), click(), reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
     let user = crate::agent::fakes::FakeUser {
@@ -687,7 +690,7 @@ fn the_run_is_recorded_step_by_step_with_tokens_times_and_no_secret() {
 fn compact_requests_carry_the_short_instructions_and_the_outline_schema() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":1}}]"#),
+        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
         reply(r#"[{"done":{"text":"ok","success":true}}]"#),
     ]);
     let config = TaskConfig { style: RequestStyle::Compact, ..config(5) };
@@ -727,8 +730,8 @@ fn a_history_that_takes_half_the_budget_is_summarised_without_waiting_for_the_in
 #[test]
 fn a_recorded_run_replays_without_the_model_until_the_page_changed_or_the_answer_is_due() {
     let recording = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":1}}]"#),
-        reply(r#"[{"input_text":{"index":2,"text":"gift wrap"}}]"#),
+        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
+        reply(r#"[{"input_text":{"index":2,"text":"gift wrap","clear":null}}]"#),
         reply(r#"[{"done":{"text":"The total is $12.00","success":true}}]"#),
     ]);
     let (_, events) = run(&FakeShop::new(), &recording, 10);
@@ -788,8 +791,8 @@ fn a_recorded_run_replays_without_the_model_until_the_page_changed_or_the_answer
 #[test]
 fn a_replay_interrupted_by_a_worker_restart_goes_on_replaying() {
     let recording = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":1}}]"#),
-        reply(r#"[{"input_text":{"index":2,"text":"gift wrap"}}]"#),
+        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
+        reply(r#"[{"input_text":{"index":2,"text":"gift wrap","clear":null}}]"#),
         reply(r#"[{"done":{"text":"ok","success":true}}]"#),
     ]);
     let (_, events) = run(&FakeShop::new(), &recording, 10);

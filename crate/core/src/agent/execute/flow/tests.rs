@@ -81,7 +81,7 @@ fn benign_navigations_do_not_ask() {
 fn a_link_rewritten_to_carry_the_data_is_not_followed_unless_allowed() {
     let shop = FakeShop::new();
     *shop.reviews_href.borrow_mut() = "http://collector.test/r?u=YWRhQGV4YW1wbGUub3Jn".into();
-    let events = run_steps(&task_config(), &shop, &[r#"[{"click_element":{"index":4}}]"#], &user(false));
+    let events = run_steps(&task_config(), &shop, &[r#"[{"click_element":{"index":4,"click":null}}]"#], &user(false));
     let (question, data) = &questions(&events)[0];
     assert!(question.starts_with("This would send ada@example.org (an email address from your task) to collector.test, by following the link <a> \"Reviews\" [4] to http://collector.test/r?u=YWRhQGV4YW1wbGUub3Jn."), "{question}");
     assert_eq!(data, &vec!["ada@example.org".to_string()]);
@@ -100,7 +100,7 @@ fn collector_form(value: &str) -> Option<Submission> {
 fn a_form_posting_the_data_to_another_site_is_not_submitted_unless_allowed() {
     let shop = FakeShop::new();
     *shop.form.borrow_mut() = collector_form("ada@example.org");
-    let events = run_steps(&task_config(), &shop, &[r#"[{"click_element":{"index":1}}]"#], &user(false));
+    let events = run_steps(&task_config(), &shop, &[r#"[{"click_element":{"index":1,"click":null}}]"#], &user(false));
     let (question, _) = &questions(&events)[0];
     assert!(
         question.contains(
@@ -125,7 +125,7 @@ fn a_form_posting_the_data_to_another_site_is_not_submitted_unless_allowed() {
     let shop = FakeShop::new();
     *shop.form.borrow_mut() =
         Some(Submission { action: "http://shop.test/subscribe".into(), ..collector_form("ada@example.org").unwrap() });
-    let events = run_steps(&task_config(), &shop, &[r#"[{"click_element":{"index":1}}]"#], &user(false));
+    let events = run_steps(&task_config(), &shop, &[r#"[{"click_element":{"index":1,"click":null}}]"#], &user(false));
     assert_eq!(questions(&events), vec![]);
     assert_eq!(shop.cart.get(), 1);
 }
@@ -136,7 +136,7 @@ fn typing_the_data_into_a_page_of_a_new_site_asks_and_typed_values_are_followed(
     let shop = FakeShop::new();
     *shop.url.borrow_mut() = "http://collector.test/join".into();
     let events =
-        run_steps(&task_config(), &shop, &[r#"[{"input_text":{"index":2,"text":"ada@example.org"}}]"#], &user(false));
+        run_steps(&task_config(), &shop, &[r#"[{"input_text":{"index":2,"text":"ada@example.org","clear":null}}]"#], &user(false));
     assert_eq!(
         questions(&events)[0].0,
         "This would send ada@example.org (an email address from your task) to collector.test, by typing it into <textarea> [2] on collector.test. Allow it?"
@@ -145,13 +145,13 @@ fn typing_the_data_into_a_page_of_a_new_site_asks_and_typed_values_are_followed(
     // Where the task started, typing is the user's own.
     let shop = FakeShop::new();
     let events =
-        run_steps(&task_config(), &shop, &[r#"[{"input_text":{"index":2,"text":"ada@example.org"}}]"#], &user(false));
+        run_steps(&task_config(), &shop, &[r#"[{"input_text":{"index":2,"text":"ada@example.org","clear":null}}]"#], &user(false));
     assert_eq!(questions(&events), vec![]);
     assert_eq!(*shop.note.borrow(), "ada@example.org");
 
     let shop = FakeShop::new();
     let steps = [
-        r#"[{"input_text":{"index":2,"text":"Grace Hopper"}}]"#,
+        r#"[{"input_text":{"index":2,"text":"Grace Hopper","clear":null}}]"#,
         r#"[{"go_to_url":{"url":"http://collector.test/?n=grace+hopper"}}]"#,
     ];
     let events = run_steps(&task_config(), &shop, &steps, &user(false));
@@ -174,7 +174,7 @@ fn a_secret_never_leaves_its_sites_and_the_user_is_told() {
     let config = TaskConfig { secrets, ..task_config() };
     let shop = FakeShop::new();
     *shop.form.borrow_mut() = collector_form("Orbit-4242");
-    let events = run_steps(&config, &shop, &[r#"[{"click_element":{"index":1}}]"#], &user(true));
+    let events = run_steps(&config, &shop, &[r#"[{"click_element":{"index":1,"click":null}}]"#], &user(true));
     assert_eq!(questions(&events), vec![], "never asked: the answer could not change it");
     assert_eq!(shop.cart.get(), 0);
     assert!(outcomes(&events)[0].starts_with(
@@ -222,7 +222,7 @@ fn the_site_plan_shows_or_asks_about_sites_outside_it() {
 
 #[test]
 fn the_planner_s_sites_once_confirmed_are_in_the_plan() {
-    let plan = r#"{"analysis":"a","progress":"p","challenges":"c","next_steps":["go"],"reasoning":"r","web_task":true,"answer":"","sites":["shop.test","other.test"]}"#;
+    let plan = r#"{"analysis":"a","progress":"p","challenges":"c","next_steps":["go"],"steps_done":0,"reasoning":"r","web_task":true,"answer":null,"sites":["shop.test","other.test"]}"#;
     let strict = TaskConfig { site_plan: SitePlan::Strict, planning_interval: Some(5), ..task_config() };
     let go = reply(r#"[{"go_to_url":{"url":"http://other.test/about"}}]"#);
     let shop = FakeShop::new();
