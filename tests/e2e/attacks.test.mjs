@@ -304,7 +304,7 @@ test('strict site plan: the planner\'s sites are confirmed, and another site wai
   const otherHost = new URL(other.origin).host;
   const plan = {
     analysis: 'a', progress: 'Starting', challenges: 'none', next_steps: ['Open the partner shop'], reasoning: 'r',
-    web_task: true, answer: '', sites: [new URL(site.origin).host, otherHost],
+    steps_done: 0, web_task: true, answer: null, sites: [new URL(site.origin).host, otherHost],
   };
   const result = await throughPanel('newsletter.html', 'compare the newsletter with the partner shop\'s', [
     { plan },

@@ -48,7 +48,7 @@ function plan(progress, nextSteps, stepsDone) {
   return {
     plan: {
       analysis: 'scripted', progress, challenges: 'None', next_steps: nextSteps, steps_done: stepsDone,
-      reasoning: 'scripted', web_task: true, answer: '', sites: [],
+      reasoning: 'scripted', web_task: true, answer: null, sites: [],
     },
   };
 }

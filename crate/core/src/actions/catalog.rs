@@ -130,6 +130,11 @@ pub(crate) const ACTION_NAMES: &[&str] = &[
     "done",
 ];
 
+/// Whether the action `name` takes no parameters at all.
+pub(crate) fn takes_no_parameters(name: &str) -> bool {
+    CATALOG.iter().any(|spec| spec.name == name && spec.params.is_empty())
+}
+
 /// The action list for the system prompt, one line per action.
 pub fn actions_prompt() -> String {
     CATALOG
@@ -198,7 +203,9 @@ pub fn actions_schema(only_done: bool) -> Value {
             })
         })
         .collect();
-    json!({ "type": "array", "items": { "anyOf": variants } })
+    // At least one action: an empty list is no step (a small model held to the schema would
+    // otherwise answer with one).
+    json!({ "type": "array", "items": { "anyOf": variants }, "minItems": 1 })
 }
 
 #[cfg(test)]

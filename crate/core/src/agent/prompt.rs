@@ -1,6 +1,7 @@
 //! What the navigator is told: its system prompt, the output schema, each step's state message,
 //! and the extraction request.
 
+use super::output::MAX_ACTIONS_PER_STEP;
 use super::planner::planner_prompt;
 use super::validator::validator_prompt;
 use crate::actions::{actions_prompt, actions_schema, compact_actions_prompt};
@@ -32,8 +33,9 @@ Reply with one JSON object only:
 {{\"current_state\": {{\"evaluation_previous_goal\": \"Success, Failed or Unknown: why\", \"memory\": \"progress and facts to keep\", \"next_goal\": \"...\"}}, \"action\": [{{\"action_name\": {{parameters}}}}, ...]}}
 Actions (? marks optional parameters):
 {}
-Actions run in order and stop when the page changes. Buying, sending, deleting, account changes, payment or password data wait for the user's approval; if refused, do not try another way. Use done as soon as the task is complete, with the answer the user asked for.",
-        compact_actions_prompt()
+At most {} actions; they run in order and stop when the page changes. Buying, sending, deleting, account changes, payment or password data wait for the user's approval; if refused, do not try another way. Use done as soon as the task is complete, with the answer the user asked for.",
+        compact_actions_prompt(),
+        MAX_ACTIONS_PER_STEP
     )
 }
 
@@ -51,8 +53,9 @@ Reply with one JSON object and nothing else:
 Available actions (each item of \"action\" is an object with exactly one of these keys):
 {}
 
-You may give several actions; they run in order and stop early when the page changes. To read information that is not visible, use extract or scroll. Some actions (buying, sending, deleting, account changes, payment or password data) wait for the user's approval; if the user does not allow one, do not try another way. Use done as soon as the task is complete, with the answer the user asked for.",
-        actions_prompt()
+You may give several actions, at most {}; they run in order and stop early when the page changes. To read information that is not visible, use extract or scroll. Some actions (buying, sending, deleting, account changes, payment or password data) wait for the user's approval; if the user does not allow one, do not try another way. Use done as soon as the task is complete, with the answer the user asked for.",
+        actions_prompt(),
+        MAX_ACTIONS_PER_STEP
     )
 }
 
@@ -62,7 +65,7 @@ You may give several actions; they run in order and stop early when the page cha
 pub fn navigator_schema(last_step: bool, style: RequestStyle) -> Value {
     let action = match style {
         RequestStyle::Full => actions_schema(last_step),
-        RequestStyle::Compact => json!({"type": "array", "items": {"type": "object"}}),
+        RequestStyle::Compact => json!({"type": "array", "items": {"type": "object"}, "minItems": 1}),
     };
     json!({
         "type": "object",

@@ -48,3 +48,100 @@ pub fn request_schemas() -> Vec<RequestSchema> {
     list.push(RequestSchema::of("extraction", extraction_prompt("", "")));
     list
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actions::{Action, Click};
+    use crate::llm::testing::{replies_obeying, schema_breaches};
+    use proptest::prelude::*;
+
+    fn schema(label: &str) -> Value {
+        request_schemas().into_iter().find(|s| s.label == label).unwrap().schema
+    }
+
+    /// What the model meant by one action, read from its JSON, as a user would expect it done.
+    fn check_action(json: &Value, action: &Action) {
+        let (name, params) = json.as_object().unwrap().iter().next().unwrap();
+        let null = |key: &str| params.get(key).is_none_or(Value::is_null);
+        match action {
+            Action::ClickElement { click, .. } if null("click") => assert_eq!(*click, Click::Single, "{json}"),
+            Action::ClickElement { click, .. } => {
+                assert_eq!(click.verb() == "Double-clicked", params["click"] == "double")
+            }
+            Action::InputText { clear, .. } => assert_eq!(*clear, null("clear") || params["clear"] == true, "{json}"),
+            Action::Wait { seconds } if null("seconds") => assert_eq!(*seconds, 2.0),
+            Action::Scroll { pages, index, .. } => {
+                assert!(!null("pages") || *pages == 1.0, "{json}");
+                assert_eq!(index.is_none(), null("index"), "{json}");
+            }
+            Action::Done { text, .. } => assert_eq!(text, params["text"].as_str().unwrap()),
+            _ => {}
+        }
+        assert_eq!(action.name(), name);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn every_navigator_reply_the_schema_allows_is_read_as_meant(
+            reply in replies_obeying(&schema("navigator, full request, a step"))
+        ) {
+            let text = reply.to_string();
+            prop_assert!(schema_breaches(&schema("navigator, full request, a step"), &text).is_none());
+            match crate::agent::parse_navigator_output(&text) {
+                Ok(output) => {
+                    let listed = reply["action"].as_array().unwrap();
+                    prop_assert_eq!(output.actions.len(), listed.len());
+                    for (json, action) in listed.iter().zip(&output.actions) {
+                        check_action(json, action);
+                    }
+                }
+                // A value the schema cannot bound (an index past the map, a tab's name, a
+                // limit) is refused with a reason the model can act on, naming the action.
+                Err(reason) => prop_assert!(reason.starts_with("action ") || reason.contains("at most"), "{}", reason),
+            }
+        }
+
+        #[test]
+        fn every_plan_verdict_memory_and_extraction_the_schemas_allow_is_read(
+            plan in replies_obeying(&schema("planner")),
+            verdict in replies_obeying(&schema("validator")),
+            memory in replies_obeying(&schema("summarizer")),
+        ) {
+            let read = super::super::planner::parse_plan(&plan.to_string()).expect("every plan is read");
+            prop_assert_eq!(read.web_task, plan["web_task"].as_bool().unwrap());
+            // Null, empty or a placeholder is no answer; anything else is the answer as written.
+            match plan["answer"].as_str().map(str::trim) {
+                None | Some("" | "N/A") => prop_assert_eq!(read.answer, None),
+                Some(written) => prop_assert!(read.answer.is_none() || read.answer.as_deref() == Some(written)),
+            }
+            let read = super::super::validator::parse_verdict(&verdict.to_string()).expect("every verdict is read");
+            prop_assert_eq!(read.valid, verdict["is_valid"].as_bool().unwrap());
+            prop_assert!(read.answer.as_deref() != Some("N/A") && read.answer.as_deref() != Some(""));
+            let summary = super::super::summarizer::parse_summary(&memory.to_string());
+            prop_assert_eq!(summary.is_some(), !memory["memory"].as_str().unwrap().trim().is_empty());
+        }
+    }
+
+    #[test]
+    fn a_plain_click_no_clear_and_no_seconds_can_be_said() {
+        let navigator = schema("navigator, full request, a step");
+        let reply = serde_json::json!({
+            "current_state": {"evaluation_previous_goal": "", "memory": "", "next_goal": ""},
+            "action": [
+                {"click_element": {"index": 3, "click": null}},
+                {"input_text": {"index": 4, "text": "a", "clear": null}},
+                {"wait": {"seconds": null}},
+                {"scroll": {"direction": "down", "pages": null, "index": null}}
+            ]
+        });
+        assert_eq!(schema_breaches(&navigator, &reply.to_string()), None);
+        let output = crate::agent::parse_navigator_output(&reply.to_string()).unwrap();
+        assert_eq!(output.actions[0], Action::ClickElement { index: 3, click: Click::Single });
+        assert_eq!(output.actions[1], Action::InputText { index: 4, text: "a".into(), clear: true });
+        let empty = serde_json::json!({"current_state": reply["current_state"], "action": []});
+        assert!(schema_breaches(&navigator, &empty.to_string()).is_some(), "a step has at least one action");
+    }
+}

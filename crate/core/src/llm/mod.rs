@@ -15,6 +15,8 @@ mod provider;
 mod providers_tests;
 pub mod repair;
 pub mod retry;
+#[cfg(test)]
+mod schema_rules_tests;
 pub mod sse;
 #[cfg(test)]
 pub(crate) mod testing;

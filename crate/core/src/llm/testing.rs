@@ -121,3 +121,77 @@ pub fn assert_obeys_schema(schema: &serde_json::Value, reply: &str) {
         panic!("a scripted reply breaks the request's schema, so no model held to it could send it: {breaches}\nreply: {reply}\nschema: {schema}");
     }
 }
+
+/// Any reply a model held to `schema` could send: every branch of `anyOf`, null wherever the
+/// type admits it, each enum value, strings empty, short, long and non-ASCII, integers and
+/// numbers at their bounds, arrays from their least length to a few items. An object's optional
+/// properties (in an outline schema) may be absent.
+pub fn replies_obeying(schema: &serde_json::Value) -> proptest::strategy::BoxedStrategy<serde_json::Value> {
+    use proptest::prelude::*;
+    use serde_json::Value;
+    if let Some(variants) = schema.get("anyOf").and_then(Value::as_array) {
+        let strategies: Vec<_> = variants.iter().map(replies_obeying).collect();
+        return proptest::strategy::Union::new(strategies).boxed();
+    }
+    if let Some(words) = schema.get("enum").and_then(Value::as_array) {
+        return proptest::sample::select(words.clone()).boxed();
+    }
+    let types: Vec<String> = match &schema["type"] {
+        Value::String(t) => vec![t.clone()],
+        Value::Array(ts) => ts.iter().filter_map(|t| t.as_str().map(str::to_string)).collect(),
+        _ => vec!["object".into()],
+    };
+    let strategies: Vec<BoxedStrategy<Value>> = types
+        .iter()
+        .map(|kind| match kind.as_str() {
+            "null" => Just(Value::Null).boxed(),
+            "boolean" => any::<bool>().prop_map(Value::from).boxed(),
+            "integer" => {
+                prop_oneof![Just(-1i64), Just(i64::from(u32::MAX) + 1), Just(i64::MAX), Just(i64::MIN), 0i64..50]
+                    .prop_map(Value::from)
+                    .boxed()
+            }
+            "number" => {
+                prop_oneof![Just(0.0), Just(-1.0), Just(1e300), Just(-1e300), Just(f64::MIN_POSITIVE), -20.0f64..20.0]
+                    .prop_map(Value::from)
+                    .boxed()
+            }
+            "string" => prop_oneof![
+                Just(String::new()),
+                Just("N/A".to_string()),
+                "[a-z ]{1,12}",
+                "\\PC{1,40}",
+                Just("long text ".repeat(200)),
+            ]
+            .prop_map(Value::from)
+            .boxed(),
+            "array" => {
+                let least = schema["minItems"].as_u64().unwrap_or(0) as usize;
+                let most = schema["maxItems"].as_u64().map_or(least + 4, |m| m as usize);
+                proptest::collection::vec(replies_obeying(&schema["items"]), least..=most.max(least))
+                    .prop_map(Value::Array)
+                    .boxed()
+            }
+            _ => {
+                let required: Vec<&str> =
+                    schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+                let fields: Vec<BoxedStrategy<Option<(String, Value)>>> = schema["properties"]
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(name, sub)| {
+                        let is_required = required.contains(&name.as_str());
+                        let name = name.clone();
+                        let present = replies_obeying(sub).prop_map(move |value| Some((name.clone(), value)));
+                        match is_required {
+                            true => present.boxed(),
+                            false => prop_oneof![Just(None), present].boxed(),
+                        }
+                    })
+                    .collect();
+                fields.prop_map(|fields| Value::Object(fields.into_iter().flatten().collect())).boxed()
+            }
+        })
+        .collect();
+    proptest::strategy::Union::new(strategies).boxed()
+}
