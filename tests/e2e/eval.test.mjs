@@ -95,7 +95,8 @@ test('a model that makes given mistakes is scored in exactly those categories, a
   const missing = { actions: [{ click_element: { index: 9999 } }] };
   const llm = await startLlmServer({ tasks: {
     'what is the cart total?': [{ actions: [{ done: { text: 'The total is $9.99', success: true } }] }],
-    'find entry 500': [scroll, scroll, scroll, scroll],
+    // Only a model that ignores the last step's schema (done alone) can scroll on at the limit.
+    'find entry 500': [scroll, scroll, scroll, { ...scroll, unconstrained: true }],
     'choose the large size': [{ status: 400, body: { error: { message: 'The model `scripted` does not exist' } } }],
     'open the billing tab': [missing, missing, missing],
     'place the order': [{ actions: [{ click_element: { target: 'Place order' } }] }, { actions: [{ done: { text: 'The order was not allowed.', success: false } }] }],

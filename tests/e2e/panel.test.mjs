@@ -368,7 +368,8 @@ test('a provider that does not answer in time is tried again, then reported', as
 });
 
 test('replies that are not valid JSON end the task with a clear message', async () => {
-  const llm = await startLlmServer(['Sure, I will click it.', '{"action": [', 'no', 'nope', '{}', '{"x": 1}'].map((raw) => ({ raw })));
+  // Only a server that ignores the schema it was sent can answer so.
+  const llm = await startLlmServer(['Sure, I will click it.', '{"action": [', 'no', 'nope', '{}', '{"x": 1}'].map((raw) => ({ raw, unconstrained: true })));
   try {
     await useModel(llm.baseUrl);
     const { panel } = await openShop();
@@ -465,7 +466,8 @@ test('missing settings bring the setup instead of the chat; incomplete ones are 
 });
 
 test('an error no setting fixes offers to try the task again, and trying again runs it', async () => {
-  const nonsense = { raw: 'I cannot answer in JSON today.' };
+  // A server that ignores the schema it was sent (no structured output) answers in prose.
+  const nonsense = { raw: 'I cannot answer in JSON today.', unconstrained: true };
   const llm = await startLlmServer([nonsense, nonsense, nonsense, nonsense, nonsense, nonsense, ...shopScript(site.origin)]);
   try {
     await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted-model', maxSteps: 10, planningInterval: 0, validator: false });

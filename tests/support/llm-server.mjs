@@ -18,8 +18,9 @@
 // a parameter the script leaves out is written as null where the schema requires it (as a model
 // writes a choice it does not make), and every reply is then checked against the schema with ajv.
 // A reply that breaks it is answered with HTTP 500 naming the breach and recorded in `breaches`,
-// and `close()` then fails, so the test that scripted it fails. A `raw` reply is checked too
-// unless it carries `unconstrained: true` (a server that ignores the schema it was sent).
+// and `close()` then fails, so the test that scripted it fails. A reply marked
+// `unconstrained: true` comes from a server that ignores the schema it was sent (one in
+// prompt-only mode) and is not checked; `raw` replies are checked like the others.
 //   { validate: { is_valid, reason, answer } }           the validator's verdict on the next claimed success
 //       (without one, a validator request is accepted automatically)
 //   { plan: { ... } }                                     the planner's next plan (else a plain one is made up)
@@ -200,11 +201,12 @@ function normalize(url, raw) {
   return { format: 'openai', model: raw.model, messages: raw.messages.map((m) => ({ role: m.role, content: text(m.content) })), raw };
 }
 
-/** A structured reply, with the nulls the schema asks for, checked against it. */
-function structured(request, value) {
+/** A structured reply, with the nulls the schema asks for, checked against it unless the model
+ * is `unconstrained` (a server that ignores the schema it was sent). */
+function structured(request, unconstrained, value) {
   const schema = replySchema(request);
   const content = JSON.stringify(schema ? withNulls(schema, value) : value);
-  return { content, breach: schemaBreach(schema, content) };
+  return { content, breach: unconstrained ? null : schemaBreach(schema, content) };
 }
 
 function respond(step, request, previousState) {
@@ -218,7 +220,7 @@ function respond(step, request, previousState) {
     return { status: 200, body: JSON.stringify(success(format, step.raw, false)), breach };
   }
   const state = lastState(request);
-  const { content, breach } = structured(request, {
+  const { content, breach } = structured(request, step.unconstrained, {
     current_state: {
       evaluation_previous_goal: step.evaluation ?? 'Unknown',
       memory: step.memory ?? '',
@@ -307,7 +309,7 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
     res.end(JSON.stringify({ error: { message: `the scripted reply breaks the request's schema: ${breach}` } }));
   };
   const answerStructured = (res, request, value) => {
-    const { content, breach } = structured(request, value);
+    const { content, breach } = structured(request, false, value);
     if (breach) return refuse(res, request, breach, content);
     return answer(res, request, 200, JSON.stringify(success(request.format, content, true)));
   };
