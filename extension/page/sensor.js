@@ -174,17 +174,23 @@
     return listeners;
   }
 
-  /** `chrome.dom` reaches closed roots too (asked only of the hosts listeners.js saw, and of custom
-   * elements, whose roots may come from markup); outside an extension (wasm tests) only open ones. */
+  /** The shadow root of `el`, open or closed: `chrome.dom` reaches closed roots too; outside an
+   * extension (wasm tests) only open ones are reached. */
   const extensionDom = globalThis.chrome?.dom;
-  function shadowRootOf(el) {
-    if (el.shadowRoot) return el.shadowRoot;
-    if (!extensionDom || !(closedHosts.has(el) || el.localName.includes('-'))) return null;
+  function anyShadowRoot(el) {
+    if (el.shadowRoot || !extensionDom) return el.shadowRoot;
     try {
       return extensionDom.openOrClosedShadowRoot(el) ?? null;
     } catch {
       return null;
     }
+  }
+
+  /** The shadow root of an element met in a walk: closed roots are asked for only of the hosts
+   * listeners.js saw, and of custom elements, whose roots may come from markup. */
+  function shadowRootOf(el) {
+    if (el.shadowRoot) return el.shadowRoot;
+    return closedHosts.has(el) || el.localName.includes('-') ? anyShadowRoot(el) : null;
   }
 
   /** True when the topmost element at a point of `el` is `el` itself or related to it. */
@@ -828,9 +834,11 @@
     return scrollOf(scroller ?? pageScroller(), direction, pages);
   }
 
+  /** The element that has the focus, inside shadow roots, closed ones too (a focused field in a
+   * closed root leaves only its host as the document's active element). */
   function deepActiveElement() {
     let el = document.activeElement;
-    while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+    for (let root = el && anyShadowRoot(el); root?.activeElement; root = anyShadowRoot(el)) el = root.activeElement;
     return el ?? document.body;
   }
 

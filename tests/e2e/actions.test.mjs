@@ -98,6 +98,20 @@ test('hover opens a hover menu, and a button in a closed shadow root is clicked'
   assert.equal(await page.locator('#liked').textContent(), '1');
 });
 
+test('a field in a closed shadow root takes what is typed, reads it back, and its form sends it', async () => {
+  // As a model held to the schema replies: every field present, null where it wants the default.
+  const { end, outcomes, states, page } = await run('newsletter.html', [
+    [{ input_text: { target: 'Your email', text: 'ann@example.com', clear: null } }],
+    [{ click_element: { target: 'Join', click: null } }],
+  ]);
+  assert.equal(end.type, 'result');
+  assert.match(outcomes[0], /^Typed "ann@example\.com" into <input> .*"Your email".* \[\d+\]\.$/);
+  // The next look reads the value back from inside the closed root.
+  assert.match(states[1], /\[\d+\]<input [^\n]*value=ann@example\.com/);
+  assert.match(outcomes[1], /^Clicked <button> "Join" \[\d+\]\.$/);
+  assert.deepEqual(await page.locator('#submitted li').allTextContents(), ['{"email":"ann@example.com"}']);
+});
+
 test('an infinite list grows as the agent scrolls, and text is found in it', async () => {
   const { outcomes, page } = await run('feed.html', [
     [{ scroll: { direction: 'down', pages: 2 } }, { scroll: { direction: 'down', pages: 2 } }, { scroll: { direction: 'bottom' } }],

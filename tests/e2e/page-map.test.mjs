@@ -132,6 +132,25 @@ test('a page is read again only where it changed, and every kind of change is se
   again = await mapAgain();
   assert.ok(again.reread);
   assert.match(again.text, /\[\d+\]<h1>Account \/>/);
+  // Inside a closed shadow root: what a person types there, and what the component's own script
+  // sets (a value, with no event; an attribute).
+  await mapOf(`${site.origin}/map/shadow.html`);
+  assert.equal((await mapAgain()).reread, false);
+  const widget = await target.page.locator('closed-widget').boundingBox();
+  await target.page.mouse.click(widget.x + widget.width / 2, widget.y + widget.height / 2);
+  await target.page.keyboard.type('typed');
+  again = await mapAgain();
+  assert.ok(again.reread);
+  assert.match(again.text, /\[2\]<input placeholder="Closed shadow input" value=typed> \/>/);
+  assert.equal((await mapAgain()).reread, false);
+  await target.page.evaluate(() => document.querySelector('closed-widget').fill('filled'));
+  again = await mapAgain();
+  assert.ok(again.reread);
+  assert.match(again.text, /\[2\]<input placeholder="Closed shadow input" value=filled> \/>/);
+  await target.page.evaluate(() => document.querySelector('closed-widget').hint('Your email'));
+  again = await mapAgain();
+  assert.ok(again.reread);
+  assert.match(again.text, /\[2\]<input placeholder="Your email" value=filled> \/>/);
   // The highlights come and go without making the page changed.
   await agent.worker.evaluate((tabId) => chrome.scripting.executeScript({ target: { tabId },
     func: () => globalThis.agentSensor.highlight([{ id: 1, index: 1 }]) }), target.tabId);

@@ -15,6 +15,26 @@ wasm_bindgen_test_configure!(run_in_browser);
 const SENSOR: &str = include_str!("../../../extension/page/sensor.js");
 /// The main-world listener tracker, here in the same world as the sensor (as in the page).
 const LISTENERS: &str = include_str!("../../../extension/page/listeners.js");
+/// `chrome.dom` as content scripts have it, here where there is no extension: its one function
+/// as documented, the open or the closed shadow root the element hosts, else null. So the sensor
+/// reaches closed roots here as it does in the extension (page script cannot reach them; this
+/// stand-in, installed first, keeps each root as it is attached).
+const CHROME_DOM: &str = r#"(() => {
+    const roots = new WeakMap();
+    const attachShadow = Element.prototype.attachShadow;
+    Element.prototype.attachShadow = function (init) {
+        const root = attachShadow.call(this, init);
+        roots.set(this, root);
+        return root;
+    };
+    globalThis.chrome ??= {};
+    globalThis.chrome.dom ??= {
+        openOrClosedShadowRoot(element) {
+            if (!(element instanceof HTMLElement)) throw new TypeError('an HTMLElement is expected');
+            return roots.get(element) ?? null;
+        },
+    };
+})()"#;
 
 fn document() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()
@@ -36,7 +56,7 @@ fn page(html: &str) {
     let doc = document();
     let global = js_sys::global();
     if js_sys::Reflect::get(&global, &"agentSensor".into()).unwrap().is_undefined() {
-        for source in [LISTENERS, SENSOR] {
+        for source in [CHROME_DOM, LISTENERS, SENSOR] {
             let script = doc.create_element("script").unwrap();
             script.set_text_content(Some(source));
             doc.head().unwrap().append_child(&script).unwrap();
@@ -206,6 +226,45 @@ fn typing_sticks_in_inputs_that_track_their_value_like_react() {
     assert!(outcome.ok, "{outcome:?}");
     assert_eq!(outcome.value.as_deref(), Some("blue mug"));
     assert_eq!(doc.get_element_by_id("echo").unwrap().text_content().unwrap(), "seen:blue mug");
+}
+
+#[wasm_bindgen_test]
+fn a_field_in_a_closed_shadow_root_is_typed_into_read_back_and_submits_its_form() {
+    // A web component's newsletter form: the page's own script records what the form sends.
+    page(r#"<news-letter></news-letter><ol id="sent"></ol>"#);
+    script(
+        r#"customElements.get('news-letter') || customElements.define('news-letter', class extends HTMLElement {
+            constructor() {
+                super();
+                const root = this.attachShadow({ mode: 'closed' });
+                root.innerHTML = '<form action="/subscribe"><input type="email" name="email" placeholder="Your email">'
+                    + '<button>Join</button></form>';
+                root.querySelector('form').addEventListener('submit', (event) => {
+                    event.preventDefault();
+                    const sent = document.createElement('li');
+                    sent.textContent = new FormData(event.target).get('email');
+                    document.getElementById('sent').append(sent);
+                });
+            }
+        })"#,
+    );
+    let map = collect();
+    let email = find(&map, "Your email").clone();
+    let outcome = type_into(&email, "ann@example.com");
+    assert!(outcome.ok, "{outcome:?}");
+    assert_eq!(outcome.value.as_deref(), Some("ann@example.com"), "the keys reached the field in the closed root");
+    let read = perform(&PageOp::Value { target: email.target.clone(), tag: email.tag.clone() });
+    assert_eq!(read.value.as_deref(), Some("ann@example.com"));
+    // Enter in the focused field: what it would send is known beforehand, and it is what is sent.
+    let submission = perform(&PageOp::FocusedSubmission { frame: 0 }).submission.expect("Enter submits the form");
+    assert_eq!(submission.fields, [("email".to_string(), "ann@example.com".to_string())]);
+    let enter = agent_core::actions::parse_keys("Enter").unwrap();
+    assert!(perform(&PageOp::Keys { frame: 0, keys: enter }).ok);
+    assert!(click(find(&collect(), "Join")).ok);
+    assert_eq!(
+        script_text("[...document.querySelectorAll('#sent li')].map((li) => li.textContent).join(' ')"),
+        "ann@example.com ann@example.com"
+    );
 }
 
 #[wasm_bindgen_test]

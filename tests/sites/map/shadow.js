@@ -5,8 +5,20 @@ customElements.define('open-widget', class extends HTMLElement {
   }
 });
 customElements.define('closed-widget', class extends HTMLElement {
+  #root;
+
   constructor() {
     super();
-    this.attachShadow({ mode: 'closed' }).innerHTML = '<input placeholder="Closed shadow input">';
+    this.#root = this.attachShadow({ mode: 'closed' });
+    this.#root.innerHTML = '<input placeholder="Closed shadow input">';
+  }
+
+  /** The component's own API: its script sets the value (no event, no DOM change) or the hint. */
+  fill(value) {
+    this.#root.querySelector('input').value = value;
+  }
+
+  hint(text) {
+    this.#root.querySelector('input').placeholder = text;
   }
 });
