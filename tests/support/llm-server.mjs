@@ -217,7 +217,7 @@ function respond(step, request, previousState) {
   }
   if ('raw' in step) {
     const breach = step.unconstrained ? null : schemaBreach(replySchema(request), step.raw);
-    return { status: 200, body: JSON.stringify(success(format, step.raw, false)), breach };
+    return { status: 200, body: JSON.stringify(success(format, step.raw, false)), content: step.raw, breach };
   }
   const state = lastState(request);
   const { content, breach } = structured(request, step.unconstrained, {
@@ -228,7 +228,7 @@ function respond(step, request, previousState) {
     },
     action: step.actions.map((action) => resolveAction(state, previousState, action)),
   });
-  return { status: 200, body: JSON.stringify(success(format, content, true)), breach };
+  return { status: 200, body: JSON.stringify(success(format, content, true)), content, breach };
 }
 
 /** A chat completion sent as OpenAI streams it: the content in three deltas, then the usage. */
@@ -368,8 +368,8 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
       const previousState = requests.length > 1 ? lastState(requests[requests.length - 2]) : '';
       const reply = () => {
         try {
-          const { status, body, headers: extra, breach } = respond(step, request, previousState);
-          if (breach) return refuse(res, request, breach, body);
+          const { status, body, headers: extra, content, breach } = respond(step, request, previousState);
+          if (breach) return refuse(res, request, breach, content);
           answer(res, request, status, body, extra);
         } catch (err) {
           send(500, JSON.stringify({ error: { message: `script error: ${err.message}` } }));
