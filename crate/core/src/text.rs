@@ -18,6 +18,19 @@ pub fn truncate_words(text: &str, max: usize) -> String {
     format!("{head}…")
 }
 
+/// `1234567` as `1,234,567`, for the counts and limits in messages.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -28,5 +41,14 @@ mod tests {
         assert_eq!(truncate_chars("abc", 3), "abc");
         assert_eq!(truncate_words("one two three four", 12), "one two…");
         assert_eq!(truncate_words("short", 12), "short");
+    }
+
+    #[test]
+    fn writes_thousands_with_commas() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(100_000), "100,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

@@ -49,8 +49,8 @@ const INDEX: Param = ("index", Kind::Integer, true, "N");
 const TAB: Param = ("tab", Kind::Text, true, "\"t2\"");
 
 const CATALOG: &[Spec] = &[
-    Spec { name: "go_to_url", params: &[("url", Kind::Text, true, "\"https://...\"")], help: "open a URL in the current tab" },
-    Spec { name: "search", params: &[("query", Kind::Text, true, "\"...\"")], help: "search the web in the current tab" },
+    Spec { name: "go_to_url", params: &[("url", Kind::Text, true, "\"https://...\"")], help: "open a URL (at most 8,000 characters) in the current tab" },
+    Spec { name: "search", params: &[("query", Kind::Text, true, "\"...\"")], help: "search the web in the current tab (at most 2,000 characters)" },
     Spec { name: "go_back", params: &[], help: "go back in the tab's history" },
     Spec { name: "go_forward", params: &[], help: "go forward in the tab's history" },
     Spec { name: "reload", params: &[], help: "reload the page" },
@@ -63,18 +63,18 @@ const CATALOG: &[Spec] = &[
     Spec {
         name: "input_text",
         params: &[INDEX, ("text", Kind::Text, true, "\"...\""), ("clear", Kind::Boolean, false, "true")],
-        help: "type into the field [N], replacing its text (clear: false appends)",
+        help: "type into the field [N], replacing its text (clear: false appends); at most 100,000 characters at a time, a longer text in parts that append",
     },
     Spec {
         name: "send_keys",
         params: &[("keys", Kind::Text, true, "\"Enter\"")],
-        help: "press keys in the focused element: Enter, Tab, Escape, ArrowDown, Backspace, or shortcuts such as Control+A; several separated by spaces",
+        help: "press keys in the focused element: Enter, Tab, Escape, ArrowDown, Backspace, or shortcuts such as Control+A; several separated by spaces (at most 1,000 characters; type text with input_text)",
     },
     Spec { name: "hover", params: &[INDEX], help: "move the pointer over the element [N]" },
     Spec {
         name: "select_option",
         params: &[INDEX, ("text", Kind::Text, true, "\"...\"")],
-        help: "choose the option with this text in the dropdown [N] (native or custom)",
+        help: "choose the option with this text (at most 1,000 characters) in the dropdown [N] (native or custom)",
     },
     Spec { name: "get_dropdown_options", params: &[INDEX], help: "list the options of the dropdown [N]" },
     Spec {
@@ -84,26 +84,26 @@ const CATALOG: &[Spec] = &[
             ("pages", Kind::Number, false, "1"),
             ("index", Kind::Integer, false, "null"),
         ],
-        help: "scroll the page, or the scrollable element [index], up or down by pages, or to the top or bottom",
+        help: "scroll the page, or the scrollable element [index], up or down by pages (0.1 to 10), or to the top or bottom",
     },
-    Spec { name: "scroll_to_text", params: &[("text", Kind::Text, true, "\"...\"")], help: "scroll to where this text appears" },
+    Spec { name: "scroll_to_text", params: &[("text", Kind::Text, true, "\"...\"")], help: "scroll to where this text (at most 1,000 characters) appears" },
     Spec {
         name: "find_text",
         params: &[("text", Kind::Text, true, "\"...\"")],
-        help: "find this text on the page: how often it appears, with context, scrolling to the first",
+        help: "find this text (at most 1,000 characters) on the page: how often it appears, with context, scrolling to the first",
     },
-    Spec { name: "open_tab", params: &[("url", Kind::Text, true, "\"https://...\"")], help: "open a URL in a new tab and switch to it" },
+    Spec { name: "open_tab", params: &[("url", Kind::Text, true, "\"https://...\"")], help: "open a URL (at most 8,000 characters) in a new tab and switch to it" },
     Spec { name: "switch_tab", params: &[TAB], help: "switch to the open tab t2 (tabs are named as in the list of open tabs)" },
     Spec { name: "close_tab", params: &[TAB], help: "close the tab t2" },
     Spec {
         name: "extract",
         params: &[("query", Kind::Text, true, "\"what to find\"")],
-        help: "read the whole page's main content (not only the visible part) and answer the query from it",
+        help: "read the whole page's main content (not only the visible part) and answer the query (at most 2,000 characters) from it",
     },
     Spec {
         name: "done",
         params: &[("text", Kind::Text, true, "\"the answer for the user\""), ("success", Kind::Boolean, true, "true")],
-        help: "finish; success false when the task could not be completed",
+        help: "finish with the answer (at most 50,000 characters); success false when the task could not be completed",
     },
 ];
 

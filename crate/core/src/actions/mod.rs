@@ -14,10 +14,29 @@ pub use page_op::PageOp;
 pub use url_policy::{normalize_url, search_url, SearchEngine, UrlRefusal};
 
 use crate::tabs::TabAlias;
+use crate::text::thousands;
 use serde_json::{json, Map, Value};
 
-/// Longest wait the model may ask for.
+/// Longest wait one action waits: a longer one waits this long, and says so.
 pub const MAX_WAIT_SECONDS: f64 = 10.0;
+/// Most pages one scroll moves: a longer one moves this far, and says so (`bottom` goes to the end).
+pub const MAX_SCROLL_PAGES: f64 = 10.0;
+/// Least part of a page one scroll moves.
+pub const MIN_SCROLL_PAGES: f64 = 0.1;
+
+/// Longest text one `input_text` types: a long form field (a letter, an article, a pasted
+/// document of some 15,000 words); a longer text goes in parts, each appending to the last.
+pub const MAX_TYPED_CHARS: usize = 100_000;
+/// Longest `send_keys`: about a hundred key presses; text goes through `input_text`.
+pub const MAX_KEYS_CHARS: usize = 1_000;
+/// Longest text one looks for (`find_text`, `scroll_to_text`) or chooses (`select_option`).
+pub const MAX_LOOKUP_CHARS: usize = 1_000;
+/// Longest `extract` query or web `search`.
+pub const MAX_QUERY_CHARS: usize = 2_000;
+/// Longest address `go_to_url` or `open_tab` opens (longer than most servers accept).
+pub const MAX_URL_CHARS: usize = 8_000;
+/// Longest answer `done` gives the user.
+pub const MAX_ANSWER_CHARS: usize = 50_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScrollDirection {
@@ -198,12 +217,17 @@ impl Action {
         let params = match params {
             Value::Object(params) => params,
             Value::Null => &empty,
+            // Gemini's schemas cannot hold an object without properties, so there an action
+            // without parameters is written with a null or a string instead of `{}`.
+            _ if catalog::takes_no_parameters(name) => &empty,
             _ => return Err(format!("the parameters of {name} must be an object")),
         };
         let p = Params { action: name, params };
         Ok(match name.as_str() {
-            "go_to_url" => Action::GoToUrl { url: p.string("url")? },
-            "search" => Action::Search { query: p.string("query")? },
+            "go_to_url" => Action::GoToUrl { url: p.text("url", MAX_URL_CHARS, URL_TOO_LONG)? },
+            "search" => {
+                Action::Search { query: p.text("query", MAX_QUERY_CHARS, "search for fewer, more telling words")? }
+            }
             "go_back" => Action::GoBack,
             "go_forward" => Action::GoForward,
             "reload" => Action::Reload,
@@ -214,12 +238,17 @@ impl Action {
             },
             "input_text" => Action::InputText {
                 index: p.index("index")?,
-                text: p.string("text")?,
+                text: p.text("text", MAX_TYPED_CHARS, TYPED_TOO_LONG)?,
                 clear: p.boolean("clear")?.unwrap_or(true),
             },
-            "send_keys" => Action::SendKeys { keys: p.string("keys")? },
+            "send_keys" => {
+                Action::SendKeys { keys: p.text("keys", MAX_KEYS_CHARS, "to type text into a field, use input_text")? }
+            }
             "hover" => Action::Hover { index: p.index("index")? },
-            "select_option" => Action::SelectOption { index: p.index("index")?, text: p.string("text")? },
+            "select_option" => Action::SelectOption {
+                index: p.index("index")?,
+                text: p.text("text", MAX_LOOKUP_CHARS, "give the option's visible text, or its first words")?,
+            },
             "get_dropdown_options" => Action::GetDropdownOptions { index: p.index("index")? },
             "scroll" => Action::Scroll {
                 direction: match p.optional_string("direction")? {
@@ -227,16 +256,19 @@ impl Action {
                     Some(d) => ScrollDirection::parse(&d)
                         .ok_or_else(|| format!("scroll.direction must be up, down, top or bottom, got \"{d}\""))?,
                 },
-                pages: p.number("pages")?.unwrap_or(1.0).clamp(0.1, 10.0),
+                pages: p.number("pages")?.unwrap_or(1.0).clamp(MIN_SCROLL_PAGES, MAX_SCROLL_PAGES),
                 index: p.optional_index("index")?,
             },
-            "scroll_to_text" => Action::ScrollToText { text: p.string("text")? },
-            "find_text" => Action::FindText { text: p.string("text")? },
-            "open_tab" => Action::OpenTab { url: p.string("url")? },
+            "scroll_to_text" => Action::ScrollToText { text: p.text("text", MAX_LOOKUP_CHARS, LOOKUP_TOO_LONG)? },
+            "find_text" => Action::FindText { text: p.text("text", MAX_LOOKUP_CHARS, LOOKUP_TOO_LONG)? },
+            "open_tab" => Action::OpenTab { url: p.text("url", MAX_URL_CHARS, URL_TOO_LONG)? },
             "switch_tab" => Action::SwitchTab { tab: p.tab()? },
             "close_tab" => Action::CloseTab { tab: p.tab()? },
-            "extract" => Action::Extract { query: p.string("query")? },
-            "done" => Action::Done { text: p.string("text")?, success: p.boolean("success")?.unwrap_or(true) },
+            "extract" => Action::Extract { query: p.text("query", MAX_QUERY_CHARS, "ask a shorter question")? },
+            "done" => Action::Done {
+                text: p.text("text", MAX_ANSWER_CHARS, "give a shorter answer: what the user asked for, summed up")?,
+                success: p.boolean("success")?.unwrap_or(true),
+            },
             other => {
                 return Err(format!(
                     "unknown action \"{other}\"; the available actions are {}",
@@ -246,6 +278,11 @@ impl Action {
         })
     }
 }
+
+/// What to do instead of a text over its limit.
+const TYPED_TOO_LONG: &str = "type the text in parts of at most that many characters, each part after the first with \"clear\": false, which appends it to the field";
+const LOOKUP_TOO_LONG: &str = "look for a shorter part of it, a few distinctive words";
+const URL_TOO_LONG: &str = "open a shorter address, such as the site's own page, and use its search or forms there";
 
 /// Typed access to an action's parameters, with errors that say exactly what is wrong.
 struct Params<'a> {
@@ -261,6 +298,23 @@ impl Params<'_> {
 
     fn string(&self, key: &str) -> Result<String, String> {
         self.optional_string(key)?.ok_or_else(|| format!("{} needs a string parameter \"{key}\"", self.action))
+    }
+
+    /// A string of at most `max` characters; a longer one is refused with its length, the limit
+    /// and what to do instead (`instead`).
+    fn text(&self, key: &str, max: usize, instead: &str) -> Result<String, String> {
+        let text = self.string(key)?;
+        let length = text.chars().count();
+        if length > max {
+            return Err(format!(
+                "{}.{key} is {} characters long; one {} takes at most {}: {instead}",
+                self.action,
+                thousands(length),
+                self.action,
+                thousands(max)
+            ));
+        }
+        Ok(text)
     }
 
     fn optional_string(&self, key: &str) -> Result<Option<String>, String> {

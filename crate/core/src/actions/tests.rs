@@ -148,3 +148,77 @@ fn an_unknown_kind_of_click_says_which_there_are() {
     let op = PageOp::Click { target, tag: "td".into(), click: Click::Double };
     assert_eq!(serde_json::to_value(op).unwrap()["click"], "double");
 }
+
+/// The action `{name: {key: text}}` with `chars` characters of text (and an index where it needs one).
+fn with_text(name: &str, key: &str, chars: usize) -> Value {
+    let mut params = json!({ key: "x".repeat(chars) });
+    if matches!(name, "input_text" | "select_option") {
+        params["index"] = json!(1);
+    }
+    json!({ name: params })
+}
+
+#[test]
+fn texts_up_to_their_limit_are_read_and_a_longer_one_is_refused_saying_the_limit_and_what_to_do() {
+    let limits = [
+        ("input_text", "text", MAX_TYPED_CHARS, "\"clear\": false, which appends"),
+        ("send_keys", "keys", MAX_KEYS_CHARS, "use input_text"),
+        ("select_option", "text", MAX_LOOKUP_CHARS, "visible text"),
+        ("find_text", "text", MAX_LOOKUP_CHARS, "shorter part"),
+        ("scroll_to_text", "text", MAX_LOOKUP_CHARS, "shorter part"),
+        ("extract", "query", MAX_QUERY_CHARS, "shorter question"),
+        ("search", "query", MAX_QUERY_CHARS, "fewer"),
+        ("go_to_url", "url", MAX_URL_CHARS, "shorter address"),
+        ("open_tab", "url", MAX_URL_CHARS, "shorter address"),
+        ("done", "text", MAX_ANSWER_CHARS, "shorter answer"),
+    ];
+    for (name, key, max, advice) in limits {
+        // send_keys reads its keys only when it runs: any text of the right length is read here.
+        assert!(Action::from_json(&with_text(name, key, max)).is_ok(), "{name} takes {max} characters");
+        let error = Action::from_json(&with_text(name, key, max + 1)).unwrap_err();
+        let expected = format!(
+            "{name}.{key} is {} characters long; one {name} takes at most {}: ",
+            crate::text::thousands(max + 1),
+            crate::text::thousands(max)
+        );
+        assert!(error.starts_with(&expected), "{error}");
+        assert!(error.contains(advice), "{error}");
+    }
+    // Characters, not bytes: a text of accented letters may be as long.
+    let accented = json!({"input_text": {"index": 1, "text": "é".repeat(MAX_TYPED_CHARS)}});
+    assert!(Action::from_json(&accented).is_ok());
+}
+
+#[test]
+fn the_limits_the_parser_holds_to_are_the_ones_the_prompt_shows() {
+    let prompt = actions_prompt();
+    let line = |name: &str| {
+        prompt.lines().find(|line| line.starts_with(&format!("- {{\"{name}\""))).unwrap_or_else(|| panic!("{name}"))
+    };
+    let shown =
+        |name: &str, limit: String| assert!(line(name).contains(&limit), "{name} shows {limit}: {}", line(name));
+    let t = crate::text::thousands;
+    shown("input_text", format!("at most {} characters", t(MAX_TYPED_CHARS)));
+    shown("send_keys", format!("at most {} characters", t(MAX_KEYS_CHARS)));
+    shown("select_option", format!("at most {} characters", t(MAX_LOOKUP_CHARS)));
+    shown("find_text", format!("at most {} characters", t(MAX_LOOKUP_CHARS)));
+    shown("scroll_to_text", format!("at most {} characters", t(MAX_LOOKUP_CHARS)));
+    shown("extract", format!("at most {} characters", t(MAX_QUERY_CHARS)));
+    shown("search", format!("at most {} characters", t(MAX_QUERY_CHARS)));
+    shown("go_to_url", format!("at most {} characters", t(MAX_URL_CHARS)));
+    shown("open_tab", format!("at most {} characters", t(MAX_URL_CHARS)));
+    shown("done", format!("at most {} characters", t(MAX_ANSWER_CHARS)));
+    shown("wait", format!("at most {MAX_WAIT_SECONDS} s"));
+    shown("scroll", format!("{MIN_SCROLL_PAGES} to {MAX_SCROLL_PAGES}"));
+}
+
+#[test]
+fn a_wait_or_a_scroll_beyond_its_bound_does_the_most_it_may() {
+    assert_eq!(Action::from_json(&json!({"wait": {"seconds": 3600}})), Ok(Action::Wait { seconds: MAX_WAIT_SECONDS }));
+    assert_eq!(Action::from_json(&json!({"wait": {"seconds": -4}})), Ok(Action::Wait { seconds: 0.0 }));
+    let scroll = |pages: f64| Action::from_json(&json!({"scroll": {"direction": "down", "pages": pages}}));
+    let moved = |pages: f64| Ok(Action::Scroll { direction: ScrollDirection::Down, pages, index: None });
+    assert_eq!(scroll(500.0), moved(MAX_SCROLL_PAGES));
+    assert_eq!(scroll(0.0), moved(MIN_SCROLL_PAGES));
+    assert_eq!(scroll(2.5), moved(2.5));
+}

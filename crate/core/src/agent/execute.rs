@@ -6,7 +6,9 @@ use super::events::ActionReport;
 use super::navigator::{Look, Navigator, StepError, UserGate};
 use super::prompt::{extraction_prompt, EXTRACTION_REPLY_HINT};
 use super::record::Role;
-use crate::actions::{parse_keys, search_url, trusted, Action, Click, PageOp, ScrollDirection};
+use crate::actions::{
+    parse_keys, search_url, trusted, Action, Click, PageOp, ScrollDirection, MAX_SCROLL_PAGES, MAX_WAIT_SECONDS,
+};
 use crate::browser::{Browser, BrowserError, Highlight, HistoryStep, OpOutcome, ScrollState, TabInfo};
 use crate::content::{chunks, to_markdown, RawContent};
 use crate::dom_map::{ElementRef, MapElement, PageMap};
@@ -131,7 +133,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Action::Wait { seconds } => {
                 let waited = self.cancel.guard(self.browser.sleep((seconds * 1000.0) as u32)).await;
                 waited.ok_or(StepError::Cancelled)?;
-                Ok(report(name, None, true, format!("Waited {seconds} s.")))
+                // A longer wait asked for was cut to the bound: the model is told so.
+                let bound = if *seconds >= MAX_WAIT_SECONDS {
+                    ", the longest one wait lasts; wait again if the page needs longer"
+                } else {
+                    ""
+                };
+                Ok(report(name, None, true, format!("Waited {seconds} s{bound}.")))
             }
             Action::SendKeys { keys } => {
                 let keys_parsed = match parse_keys(keys) {
@@ -792,9 +800,11 @@ fn scroll_sentence(direction: ScrollDirection, pages: f64, what: &str, state: Op
     let moved = match direction {
         ScrollDirection::Top | ScrollDirection::Bottom => format!("to the {edge}"),
         _ => format!(
-            "{} by {pages} page{}",
+            "{} by {pages} page{}{}",
             direction.as_str(),
-            if (pages - 1.0).abs() < f64::EPSILON { "" } else { "s" }
+            if (pages - 1.0).abs() < f64::EPSILON { "" } else { "s" },
+            // A longer scroll asked for was cut to the bound: the model is told so.
+            if pages >= MAX_SCROLL_PAGES { " (the most one scroll moves; \"bottom\" goes to the end)" } else { "" }
         ),
     };
     format!("Scrolled {what} {moved}; now {position}% of the way down.")

@@ -5,6 +5,10 @@ use crate::actions::Action;
 use crate::llm::repair::{outermost_object, parse_lenient};
 use serde_json::Value;
 
+/// The most actions one reply may ask for: a long form filled in one step, with room to spare.
+/// After them the agent looks at the page again.
+pub const MAX_ACTIONS_PER_STEP: usize = 20;
+
 /// The navigator's thinking for one step.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AgentBrain {
@@ -34,6 +38,12 @@ pub fn parse_navigator_output(reply: &str) -> Result<NavigatorOutput, String> {
         value.get("action").and_then(Value::as_array).ok_or_else(|| "the reply has no \"action\" list".to_string())?;
     if actions.is_empty() {
         return Err("the \"action\" list is empty; give at least one action".into());
+    }
+    if actions.len() > MAX_ACTIONS_PER_STEP {
+        return Err(format!(
+            "the \"action\" list has {} actions; one step takes at most {MAX_ACTIONS_PER_STEP}: give at most {MAX_ACTIONS_PER_STEP} now and the rest at the next step, after seeing the page again",
+            crate::text::thousands(actions.len())
+        ));
     }
     let actions = actions
         .iter()
@@ -85,5 +95,22 @@ mod tests {
         assert!(parse_navigator_output(r#"{"action":[{"done":{"text":"x"}},{"jump":{}}]}"#)
             .unwrap_err()
             .starts_with("action 2: unknown action"));
+    }
+
+    #[test]
+    fn a_reply_with_more_actions_than_a_step_takes_is_refused_saying_how_many_it_may_have() {
+        let reply = |count: usize| {
+            let actions = vec![r#"{"scroll":{"direction":"down"}}"#; count].join(",");
+            format!(r#"{{"current_state":{{}},"action":[{actions}]}}"#)
+        };
+        assert_eq!(parse_navigator_output(&reply(MAX_ACTIONS_PER_STEP)).unwrap().actions.len(), MAX_ACTIONS_PER_STEP);
+        let error = parse_navigator_output(&reply(1_000)).unwrap_err();
+        assert_eq!(
+            error,
+            "the \"action\" list has 1,000 actions; one step takes at most 20: give at most 20 now and the rest at the next step, after seeing the page again"
+        );
+        // A bad action among them is not what is reported: the count is checked first.
+        let error = parse_navigator_output(&reply(MAX_ACTIONS_PER_STEP + 1).replace("down", "sideways")).unwrap_err();
+        assert!(error.contains("has 21 actions"), "{error}");
     }
 }

@@ -148,6 +148,12 @@ fn scrolling_says_where_it_left_the_page_and_when_nothing_moved() {
     assert_eq!(said[0], "Scrolled the page down by 1 page; now 50% of the way down.");
     let (said, _) = one_step(&shop, r#"[{"scroll":{"direction":"up","pages":null,"index":null}}]"#);
     assert_eq!(said[0], "The page is already at the top; nothing moved.");
+    // Further than a scroll may go: as far as it may, and the model is told so.
+    let (said, _) = one_step(&shop, r#"[{"scroll":{"direction":"down","pages":500,"index":null}}]"#);
+    assert_eq!(
+        said[0],
+        "Scrolled the page down by 10 pages (the most one scroll moves; \"bottom\" goes to the end); now 50% of the way down."
+    );
 }
 
 #[test]
@@ -182,7 +188,7 @@ fn extract_asks_the_model_about_the_page_s_content() {
 fn waits_are_bounded_and_real() {
     let shop = FakeShop::new();
     let (said, _) = one_step(&shop, r#"[{"wait":{"seconds":30}}]"#);
-    assert_eq!(said[0], "Waited 10 s.");
+    assert_eq!(said[0], "Waited 10 s, the longest one wait lasts; wait again if the page needs longer.");
     assert_eq!(shop.slept_ms.get(), 10_000);
 }
 
