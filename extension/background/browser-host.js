@@ -43,6 +43,7 @@ function withTimeout(promise, ms, message) {
 async function scriptError(tabId, frameId, err) {
   const message = String(err?.message ?? err);
   if (/No tab with id/i.test(message)) return hostError('tab_closed', message);
+  if (/showing error page/i.test(message)) return hostError('navigation', 'the tab shows the browser\'s error page');
   if (/Cannot access|cannot be scripted|extensions gallery|chrome:\/\//i.test(message)) {
     const tab = await getTab(tabId);
     return hostError('restricted', frameId === 0 ? (tab.url || tab.pendingUrl || '') : message);
@@ -145,8 +146,9 @@ async function collectFrames(tabId) {
   return frames;
 }
 
-/** Resolves when the tab finishes loading; rejects on timeout or when the tab closes. */
-function waitForLoad(tabId, alreadyLoading) {
+/** Resolves when the tab finishes loading, or when `until` resolves (a navigation that ended
+ * without a page: no load will finish); rejects on timeout or when the tab closes. */
+function waitForLoad(tabId, alreadyLoading, until = null) {
   return new Promise((resolve, reject) => {
     const done = (fn, value) => {
       clearTimeout(timer);
@@ -166,9 +168,120 @@ function waitForLoad(tabId, alreadyLoading) {
     );
     chrome.tabs.onUpdated.addListener(onUpdated);
     chrome.tabs.onRemoved.addListener(onRemoved);
+    until?.then(() => done(resolve));
     if (!alreadyLoading) {
       chrome.tabs.get(tabId).then((tab) => tab.status === 'complete' && done(resolve), () => {});
     }
+  });
+}
+
+/** The browser's code for a navigation that ended without a page of its own. */
+const ABORTED = 'net::ERR_ABORTED';
+/** How long Chrome may take to close a tab it opened only for what became a download. */
+const DOWNLOAD_TAB_CLOSE_MS = 1000;
+
+/**
+ * Watches the next top-frame navigation of a tab, from before it starts, and reports the facts
+ * as `Navigation` in crate/core/src/browser.rs has them (the core decides what they mean): the
+ * tab's address once it ended, whether a new document took the tab (webNavigation.onCommitted),
+ * the last response's status and Content-Disposition (webRequest.onHeadersReceived; none for a
+ * page from the back-forward cache), and the top frame's network error
+ * (webNavigation.onErrorOccurred). `ended` resolves if the navigation ends without a page
+ * (net::ERR_ABORTED before any commit: a download, a response with nothing to show, a cancelled
+ * navigation), as then no load will finish. The tab may be named later, with `follow(id)`, for a
+ * tab being created: until then events are kept for every tab.
+ */
+function watchNavigation(tabId = null) {
+  let watched = tabId;
+  const byTab = new Map();
+  const factsOf = (id) => {
+    if (!byTab.has(id)) {
+      byTab.set(id, { url: '', committed: false, status: null, error: null, disposition: null, started: false });
+    }
+    return byTab.get(id);
+  };
+  let endWithoutPage;
+  const ended = new Promise((resolve) => { endWithoutPage = resolve; });
+  const endedWithoutPage = () => {
+    const facts = byTab.get(watched);
+    return Boolean(facts && !facts.committed && facts.error === ABORTED);
+  };
+  const check = () => endedWithoutPage() && endWithoutPage();
+  const onHeaders = (details) => {
+    if (details.frameId !== 0 || details.tabId < 0) return;
+    const disposition = details.responseHeaders?.find((header) => header.name.toLowerCase() === 'content-disposition');
+    Object.assign(factsOf(details.tabId), { url: details.url, status: details.statusCode, disposition: disposition?.value ?? null });
+  };
+  const onStart = (details) => {
+    if (details.frameId === 0) factsOf(details.tabId).started = true;
+  };
+  const onCommitted = (details) => {
+    if (details.frameId === 0) Object.assign(factsOf(details.tabId), { url: details.url, committed: true });
+  };
+  const onError = (details) => {
+    if (details.frameId !== 0) return;
+    const facts = factsOf(details.tabId);
+    // Only this navigation's (a navigation it cut short ends before it starts), and the first:
+    // Chrome may try an error page's address again by itself.
+    if (!facts.started || facts.error) return;
+    facts.error = details.error;
+    facts.url ||= details.url;
+    if (details.tabId === watched) check();
+  };
+  const listening = [
+    [chrome.webNavigation.onBeforeNavigate, onStart],
+    [chrome.webNavigation.onCommitted, onCommitted],
+    [chrome.webNavigation.onErrorOccurred, onError],
+  ];
+  chrome.webRequest.onHeadersReceived.addListener(onHeaders, { urls: ['<all_urls>'], types: ['main_frame'] }, ['responseHeaders']);
+  for (const [event, listener] of listening) event.addListener(listener);
+  return {
+    ended,
+    endedWithoutPage,
+    follow(id) {
+      watched = id;
+      check();
+    },
+    /** What was seen, with the tab's address as it now is (if the tab is still open). */
+    async report() {
+      const { started, ...facts } = factsOf(watched);
+      const tab = await chrome.tabs.get(watched).catch(() => null);
+      return { ...facts, url: tab?.url || facts.url };
+    },
+    stop() {
+      chrome.webRequest.onHeadersReceived.removeListener(onHeaders);
+      for (const [event, listener] of listening) event.removeListener(listener);
+    },
+  };
+}
+
+/** Runs `start`, which navigates tab `tabId`, and waits for the page (bounded) or for the
+ * navigation to end without one; resolves to what came of it (see watchNavigation). */
+async function followNavigation(tabId, start) {
+  const watch = watchNavigation(tabId);
+  try {
+    const loaded = waitForLoad(tabId, true, watch.ended);
+    loaded.catch(() => {}); // Awaited below, once the navigation is under way.
+    await start();
+    await loaded;
+    return await watch.report();
+  } finally {
+    watch.stop();
+  }
+}
+
+/** Resolves once tab `tabId` is closed, or after `ms`. */
+function closedWithin(tabId, ms) {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      chrome.tabs.onRemoved.removeListener(onRemoved);
+      resolve();
+    };
+    const onRemoved = (id) => id === tabId && done();
+    const timer = setTimeout(done, ms);
+    chrome.tabs.onRemoved.addListener(onRemoved);
+    chrome.tabs.get(tabId).catch(done);
   });
 }
 
@@ -418,11 +531,10 @@ export function createBrowserHost(emit) {
       return collectFrames(tabId);
     },
 
+    /** Loads `url` in the tab; what came of it (see watchNavigation). */
     async navigate(tabId, url) {
       await getTab(tabId);
-      const loaded = waitForLoad(tabId, true);
-      await chrome.tabs.update(tabId, { url });
-      await loaded;
+      return followNavigation(tabId, () => chrome.tabs.update(tabId, { url }));
     },
 
     /** Numbered boxes, drawn by each frame's sensor for its own elements; [] clears them all. */
@@ -460,30 +572,26 @@ export function createBrowserHost(emit) {
       });
     },
 
+    /** Back, forward or reload; what came of it (see watchNavigation). */
     async history(tabId, step) {
       await getTab(tabId);
-      if (step === 'reload') {
-        const loaded = waitForLoad(tabId, true);
-        await chrome.tabs.reload(tabId);
-        return loaded;
-      }
-      const started = waitForNavigationStart(tabId, HISTORY_TIMEOUT_MS);
-      const loaded = waitForLoad(tabId, true);
-      loaded.catch(() => {}); // Awaited only once the navigation has started.
-      try {
-        await (step === 'back' ? chrome.tabs.goBack(tabId) : chrome.tabs.goForward(tabId));
-      } catch {
-        // Chrome's back button skips entries made without a user gesture, as the agent's are;
-        // the page's own history does not.
-        await chrome.scripting.executeScript({
-          target: { tabId, frameIds: [0] },
-          func: (s) => (s === 'back' ? history.back() : history.forward()),
-          args: [step],
-          injectImmediately: true,
-        }).catch(() => {});
-      }
-      if (!(await started)) throw hostError('navigation', `there is no page to go ${step} to`);
-      await loaded;
+      if (step === 'reload') return followNavigation(tabId, () => chrome.tabs.reload(tabId));
+      return followNavigation(tabId, async () => {
+        const started = waitForNavigationStart(tabId, HISTORY_TIMEOUT_MS);
+        try {
+          await (step === 'back' ? chrome.tabs.goBack(tabId) : chrome.tabs.goForward(tabId));
+        } catch {
+          // Chrome's back button skips entries made without a user gesture, as the agent's are;
+          // the page's own history does not.
+          await chrome.scripting.executeScript({
+            target: { tabId, frameIds: [0] },
+            func: (s) => (s === 'back' ? history.back() : history.forward()),
+            args: [step],
+            injectImmediately: true,
+          }).catch(() => {});
+        }
+        if (!(await started)) throw hostError('navigation', `there is no page to go ${step} to`);
+      });
     },
 
 
@@ -494,8 +602,23 @@ export function createBrowserHost(emit) {
       return tabs.map(({ id, url, title }) => ({ id, url: url ?? '', title: title ?? '' }));
     },
 
+    /** Opens `url` in a new tab next to `tabId`: `{ id, navigation }` (see watchNavigation).
+     * Chrome closes a tab it opened only for what became a download: that is waited for, and
+     * the tab is gone when this returns. */
     async openTab(tabId, url) {
-      return loadedTab(await createTabNextTo(tabId, url));
+      const watch = watchNavigation();
+      try {
+        const id = await createTabNextTo(tabId, url);
+        watch.follow(id);
+        await waitForLoad(id, false, watch.ended).catch((err) => {
+          // A slow page is seen as it is; a tab closed for a download is reported as such.
+          if (err.code === 'tab_closed' && !watch.endedWithoutPage()) throw err;
+        });
+        if (watch.endedWithoutPage()) await closedWithin(id, DOWNLOAD_TAB_CLOSE_MS);
+        return { id, navigation: await watch.report() };
+      } finally {
+        watch.stop();
+      }
     },
 
     async openBackgroundTab(url) {

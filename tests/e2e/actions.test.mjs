@@ -224,7 +224,8 @@ test('back, forward and tabs: the agent moves through history and between tabs',
     [{ open_tab: { url: `${site.origin}/actions/article.html` } }],
   ]);
   assert.match(states[1], /Current URL: .*\/actions\/target\.html/);
-  assert.equal(outcomes[1], 'Went back.');
+  assert.match(outcomes[1], /^Went back to http:\/\/127\.0\.0\.1:\d+\/actions\/steps\.html\.$/);
+  assert.match(outcomes[2], /^Went forward to http:\/\/127\.0\.0\.1:\d+\/actions\/target\.html\.$/);
   assert.match(states[2], /Current URL: .*\/actions\/steps\.html/);
   assert.match(states[3], /Current URL: .*\/actions\/target\.html/);
   assert.match(outcomes[3], /^Opened http:\/\/127\.0\.0\.1:\d+\/actions\/article\.html in a new tab, t\d+; it is now the current tab\.$/);

@@ -23,10 +23,11 @@ pub trait Browser {
     /// nothing in it or about it changed, still shown and not covered (the rest of the page may
     /// have changed). False when unsure; far cheaper than `observe` on a large page.
     async fn element_unchanged(&self, tab: TabId, element: &ElementRef) -> Result<bool, BrowserError>;
-    /// Loads `url` in the tab and waits for it to finish loading (bounded).
-    async fn navigate(&self, tab: TabId, url: &str) -> Result<(), BrowserError>;
-    /// Goes back, forward or reloads, and waits for the page (bounded).
-    async fn history(&self, tab: TabId, step: HistoryStep) -> Result<(), BrowserError>;
+    /// Loads `url` in the tab and waits for it to finish loading (bounded), or for the navigation
+    /// to end without a page (a download); reports what came of it.
+    async fn navigate(&self, tab: TabId, url: &str) -> Result<Navigation, BrowserError>;
+    /// Goes back, forward or reloads, and waits for the page (bounded); reports what came of it.
+    async fn history(&self, tab: TabId, step: HistoryStep) -> Result<Navigation, BrowserError>;
     /// Performs one operation in one frame, then, if it may change the page, waits for the page to
     /// settle (bounded): navigation finished, or the DOM quiet.
     async fn perform(&self, tab: TabId, op: &PageOp) -> Result<OpOutcome, BrowserError>;
@@ -34,8 +35,10 @@ pub trait Browser {
     async fn highlight(&self, tab: TabId, marks: &[Highlight]) -> Result<(), BrowserError>;
     /// The tabs of the tab's window, in order.
     async fn tabs(&self, tab: TabId) -> Result<Vec<TabInfo>, BrowserError>;
-    /// Opens `url` in a new tab of the tab's window, makes it active, and waits for it to load.
-    async fn open_tab(&self, tab: TabId, url: &str) -> Result<TabId, BrowserError>;
+    /// Opens `url` in a new tab of the tab's window, makes it active, and waits for it to load;
+    /// the new tab's id and what came of its navigation. A tab Chrome opened only for what turned
+    /// out to be a download is closed again by Chrome before this returns.
+    async fn open_tab(&self, tab: TabId, url: &str) -> Result<(TabId, Navigation), BrowserError>;
     /// Makes the tab the active one of its window.
     async fn switch_tab(&self, tab: TabId) -> Result<(), BrowserError>;
     async fn close_tab(&self, tab: TabId) -> Result<(), BrowserError>;
@@ -63,6 +66,29 @@ pub enum HistoryStep {
     Back,
     Forward,
     Reload,
+}
+
+/// What the browser reported of a top-frame navigation (`webNavigation` and `webRequest` events,
+/// as Chrome gives them); the core words it for the model (`agent::execute::navigation`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct Navigation {
+    /// The tab's address once the navigation ended: the final one after redirects, the address
+    /// that failed when the browser shows its error page, the page it stayed on when nothing was
+    /// shown (a download).
+    pub url: String,
+    /// Whether a new document took the tab (`webNavigation.onCommitted`); the browser's error page,
+    /// a download and a same-document navigation do not.
+    pub committed: bool,
+    /// The HTTP status of the last response (after redirects), when the browser saw one: not for
+    /// a page restored from the back-forward cache or an address that never answered.
+    pub status: Option<u16>,
+    /// The top frame's network error (`webNavigation.onErrorOccurred`): `net::ERR_CONNECTION_REFUSED`
+    /// and the like when the browser shows its error page, `net::ERR_ABORTED` when the navigation
+    /// ended without a page (a download, a response with nothing to show, a navigation cancelled).
+    pub error: Option<String>,
+    /// The last response's `Content-Disposition` header.
+    pub disposition: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -57,7 +57,9 @@ pub struct Apps {
 pub async fn open_start_page(browser: &HostBrowser, settings: &Settings, tab: i32, url: &str) -> Result<i32, String> {
     let policy = settings.site_policy().map_err(|err| err.to_string())?;
     let url = policy.check(url).map_err(|refusal| format!("The task's page {url} was not opened: {refusal}."))?;
-    browser.open_tab(tab, &url).await.map_err(|err| format!("The task's page {url} could not be opened: {err}."))
+    let opened = browser.open_tab(tab, &url).await;
+    let (id, _) = opened.map_err(|err| format!("The task's page {url} could not be opened: {err}."))?;
+    Ok(id)
 }
 
 #[wasm_bindgen]

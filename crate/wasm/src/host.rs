@@ -4,7 +4,9 @@
 use agent_core::actions::trusted::InputCommand;
 use agent_core::actions::PageOp;
 use agent_core::agent::{AgentEvent, Checkpoint};
-use agent_core::browser::{Browser, BrowserError, Highlight, HistoryStep, OpOutcome, Screenshot, TabId, TabInfo};
+use agent_core::browser::{
+    Browser, BrowserError, Highlight, HistoryStep, Navigation, OpOutcome, Screenshot, TabId, TabInfo,
+};
 use agent_core::chats::{Chat, ChatIndex};
 use agent_core::dom_map::{ElementRef, RawFrame, RawPage};
 use agent_core::i18n::Message;
@@ -239,21 +241,21 @@ impl Browser for HostBrowser {
         Ok(value.as_bool() == Some(true))
     }
 
-    async fn navigate(&self, tab: TabId, url: &str) -> Result<(), BrowserError> {
-        self.host.navigate(tab, url).await.map(drop).map_err(browser_error)
+    async fn navigate(&self, tab: TabId, url: &str) -> Result<Navigation, BrowserError> {
+        navigation(self.host.navigate(tab, url).await.map_err(browser_error)?)
     }
 
     async fn highlight(&self, tab: TabId, marks: &[Highlight]) -> Result<(), BrowserError> {
         self.host.highlight(tab, super::to_js(&marks)).await.map(drop).map_err(browser_error)
     }
 
-    async fn history(&self, tab: TabId, step: HistoryStep) -> Result<(), BrowserError> {
+    async fn history(&self, tab: TabId, step: HistoryStep) -> Result<Navigation, BrowserError> {
         let step = match step {
             HistoryStep::Back => "back",
             HistoryStep::Forward => "forward",
             HistoryStep::Reload => "reload",
         };
-        self.host.history(tab, step).await.map(drop).map_err(browser_error)
+        navigation(self.host.history(tab, step).await.map_err(browser_error)?)
     }
 
     async fn tabs(&self, tab: TabId) -> Result<Vec<TabInfo>, BrowserError> {
@@ -261,9 +263,16 @@ impl Browser for HostBrowser {
         serde_wasm_bindgen::from_value(value).map_err(|err| BrowserError::Script(format!("unexpected tab list: {err}")))
     }
 
-    async fn open_tab(&self, tab: TabId, url: &str) -> Result<TabId, BrowserError> {
+    async fn open_tab(&self, tab: TabId, url: &str) -> Result<(TabId, Navigation), BrowserError> {
+        #[derive(Deserialize)]
+        struct Opened {
+            id: TabId,
+            navigation: Navigation,
+        }
         let value = self.host.open_tab(tab, url).await.map_err(browser_error)?;
-        value.as_f64().map(|id| id as TabId).ok_or_else(|| BrowserError::Script("no id for the new tab".into()))
+        let opened: Opened = serde_wasm_bindgen::from_value(value)
+            .map_err(|err| BrowserError::Script(format!("unexpected new tab: {err}")))?;
+        Ok((opened.id, opened.navigation))
     }
 
     async fn switch_tab(&self, tab: TabId) -> Result<(), BrowserError> {
@@ -317,6 +326,12 @@ impl Browser for HostBrowser {
         serde_wasm_bindgen::from_value(value)
             .map_err(|err| BrowserError::Script(format!("the sensor sent an unexpected result: {err}")))
     }
+}
+
+/// What the host reported of a navigation.
+fn navigation(value: JsValue) -> Result<Navigation, BrowserError> {
+    serde_wasm_bindgen::from_value(value)
+        .map_err(|err| BrowserError::Script(format!("unexpected navigation report: {err}")))
 }
 
 fn browser_error(err: JsValue) -> BrowserError {

@@ -127,9 +127,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         match action {
             Action::GoToUrl { url } => self.open(name, url).await,
             Action::Search { query } => self.open(name, &search_url(self.config.search_engine, query)).await,
-            Action::GoBack => self.history(name, HistoryStep::Back, "Went back").await,
-            Action::GoForward => self.history(name, HistoryStep::Forward, "Went forward").await,
-            Action::Reload => self.history(name, HistoryStep::Reload, "Reloaded the page").await,
+            Action::GoBack => self.history(name, HistoryStep::Back).await,
+            Action::GoForward => self.history(name, HistoryStep::Forward).await,
+            Action::Reload => self.history(name, HistoryStep::Reload).await,
             Action::Wait { seconds } => {
                 let waited = self.cancel.guard(self.browser.sleep((seconds * 1000.0) as u32)).await;
                 waited.ok_or(StepError::Cancelled)?;
@@ -571,15 +571,15 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(refused);
         }
         Ok(match self.browser.navigate(self.tab.get(), &url).await {
-            Ok(()) => left_page(report(name, Some(&url), true, format!("Opened {url}."))),
+            Ok(navigation) => said(name, Some(&url), navigation::opened(&url, &navigation)),
             Err(BrowserError::TabClosed) => return Err(tab_closed()),
             Err(err) => report(name, Some(&url), false, format!("Could not open {url}: {err}.")),
         })
     }
 
-    async fn history(&self, name: &str, step: HistoryStep, done: &str) -> Outcome {
+    async fn history(&self, name: &str, step: HistoryStep) -> Outcome {
         Ok(match self.browser.history(self.tab.get(), step).await {
-            Ok(()) => left_page(report(name, None, true, format!("{done}."))),
+            Ok(navigation) => said(name, None, navigation::moved(step, &navigation)),
             Err(BrowserError::TabClosed) => return Err(tab_closed()),
             Err(BrowserError::Navigation(detail)) => report(name, None, false, format!("Could not do that: {detail}.")),
             Err(err) => report(name, None, false, format!("Could not do that: {err}.")),
@@ -597,19 +597,24 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         {
             return Ok(refused);
         }
-        Ok(match self.browser.open_tab(self.tab.get(), &url).await {
-            Ok(id) => {
-                self.adopt(id).await?;
-                let alias = self.tab_aliases.borrow_mut().alias(id);
-                left_page(report(
-                    name,
-                    Some(&url),
-                    true,
-                    format!("Opened {url} in a new tab, {alias}; it is now the current tab."),
-                ))
+        let (id, navigation) = match self.browser.open_tab(self.tab.get(), &url).await {
+            Ok(opened) => opened,
+            Err(err) => {
+                return Ok(report(name, Some(&url), false, format!("Could not open a tab for {url}: {err}.")));
             }
-            Err(err) => report(name, Some(&url), false, format!("Could not open a tab for {url}: {err}.")),
-        })
+        };
+        // The browser closes a tab it opened only for what turned out to be a download.
+        if navigation::may_close_new_tab(&navigation) {
+            let tabs = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
+            if !tabs.iter().any(|tab| tab.id == id) {
+                let current = self.tab_aliases.borrow_mut().alias(self.tab.get()).to_string();
+                let outcome = navigation::opened_in_new_tab(&url, &navigation, &NewTab::ClosedAgain(current));
+                return Ok(said(name, Some(&url), outcome));
+            }
+        }
+        self.adopt(id).await?;
+        let alias = self.tab_aliases.borrow_mut().alias(id).to_string();
+        Ok(said(name, Some(&url), navigation::opened_in_new_tab(&url, &navigation, &NewTab::Open(alias))))
     }
 
     /// The open tab the model means by `alias`, or what to tell it when there is none.
@@ -772,6 +777,11 @@ fn report(name: &str, target: Option<&str>, ok: bool, outcome: String) -> Done {
     }
 }
 
+/// The report of an action that navigated, as `navigation` words it.
+fn said(name: &str, target: Option<&str>, said: navigation::Said) -> Done {
+    Done { page_left: said.left_page, ..report(name, target, said.ok, said.text) }
+}
+
 fn left_page(mut done: Done) -> Done {
     done.page_left = true;
     done
@@ -851,6 +861,8 @@ fn parse_extraction(reply: &str) -> Option<(bool, String)> {
 }
 
 mod flow;
+mod navigation;
 use flow::Outbound;
+use navigation::NewTab;
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,8 @@ use super::AgentEvent;
 use crate::actions::trusted::InputCommand;
 use crate::actions::{PageOp, SearchEngine};
 use crate::browser::{
-    Browser, BrowserError, FoundText, Highlight, HistoryStep, OpOutcome, ScrollState, Submission, TabId, TabInfo,
+    Browser, BrowserError, FoundText, Highlight, HistoryStep, Navigation, OpOutcome, ScrollState, Submission, TabId,
+    TabInfo,
 };
 use crate::cancel::CancelToken;
 use crate::dom_map::tests::{node, page};
@@ -16,7 +17,31 @@ use crate::safety::{Secrets, SitePlan, SitePolicy, Strictness};
 use crate::tokens::TokenCounter;
 use futures::executor::block_on;
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+
+/// What the fake network answers at an address; an address it does not know serves a page (200).
+#[derive(Debug, Clone)]
+pub enum Served {
+    /// A page with this status.
+    Page(u16),
+    /// An error status without a body (Chrome shows its own error page for it).
+    EmptyError(u16),
+    /// A redirect to this address.
+    Redirect(String),
+    /// A network error, as Chrome names it (`net::ERR_CONNECTION_REFUSED`).
+    Fails(&'static str),
+    /// A file with this `Content-Disposition` (`None`: a type the browser does not show).
+    File(Option<String>),
+}
+
+/// What a tab shows after a navigation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shows {
+    Page,
+    ErrorPage,
+    /// What it showed before.
+    Same,
+}
 
 /// A one-page shop: a button adds a mug (12 each), the total is shown as text, a field holds a
 /// note, a custom dropdown chooses a colour, a link opens a new tab.
@@ -54,6 +79,10 @@ pub struct FakeShop {
     pub tracks_changes: Cell<bool>,
     /// The page's state when it was last read: operations performed, add button generation.
     read_at: Cell<(usize, u32)>,
+    /// What addresses answer, by address.
+    pub network: RefCell<HashMap<String, Served>>,
+    /// Whether the tab shows the browser's error page (which extensions cannot script).
+    pub error_page: Cell<bool>,
 }
 
 impl FakeShop {
@@ -82,7 +111,44 @@ impl FakeShop {
             observes: Cell::new(0),
             tracks_changes: Cell::new(false),
             read_at: Cell::new((0, 0)),
+            network: RefCell::default(),
+            error_page: Cell::new(false),
         }
+    }
+
+    /// Loads `url` as Chrome does, following redirects, and reports it as the extension's host
+    /// does (the tab's address afterwards, whether a document took the tab, the last response's
+    /// status and `Content-Disposition`, the top frame's error), with what the tab then shows: the
+    /// page, the browser's error page at the address that failed, or (a download commits
+    /// nothing) still the page at `showing`.
+    fn load(&self, url: &str, showing: &str) -> (Navigation, Shows) {
+        let mut url = url.to_string();
+        for _ in 0..20 {
+            let served = self.network.borrow().get(&url).cloned().unwrap_or(Served::Page(200));
+            return match served {
+                Served::Redirect(to) => {
+                    url = to;
+                    continue;
+                }
+                Served::Page(status) => {
+                    (Navigation { url, committed: true, status: Some(status), ..Navigation::default() }, Shows::Page)
+                }
+                Served::EmptyError(status) => {
+                    let error = Some("net::ERR_HTTP_RESPONSE_CODE_FAILURE".into());
+                    (Navigation { url, status: Some(status), error, ..Navigation::default() }, Shows::ErrorPage)
+                }
+                Served::Fails(error) => {
+                    (Navigation { url, error: Some(error.into()), ..Navigation::default() }, Shows::ErrorPage)
+                }
+                Served::File(disposition) => {
+                    let url = showing.to_string();
+                    let error = Some("net::ERR_ABORTED".into());
+                    (Navigation { url, status: Some(200), error, disposition, ..Navigation::default() }, Shows::Same)
+                }
+            };
+        }
+        let error = Some("net::ERR_TOO_MANY_REDIRECTS".to_string());
+        (Navigation { url, error, ..Navigation::default() }, Shows::ErrorPage)
     }
 
     fn page_state(&self) -> (usize, u32) {
@@ -103,6 +169,10 @@ impl Browser for FakeShop {
     async fn observe(&self, _tab: TabId) -> Result<Vec<RawFrame>, BrowserError> {
         if self.closed.get() {
             return Err(BrowserError::TabClosed);
+        }
+        if self.error_page.get() {
+            // What the extension's host makes of chrome.scripting's answer there.
+            return Err(BrowserError::Navigation("the tab shows the browser's error page".into()));
         }
         self.observes.set(self.observes.get() + 1);
         self.read_at.set(self.page_state());
@@ -135,14 +205,18 @@ impl Browser for FakeShop {
         Ok(self.tracks_changes.get() && self.page_state() == self.read_at.get())
     }
 
-    async fn navigate(&self, _tab: TabId, url: &str) -> Result<(), BrowserError> {
-        *self.url.borrow_mut() = url.to_string();
-        Ok(())
+    async fn navigate(&self, _tab: TabId, url: &str) -> Result<Navigation, BrowserError> {
+        let showing = self.url.borrow().clone();
+        let (navigation, shows) = self.load(url, &showing);
+        if shows != Shows::Same {
+            *self.url.borrow_mut() = navigation.url.clone();
+            self.error_page.set(shows == Shows::ErrorPage);
+        }
+        Ok(navigation)
     }
 
-    async fn history(&self, _tab: TabId, _step: HistoryStep) -> Result<(), BrowserError> {
-        *self.url.borrow_mut() = "http://shop.test/previous".into();
-        Ok(())
+    async fn history(&self, tab: TabId, _step: HistoryStep) -> Result<Navigation, BrowserError> {
+        self.navigate(tab, "http://shop.test/previous").await
     }
 
     async fn highlight(&self, _tab: TabId, marks: &[Highlight]) -> Result<(), BrowserError> {
@@ -212,12 +286,18 @@ impl Browser for FakeShop {
         Ok(self.tabs.borrow().clone())
     }
 
-    async fn open_tab(&self, _tab: TabId, url: &str) -> Result<TabId, BrowserError> {
+    async fn open_tab(&self, _tab: TabId, url: &str) -> Result<(TabId, Navigation), BrowserError> {
         let id = self.tabs.borrow().iter().map(|t| t.id).max().unwrap_or(0).max(self.last_tab_id.get()) + 1;
         self.last_tab_id.set(id);
-        self.tabs.borrow_mut().push(TabInfo { id, url: url.into(), title: String::new() });
+        let (mut navigation, shows) = self.load(url, "about:blank");
+        if shows == Shows::Same {
+            // Chrome closes a tab opened only for a download; the host reports the address asked.
+            navigation.url = url.into();
+            return Ok((id, navigation));
+        }
+        self.tabs.borrow_mut().push(TabInfo { id, url: navigation.url.clone(), title: String::new() });
         self.current_tab.set(id);
-        Ok(id)
+        Ok((id, navigation))
     }
 
     async fn switch_tab(&self, tab: TabId) -> Result<(), BrowserError> {

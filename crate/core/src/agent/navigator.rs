@@ -366,7 +366,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 self.warn_once(text!("core_replay_start_not_opened", url, err.text()));
                 Ok(())
             }
-            Ok(()) => Ok(()),
+            Ok(_) => Ok(()),
         }
     }
 
