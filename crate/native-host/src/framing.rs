@@ -98,7 +98,7 @@ mod tests {
     async fn a_message_is_its_native_endian_length_then_its_json() {
         let mut written = Vec::new();
         write_message(&mut written, &json!({"type": "call", "id": 1}), MAX_TO_CHROME).await.unwrap();
-        let body = br#"{"id":1,"type":"call"}"#;
+        let body = br#"{"type":"call","id":1}"#;
         assert_eq!(written, frame(body));
         assert_eq!(&written[..4], &(body.len() as u32).to_ne_bytes());
         let mut reader = written.as_slice();
