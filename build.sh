@@ -7,6 +7,8 @@
 #   ./build.sh bench      build, then benchmark the page map on ../shared/corpus (bench/results/)
 #   ./build.sh bench requests   build, then measure each request's tokens, full and compact
 #   ./build.sh bench steps      build, then measure the agent's own time per step, outside the model
+#   ./build.sh bench real-model build, then run the shop task on a small local model held to each
+#                               request's JSON schema by llama.cpp (slow, bounded; bench/results/)
 #   ./build.sh eval ...   build, then measure a model on a task suite (./build.sh eval --help)
 #   ./build.sh install-mcp   build the MCP host, register it with Chrome and Chromium, print app configs
 set -euo pipefail
@@ -184,8 +186,9 @@ case "${1:-build}" in
     shift; build; ensure_chromium
     if [ "${1:-}" = requests ]; then shift; exec node bench/request-sizes.mjs "$@"; fi
     if [ "${1:-}" = steps ]; then shift; exec node bench/step-time.mjs "$@"; fi
+    if [ "${1:-}" = real-model ]; then shift; exec node bench/real-model.mjs "$@"; fi
     exec node bench/page-map.mjs "$@" ;;
   install-mcp) install_mcp ;;
-  -h|--help|help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' ;;
+  -h|--help|help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' ;;
   *) echo "unknown command: $1 (use build, test, run, eval, bench or install-mcp)" >&2; exit 2 ;;
 esac
