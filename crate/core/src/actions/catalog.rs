@@ -45,6 +45,9 @@ struct Spec {
     help: &'static str,
 }
 
+/// How the prompt shows `done`'s text; a small model copies it, and it is then no answer.
+pub(crate) const DONE_EXAMPLE: &str = "\"the answer for the user\"";
+
 const INDEX: Param = ("index", Kind::Integer, true, "N");
 const TAB: Param = ("tab", Kind::Text, true, "\"t2\"");
 
@@ -102,7 +105,7 @@ const CATALOG: &[Spec] = &[
     },
     Spec {
         name: "done",
-        params: &[("text", Kind::Text, true, "\"the answer for the user\""), ("success", Kind::Boolean, true, "true")],
+        params: &[("text", Kind::Text, true, DONE_EXAMPLE), ("success", Kind::Boolean, true, "true")],
         help: "finish with the answer (at most 50,000 characters); success false when the task could not be completed",
     },
 ];
@@ -205,7 +208,7 @@ pub fn actions_schema(only_done: bool) -> Value {
         .collect();
     // At least one action: an empty list is no step (a small model held to the schema would
     // otherwise answer with one).
-    json!({ "type": "array", "items": { "anyOf": variants }, "minItems": 1 })
+    json!({ "type": "array", "items": { "anyOf": variants }, "minItems": 1, "maxItems": super::MAX_ACTIONS_PER_STEP })
 }
 
 #[cfg(test)]

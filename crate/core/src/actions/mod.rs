@@ -17,6 +17,11 @@ use crate::tabs::TabAlias;
 use crate::text::thousands;
 use serde_json::{json, Map, Value};
 
+/// The most actions one reply may ask for: a long form filled in one step, with room to spare.
+/// After them the agent looks at the page again. The reply schema says so too (`maxItems`), so
+/// a model held to it stops there.
+pub const MAX_ACTIONS_PER_STEP: usize = 20;
+
 /// Longest wait one action waits: a longer one waits this long, and says so.
 pub const MAX_WAIT_SECONDS: f64 = 10.0;
 /// Most pages one scroll moves: a longer one moves this far, and says so (`bottom` goes to the end).
@@ -266,7 +271,12 @@ impl Action {
             "close_tab" => Action::CloseTab { tab: p.tab()? },
             "extract" => Action::Extract { query: p.text("query", MAX_QUERY_CHARS, "ask a shorter question")? },
             "done" => Action::Done {
-                text: p.text("text", MAX_ANSWER_CHARS, "give a shorter answer: what the user asked for, summed up")?,
+                text: p
+                    .text("text", MAX_ANSWER_CHARS, "give a shorter answer: what the user asked for, summed up")
+                    .and_then(|text| match format!("\"{text}\"") == catalog::DONE_EXAMPLE {
+                        true => Err("done.text is the example from the instructions: write the answer itself".into()),
+                        false => Ok(text),
+                    })?,
                 success: p.boolean("success")?.unwrap_or(true),
             },
             other => {

@@ -5,9 +5,7 @@ use crate::actions::Action;
 use crate::llm::repair::{outermost_object, parse_lenient};
 use serde_json::Value;
 
-/// The most actions one reply may ask for: a long form filled in one step, with room to spare.
-/// After them the agent looks at the page again.
-pub const MAX_ACTIONS_PER_STEP: usize = 20;
+pub use crate::actions::MAX_ACTIONS_PER_STEP;
 
 /// The navigator's thinking for one step.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -27,14 +27,15 @@ pub fn object_in(reply: &str) -> Option<Value> {
 }
 
 /// A text a model was made to write, when it says something: `None` for a missing or null field,
-/// an empty one, or a placeholder that a model held to a schema writes when it has nothing to say
-/// ("N/A", "none", "-"...), so that such a filler never stands in for a real answer.
-pub fn meaningful_text(value: Option<&Value>) -> Option<String> {
+/// an empty one, a placeholder that a model held to a schema writes when it has nothing to say
+/// ("N/A", "none", "-"...), or the `example` its instructions gave for the field (which small
+/// models copy), so that such a filler never stands in for a real answer.
+pub fn meaningful_text(value: Option<&Value>, example: &str) -> Option<String> {
     const PLACEHOLDERS: &[&str] =
         &["", "n/a", "na", "none", "null", "nil", "-", "--", "...", "…", "(none)", "not applicable", "no answer"];
     let text = value?.as_str()?.trim();
     let bare = text.trim_end_matches('.').to_lowercase();
-    (!PLACEHOLDERS.contains(&bare.as_str())).then(|| text.to_string())
+    (!PLACEHOLDERS.contains(&bare.as_str()) && text != example).then(|| text.to_string())
 }
 
 /// The text with near-JSON mended; valid JSON comes back unchanged in meaning.

@@ -390,3 +390,16 @@ fn on_gemini_an_action_without_parameters_is_a_null_and_reads_as_that_action() {
     }
     assert!(crate::actions::Action::from_json(&json!({"go_to_url": "https://x.test"})).is_err());
 }
+
+#[test]
+fn a_step_holds_one_to_the_most_actions_and_done_must_say_more_than_its_example() {
+    use crate::actions::{Action, MAX_ACTIONS_PER_STEP};
+    let action = &request_schemas()[0].schema["properties"]["action"];
+    assert_eq!(
+        (action["minItems"].as_u64(), action["maxItems"].as_u64()),
+        (Some(1), Some(MAX_ACTIONS_PER_STEP as u64))
+    );
+    let copied = Action::from_json(&json!({"done": {"text": "the answer for the user", "success": true}}));
+    assert_eq!(copied, Err("done.text is the example from the instructions: write the answer itself".into()));
+    assert!(Action::from_json(&json!({"done": {"text": "The total is $12.00.", "success": true}})).is_ok());
+}
