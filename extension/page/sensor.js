@@ -725,16 +725,22 @@
 
   /** Types as a keyboard does: for each character keydown, keypress, beforeinput, the value set
    * through the native setter (so that React-style trackers see it), input, keyup; then change.
-   * Fields whose partial values are invalid (date, number...) get the whole value at once. */
-  function typeInto(el, text, presses, clear) {
+   * Fields whose partial values are invalid (date, number...) get the whole value at once. Without
+   * key presses the text goes in as one edit (beforeinput, the value, input), as a paste does: the
+   * core sends a long text so, in pieces, each appending (`more` while pieces follow: change waits
+   * for the last one, and the value is told only then). */
+  function typeInto(el, text, presses, clear, more) {
     const focused = focusField(el, clear);
     if (!focused.ok) return focused;
     if (el instanceof HTMLInputElement && !KEYED_TYPES.has(el.type)) {
       setValue(el, clear ? text : el.value + text);
       el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText', data: text }));
-    } else {
+    } else if (presses.length || !text) {
       keys(presses);
+    } else {
+      insertText(el, text);
     }
+    if (more) return { ok: true, message: '' };
     if (el.isContentEditable) return { ok: true, message: '', value: el.innerText };
     el.dispatchEvent(new Event('change', { bubbles: true }));
     return { ok: true, message: '', value: el.value };
@@ -900,8 +906,10 @@
     }
     if (!isTextField(el)) return undefined;
     const [start, end] = caretOf(el);
-    if (el.maxLength >= 0 && el.value.length - (end - start) + text.length > el.maxLength) return false;
-    return replaceText(el, start, end, text, 'insertText');
+    // A field with a maximum length takes what fits, as it does from a paste.
+    const room = el.maxLength >= 0 ? el.maxLength - (el.value.length - (end - start)) : text.length;
+    if (room <= 0) return false;
+    return replaceText(el, start, end, text.slice(0, room), 'insertText');
   }
 
   /** A key as a keyboard sends it to the focused element: keydown, keypress for a key that
@@ -1032,7 +1040,7 @@
   /** Operations on one element. */
   const ELEMENT_OPS = {
     click: (el, op) => click(el, op.click),
-    type: (el, op) => typeInto(el, op.text, op.keys, op.clear),
+    type: (el, op) => typeInto(el, op.text, op.keys, op.clear, op.more),
     hover: (el) => hover(el),
     select: (el, op) => selectOption(el, op.text),
     options: (el) => (el instanceof HTMLSelectElement

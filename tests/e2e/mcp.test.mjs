@@ -197,3 +197,35 @@ test('turning the setting off closes the host: a connected app is refused from t
     await app.close();
   }
 });
+
+test('a type over the limit is refused at once; a long type the app cancels stops part way, and its next call is served', async () => {
+  await applySettings(agent, settings(true));
+  await waitFor(socketExists, 'the host listens');
+  // Each edit costs this page 100 ms: the typing takes a while, long enough to be cancelled in.
+  const { page, tabId } = await openTarget(agent, `${site.origin}/actions/long.html?slow=100`);
+  await agent.worker.evaluate((id) => chrome.tabs.update(id, { active: true }), tabId);
+  const app = await connectApp();
+  try {
+    const state = text(await app.callTool({ name: 'get_state', arguments: {} }));
+    const index = indexOf(state, /<textarea/);
+    const tooLong = await app.callTool({ name: 'type', arguments: { index, text: 'x'.repeat(1_000_000) } });
+    assert.equal(tooLong.isError, true);
+    assert.match(text(tooLong), /^The browser agent refused the request: bad arguments: type\.text is 1,000,000 characters long; one type takes at most 100,000: type the text in parts .*"clear": false/);
+    assert.equal(await page.locator('#story').inputValue(), '', 'nothing was typed');
+
+    // The longest text allowed, cancelled by the app once it has begun.
+    const cancel = new AbortController();
+    const typing = app.callTool({ name: 'type', arguments: { index, text: 'y'.repeat(100_000) } }, undefined, { signal: cancel.signal, timeout: TIMEOUT });
+    await page.waitForFunction(() => document.getElementById('story').value.length > 0, null, { timeout: TIMEOUT });
+    cancel.abort();
+    await assert.rejects(typing);
+    // The next call is served in the tab (a session of its own), not refused as busy with another task.
+    const next = await app.callTool({ name: 'get_state', arguments: {} }, undefined, { timeout: TIMEOUT });
+    assert.ok(!next.isError, text(next));
+    assert.match(text(next), /Page title: Long text/);
+    const typed = (await page.locator('#story').inputValue()).length;
+    assert.ok(typed > 0 && typed < 100_000, `the typing stopped part way (${typed} of 100000 characters)`);
+  } finally {
+    await app.close();
+  }
+});

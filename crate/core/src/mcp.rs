@@ -83,14 +83,28 @@ impl HostMessage {
     }
 }
 
+/// Checks a tool call's arguments as the agent will read them (the same limits, the same
+/// messages), so that the host can refuse a call at once without sending it to the browser.
+pub fn check_call(tool: &str, args: &Value) -> Result<(), String> {
+    let empty = Map::new();
+    let args = match args {
+        Value::Null => &empty,
+        Value::Object(args) => args,
+        _ => return Err("the tool's arguments must be an object".into()),
+    };
+    Tool::parse(tool, args).map(|_| ())
+}
+
 impl Tool {
-    /// Reads a tool's arguments; the primitives become the actions the navigator runs.
+    /// Reads a tool's arguments; the primitives become the actions the navigator runs, and what
+    /// is wrong with them is said in the tool's words (`type.text`, not `input_text.text`).
     fn parse(name: &str, args: &Map<String, Value>) -> Result<Tool, String> {
         let string = |field: &str| args.get(field).and_then(Value::as_str).map(str::to_string);
+        let tool = name;
         let action = |name: &str, params: Value| {
             Action::from_json(&json!({ name: params }))
                 .map(|action| Tool::Drive(DriveCommand::Act(action)))
-                .map_err(|err| format!("bad arguments: {err}"))
+                .map_err(|err| format!("bad arguments: {}", in_tool_words(&err, tool, name)))
         };
         let index = args.get("index").cloned().unwrap_or(Value::Null);
         match name {
@@ -116,7 +130,9 @@ impl Tool {
                     .ok_or(format!("\"{tab}\" is not a tab name; use the names list_tabs shows (t1, t2, ...)")),
             },
             "click" => action("click_element", json!({ "index": index })),
-            "type" => action("input_text", json!({ "index": index, "text": args.get("text") })),
+            "type" => {
+                action("input_text", json!({ "index": index, "text": args.get("text"), "clear": args.get("clear") }))
+            }
             "select" => action("select_option", json!({ "index": index, "text": args.get("option") })),
             "scroll" => action("scroll", Value::Object(args.clone())),
             "navigate" => action("go_to_url", json!({ "url": args.get("url") })),
@@ -128,6 +144,24 @@ impl Tool {
             other => Err(format!("the browser agent has no tool \"{other}\"")),
         }
     }
+}
+
+/// An action's message as the tool `tool` that stands for it would word it: its name and its
+/// parameters' names (`select_option.text` is `select.option`).
+fn in_tool_words(message: &str, tool: &str, action: &str) -> String {
+    if tool == action {
+        return message.to_string();
+    }
+    let message = match tool {
+        "select" => {
+            message.replace("select_option.text", "select.option").replace("parameter \"text\"", "parameter \"option\"")
+        }
+        _ => message.to_string(),
+    };
+    message
+        .replace(&format!("{action}."), &format!("{tool}."))
+        .replace(&format!("one {action} "), &format!("one {tool} "))
+        .replace(&format!("{action} needs"), &format!("{tool} needs"))
 }
 
 /// A call's outcome for the host.
@@ -290,6 +324,53 @@ mod tests {
         );
         assert_eq!(call("list_tabs", Value::Null), Ok(Tool::Drive(DriveCommand::ListTabs)));
         assert_eq!(call("screenshot", json!({})), Ok(Tool::Drive(DriveCommand::Screenshot)));
+    }
+
+    #[test]
+    fn a_primitive_over_a_limit_is_refused_at_once_in_the_tool_s_words_saying_what_to_do() {
+        use crate::actions::{MAX_LOOKUP_CHARS, MAX_QUERY_CHARS, MAX_TYPED_CHARS, MAX_URL_CHARS};
+        let long = |chars: usize| "x".repeat(chars);
+        let typed = call("type", json!({"index": 1, "text": long(MAX_TYPED_CHARS + 1)})).unwrap_err();
+        assert!(
+            typed.starts_with("bad arguments: type.text is 100,001 characters long; one type takes at most 100,000: type the text in parts"),
+            "{typed}"
+        );
+        assert!(typed.contains("\"clear\": false, which appends"), "{typed}");
+        // The host asks the same before it sends a call to the browser.
+        let args = json!({"index": 1, "text": long(MAX_TYPED_CHARS + 1)});
+        assert_eq!(check_call("type", &args), Err(typed.clone()));
+        assert_eq!(check_call("type", &json!({"index": 1, "text": long(MAX_TYPED_CHARS)})), Ok(()));
+        assert_eq!(check_call("list_tabs", &Value::Null), Ok(()));
+        let chosen = call("select", json!({"index": 1, "option": long(MAX_LOOKUP_CHARS + 1)})).unwrap_err();
+        assert!(
+            chosen
+                .starts_with("bad arguments: select.option is 1,001 characters long; one select takes at most 1,000: "),
+            "{chosen}"
+        );
+        let opened = call("navigate", json!({"url": long(MAX_URL_CHARS + 1)})).unwrap_err();
+        assert!(
+            opened.starts_with(
+                "bad arguments: navigate.url is 8,001 characters long; one navigate takes at most 8,000: "
+            ),
+            "{opened}"
+        );
+        let asked = call("extract", json!({"query": long(MAX_QUERY_CHARS + 1)})).unwrap_err();
+        assert!(
+            asked.starts_with(
+                "bad arguments: extract.query is 2,001 characters long; one extract takes at most 2,000: "
+            ),
+            "{asked}"
+        );
+        assert_eq!(call("click", json!({})).unwrap_err(), "bad arguments: click needs an \"index\" parameter");
+        assert_eq!(
+            call("select", json!({"index": 1})).unwrap_err(),
+            "bad arguments: select needs a string parameter \"option\""
+        );
+        // A long text goes in parts: each after the first appends.
+        assert_eq!(
+            act("type", json!({"index": 2, "text": "more", "clear": false})),
+            Action::InputText { index: 2, text: "more".into(), clear: false }
+        );
     }
 
     #[test]

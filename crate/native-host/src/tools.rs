@@ -44,15 +44,19 @@ pub struct ClickArgs {
 pub struct TypeArgs {
     /// The field's number in the latest get_state.
     pub index: u32,
-    /// The text to type; it replaces what the field holds.
+    /// The text to type, at most 100,000 characters; it replaces what the field holds.
     pub text: String,
+    /// false: append the text to what the field holds instead (a longer text goes in parts, each
+    /// after the first appended).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clear: Option<bool>,
 }
 
 #[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SelectArgs {
     /// The dropdown's number in the latest get_state (native or custom).
     pub index: u32,
-    /// The visible text of the option to choose.
+    /// The visible text of the option to choose (at most 1,000 characters).
     pub option: String,
 }
 
@@ -69,7 +73,7 @@ pub enum ScrollDirection {
 pub struct ScrollArgs {
     /// Which way to scroll: up or down by pages, or to the top or bottom.
     pub direction: ScrollDirection,
-    /// How many screenfuls (1 when left out).
+    /// How many screenfuls, from 0.1 to 10 (1 when left out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<f64>,
     /// A scrollable element's number in the latest get_state; the whole page when left out.
@@ -79,13 +83,14 @@ pub struct ScrollArgs {
 
 #[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NavigateArgs {
-    /// The address to open in the current tab (https://...).
+    /// The address to open in the current tab (https://...), at most 8,000 characters.
     pub url: String,
 }
 
 #[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ExtractArgs {
-    /// What to find in the page's whole content (not only the visible part).
+    /// What to find in the page's whole content (not only the visible part), at most 2,000
+    /// characters.
     pub query: String,
 }
 
@@ -132,7 +137,7 @@ impl BrowserAgent {
 
     #[tool(
         name = "type",
-        description = "Type text into the field [index] of the latest get_state, replacing its content."
+        description = "Type text into the field [index] of the latest get_state, replacing its content (or appending to it with clear: false). At most 100,000 characters in one call."
     )]
     async fn type_text(
         &self,
@@ -215,12 +220,23 @@ impl BrowserAgent {
 
 type CallResult = Result<CallToolResult, ErrorData>;
 
+/// Why the agent would refuse the call's arguments (a text over its limit, say), in its words,
+/// so that such a call is answered at once instead of being sent to the browser.
+fn refused_at_once(tool: &str, args: &serde_json::Value) -> Option<String> {
+    agent_core::mcp::check_call(tool, args)
+        .err()
+        .map(|message| format!("The browser agent refused the request: {message}."))
+}
+
 impl BrowserAgent {
     /// Sends the call to the extension and relays what it says until the result: steps as
     /// progress notifications, a wait for the user as a progress notification. A client's
     /// cancellation stops the call in the browser.
     async fn forward<A: Serialize>(&self, tool: &str, args: &A, context: RequestContext<RoleServer>) -> CallResult {
         let args = serde_json::to_value(args).map_err(|err| ErrorData::invalid_params(err.to_string(), None))?;
+        if let Some(refused) = refused_at_once(tool, &args) {
+            return Ok(CallToolResult::error(vec![Content::text(refused)]));
+        }
         let client = context.peer.peer_info().map(|info| info.client_info.name.clone()).unwrap_or_default();
         let mut call = match self.link.call(tool, args, &client).await {
             Ok(call) => call,
@@ -346,6 +362,29 @@ mod tests {
             assert!(scroll.contains(&format!("\"{direction}\"")), "scroll offers {direction}: {scroll}");
         }
         assert!(schema_of("click")["properties"]["index"]["description"].as_str().unwrap().contains("get_state"));
+    }
+
+    #[test]
+    fn arguments_over_the_agent_s_limits_are_refused_before_they_reach_the_browser() {
+        let limit = agent_core::actions::MAX_TYPED_CHARS;
+        let args = |text: String| serde_json::to_value(TypeArgs { index: 3, text, clear: None }).unwrap();
+        let refused = refused_at_once("type", &args("x".repeat(1_000_000))).unwrap();
+        assert!(
+            refused.starts_with("The browser agent refused the request: bad arguments: type.text is 1,000,000 characters long; one type takes at most 100,000: "),
+            "{refused}"
+        );
+        assert_eq!(refused_at_once("type", &args("x".repeat(limit))), None);
+        // The limits the tools' descriptions give are the agent's.
+        let described = |tool: &str, field: &str| {
+            schema_of(tool)["properties"][field]["description"].as_str().unwrap_or_default().to_string()
+        };
+        let thousands = agent_core::text::thousands;
+        assert!(described("type", "text").contains(&thousands(limit)));
+        assert!(described("select", "option").contains(&thousands(agent_core::actions::MAX_LOOKUP_CHARS)));
+        assert!(described("navigate", "url").contains(&thousands(agent_core::actions::MAX_URL_CHARS)));
+        assert!(described("extract", "query").contains(&thousands(agent_core::actions::MAX_QUERY_CHARS)));
+        assert!(described("scroll", "pages").contains(&format!("to {}", agent_core::actions::MAX_SCROLL_PAGES)));
+        assert!(described("type", "clear").contains("append"));
     }
 
     #[test]

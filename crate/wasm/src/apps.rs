@@ -50,6 +50,8 @@ impl AppCall {
 pub struct Apps {
     session: RefCell<Option<mpsc::UnboundedSender<DriveRequest>>>,
     serving: RefCell<Option<Rc<AppCall>>>,
+    /// The calls sent to the session and not answered yet, by id.
+    commands: RefCell<Vec<u64>>,
 }
 
 /// Opens `url` for a task an app asked for, in a new tab next to `tab`, if the site settings
@@ -81,6 +83,14 @@ impl Core {
             Ok(HostMessage::Cancel { id }) => {
                 if let Some(task) = self.tasks.find(|task| task.asker == Asker::AppTask(id)) {
                     self.stop(Some(&task.chat));
+                } else if self.apps.commands.borrow().contains(&id) {
+                    // A command of the session the app drives: the session stops at once (a long
+                    // typing between two of its pieces), as Stop in the panel stops it, and lets
+                    // go of the tab; the app's next call opens a new one.
+                    self.apps.session.borrow_mut().take();
+                    if let Some(task) = self.tasks.find(|task| task.asker == Asker::AppSession) {
+                        self.stop(Some(&task.chat));
+                    }
                 }
             }
             Ok(HostMessage::Disconnected) => self.apps_gone(),
@@ -145,6 +155,8 @@ impl Core {
     /// Serves one command in the app's session, opening the session first if needed.
     async fn command(&self, call: &Rc<AppCall>, settings: Settings, command: DriveCommand) -> DriveReply {
         if self.apps.session.borrow().is_none() {
+            // A session stopped a moment ago (its app cancelled a call) is still letting go of the tab.
+            self.session_gone().await;
             let tab = match self.browser.active_tab().await {
                 Ok(tab) => tab,
                 Err(message) => return DriveReply::Failed(message.to_string()),
@@ -164,11 +176,14 @@ impl Core {
                 "The session ended (stopped in the browser); call the tool again to start a new one.".into(),
             );
         }
-        answered.await.unwrap_or_else(|_| {
+        self.apps.commands.borrow_mut().push(call.id);
+        let reply = answered.await.unwrap_or_else(|_| {
             DriveReply::Failed(
                 "The session ended before answering (stopped in the browser, or it could not start).".into(),
             )
-        })
+        });
+        self.apps.commands.borrow_mut().retain(|&id| id != call.id);
+        reply
     }
 
     /// Starts a session an app drives in `tab`, shown in the panel as a running task (Stop ends it).
@@ -244,6 +259,11 @@ impl Core {
         if self.apps.session.borrow_mut().take().is_none() {
             return;
         }
+        self.session_gone().await;
+    }
+
+    /// Waits (5 s at most) until no session an app drove holds a tab any more.
+    async fn session_gone(&self) {
         for _ in 0..100 {
             if self.tasks.find(|task| task.asker == Asker::AppSession).is_none() {
                 return;

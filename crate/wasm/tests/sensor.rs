@@ -469,6 +469,63 @@ fn typing_two_hundred_characters_is_quick() {
     console_log!("typing 200 characters took {elapsed} ms");
 }
 
+/// Types `text` into `element` in the operations the core sends for it, as the agent does.
+fn type_long(element: &MapElement, text: &str, clear: bool) -> OpOutcome {
+    let mut outcome = None;
+    for op in PageOp::typing(element.target.clone(), element.tag.clone(), text, clear) {
+        let done = perform(&op);
+        assert!(done.ok, "{done:?}");
+        outcome = Some(done);
+    }
+    outcome.expect("at least one operation")
+}
+
+#[wasm_bindgen_test]
+fn a_long_text_goes_in_as_pieces_that_react_style_fields_editors_and_length_limits_take() {
+    page(
+        r#"<textarea id="essay" aria-label="Essay"></textarea><p id="echo"></p>
+        <div contenteditable="true" aria-label="Body">draft</div>
+        <input aria-label="Code" maxlength="1500">"#,
+    );
+    // A React-style tracker on the textarea (see typing_sticks_in_inputs_that_track_their_value_like_react);
+    // the page counts the changes it would take, and the change events.
+    js_sys::eval(
+        r#"(() => {
+            const essay = document.getElementById('essay');
+            const proto = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value');
+            let tracked = '';
+            Object.defineProperty(essay, 'value', {
+                configurable: true,
+                get() { return proto.get.call(this); },
+                set(v) { tracked = v; proto.set.call(this, v); },
+            });
+            let changes = 0;
+            essay.addEventListener('input', () => {
+                if (essay.value !== tracked) document.getElementById('echo').textContent = 'seen:' + essay.value.length;
+            });
+            essay.addEventListener('change', () => { changes += 1; document.getElementById('echo').dataset.changes = changes; });
+        })()"#,
+    )
+    .unwrap();
+    let map = collect();
+    let text = "Lorem ipsum dolor sit amet, consectetur adipiscing.\n".repeat(300);
+    let started = js_sys::Date::now();
+    let outcome = type_long(find(&map, "Essay"), &text, true);
+    let elapsed = js_sys::Date::now() - started;
+    assert_eq!(outcome.value.as_deref(), Some(text.as_str()));
+    let echo = document().get_element_by_id("echo").unwrap();
+    assert_eq!(echo.text_content().unwrap(), format!("seen:{}", text.len()), "the page took every piece");
+    assert_eq!(echo.get_attribute("data-changes").as_deref(), Some("1"), "one change, after the last piece");
+    console_log!("typing {} characters in pieces took {elapsed} ms", text.len());
+    // An editor takes the pieces as it takes a paste, replacing its draft.
+    let words = "abcdefghij".repeat(1_400);
+    let outcome = type_long(find(&map, "Body"), &words, true);
+    assert_eq!(outcome.value.as_deref(), Some(words.as_str()));
+    // A field with a maximum length keeps what fits, as from a paste.
+    let outcome = type_long(find(&map, "Code"), &"0123456789".repeat(300), true);
+    assert_eq!(outcome.value.as_deref(), Some("0123456789".repeat(150).as_str()));
+}
+
 #[wasm_bindgen_test]
 fn inline_markup_stays_in_its_sentence_and_icons_are_named() {
     page(

@@ -5,6 +5,27 @@ use super::{keys::typing_presses, Click, KeyPress};
 use crate::dom_map::ElementRef;
 use serde::Serialize;
 
+/// Text up to this long is typed key by key.
+pub const KEYED_CHARS: usize = 1_000;
+/// A longer text goes in pieces of this many characters (a stop is noticed between two)...
+pub const PIECE_CHARS: usize = 5_000;
+/// ...but for its last characters, typed key by key.
+pub const KEYED_TAIL_CHARS: usize = 20;
+
+/// `text` in pieces of at most `size` characters.
+fn pieces(text: &str, size: usize) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let cut = rest.char_indices().nth(size).map_or(rest.len(), |(at, _)| at);
+        let (piece, after) = rest.split_at(cut);
+        rest = after;
+        Some(piece)
+    })
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum PageOp {
@@ -17,15 +38,20 @@ pub enum PageOp {
         click: Click,
     },
     /// Focus, then type as a keyboard does (replacing or appending): per character the key
-    /// events of `keys`, with the value set the way frameworks notice; report the value.
+    /// events of `keys`, with the value set the way frameworks notice; report the value. Without
+    /// keys, `text` goes in as one edit (as a paste or an input method inserts it).
     Type {
         #[serde(flatten)]
         target: ElementRef,
         tag: String,
         text: String,
         clear: bool,
-        /// One key press per character of `text`.
+        /// One key press per character of `text`, or none.
         keys: Vec<KeyPress>,
+        /// More of the same text follows: the field's `change` waits for the last piece, and
+        /// the page need not settle in between.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        more: bool,
     },
     /// Pointer enter and move events over the element.
     Hover {
@@ -94,7 +120,38 @@ pub enum PageOp {
 impl PageOp {
     /// Typing `text` into the element, key by key.
     pub fn type_text(target: ElementRef, tag: String, text: &str, clear: bool) -> PageOp {
-        PageOp::Type { target, tag, text: text.to_string(), clear, keys: typing_presses(text) }
+        PageOp::Type { target, tag, text: text.to_string(), clear, keys: typing_presses(text), more: false }
+    }
+
+    /// Typing `text` into the element, in as many operations as it takes to stay fast and
+    /// interruptible: a text of up to [`KEYED_CHARS`] characters key by key in one; a longer
+    /// one in pieces of [`PIECE_CHARS`], each inserted as one edit (a field's value is rewritten
+    /// at every key, so key by key a long text costs the square of its length), its last
+    /// [`KEYED_TAIL_CHARS`] characters key by key (pages that listen for keys, to suggest or to
+    /// save a draft, hear them). Each operation appends to the one before.
+    pub fn typing(target: ElementRef, tag: String, text: &str, clear: bool) -> Vec<PageOp> {
+        let length = text.chars().count();
+        if length <= KEYED_CHARS {
+            return vec![PageOp::type_text(target, tag, text, clear)];
+        }
+        let tail_at = text.char_indices().nth(length - KEYED_TAIL_CHARS).map_or(text.len(), |(at, _)| at);
+        let (bulk, tail) = text.split_at(tail_at);
+        // As key by key: a carriage return types nothing (a field keeps line feeds only).
+        let bulk = bulk.replace('\r', "");
+        let mut ops: Vec<PageOp> = pieces(&bulk, PIECE_CHARS)
+            .enumerate()
+            .map(|(i, piece)| PageOp::Type {
+                target: target.clone(),
+                tag: tag.clone(),
+                text: piece.to_string(),
+                clear: clear && i == 0,
+                keys: Vec::new(),
+                more: true,
+            })
+            .collect();
+        let clear = clear && ops.is_empty();
+        ops.push(PageOp::type_text(target, tag, tail, clear));
+        ops
     }
 
     /// The frame the operation runs in.
@@ -125,6 +182,7 @@ impl PageOp {
     pub fn settle_quiet_ms(&self) -> Option<u32> {
         match self {
             PageOp::Hover { .. } => Some(450),
+            PageOp::Type { more: true, .. } => None,
             _ if self.may_change_page() => Some(150),
             _ => None,
         }

@@ -222,3 +222,64 @@ fn a_wait_or_a_scroll_beyond_its_bound_does_the_most_it_may() {
     assert_eq!(scroll(0.0), moved(MIN_SCROLL_PAGES));
     assert_eq!(scroll(2.5), moved(2.5));
 }
+
+#[test]
+fn a_short_text_is_typed_key_by_key_in_one_operation() {
+    let target = crate::dom_map::ElementRef { frame_id: 0, doc: "d".into(), id: 4 };
+    let text = "x".repeat(page_op::KEYED_CHARS);
+    let ops = PageOp::typing(target.clone(), "input".into(), &text, true);
+    assert_eq!(ops, vec![PageOp::type_text(target, "input".into(), &text, true)]);
+    assert_eq!(ops[0].settle_quiet_ms(), Some(150));
+}
+
+#[test]
+fn a_long_text_goes_in_pieces_that_append_each_one_edit_but_for_its_last_keys() {
+    let target = crate::dom_map::ElementRef { frame_id: 0, doc: "d".into(), id: 4 };
+    // 12,345 characters, accented (pieces are cut on characters), with lines ending in CR LF.
+    let text: String = (0..12_345)
+        .map(|i| {
+            if i % 100 == 98 {
+                '\r'
+            } else if i % 100 == 99 {
+                '\n'
+            } else {
+                'é'
+            }
+        })
+        .collect();
+    let ops = PageOp::typing(target, "textarea".into(), &text, true);
+    let parts: Vec<(&str, bool, usize, bool)> = ops
+        .iter()
+        .map(|op| match op {
+            PageOp::Type { text, clear, keys, more, .. } => (text.as_str(), *clear, keys.len(), *more),
+            other => panic!("not typing: {other:?}"),
+        })
+        .collect();
+    assert_eq!(parts.len(), 4, "three pieces of at most 5,000 characters, then the keys");
+    let (last, pieces) = parts.split_last().unwrap();
+    for (i, &(piece, clear, keys, more)) in pieces.iter().enumerate() {
+        assert!(piece.chars().count() <= page_op::PIECE_CHARS);
+        assert_eq!((clear, keys, more), (i == 0, 0, true), "only the first piece replaces the field's text");
+    }
+    assert_eq!(
+        (last.0.chars().count(), last.1, last.2, last.3),
+        (page_op::KEYED_TAIL_CHARS, false, page_op::KEYED_TAIL_CHARS, false)
+    );
+    // Together they are the text, less its carriage returns (which no key types).
+    let typed: String = parts.iter().map(|part| part.0).collect();
+    assert_eq!(typed.replace('\r', ""), text.replace('\r', ""));
+    assert!(!pieces.iter().any(|piece| piece.0.contains('\r')));
+    // The page settles once, after the last; a piece says more follows.
+    let settles: Vec<Option<u32>> = ops.iter().map(PageOp::settle_quiet_ms).collect();
+    assert_eq!(settles, [None, None, None, Some(150)]);
+    let first = serde_json::to_value(&ops[0]).unwrap();
+    assert_eq!((first["more"].clone(), first["keys"].clone()), (json!(true), json!([])));
+    assert!(serde_json::to_value(&ops[3]).unwrap().get("more").is_none());
+}
+
+#[test]
+fn appending_a_long_text_never_clears_the_field() {
+    let target = crate::dom_map::ElementRef { frame_id: 0, doc: "d".into(), id: 4 };
+    let ops = PageOp::typing(target, "textarea".into(), &"y".repeat(7_000), false);
+    assert!(ops.iter().all(|op| matches!(op, PageOp::Type { clear: false, .. })));
+}

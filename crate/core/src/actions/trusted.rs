@@ -38,6 +38,26 @@ pub fn insert_text(text: &str) -> Vec<InputCommand> {
     vec![InputCommand { method: "Input.insertText", params: json!({ "text": text }) }]
 }
 
+/// A trusted insertion takes this many characters at most, so that a stop is noticed between two
+/// (the browser inserts them natively: larger pieces than synthetic typing's).
+pub const INSERT_PIECE_CHARS: usize = 25_000;
+
+/// `text` typed at the caret in pieces of at most [`INSERT_PIECE_CHARS`] characters, each piece
+/// its own commands.
+pub fn insert_pieces(text: &str) -> Vec<Vec<InputCommand>> {
+    let mut pieces = Vec::new();
+    let mut rest = text;
+    loop {
+        let cut = rest.char_indices().nth(INSERT_PIECE_CHARS).map_or(rest.len(), |(at, _)| at);
+        let (piece, after) = rest.split_at(cut);
+        pieces.push(insert_text(piece));
+        if after.is_empty() {
+            return pieces;
+        }
+        rest = after;
+    }
+}
+
 /// Key down and up for each press, with the text a printable key produces.
 pub fn key_presses(presses: &[KeyPress]) -> Vec<InputCommand> {
     presses
@@ -95,6 +115,18 @@ mod tests {
         assert_eq!(double[3].params["clickCount"], 2);
         let right = click_at(1.0, 2.0, Click::Right);
         assert_eq!((right[1].params["button"].as_str(), right[1].params["buttons"].as_u64()), (Some("right"), Some(2)));
+    }
+
+    #[test]
+    fn a_long_text_is_inserted_in_pieces_that_make_it_whole() {
+        assert_eq!(insert_pieces(""), vec![insert_text("")]);
+        assert_eq!(insert_pieces("héllo"), vec![insert_text("héllo")]);
+        let text: String = "é".repeat(INSERT_PIECE_CHARS * 2 + 7);
+        let pieces = insert_pieces(&text);
+        assert_eq!(pieces.len(), 3);
+        let joined: String = pieces.iter().map(|piece| piece[0].params["text"].as_str().unwrap()).collect();
+        assert_eq!(joined, text);
+        assert_eq!(pieces[0][0].params["text"].as_str().unwrap().chars().count(), INSERT_PIECE_CHARS);
     }
 
     #[test]

@@ -42,6 +42,9 @@ pub enum DriveReply {
     Failed(String),
 }
 
+/// Longest action the panel shows as a step's goal.
+const GOAL_CHARS: usize = 300;
+
 /// A command with the channel its answer goes back on.
 pub type DriveRequest = (DriveCommand, oneshot::Sender<DriveReply>);
 
@@ -151,7 +154,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Session<'_, '_, B, M, G> {
     /// Runs one action as a step would, shown in the panel as a step of the session.
     async fn act(&mut self, action: Action) -> Result<Vec<ActionReport>, StepError> {
         let navigator = self.navigator;
-        let goal = action.to_json().to_string();
+        // What the panel shows of it: a long text to type is cut short there.
+        let goal = crate::text::truncate_chars(&action.to_json().to_string(), GOAL_CHARS);
         let (reports, _) = navigator.run_actions(std::slice::from_ref(&action), self.seen.as_ref()).await?;
         (navigator.emit)(AgentEvent::Step {
             step: self.commands,
@@ -287,6 +291,26 @@ mod tests {
         };
         block_on(futures::future::join(served, client));
         assert_eq!(*shop.url.borrow(), "http://shop.test/");
+    }
+
+    #[test]
+    fn a_long_text_typed_for_a_client_is_shown_and_answered_in_short() {
+        let shop = FakeShop::new();
+        let text = "z".repeat(crate::actions::MAX_TYPED_CHARS);
+        let typed = text.clone();
+        let events = session(&shop, &user(false), |requests| async move {
+            ask(&requests, DriveCommand::State { tab: None }).await;
+            let command = DriveCommand::Act(Action::InputText { index: 2, text: typed, clear: true });
+            let DriveReply::Text(answer) = ask(&requests, command).await else { panic!() };
+            assert!(answer.starts_with("input_text: Typed 100,000 characters (\"zzz"), "{answer}");
+            assert!(answer.len() < 400, "{answer}");
+        });
+        assert_eq!(*shop.note.borrow(), text);
+        let goal = events.iter().find_map(|event| match event {
+            AgentEvent::Step { next_goal, .. } => Some(next_goal.clone()),
+            _ => None,
+        });
+        assert!(goal.is_some_and(|goal| goal.starts_with("{\"input_text\"") && goal.chars().count() <= GOAL_CHARS + 1));
     }
 
     #[test]

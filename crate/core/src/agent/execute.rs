@@ -324,7 +324,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 let outcome = if self.trusted_here(element) {
                     self.trusted_type(at, tag, text, *clear).await?
                 } else {
-                    self.perform(&PageOp::type_text(at, tag, text, *clear)).await?
+                    self.type_into(at, tag, text, *clear).await?
                 };
                 let typed = typed_sentence(text, &target, outcome.value.as_deref());
                 self.after_op(name, Some(&target), outcome, typed, &format!("Could not type into {target}")).await
@@ -712,7 +712,41 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
     }
 
+    /// Typing into the element in the operations [`PageOp::typing`] makes of the text; between
+    /// two, a stop ends the task at once and a pause holds it. Gives the last one's outcome (the
+    /// field's value), or the first that failed.
+    async fn type_into(
+        &self,
+        target: ElementRef,
+        tag: String,
+        text: &str,
+        clear: bool,
+    ) -> Result<OpOutcome, StepError> {
+        let mut outcome = OpOutcome::default();
+        for (i, op) in PageOp::typing(target, tag, text, clear).iter().enumerate() {
+            if i > 0 {
+                self.between_pieces().await?;
+            }
+            outcome = self.perform(op).await?;
+            if !outcome.ok {
+                break;
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// Between two pieces of a long typing: held while paused; a stop ends the task.
+    async fn between_pieces(&self) -> Result<(), StepError> {
+        self.wait_while_paused().await;
+        match self.cancel.is_cancelled() {
+            true => Err(StepError::Cancelled),
+            false => Ok(()),
+        }
+    }
+
     /// Typing through the debugger: focus (selecting the text to replace), insert, read the value.
+    /// A long text is inserted in pieces, each after focusing the field again with its caret at
+    /// the end, so that a stop is noticed between two.
     async fn trusted_type(
         &self,
         target: ElementRef,
@@ -720,11 +754,21 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         text: &str,
         clear: bool,
     ) -> Result<OpOutcome, StepError> {
-        let focused = self.perform(&PageOp::Focus { target: target.clone(), tag: tag.clone(), clear }).await?;
-        if !focused.ok {
-            return Ok(focused);
+        let mut typed = OpOutcome::default();
+        for (i, piece) in trusted::insert_pieces(text).into_iter().enumerate() {
+            if i > 0 {
+                self.between_pieces().await?;
+            }
+            let clear = clear && i == 0;
+            let focused = self.perform(&PageOp::Focus { target: target.clone(), tag: tag.clone(), clear }).await?;
+            if !focused.ok {
+                return Ok(focused);
+            }
+            typed = self.input(&piece).await?;
+            if !typed.ok {
+                return Ok(typed);
+            }
         }
-        let typed = self.input(&trusted::insert_text(text)).await?;
         let value = self.perform(&PageOp::Value { target, tag }).await?.value;
         Ok(OpOutcome { value, ..typed })
     }
@@ -792,12 +836,28 @@ fn tab_closed() -> StepError {
 }
 
 fn typed_sentence(text: &str, target: &str, value: Option<&str>) -> String {
+    let typed = quoted(text);
     match value {
-        Some(value) if value == text => format!("Typed \"{text}\" into {target}."),
-        Some("") => format!("Typed \"{text}\" into {target}, but the field is empty now: it rejected the value (date fields need YYYY-MM-DD, number fields digits)."),
-        Some(value) => format!("Typed \"{text}\" into {target}; its value is now \"{value}\"."),
-        None => format!("Typed \"{text}\" into {target}."),
+        Some(value) if value == text => format!("Typed {typed} into {target}."),
+        Some("") => format!("Typed {typed} into {target}, but the field is empty now: it rejected the value (date fields need YYYY-MM-DD, number fields digits)."),
+        Some(value) => format!("Typed {typed} into {target}; its value is now {}.", quoted(value)),
+        None => format!("Typed {typed} into {target}."),
     }
+}
+
+/// Longest text an outcome quotes whole; a longer one is shown by its length, start and end.
+const QUOTED_CHARS: usize = 300;
+
+/// `text` in quotes; a long one as `12,345 characters ("Its start … its end")`, so that an
+/// outcome stays short whatever was typed.
+fn quoted(text: &str) -> String {
+    let length = text.chars().count();
+    if length <= QUOTED_CHARS {
+        return format!("\"{text}\"");
+    }
+    let start: String = text.chars().take(100).collect();
+    let end: String = text.chars().skip(length - 60).collect();
+    format!("{} characters (\"{start} … {end}\")", text::thousands(length))
 }
 
 fn scroll_sentence(direction: ScrollDirection, pages: f64, what: &str, state: Option<&ScrollState>) -> String {

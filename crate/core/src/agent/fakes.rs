@@ -43,6 +43,9 @@ enum Shows {
     Same,
 }
 
+/// What a test does as an operation is performed.
+pub type OnPerform = Box<dyn Fn(&PageOp)>;
+
 /// A one-page shop: a button adds a mug (12 each), the total is shown as text, a field holds a
 /// note, a custom dropdown chooses a colour, a link opens a new tab.
 pub struct FakeShop {
@@ -65,6 +68,8 @@ pub struct FakeShop {
     clock_ms: Cell<u32>,
     pub input_commands: RefCell<Vec<InputCommand>>,
     pub finished: Cell<bool>,
+    /// Called with each operation as it is performed (a test's user may stop the task then).
+    pub on_perform: RefCell<Option<OnPerform>>,
     pub rules: RefCell<Vec<serde_json::Value>>,
     /// Replaces the add button's label (say, with a purchase).
     pub buy_label: RefCell<Option<String>>,
@@ -104,6 +109,7 @@ impl FakeShop {
             clock_ms: Cell::new(0),
             input_commands: RefCell::default(),
             finished: Cell::new(false),
+            on_perform: RefCell::default(),
             rules: RefCell::default(),
             buy_label: RefCell::default(),
             reviews_href: RefCell::new("/reviews".into()),
@@ -226,6 +232,9 @@ impl Browser for FakeShop {
 
     async fn perform(&self, _tab: TabId, op: &PageOp) -> Result<OpOutcome, BrowserError> {
         self.ops.borrow_mut().push(op.clone());
+        if let Some(hook) = self.on_perform.borrow().as_ref() {
+            hook(op);
+        }
         let ok = OpOutcome { ok: true, ..OpOutcome::default() };
         Ok(match op {
             PageOp::Click { target, .. } if target.id == self.add_button_id() => {

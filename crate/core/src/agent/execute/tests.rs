@@ -216,6 +216,87 @@ fn search_opens_the_engine_with_the_query_encoded() {
 }
 
 #[test]
+fn a_long_text_is_typed_whole_in_pieces_and_reported_in_short() {
+    use crate::actions::PageOp;
+    let shop = FakeShop::new();
+    let text = "word ".repeat(4_000);
+    let actions = serde_json::json!([{"input_text": {"index": 2, "text": text, "clear": null}}]).to_string();
+    let (said, _) = one_step(&shop, &actions);
+    assert_eq!(*shop.note.borrow(), text);
+    let pieces = shop.ops.borrow().iter().filter(|op| matches!(op, PageOp::Type { .. })).count();
+    assert_eq!(pieces, 5, "four pieces of at most 5,000 characters, then the last keys");
+    assert!(said[0].starts_with("Typed 20,000 characters (\"word word word"), "{}", said[0]);
+    assert!(said[0].ends_with(" word \") into <textarea> [2]."), "{}", said[0]);
+    assert!(said[0].len() < 300, "the outcome stays short: {}", said[0]);
+}
+
+#[test]
+fn stopping_during_a_long_typing_ends_the_task_before_the_rest_is_typed() {
+    use crate::actions::PageOp;
+    use crate::cancel::CancelToken;
+    let shop = FakeShop::new();
+    let cancel = CancelToken::new();
+    // The user presses Stop while the second piece goes in.
+    let (stop, pieces) = (cancel.clone(), std::rc::Rc::new(std::cell::Cell::new(0)));
+    let counted = std::rc::Rc::clone(&pieces);
+    *shop.on_perform.borrow_mut() = Some(Box::new(move |op| {
+        if matches!(op, PageOp::Type { .. }) {
+            counted.set(counted.get() + 1);
+            if counted.get() == 2 {
+                stop.cancel();
+            }
+        }
+    }));
+    let text = "x".repeat(crate::actions::MAX_TYPED_CHARS);
+    let actions = serde_json::json!([{"input_text": {"index": 2, "text": text, "clear": null}}]).to_string();
+    let model = ScriptedModel::new(vec![reply(&actions), done()]);
+    let user =
+        crate::agent::fakes::FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
+    let config = crate::agent::fakes::config(5);
+    let end = futures::executor::block_on(crate::agent::run_task(
+        &config,
+        &shop,
+        crate::agent::Models::single(&model),
+        &user,
+        &cancel,
+        &|_| {},
+    ));
+    assert!(matches!(end, AgentEvent::Stopped { .. }), "{end:?}");
+    assert_eq!(pieces.get(), 2, "no piece goes in after the stop");
+    assert_eq!(shop.note.borrow().len(), 10_000, "the field holds the two pieces typed, not the whole text");
+}
+
+#[test]
+fn trusted_typing_inserts_a_long_text_in_pieces_each_at_the_field_s_end() {
+    use crate::actions::PageOp;
+    let shop = FakeShop::new();
+    let text = "y".repeat(60_000);
+    let actions = serde_json::json!([{"input_text": {"index": 2, "text": text, "clear": null}}]).to_string();
+    let model = ScriptedModel::new(vec![reply(&actions), done()]);
+    let config = crate::agent::TaskConfig { trusted_input: true, ..crate::agent::fakes::config(5) };
+    crate::agent::fakes::run_with(&config, &shop, &model);
+    let inserted: Vec<String> = shop
+        .input_commands
+        .borrow()
+        .iter()
+        .filter(|c| c.method == "Input.insertText")
+        .map(|c| c.params["text"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(inserted.len(), 3);
+    assert_eq!(inserted.concat(), text);
+    let focus: Vec<bool> = shop
+        .ops
+        .borrow()
+        .iter()
+        .filter_map(|op| match op {
+            PageOp::Focus { clear, .. } => Some(*clear),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(focus, [true, false, false], "the first piece replaces the field's text, the others append");
+}
+
+#[test]
 fn trusted_input_clicks_types_and_presses_through_the_debugger() {
     use crate::actions::PageOp;
     let shop = FakeShop::new();
