@@ -108,7 +108,8 @@ fn lists_a_custom_dropdown_s_options_with_their_indices() {
 #[test]
 fn follows_a_tab_opened_by_a_click_and_lists_the_tabs() {
     let shop = FakeShop::new();
-    let (said, model) = one_step(&shop, r#"[{"click_element":{"index":4,"click":null}},{"click_element":{"index":1,"click":null}}]"#);
+    let (said, model) =
+        one_step(&shop, r#"[{"click_element":{"index":4,"click":null}},{"click_element":{"index":1,"click":null}}]"#);
     assert_eq!(
         said[0],
         "Clicked <a> \"Reviews\" [4]. It opened a new tab, t2 (http://shop.test/reviews), which is now the current tab."
@@ -412,8 +413,12 @@ fn secrets_are_typed_by_placeholder_only_where_allowed_and_never_shown() {
     let secret = |domain: &str| {
         Secrets::new(vec![Secret { name: "pin".into(), value: "9876".into(), domains: vec![domain.into()] }]).unwrap()
     };
-    let model =
-        || ScriptedModel::new(vec![reply(r#"[{"input_text":{"index":2,"text":"<secret>pin</secret>","clear":null}}]"#), done()]);
+    let model = || {
+        ScriptedModel::new(vec![
+            reply(r#"[{"input_text":{"index":2,"text":"<secret>pin</secret>","clear":null}}]"#),
+            done(),
+        ])
+    };
 
     let shop = FakeShop::new();
     let allowed = crate::agent::TaskConfig { secrets: secret("shop.test"), ..crate::agent::fakes::config(5) };

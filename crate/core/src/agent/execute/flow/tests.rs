@@ -135,8 +135,12 @@ fn typing_the_data_into_a_page_of_a_new_site_asks_and_typed_values_are_followed(
     // The task started on shop.test; the page is now collector.test's.
     let shop = FakeShop::new();
     *shop.url.borrow_mut() = "http://collector.test/join".into();
-    let events =
-        run_steps(&task_config(), &shop, &[r#"[{"input_text":{"index":2,"text":"ada@example.org","clear":null}}]"#], &user(false));
+    let events = run_steps(
+        &task_config(),
+        &shop,
+        &[r#"[{"input_text":{"index":2,"text":"ada@example.org","clear":null}}]"#],
+        &user(false),
+    );
     assert_eq!(
         questions(&events)[0].0,
         "This would send ada@example.org (an email address from your task) to collector.test, by typing it into <textarea> [2] on collector.test. Allow it?"
@@ -144,8 +148,12 @@ fn typing_the_data_into_a_page_of_a_new_site_asks_and_typed_values_are_followed(
     assert_eq!(*shop.note.borrow(), "", "nothing typed");
     // Where the task started, typing is the user's own.
     let shop = FakeShop::new();
-    let events =
-        run_steps(&task_config(), &shop, &[r#"[{"input_text":{"index":2,"text":"ada@example.org","clear":null}}]"#], &user(false));
+    let events = run_steps(
+        &task_config(),
+        &shop,
+        &[r#"[{"input_text":{"index":2,"text":"ada@example.org","clear":null}}]"#],
+        &user(false),
+    );
     assert_eq!(questions(&events), vec![]);
     assert_eq!(*shop.note.borrow(), "ada@example.org");
 
