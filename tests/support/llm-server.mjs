@@ -91,6 +91,14 @@ export function withNulls(schema, value) {
   return out;
 }
 
+// Each request carries its schema anew; ajv caches by object, so compile once per schema text.
+const validators = new Map();
+function compiled(schema) {
+  const key = JSON.stringify(schema);
+  if (!validators.has(key)) validators.set(key, ajv.compile(schema));
+  return validators.get(key);
+}
+
 /** What is wrong with the reply text under the schema, or `null` when it obeys. */
 export function schemaBreach(schema, content) {
   if (!schema) return null;
@@ -100,7 +108,7 @@ export function schemaBreach(schema, content) {
   } catch {
     return 'the reply is not JSON';
   }
-  const validate = ajv.compile(schema);
+  const validate = compiled(schema);
   if (validate(value)) return null;
   return validate.errors.map((e) => `${e.instancePath || '/'} ${e.message}${e.params?.allowedValues ? ` ${JSON.stringify(e.params.allowedValues)}` : ''}`).join('; ');
 }
