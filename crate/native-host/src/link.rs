@@ -67,6 +67,8 @@ struct Connection {
 pub struct Link {
     connection: tokio::sync::Mutex<Option<Arc<Connection>>>,
     next_id: AtomicU64,
+    /// The socket to connect to; the usual one when `None`.
+    socket: Option<std::path::PathBuf>,
 }
 
 /// A call in flight: its updates, and its id to cancel it by.
@@ -91,13 +93,20 @@ impl Drop for Call {
 }
 
 impl Link {
+    /// A link to the socket at `path`.
+    #[cfg(test)]
+    pub fn at(path: std::path::PathBuf) -> Link {
+        Link { socket: Some(path), ..Link::default() }
+    }
+
     async fn connection(&self) -> Result<Arc<Connection>, String> {
         let mut current = self.connection.lock().await;
         if let Some(connection) = current.as_ref().filter(|c| c.open.load(Ordering::SeqCst)) {
             return Ok(Arc::clone(connection));
         }
-        let stream = socket::connect().await.map_err(|err| not_connected(&err.to_string()))?;
+        let stream = socket::connect(self.socket.as_deref()).await.map_err(|err| not_connected(&err.to_string()))?;
         let (mut reader, writer) = stream.into_split();
+        greeting(&mut reader).await?;
         let pending: Pending = Arc::default();
         let open = Arc::new(std::sync::atomic::AtomicBool::new(true));
         let connection = Arc::new(Connection {
@@ -143,6 +152,31 @@ impl Link {
             .await
             .map_err(|err| format!("The call could not be sent to the browser: {err}."))?;
         Ok(call)
+    }
+}
+
+/// How long the browser's host may take to greet a new connection.
+const GREETING_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Reads the relay's first word on a new connection: ready, or busy with another app (said as
+/// the relay says it).
+async fn greeting<R: tokio::io::AsyncRead + Unpin>(reader: &mut R) -> Result<(), String> {
+    let greeting = tokio::time::timeout(GREETING_WAIT, read_message(reader, MAX_FROM_CHROME)).await.map_err(|_| {
+        not_connected("its host did not answer within 10 s; if it was just updated, an older version may still run: turn the setting off and on again")
+    })?;
+    match greeting {
+        Ok(Some(message)) => match message.get("type").and_then(Value::as_str) {
+            Some("ready") => Ok(()),
+            Some("busy") => {
+                Err(message.get("message").and_then(Value::as_str).unwrap_or(crate::relay::BUSY).to_string())
+            }
+            other => Err(not_connected(&format!(
+                "its host answered with {} instead of a greeting",
+                other.unwrap_or("a message without a type")
+            ))),
+        },
+        Ok(None) => Err(not_connected("its host closed the connection at once")),
+        Err(err) => Err(not_connected(&err.to_string())),
     }
 }
 

@@ -6,9 +6,13 @@
 use crate::framing::{read_message, write_message, FrameError, MAX_FROM_CHROME, MAX_TO_CHROME};
 use crate::socket;
 use serde_json::{json, Value};
-use tokio::io::AsyncWrite;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::unix::OwnedWriteHalf;
+use tokio::net::UnixListener;
 use tokio::sync::mpsc;
+
+/// Why a second MCP server is turned away.
+pub const BUSY: &str = "Another AI app is already using the browser agent. Close it (or its MCP server) and try again.";
 
 /// What the relay hears, from either side.
 enum Heard {
@@ -29,25 +33,29 @@ pub fn error_message(id: Option<&Value>, message: &str) -> Value {
 /// Relays until Chrome closes the port (the extension disconnected, or the setting was turned off).
 pub async fn run() -> Result<(), String> {
     let listener = socket::listen().await.map_err(|err| format!("cannot listen for MCP servers: {err}"))?;
-    let result = relay(listener).await;
+    let result = relay(listener, tokio::io::stdin(), tokio::io::stdout()).await;
     socket::remove();
     result
 }
 
-async fn relay(listener: tokio::net::UnixListener) -> Result<(), String> {
+/// Relays between Chrome (what it sends on `chrome_in`, what it is sent on `chrome`) and the MCP
+/// server connected to `listener`.
+async fn relay<I, O>(listener: UnixListener, mut chrome_in: I, mut chrome: O) -> Result<(), String>
+where
+    I: AsyncRead + Unpin + Send + 'static,
+    O: AsyncWrite + Unpin,
+{
     let (heard, mut hearing) = mpsc::unbounded_channel();
     let from_chrome = heard.clone();
     tokio::spawn(async move {
-        let mut stdin = tokio::io::stdin();
         loop {
-            let message = read_message(&mut stdin, MAX_FROM_CHROME).await;
+            let message = read_message(&mut chrome_in, MAX_FROM_CHROME).await;
             let last = !matches!(message, Ok(Some(_))) && !message.as_ref().is_err_and(FrameError::is_recoverable);
             if from_chrome.send(Heard::Chrome(message)).is_err() || last {
                 break;
             }
         }
     });
-    let mut chrome = tokio::io::stdout();
     let mut client: Option<(u64, OwnedWriteHalf)> = None;
     let mut connections = 0u64;
     loop {
@@ -55,9 +63,14 @@ async fn relay(listener: tokio::net::UnixListener) -> Result<(), String> {
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
                 let (mut reader, mut writer) = stream.into_split();
+                // The MCP server reads this greeting before it sends anything, so that a refusal
+                // always reaches it (a call it wrote to a socket closed meanwhile would fail as a
+                // broken pipe instead).
                 if client.is_some() {
-                    let busy = error_message(None, "Another AI app is already using the browser agent. Close it (or its MCP server) and try again.");
-                    let _ = write_message(&mut writer, &busy, MAX_TO_CHROME).await;
+                    let _ = write_message(&mut writer, &json!({"type": "busy", "message": BUSY}), MAX_TO_CHROME).await;
+                    continue;
+                }
+                if write_message(&mut writer, &json!({"type": "ready"}), MAX_TO_CHROME).await.is_err() {
                     continue;
                 }
                 connections += 1;
@@ -130,5 +143,63 @@ async fn to_chrome<W: AsyncWrite + Unpin>(
             Ok(())
         }
         Err(err) => Err(format!("the link to Chrome broke: {err}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::link::{Link, Update};
+
+    /// A relay on a socket in a fresh folder, with a stand-in for the extension that answers
+    /// every call with "served"; the socket's path.
+    fn relay_with_extension(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("rba-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("mcp.sock");
+        let listener = UnixListener::bind(&path).unwrap();
+        let (extension, host) = tokio::io::duplex(1 << 16);
+        let (chrome_in, chrome_out) = tokio::io::split(host);
+        tokio::spawn(relay(listener, chrome_in, chrome_out));
+        let (mut from_host, mut to_host) = tokio::io::split(extension);
+        tokio::spawn(async move {
+            while let Ok(Some(message)) = read_message(&mut from_host, MAX_TO_CHROME).await {
+                if message["type"] == "call" {
+                    let served = json!({"type": "result", "id": message["id"], "ok": true, "text": "served"});
+                    write_message(&mut to_host, &served, MAX_FROM_CHROME).await.unwrap();
+                }
+            }
+        });
+        path
+    }
+
+    async fn outcome(link: &Link) -> Result<String, String> {
+        let mut call = link.call("list_tabs", json!({}), "An app").await?;
+        match call.updates.recv().await {
+            Some(Update::Result { ok: true, text, .. }) => Ok(text),
+            Some(Update::Result { ok: false, text, .. }) => Err(text),
+            other => Err(format!("no result: {other:?}")),
+        }
+    }
+
+    /// The second app's host connects and sends its call at once, while the relay answers that
+    /// it is busy and closes: the refusal must arrive, every time, never a broken pipe.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_second_app_is_always_told_that_another_app_uses_the_agent() {
+        let path = relay_with_extension("busy");
+        let first = Link::at(path.clone());
+        assert_eq!(outcome(&first).await, Ok("served".to_string()));
+        for attempt in 1..=300 {
+            let second = Link::at(path.clone());
+            let refused = outcome(&second).await.expect_err("the second app is refused");
+            assert!(
+                refused.starts_with("Another AI app is already using the browser agent."),
+                "attempt {attempt}: {refused}"
+            );
+        }
+        // The first app is still served.
+        assert_eq!(outcome(&first).await, Ok("served".to_string()));
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 }

@@ -2,7 +2,7 @@
 
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use tokio::net::{UnixListener, UnixStream};
 
 const SOCKET_NAME: &str = "mcp.sock";
@@ -47,9 +47,12 @@ pub async fn listen() -> io::Result<UnixListener> {
     Ok(listener)
 }
 
-/// Connects to the socket a browser's host listens on.
-pub async fn connect() -> io::Result<UnixStream> {
-    UnixStream::connect(socket_path()?).await
+/// Connects to the socket a browser's host listens on (at `path`, the usual place when `None`).
+pub async fn connect(path: Option<&Path>) -> io::Result<UnixStream> {
+    match path {
+        Some(path) => UnixStream::connect(path).await,
+        None => UnixStream::connect(socket_path()?).await,
+    }
 }
 
 /// Removes the socket file (when the browser's host ends).
