@@ -1,99 +1,218 @@
-// Runs in the page's main world at document_start, in every frame: notes which elements get
-// click-like and hover listeners from page scripts (directly, or through jQuery's or React's
-// delegation), and which host closed shadow roots, none of which the isolated sensor can see
-// cheaply. It answers one question from the sensor (a DOM event, synchronous across worlds) and
-// keeps nothing but weak references, so it neither leaks elements nor changes how the page behaves.
+// Runs in the page's main world at document_start, in every frame, right after channel.js (the
+// isolated world) and before any script of the page: notes which elements get click-like and hover
+// listeners from page scripts (directly, or through jQuery's or React's delegation), and which host
+// closed shadow roots, none of which the isolated sensor can see cheaply.
+//
+// The page must neither notice it nor speak in its name. So it talks only through an EventTarget
+// of its own, handed to channel.js before the page runs (as the relatedTarget of an event of type
+// `load` dispatched on the document: such an event stops at the document, so not even a listener
+// a parent frame left on this window sees it), which no page script can reach: no global names,
+// no DOM attributes, no events in the page. Every builtin it uses is kept from before the page
+// ran, so a page that patches builtins later is never called by it, and the functions it replaces
+// look native (name, length, property descriptors, `toString`, errors' stacks). It keeps nothing
+// but weak references, so it neither leaks elements nor changes how the page behaves.
 
 (() => {
-  const QUERY = '__agent_listeners_query__';
-  const REPLY = '__agent_listener__';
-  const SHADOW_REPLY = '__agent_closed_shadow_host__';
-  /** Tells the sensor that what it last read may be out of date. */
-  const ADDED = '__agent_listener_added__';
-  const TYPES = new Set(['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'mouseenter', 'mouseover']);
-  const ElementClass = Element;
+  'use strict';
+  const { apply, getOwnPropertyDescriptor: descriptor, ownKeys } = Reflect;
+  const hasOwn = Object.hasOwn;
+  const captureStackTrace = Error.captureStackTrace;
+  const getter = (proto, name) => descriptor(proto, name).get;
+  const bound = (fn) => (self, ...args) => apply(fn, self, args);
+  const setHas = bound(Set.prototype.has);
+  const setAdd = bound(Set.prototype.add);
+  const setDelete = bound(Set.prototype.delete);
+  const setForEach = bound(Set.prototype.forEach);
+  const weakHas = bound(WeakSet.prototype.has);
+  const weakAdd = bound(WeakSet.prototype.add);
+  const deref = bound(WeakRef.prototype.deref);
+  const startsWith = bound(String.prototype.startsWith);
+  const slice = bound(String.prototype.slice);
+  const setSize = bound(getter(Set.prototype, 'size'));
+  const nodeType = bound(getter(Node.prototype, 'nodeType'));
+  const isConnected = bound(getter(Node.prototype, 'isConnected'));
+  const shadowMode = bound(getter(ShadowRoot.prototype, 'mode'));
+  const listLength = bound(getter(NodeList.prototype, 'length'));
+  const listItem = bound(NodeList.prototype.item);
+  const elementQuery = bound(Element.prototype.querySelectorAll);
+  const documentQuery = bound(Document.prototype.querySelectorAll);
+  const dispatch = bound(EventTarget.prototype.dispatchEvent);
   const originalAdd = EventTarget.prototype.addEventListener;
-  const seen = new WeakSet();
-  let refs = [];
-  let closedHosts = [];
   const originalAttachShadow = Element.prototype.attachShadow;
+  const originalToString = Function.prototype.toString;
+  const { Map: Dictionary, EventTarget: Target, Event: PlainEvent, MouseEvent: Mouse, WeakRef: Ref, Set: List, WeakSet: WeakList } = globalThis;
+  const doc = document;
 
-  Element.prototype.attachShadow = function attachShadow(init) {
-    const root = originalAttachShadow.call(this, init);
-    if (init?.mode === 'closed') {
-      closedHosts.push(new WeakRef(this));
-      document.dispatchEvent(new Event(ADDED));
-    }
-    return root;
-  };
-
+  const channel = new Target();
+  const TYPES = new List(['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'mouseenter', 'mouseover']);
+  const TYPE_LIST = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'mouseenter', 'mouseover'];
+  const REACT_HANDLERS = ['onClick', 'onMouseDown', 'onMouseUp', 'onPointerDown', 'onPointerUp', 'onTouchStart'];
+  const seen = new WeakList();
+  /** WeakRefs to the elements given such listeners, and to the hosts of closed shadow roots. */
+  const refs = new List();
+  const closedHosts = new List();
   /** The property names under which React roots keep their elements' handlers. */
-  const reactPropsKeys = new Set();
+  const reactPropsKeys = new List();
 
-  EventTarget.prototype.addEventListener = function addEventListener(type, listener, options) {
-    if (TYPES.has(type) && this instanceof ElementClass && !seen.has(this)) {
-      seen.add(this);
-      refs.push(new WeakRef(this));
-      const root = Object.keys(this).find((key) => key.startsWith('__reactContainer$'));
-      if (root) reactPropsKeys.add(`__reactProps$${root.slice('__reactContainer$'.length)}`);
-      document.dispatchEvent(new Event(ADDED));
+  /** The value of `object`'s own data property `key`; never runs a getter. */
+  const own = (object, key) => {
+    if ((typeof object !== 'object' && typeof object !== 'function') || object === null) return undefined;
+    const found = descriptor(object, key);
+    return found !== undefined && hasOwn(found, 'value') ? found.value : undefined;
+  };
+  const isElement = (value) => {
+    try {
+      return nodeType(value) === 1;
+    } catch {
+      return false;
     }
-    return originalAdd.call(this, type, listener, options);
+  };
+  const tell = (type, target) => {
+    dispatch(channel, target === undefined ? new PlainEvent(type) : new Mouse(type, { __proto__: null, relatedTarget: target }));
   };
 
-  const reply = (el) => el.dispatchEvent(new CustomEvent(REPLY, { bubbles: true, composed: true }));
+  // The replaced functions' source, as `toString` shows it, is the native one they replace; in
+  // every frame of the page, as the same replacements of another frame (its same-origin frames'
+  // toString is asked too) have the same source text.
+  const mapGet = bound(Map.prototype.get);
+  const mapSet = bound(Map.prototype.set);
+  const disguised = new Dictionary();
+  /** An error the native function threw, with a stack that starts where the page called. */
+  const asNative = (error, replacement) => {
+    if (typeof error === 'object' && error !== null) captureStackTrace(error, replacement);
+    return error;
+  };
+  const replacements = {
+    toString() {
+      let source;
+      try {
+        source = apply(originalToString, this, []);
+      } catch (error) {
+        throw asNative(error, replacements.toString);
+      }
+      const text = mapGet(disguised, source);
+      return text === undefined ? source : text;
+    },
+    addEventListener(type, listener) {
+      if (setHas(TYPES, type) && isElement(this) && !weakHas(seen, this)) {
+        weakAdd(seen, this);
+        setAdd(refs, new Ref(this));
+        const keys = ownKeys(this);
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i];
+          if (typeof key === 'string' && startsWith(key, '__reactContainer$')) {
+            setAdd(reactPropsKeys, `__reactProps$${slice(key, 17)}`);
+          }
+        }
+        tell('added');
+      }
+      const options = arguments.length > 2 ? arguments[2] : undefined;
+      // Only the native function throws when no page code runs in it (no conversions, no getters).
+      if (typeof type !== 'string' || (typeof options === 'object' && options !== null)) {
+        return apply(originalAdd, this, arguments);
+      }
+      try {
+        return apply(originalAdd, this, arguments);
+      } catch (error) {
+        throw asNative(error, replacements.addEventListener);
+      }
+    },
+    attachShadow(init) {
+      let root;
+      try {
+        root = apply(originalAttachShadow, this, arguments);
+      } catch (error) {
+        throw asNative(error, replacements.attachShadow);
+      }
+      if (shadowMode(root) === 'closed') {
+        setAdd(closedHosts, new Ref(this));
+        tell('added');
+      }
+      return root;
+    },
+  };
+  const disguise = (replacement, original) => {
+    mapSet(disguised, apply(originalToString, replacement, []), apply(originalToString, original, []));
+  };
+  disguise(replacements.toString, originalToString);
+  disguise(replacements.addEventListener, originalAdd);
+  disguise(replacements.attachShadow, originalAttachShadow);
+
+  Function.prototype.toString = replacements.toString;
+  EventTarget.prototype.addEventListener = replacements.addEventListener;
+  Element.prototype.attachShadow = replacements.attachShadow;
+
+  /** The elements a NodeList holds, to `each`. */
+  const forEachIn = (list, each) => {
+    const length = listLength(list);
+    for (let i = 0; i < length; i++) each(listItem(list, i));
+  };
 
   /** jQuery's delegated handlers (`$(list).on('click', '.item', ...)`, as jQuery UI's menus use):
-   * the elements their selectors match inside the element are what is really clicked. */
-  function delegatedTargets(el) {
-    const jq = globalThis.jQuery;
-    const events = typeof jq?._data === 'function' ? jq._data(el, 'events') : null;
-    if (!events) return [];
-    const targets = [];
-    for (const type of TYPES) {
-      for (const handler of events[type] ?? []) {
-        if (!handler.selector) continue;
-        try {
-          targets.push(...el.querySelectorAll(handler.selector));
-        } catch {
-          targets.push(...jq(handler.selector, el)); // jQuery's own selector extensions
+   * the elements their selectors match inside `el` are what is really clicked. Read from jQuery's
+   * own record on the element (the property named `jQuery<digits>`), without calling jQuery. */
+  function replyDelegated(el) {
+    const keys = ownKeys(el);
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k];
+      if (typeof key !== 'string' || !startsWith(key, 'jQuery')) continue;
+      const events = own(own(el, key), 'events');
+      if (events === undefined) continue;
+      for (let t = 0; t < TYPE_LIST.length; t++) {
+        const handlers = own(events, TYPE_LIST[t]);
+        const count = own(handlers, 'length');
+        if (typeof count !== 'number') continue;
+        for (let h = 0; h < count; h++) {
+          const selector = own(own(handlers, h), 'selector');
+          if (typeof selector !== 'string' || !selector) continue;
+          let matches;
+          try {
+            matches = elementQuery(el, selector);
+          } catch {
+            continue; // jQuery's own selector extensions: not without calling jQuery
+          }
+          forEachIn(matches, (target) => tell('listener', target));
         }
       }
     }
-    return targets;
   }
 
   /** React 17+ listens at its root and keeps each element's handlers in a property named with the
    * root's own random suffix: the elements whose props have a click-like handler. */
-  const REACT_HANDLERS = ['onClick', 'onMouseDown', 'onMouseUp', 'onPointerDown', 'onPointerUp', 'onTouchStart'];
-  function reactTargets() {
-    const targets = [];
-    if (!reactPropsKeys.size) return targets;
-    for (const el of document.querySelectorAll('*')) {
-      for (const key of reactPropsKeys) {
-        const props = el[key];
-        if (props && REACT_HANDLERS.some((name) => typeof props[name] === 'function')) targets.push(el);
-      }
-    }
-    return targets;
+  function replyReact() {
+    if (!setSize(reactPropsKeys)) return;
+    forEachIn(documentQuery(doc, '*'), (el) => {
+      setForEach(reactPropsKeys, (key) => {
+        const props = own(el, key);
+        if (props === undefined) return;
+        for (let i = 0; i < REACT_HANDLERS.length; i++) {
+          if (typeof own(props, REACT_HANDLERS[i]) === 'function') {
+            tell('listener', el);
+            return;
+          }
+        }
+      });
+    });
   }
 
-  originalAdd.call(document, QUERY, () => {
-    const alive = [];
-    for (const ref of refs) {
-      const el = ref.deref();
-      if (!el) continue;
-      alive.push(ref);
-      if (!el.isConnected) continue;
-      reply(el);
-      for (const target of delegatedTargets(el)) reply(target);
-    }
-    refs = alive;
-    for (const target of reactTargets()) reply(target);
-    closedHosts = closedHosts.filter((ref) => {
-      const host = ref.deref();
-      if (host?.isConnected) host.dispatchEvent(new CustomEvent(SHADOW_REPLY, { composed: true }));
-      return host !== undefined;
+  // The sensor asks; the answer is one event per element, on the channel alone.
+  apply(originalAdd, channel, ['query', () => {
+    setForEach(refs, (ref) => {
+      const el = deref(ref);
+      if (el === undefined) {
+        setDelete(refs, ref);
+      } else if (isConnected(el)) {
+        tell('listener', el);
+        replyDelegated(el);
+      }
     });
-  }, true);
+    replyReact();
+    setForEach(closedHosts, (ref) => {
+      const host = deref(ref);
+      if (host === undefined) setDelete(closedHosts, ref);
+      else if (isConnected(host)) tell('closed-shadow-host', host);
+    });
+  }]);
+
+  dispatch(doc, new Mouse('load', { __proto__: null, relatedTarget: channel }));
 })();

@@ -38,10 +38,6 @@
     && rect.left < width && rect.width > 0 && rect.height > 0;
   const FRAME_TOKEN = '__agent_frame_token__';
   const FRAME_HELLO = '__agent_frame_hello__';
-  const LISTENERS_QUERY = '__agent_listeners_query__';
-  const LISTENER_REPLY = '__agent_listener__';
-  const LISTENER_ADDED = '__agent_listener_added__';
-  const SHADOW_REPLY = '__agent_closed_shadow_host__';
 
   // Ids stay with an element for as long as it lives, so indices are stable across steps.
   const idOf = new WeakMap();
@@ -156,20 +152,22 @@
   /** Hosts of closed shadow roots, as listeners.js saw them attached (refreshed by each collect). */
   let closedHosts = new Set();
 
-  /** Elements that page scripts gave click-like listeners, and the hosts of closed shadow roots
-   * (see listeners.js, main world). */
+  /** Elements that page scripts gave click-like listeners, and the hosts of closed shadow roots,
+   * asked of listeners.js (main world) through the channel channel.js took from it before the
+   * page ran, which no page script can reach. Without it (the extension came after the page
+   * loaded), none. */
   function askPage() {
     const listeners = new Set();
     const hosts = new Set();
-    const record = (e) => {
-      (e.type === SHADOW_REPLY ? hosts : listeners).add(e.composedPath()[0]);
-      e.stopImmediatePropagation();
-    };
-    document.addEventListener(LISTENER_REPLY, record, true);
-    document.addEventListener(SHADOW_REPLY, record, true);
-    document.dispatchEvent(new CustomEvent(LISTENERS_QUERY));
-    document.removeEventListener(LISTENER_REPLY, record, true);
-    document.removeEventListener(SHADOW_REPLY, record, true);
+    const channel = globalThis.agentProbe?.target;
+    if (channel) {
+      const record = (e) => (e.type === 'closed-shadow-host' ? hosts : listeners).add(e.relatedTarget);
+      channel.addEventListener('listener', record);
+      channel.addEventListener('closed-shadow-host', record);
+      channel.dispatchEvent(new Event('query'));
+      channel.removeEventListener('listener', record);
+      channel.removeEventListener('closed-shadow-host', record);
+    }
     closedHosts = hosts;
     return listeners;
   }
@@ -237,7 +235,7 @@
   // animation, a new click listener; and form values, which scripts set without any of these.
   const CHANGE_EVENTS = ['scroll', 'resize', 'input', 'change', 'reset', 'load', 'error', 'focusin', 'focusout',
     'pointerdown', 'pointerover', 'keydown', 'toggle', 'transitionstart', 'transitionend', 'animationstart',
-    'animationend', 'fullscreenchange', LISTENER_ADDED];
+    'animationend', 'fullscreenchange'];
   const MUTATIONS = { subtree: true, childList: true, attributes: true, characterData: true };
   /** The highlights' own host coming and going is not a change of the page. */
   const isOwnChange = (record) => record.type === 'childList'
@@ -271,6 +269,7 @@
     watch.observer.observe(document, MUTATIONS);
     for (const type of CHANGE_EVENTS) addEventListener(type, changed, { capture: true, passive: true });
     document.fonts?.addEventListener('loadingdone', changed);
+    if (globalThis.agentProbe) globalThis.agentProbe.changed = changed;
     return watch;
   }
 

@@ -211,3 +211,22 @@ test('restricted pages are refused with a clear reason', async () => {
   });
   assert.match(error, /this page cannot be read or operated by extensions \(browser pages such as chrome:\/\/ and the Web Store are protected\)/);
 });
+
+test('a hostile page neither detects the listener probe nor speaks in its name', async () => {
+  // tests/sites/attacks/listener-probe.js hunts for the probe (global names, toString, name,
+  // length and descriptors of the patched functions, also from a fresh frame, errors' stacks,
+  // events, attributes), hands the sensor a channel of its own, answers the old questions for
+  // #plain and hides the answers for #real.
+  const { text } = await mapOf(`${site.origin}/attacks/listener-probe.html`);
+  const report = await target.page.locator('#report').textContent();
+  assert.equal(report, 'Probe detected: nothing');
+  assert.equal(text, [
+    '[Start of page]',
+    'Offers',
+    '[1]<div>Real action />',
+    'Plain words',
+    'Probe detected: nothing',
+    '[End of page]',
+    '',
+  ].join('\n'));
+});

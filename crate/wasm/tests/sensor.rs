@@ -13,7 +13,9 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 const SENSOR: &str = include_str!("../../../extension/page/sensor.js");
-/// The main-world listener tracker, here in the same world as the sensor (as in the page).
+/// The main-world listener tracker and the channel.js that takes its channel, here in the same
+/// world as the sensor (in the extension, the main and the isolated world).
+const CHANNEL: &str = include_str!("../../../extension/page/channel.js");
 const LISTENERS: &str = include_str!("../../../extension/page/listeners.js");
 /// `chrome.dom` as content scripts have it, here where there is no extension: its one function
 /// as documented, the open or the closed shadow root the element hosts, else null. So the sensor
@@ -56,7 +58,7 @@ fn page(html: &str) {
     let doc = document();
     let global = js_sys::global();
     if js_sys::Reflect::get(&global, &"agentSensor".into()).unwrap().is_undefined() {
-        for source in [CHROME_DOM, LISTENERS, SENSOR] {
+        for source in [CHROME_DOM, CHANNEL, LISTENERS, SENSOR] {
             let script = doc.create_element("script").unwrap();
             script.set_text_content(Some(source));
             doc.head().unwrap().append_child(&script).unwrap();
