@@ -1,7 +1,7 @@
 //! The MCP server's link to the extension: through the socket of the host Chrome started, one
 //! request per tool call, answered by progress messages and one result.
 
-use crate::framing::{read_message, write_message, MAX_FROM_CHROME, MAX_TO_CHROME};
+use crate::framing::{read_message, write_message, FrameError, MAX_FROM_CHROME, MAX_TO_CHROME};
 use crate::socket;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -44,6 +44,16 @@ impl Update {
             _ => return None,
         })
     }
+}
+
+/// Said of a call too large for Chrome to take from the host.
+pub fn too_large_for_chrome(length: usize, limit: usize) -> String {
+    let thousands = agent_core::text::thousands;
+    format!(
+        "The call was not sent to the browser: it is {} bytes long, and Chrome takes at most {} bytes (1 MiB) in one message from the agent's host. Send less: a shorter task or text; type a long text in parts (type with \"clear\": false appends).",
+        thousands(length),
+        thousands(limit)
+    )
 }
 
 /// Said when the extension cannot be reached: what to do about it.
@@ -148,9 +158,12 @@ impl Link {
         connection.pending.lock().expect("pending calls").insert(id, sender);
         let call = Call { id, updates, connection: Arc::clone(&connection) };
         let message = json!({"type": "call", "id": id, "tool": tool, "args": args, "client": client});
-        write_message(&mut *connection.writer.lock().await, &message, MAX_TO_CHROME)
-            .await
-            .map_err(|err| format!("The call could not be sent to the browser: {err}."))?;
+        write_message(&mut *connection.writer.lock().await, &message, MAX_TO_CHROME).await.map_err(
+            |err| match err {
+                FrameError::TooLarge { length, limit } => too_large_for_chrome(length, limit),
+                err => format!("The call could not be sent to the browser: {err}."),
+            },
+        )?;
         Ok(call)
     }
 }

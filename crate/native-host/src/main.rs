@@ -19,6 +19,7 @@ mod framing;
 mod link;
 mod relay;
 mod socket;
+mod stdio;
 mod tools;
 
 use agent_core::mcp::HOST_NAME;
@@ -86,7 +87,7 @@ fn main() -> ExitCode {
 
 async fn serve_mcp() -> Result<(), String> {
     let service = tools::BrowserAgent::default()
-        .serve(rmcp::transport::stdio())
+        .serve(stdio::transport())
         .await
         .map_err(|err| format!("the MCP client did not start a session: {err}"))?;
     service.waiting().await.map(|_| ()).map_err(|err| format!("the MCP session failed: {err}"))

@@ -135,8 +135,8 @@ async fn to_chrome<W: AsyncWrite + Unpin>(
 ) -> Result<(), String> {
     match write_message(chrome, &message, MAX_TO_CHROME).await {
         Ok(()) => Ok(()),
-        Err(err @ FrameError::TooLarge { .. }) => {
-            let error = error_message(message.get("id"), &format!("The request was not sent to the browser: {err}."));
+        Err(FrameError::TooLarge { length, limit }) => {
+            let error = error_message(message.get("id"), &crate::link::too_large_for_chrome(length, limit));
             if let Some((_, writer)) = client.as_mut() {
                 let _ = write_message(writer, &error, MAX_TO_CHROME).await;
             }
@@ -200,6 +200,23 @@ mod tests {
         }
         // The first app is still served.
         assert_eq!(outcome(&first).await, Ok("served".to_string()));
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_call_too_large_for_chrome_is_refused_with_the_limit_and_the_next_one_served() {
+        let path = relay_with_extension("large");
+        let link = Link::at(path.clone());
+        let refused = link.call("run_task", json!({"task": "x".repeat(MAX_TO_CHROME)}), "An app").await.err();
+        let refused = refused.expect("refused before it is sent");
+        assert!(
+            refused.starts_with("The call was not sent to the browser: it is 1,048,6")
+                && refused.contains(
+                    "Chrome takes at most 1,048,576 bytes (1 MiB) in one message from the agent's host. Send less"
+                ),
+            "{refused}"
+        );
+        assert_eq!(outcome(&link).await, Ok("served".to_string()));
         let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 }

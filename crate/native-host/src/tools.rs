@@ -4,8 +4,8 @@
 use crate::link::{Link, Update};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResult, ContentBlock as Content, Implementation, ProgressNotificationParam, ServerCapabilities,
-    ServerConfig,
+    CallToolResult, ContentBlock as Content, CustomRequest, CustomResult, ErrorCode, Implementation,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
@@ -109,7 +109,15 @@ pub struct BrowserAgent {
 #[tool_router]
 impl BrowserAgent {
     #[tool(
-        description = "Carry out a whole task in the user's own Chrome (their logged-in tabs) with the browser agent: it reads the page, clicks, types and navigates step by step until done, and returns the final answer, whether it succeeded and a short summary of the steps. Sends a progress notification per step. Consequential actions (buying, sending, deleting) wait for the user's approval in the browser's side panel. Use this for anything that takes more than a click or two."
+        description = "Carry out a whole task in the user's own Chrome (their logged-in tabs) with the browser agent: it reads the page, clicks, types and navigates step by step until done, and returns the final answer, whether it succeeded and a short summary of the steps. Sends a progress notification per step. Consequential actions (buying, sending, deleting) wait for the user's approval in the browser's side panel. Use this for anything that takes more than a click or two.",
+        title = "Run a browser task",
+        annotations(
+            title = "Run a browser task",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn run_task(
         &self,
@@ -120,7 +128,15 @@ impl BrowserAgent {
     }
 
     #[tool(
-        description = "Read the current page of the user's browser as the agent sees it: its URL, title, open tabs and a numbered list of its interactive elements ([12]<button>Add to cart />), with page text between them. Call it before click, type, select or scroll, and again after them: the numbers refer to the latest get_state."
+        description = "Read the current page of the user's browser as the agent sees it: its URL, title, open tabs and a numbered list of its interactive elements ([12]<button>Add to cart />), with page text between them. Call it before click, type, select or scroll, and again after them: the numbers refer to the latest get_state.",
+        title = "Read the page",
+        annotations(
+            title = "Read the page",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn get_state(
         &self,
@@ -130,14 +146,32 @@ impl BrowserAgent {
         self.forward("get_state", &args, context).await
     }
 
-    #[tool(description = "Click the element [index] of the latest get_state.")]
+    #[tool(
+        description = "Click the element [index] of the latest get_state.",
+        title = "Click an element",
+        annotations(
+            title = "Click an element",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
     async fn click(&self, Parameters(args): Parameters<ClickArgs>, context: RequestContext<RoleServer>) -> CallResult {
         self.forward("click", &args, context).await
     }
 
     #[tool(
         name = "type",
-        description = "Type text into the field [index] of the latest get_state, replacing its content (or appending to it with clear: false). At most 100,000 characters in one call."
+        description = "Type text into the field [index] of the latest get_state, replacing its content (or appending to it with clear: false). At most 100,000 characters in one call.",
+        title = "Type into a field",
+        annotations(
+            title = "Type into a field",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn type_text(
         &self,
@@ -147,7 +181,17 @@ impl BrowserAgent {
         self.forward("type", &args, context).await
     }
 
-    #[tool(description = "Choose the option with this visible text in the dropdown [index] of the latest get_state.")]
+    #[tool(
+        description = "Choose the option with this visible text in the dropdown [index] of the latest get_state.",
+        title = "Choose an option",
+        annotations(
+            title = "Choose an option",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
+    )]
     async fn select(
         &self,
         Parameters(args): Parameters<SelectArgs>,
@@ -157,7 +201,15 @@ impl BrowserAgent {
     }
 
     #[tool(
-        description = "Scroll the page (or the scrollable element [index]) up or down by pages, or to the top or bottom."
+        description = "Scroll the page (or the scrollable element [index]) up or down by pages, or to the top or bottom.",
+        title = "Scroll",
+        annotations(
+            title = "Scroll",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
     )]
     async fn scroll(
         &self,
@@ -168,7 +220,15 @@ impl BrowserAgent {
     }
 
     #[tool(
-        description = "Open a URL in the current tab and wait for it to load. The user's site settings may refuse it."
+        description = "Open a URL in the current tab and wait for it to load. The user's site settings may refuse it.",
+        title = "Open a URL",
+        annotations(
+            title = "Open a URL",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
     )]
     async fn navigate(
         &self,
@@ -178,13 +238,31 @@ impl BrowserAgent {
         self.forward("navigate", &args, context).await
     }
 
-    #[tool(description = "Go back to the previous page in the current tab's history.")]
+    #[tool(
+        description = "Go back to the previous page in the current tab's history.",
+        title = "Go back",
+        annotations(
+            title = "Go back",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
     async fn go_back(&self, context: RequestContext<RoleServer>) -> CallResult {
         self.forward("go_back", &serde_json::json!({}), context).await
     }
 
     #[tool(
-        description = "Answer a question from the current page's whole content (not only the visible part), read by the user's configured model: prices, lists, details."
+        description = "Answer a question from the current page's whole content (not only the visible part), read by the user's configured model: prices, lists, details.",
+        title = "Extract from the page",
+        annotations(
+            title = "Extract from the page",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
     )]
     async fn extract(
         &self,
@@ -195,14 +273,30 @@ impl BrowserAgent {
     }
 
     #[tool(
-        description = "List the open tabs of the browser window the agent works in, each with its name (t1, t2, ...), title and URL."
+        description = "List the open tabs of the browser window the agent works in, each with its name (t1, t2, ...), title and URL.",
+        title = "List the tabs",
+        annotations(
+            title = "List the tabs",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn list_tabs(&self, context: RequestContext<RoleServer>) -> CallResult {
         self.forward("list_tabs", &serde_json::json!({}), context).await
     }
 
     #[tool(
-        description = "Make another open tab (named as in list_tabs) the one the tools act on, and bring it to the front."
+        description = "Make another open tab (named as in list_tabs) the one the tools act on, and bring it to the front.",
+        title = "Switch to a tab",
+        annotations(
+            title = "Switch to a tab",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn switch_tab(
         &self,
@@ -212,7 +306,17 @@ impl BrowserAgent {
         self.forward("switch_tab", &args, context).await
     }
 
-    #[tool(description = "Take a screenshot (JPEG) of the current tab as the user would see it.")]
+    #[tool(
+        description = "Take a screenshot (JPEG) of the current tab as the user would see it.",
+        title = "Take a screenshot",
+        annotations(
+            title = "Take a screenshot",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
     async fn screenshot(&self, context: RequestContext<RoleServer>) -> CallResult {
         self.forward("screenshot", &serde_json::json!({}), context).await
     }
@@ -291,11 +395,39 @@ impl BrowserAgent {
 impl ServerHandler for BrowserAgent {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::from_build_env())
+            .with_server_info(
+                Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
+                    .with_title("Rust Browser Agent")
+                    .with_description("The browser agent in the user's own Chrome, through its extension"),
+            )
             .with_instructions(
                 "Acts in the user's own Chrome through the Rust Browser Agent extension. Use run_task for whole tasks; for step-by-step control call get_state, then click/type/select/scroll by the element numbers it shows, and get_state again. The user must have turned the MCP setting on in the extension, and approves consequential actions in the browser's side panel.",
             )
     }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(custom_request(&request))
+    }
+}
+
+/// What the server calls itself in its answer to `initialize`.
+pub const SERVER_NAME: &str = "rust-browser-agent";
+
+/// The answer to a request of a method MCP does not define: the stand-in for a request too large
+/// to read (see `stdio`) is answered with why; any other method is unknown.
+fn custom_request(request: &CustomRequest) -> ErrorData {
+    if request.method != crate::stdio::TOO_LARGE_METHOD {
+        return ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("No method {}.", request.method), None);
+    }
+    let params = request.params.clone().unwrap_or_default();
+    let number = |field: &str| params.get(field).and_then(serde_json::Value::as_u64).unwrap_or_default();
+    let (bytes, limit) = (number("bytes"), number("limit"));
+    let message = crate::stdio::too_large(bytes, limit, params.get("method").and_then(serde_json::Value::as_str));
+    ErrorData::invalid_request(message, Some(serde_json::json!({"bytes": bytes, "limit": limit})))
 }
 
 #[cfg(test)]
@@ -385,6 +517,78 @@ mod tests {
         assert!(described("extract", "query").contains(&thousands(agent_core::actions::MAX_QUERY_CHARS)));
         assert!(described("scroll", "pages").contains(&format!("to {}", agent_core::actions::MAX_SCROLL_PAGES)));
         assert!(described("type", "clear").contains("append"));
+    }
+
+    #[test]
+    fn the_server_gives_its_product_name_version_and_instructions() {
+        let info = BrowserAgent::default().get_info();
+        assert_eq!(info.server_info.name, "rust-browser-agent");
+        assert_eq!(info.server_info.version, env!("CARGO_PKG_VERSION"));
+        assert_eq!(info.server_info.title.as_deref(), Some("Rust Browser Agent"));
+        assert!(info.instructions.unwrap_or_default().contains("Use run_task for whole tasks"));
+    }
+
+    #[test]
+    fn each_tool_says_truthfully_whether_it_only_reads_may_destroy_repeats_safely_and_reaches_the_web() {
+        /// Title, read-only, destructive, idempotent, open world.
+        type Hints = (&'static str, bool, bool, bool, bool);
+        let expected: [(&str, Hints); 12] = [
+            // A task may buy, send or delete (with the user's approval), anywhere on the web.
+            ("run_task", ("Run a browser task", false, true, false, true)),
+            // Reading what the browser shows changes nothing and asks no site for anything.
+            ("get_state", ("Read the page", true, false, true, false)),
+            ("list_tabs", ("List the tabs", true, false, true, false)),
+            ("screenshot", ("Take a screenshot", true, false, true, false)),
+            // Reads the page, but sends it to the user's model provider.
+            ("extract", ("Extract from the page", true, false, true, true)),
+            // A click may submit, buy or delete; typing replaces (or appends to) a field's text.
+            ("click", ("Click an element", false, true, false, true)),
+            ("type", ("Type into a field", false, true, false, true)),
+            // Choosing the same option, opening the same address or tab again changes nothing more.
+            ("select", ("Choose an option", false, false, true, true)),
+            ("navigate", ("Open a URL", false, false, true, true)),
+            ("switch_tab", ("Switch to a tab", false, false, true, false)),
+            // Each call moves on further.
+            ("scroll", ("Scroll", false, false, false, true)),
+            ("go_back", ("Go back", false, false, false, true)),
+        ];
+        for (name, (title, read_only, destructive, idempotent, open_world)) in expected {
+            let tool = tools().into_iter().find(|tool| tool.name == name).unwrap();
+            let hints = tool.annotations.clone().unwrap_or_else(|| panic!("{name} has no annotations"));
+            assert_eq!(
+                (
+                    hints.title.as_deref(),
+                    hints.read_only_hint,
+                    hints.destructive_hint,
+                    hints.idempotent_hint,
+                    hints.open_world_hint
+                ),
+                (Some(title), Some(read_only), Some(destructive), Some(idempotent), Some(open_world)),
+                "{name}"
+            );
+            assert_eq!(tool.title.as_deref(), Some(title), "{name}");
+        }
+        assert_eq!(tools().len(), expected.len());
+    }
+
+    #[test]
+    fn a_request_too_large_to_read_is_answered_with_its_size_and_the_limit() {
+        let stand_in = CustomRequest::new(
+            crate::stdio::TOO_LARGE_METHOD,
+            Some(json!({"bytes": 17_000_000, "limit": crate::stdio::MAX_REQUEST_BYTES, "method": "tools/call"})),
+        );
+        let error = custom_request(&stand_in);
+        assert_eq!(error.code, ErrorCode::INVALID_REQUEST);
+        assert!(
+            error
+                .message
+                .starts_with("The tool call is 17,000,000 bytes long, more than the 16,777,216 bytes (16 MiB)"),
+            "{}",
+            error.message
+        );
+        assert_eq!(error.data, Some(json!({"bytes": 17_000_000, "limit": 16_777_216})));
+        let unknown = custom_request(&CustomRequest::new("other/thing", None));
+        assert_eq!((unknown.code, unknown.message.as_ref()), (ErrorCode::METHOD_NOT_FOUND, "No method other/thing."));
     }
 
     #[test]
