@@ -71,6 +71,9 @@ pub async fn drive_session<B: Browser, M: ChatModel, G: UserGate>(
     let end = match navigator.adopt_tab(config.tab).await {
         Err(text) => AgentEvent::Error { message: text.into(), steps: 0 },
         Ok(()) => loop {
+            if session.commands == 0 {
+                navigator.choose_start_site().await;
+            }
             let Some(request) = cancel.guard(requests.next()).await else {
                 break AgentEvent::Stopped { steps: session.commands };
             };

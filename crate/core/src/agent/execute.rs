@@ -146,6 +146,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     Ok(keys) => keys,
                     Err(problem) => return Ok(report(name, None, false, format!("{problem}."))),
                 };
+                let page_url = seen.map(|map| map.url.as_str()).unwrap_or_default();
+                if let Some(refused) = self.guard_keys(keys, &keys_parsed, page_url).await? {
+                    return Ok(refused);
+                }
                 if let Some(refused) = self.guard_enter(keys, &keys_parsed).await? {
                     return Ok(refused);
                 }
@@ -178,6 +182,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     Err(problem) => return Ok(report(name, None, false, problem)),
                 };
                 self.focus_frame.set(element.target.frame_id);
+                self.focus_frame_url.replace(element.frame_url.clone());
                 let url = seen.map(|map| map.url.as_str()).unwrap_or_default();
                 let (action, consented) = match self.fill_secrets(action, url) {
                     Ok(filled) => filled,
@@ -198,7 +203,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 let mut done = self.element_action(&action, &element).await?;
                 if let (Action::InputText { text, .. }, true, false) = (&action, done.report.ok, consented) {
                     // Secrets are followed as such, never kept as typed values.
-                    self.note_typed(&element, url, &self.config.secrets.redact(text));
+                    self.note_typed(
+                        &element,
+                        element.frame_url.as_deref().unwrap_or(url),
+                        &self.config.secrets.redact(text),
+                    );
                 }
                 done.report.element = Some(Highlight { target: element.target.clone(), index: element.index });
                 Ok(done)
@@ -563,7 +572,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 name,
                 target: Some(&url),
                 to: &url,
-                carried: Carried::Url,
+                carried: Carried::Address,
                 doing: text!("core_doing_opening", &url),
             })
             .await?
@@ -592,8 +601,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Err(refusal) => return Ok(report(name, None, false, format!("Did not open {url}: {refusal}."))),
         };
         let doing = text!("core_doing_opening_tab", &url);
-        if let Some(refused) =
-            self.guard_leaving(&Outbound { name, target: Some(&url), to: &url, carried: Carried::Url, doing }).await?
+        if let Some(refused) = self
+            .guard_leaving(&Outbound { name, target: Some(&url), to: &url, carried: Carried::Address, doing })
+            .await?
         {
             return Ok(refused);
         }

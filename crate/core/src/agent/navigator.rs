@@ -207,6 +207,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     pub(super) tab: Cell<TabId>,
     /// The frame of the element last acted on, where keys go.
     pub(super) focus_frame: Cell<i32>,
+    /// The address of that frame when it is of another site than the page: keys go there.
+    pub(super) focus_frame_url: RefCell<Option<String>>,
     /// Every tab the task has worked in: the site policy's browser rules cover them all.
     task_tabs: RefCell<Vec<TabId>>,
     /// The names (`t1`, `t2`, ...) the model knows the task's tabs by.
@@ -268,6 +270,7 @@ impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
             registry: RefCell::default(),
             tab: Cell::new(config.tab),
             focus_frame: Cell::new(0),
+            focus_frame_url: RefCell::default(),
             task_tabs: RefCell::default(),
             tab_aliases: RefCell::default(),
             warned: RefCell::default(),
@@ -293,6 +296,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     pub(super) async fn adopt_tab(&self, tab: TabId) -> Result<(), Text> {
         self.tab.set(tab);
         self.focus_frame.set(0);
+        self.focus_frame_url.replace(None);
         if self.task_tabs.borrow().contains(&tab) {
             return Ok(());
         }
@@ -370,8 +374,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
     }
 
-    /// The site the user starts the task on is one they chose.
-    async fn choose_start_site(&self) {
+    /// The site the user starts the task on (or shares with an app) is one they chose.
+    pub(super) async fn choose_start_site(&self) {
         let tabs = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
         if let Some(tab) = tabs.iter().find(|tab| tab.id == self.tab.get()) {
             self.data_flow.borrow_mut().choose(&tab.url);
@@ -478,7 +482,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if let Ok(map) = &page {
             self.recorder.borrow_mut().url(&map.url);
             self.warn_about(&map.warnings);
-            self.data_flow.borrow_mut().read_page(&map.url, map.texts(), &mut self.page_scans.borrow_mut());
+            let mut flow = self.data_flow.borrow_mut();
+            flow.read_page(&map.url, map.texts(), &mut self.page_scans.borrow_mut());
+            flow.offered_links(map.elements().filter_map(|element| element.link.as_deref()));
         }
         if let (true, Ok(map)) = (self.config.highlights, &page) {
             let marks: Vec<Highlight> = elements_in_scope(map, &self.config.map)

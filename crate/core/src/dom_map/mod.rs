@@ -17,7 +17,7 @@ pub use raw::{Attrs, RawFrame, RawNode, RawPage, Viewport};
 pub use registry::ElementRegistry;
 pub use serialize::{elements_in_scope, serialize, MapOptions};
 
-use crate::safety::{neutralize, Finding};
+use crate::safety::{neutralize, Finding, Site};
 use crate::text::{truncate_chars, truncate_words};
 use compose::{Composer, Gather};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -87,6 +87,9 @@ pub struct MapElement {
     pub is_new: bool,
     /// Where the element leads, for a link: its href resolved against its document.
     pub link: Option<String>,
+    /// The address of the frame the element lives in, when that frame is of another site than
+    /// the page: what is typed or submitted there goes to that site.
+    pub frame_url: Option<String>,
 }
 
 impl MapElement {
@@ -233,6 +236,8 @@ impl PageMap {
             registry.mark_shown(index);
             let target = links.resolve(placed.node, placed.url);
             let mut attrs = display_attrs(placed.node, label, target.as_ref().map(|url| links.shown(url)));
+            let frame_site = other_site(&stitched.top.url, placed.url);
+            attrs.extend(frame_site.as_ref().map(|site| ("site".to_string(), site.to_string())));
             if text.is_empty() && !holders.contains(&i) {
                 attrs.extend(icon_hint(placed.node, &attrs));
             }
@@ -245,6 +250,7 @@ impl PageMap {
                     .map(|(name, value)| if name == "href" { (name, value) } else { (name, defuser.defuse(&value)) })
                     .collect(),
                 link: http_link(target.as_ref()),
+                frame_url: frame_site.map(|_| placed.url.to_string()),
                 fingerprint: fingerprint(placed.node, &text),
                 text,
                 is_new: registry.is_new(index),
@@ -354,6 +360,12 @@ impl<'a> Links<'a> {
 /// An http(s) link as an absolute URL.
 fn http_link(target: Option<&url::Url>) -> Option<String> {
     target.filter(|url| matches!(url.scheme(), "http" | "https")).map(url::Url::to_string)
+}
+
+/// The site of a frame's document `url` when it is not the page's (`top`).
+fn other_site(top: &str, url: &str) -> Option<Site> {
+    let site = Site::of(url)?;
+    (!Site::of(top).is_some_and(|page| page.same_as(&site))).then_some(site)
 }
 
 fn dedup(mut notes: Vec<String>) -> Vec<String> {

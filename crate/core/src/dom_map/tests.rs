@@ -350,6 +350,38 @@ fn frames_are_stitched_after_their_iframe_with_page_coordinates() {
 }
 
 #[test]
+fn elements_in_a_frame_of_another_site_say_which() {
+    let frame_of = |id: u32, doc: &str, url: &str, field: &str| {
+        let mut input = node(2, Some(0), "input", "");
+        input.attrs.insert("name".into(), field.into());
+        let mut framed = page(vec![node(1, None, "body", ""), input]);
+        (framed.doc, framed.host, framed.url) = (doc.into(), format!("doc-1:{id}"), url.into());
+        framed
+    };
+    let mut iframes = Vec::new();
+    for id in [3, 4] {
+        let mut iframe = node(id, Some(0), "iframe", "");
+        iframe.frame_origin = Some([0.0, 100.0 * id as f64]);
+        iframes.push(iframe);
+    }
+    let mut top = vec![node(1, None, "body", "")];
+    top.extend(iframes);
+    let frames = vec![
+        RawFrame { frame_id: 0, page: Ok(page(top)) },
+        RawFrame { frame_id: 5, page: Ok(frame_of(3, "doc-ad", "https://collector.example:8443/w?x=1", "email")) },
+        RawFrame { frame_id: 6, page: Ok(frame_of(4, "doc-own", "http://static.shop.test/form", "note")) },
+    ];
+    let map = PageMap::build(&frames, &mut ElementRegistry::new()).unwrap();
+    let email = map.elements().find(|e| e.attrs.contains(&("name".into(), "email".into()))).unwrap();
+    assert_eq!(email.frame_url.as_deref(), Some("https://collector.example:8443/w?x=1"));
+    let note = map.elements().find(|e| e.attrs.contains(&("name".into(), "note".into()))).unwrap();
+    assert_eq!(note.frame_url, None, "a subdomain's frame is the page's own site");
+    let text = serialize(&map, &MapOptions::default());
+    assert!(text.contains("<input name=email site=collector.example:8443>"), "{text}");
+    assert!(text.contains("<input name=note>"), "{text}");
+}
+
+#[test]
 fn a_top_frame_that_cannot_be_read_is_an_error() {
     let frames = vec![RawFrame { frame_id: 0, page: Err("Cannot access contents of the page".into()) }];
     assert_eq!(PageMap::build(&frames, &mut ElementRegistry::new()).unwrap_err(), "Cannot access contents of the page");

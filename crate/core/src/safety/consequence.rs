@@ -1,5 +1,6 @@
 //! Actions with consequences the user must approve: buying or paying, sending or posting,
-//! deleting, changing account or security settings, entering payment or password data. Decided in
+//! publishing (a profile, a review, a form the page calls public), deleting, changing account or
+//! security settings, entering payment or password data. Decided in
 //! code from the element, its form and the page, never left to the model's judgement.
 
 use crate::actions::Action;
@@ -26,6 +27,7 @@ pub enum Strictness {
 pub enum Kind {
     Purchase,
     Send,
+    Publish,
     Delete,
     Account,
     SensitiveData,
@@ -36,6 +38,7 @@ impl Kind {
         match self {
             Kind::Purchase => text!("core_consequence_purchase"),
             Kind::Send => text!("core_consequence_send"),
+            Kind::Publish => text!("core_consequence_publish"),
             Kind::Delete => text!("core_consequence_delete"),
             Kind::Account => text!("core_consequence_account"),
             Kind::SensitiveData => text!("core_consequence_sensitive_data"),
@@ -69,6 +72,37 @@ const PURCHASE: &[&str] = &[
     "add payment",
 ];
 const SEND: &[&str] = &["send", "post", "publish", "tweet", "share", "reply", "submit review", "comment"];
+/// Buttons that put something where others see it.
+const PUBLISH: &[&str] = &[
+    "save profile",
+    "update profile",
+    "save bio",
+    "update bio",
+    "post review",
+    "add review",
+    "publish review",
+    "add comment",
+    "post comment",
+    "make public",
+    "share publicly",
+];
+/// Pages whose forms are seen by others: a profile, a review, a comment.
+const PUBLIC_PAGES: &[&str] = &["profile", "bio", "review", "comment"];
+/// What a page says of a form whose content everyone may see.
+const PUBLIC_WORDS: &[&str] = &[
+    "is public",
+    "are public",
+    "be public",
+    "publicly",
+    "public profile",
+    "visible to everyone",
+    "visible to anyone",
+    "anyone can see",
+    "everyone can see",
+    "shown on your profile",
+];
+/// Buttons that submit what a form holds.
+const SUBMITS: &[&str] = &["submit", "save", "update", "post", "send", "confirm", "done", "ok"];
 const DELETE: &[&str] =
     &["delete", "remove account", "erase", "destroy", "empty trash", "cancel subscription", "unsubscribe"];
 const ACCOUNT: &[&str] = &[
@@ -131,14 +165,23 @@ pub fn assess(action: &Action, element: &MapElement, page: &PageMap, strictness:
             })
         }
         Action::ClickElement { .. } => {
-            let found =
-                [(Kind::Purchase, PURCHASE), (Kind::Delete, DELETE), (Kind::Account, ACCOUNT), (Kind::Send, SEND)]
-                    .into_iter()
-                    .find_map(|(kind, words)| words.iter().find(|w| has_phrase(&label, w)).map(|w| (kind, *w)));
+            let found = [
+                (Kind::Purchase, PURCHASE),
+                (Kind::Delete, DELETE),
+                (Kind::Account, ACCOUNT),
+                (Kind::Publish, PUBLISH),
+                (Kind::Send, SEND),
+            ]
+            .into_iter()
+            .find_map(|(kind, words)| words.iter().find(|w| has_phrase(&label, w)).map(|w| (kind, *w)));
             if let Some((kind, word)) = found {
                 return Some(Consequence { kind, reason: text!("core_reason_click_says", &shown, word) });
             }
             let url = page.url.to_lowercase();
+            let submits = SUBMITS.iter().any(|w| has_phrase(&label, w)) || attr("type").as_deref() == Some("submit");
+            if let Some(reason) = submits.then(|| publishes(page, &shown, &url)).flatten() {
+                return Some(Consequence { kind: Kind::Publish, reason });
+            }
             let sensitive_page = SENSITIVE_PAGES.iter().find(|w| url.contains(*w));
             let submit = STRICT_SUBMITS.iter().find(|w| has_phrase(&label, w)).is_some()
                 || attr("type").as_deref() == Some("submit");
@@ -161,6 +204,21 @@ impl Consequence {
     }
 }
 
+/// Why submitting on `page` publishes, if it does: the page says its content is public, or it
+/// is a profile, review or comment page.
+fn publishes(page: &PageMap, shown: &str, url: &str) -> Option<Text> {
+    let said = page.texts().find_map(|text| {
+        let text = text.to_lowercase();
+        PUBLIC_WORDS.iter().find(|words| has_phrase(&text, words))
+    });
+    if let Some(words) = said {
+        return Some(text!("core_reason_publishes", shown, format!("\"{words}\"")));
+    }
+    let path = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let path = path.split_once('/').map_or("", |(_, path)| path);
+    PUBLIC_PAGES.iter().find(|w| path.contains(*w)).map(|word| text!("core_reason_submit_on_page", shown, *word))
+}
+
 /// `phrase` as whole words in `text` ("pay" in "Pay now", not in "PayPal account" or "display").
 fn has_phrase(text: &str, phrase: &str) -> bool {
     let mut start = 0;
@@ -180,7 +238,8 @@ fn has_phrase(text: &str, phrase: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dom_map::{ElementRef, Viewport};
+    use crate::actions::Click;
+    use crate::dom_map::{ElementRef, LineKind, MapLine, Viewport};
 
     fn element(tag: &str, text: &str, attrs: &[(&str, &str)]) -> MapElement {
         MapElement {
@@ -192,6 +251,7 @@ mod tests {
             fingerprint: 0,
             is_new: false,
             link: None,
+            frame_url: None,
         }
     }
 
@@ -225,6 +285,31 @@ mod tests {
         assert_eq!(click(&element("button", "Add to cart", &[]), shop, Strictness::Normal), None);
         assert_eq!(click(&element("a", "PayPal help", &[]), shop, Strictness::Normal), None, "whole words only");
         assert_eq!(click(&element("button", "Place order", &[]), shop, Strictness::Off), None);
+    }
+
+    #[test]
+    fn publishing_asks_on_any_site() {
+        let normal = Strictness::Normal;
+        let plain = "https://shop.test/settings/newsletter";
+        assert_eq!(click(&element("button", "Save profile", &[]), plain, normal), Some(Kind::Publish));
+        assert_eq!(click(&element("button", "Post review", &[]), plain, normal), Some(Kind::Publish));
+        let save = element("button", "Save", &[("type", "submit")]);
+        assert_eq!(click(&save, plain, normal), None, "a plain save");
+        assert_eq!(click(&save, "https://forum.test/u/ada/profile/edit", normal), Some(Kind::Publish));
+        let mut public = page(plain);
+        public.lines.push(MapLine {
+            kind: LineKind::Text("Everything on this page is public: anyone can see it.".into()),
+            depth: 0,
+            rect: [0.0; 4],
+        });
+        let consequence = assess(&Action::ClickElement { index: 1, click: Click::Single }, &save, &public, normal);
+        let consequence = consequence.expect("a form the page calls public");
+        assert_eq!(consequence.kind, Kind::Publish);
+        assert_eq!(
+            consequence.question(),
+            "The agent wants to publish something where others can see it: clicking <button> \"Save\" [1] on a page that says \"is public\". Allow it?"
+        );
+        assert_eq!(click(&element("button", "Search", &[]), "https://forum.test/u/ada/profile", normal), None);
     }
 
     #[test]

@@ -43,16 +43,17 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let target = element.describe();
         match action {
             Action::InputText { text, .. } => {
-                let site = Site::of(page_url).map(|site| site.to_string()).unwrap_or_default();
+                // A field in a frame of another site sends what is typed there to that site.
+                let to = element.frame_url.as_deref().unwrap_or(page_url);
+                let site = Site::of(to).map(|site| site.to_string()).unwrap_or_default();
                 let doing = text!("core_doing_typing", &target, site);
-                let typing =
-                    Outbound { name, target: Some(&target), to: page_url, carried: Carried::Typed(text), doing };
+                let typing = Outbound { name, target: Some(&target), to, carried: Carried::Typed(text), doing };
                 self.guard_flow(&typing).await
             }
             Action::ClickElement { .. } => {
                 if let Some(link) = element.link.as_deref() {
                     let doing = text!("core_doing_following_link", &target, link);
-                    let link = Outbound { name, target: Some(&target), to: link, carried: Carried::Url, doing };
+                    let link = Outbound { name, target: Some(&target), to: link, carried: Carried::Link, doing };
                     return self.guard_leaving(&link).await;
                 }
                 if !matches!(element.tag.as_str(), "button" | "input") {
@@ -63,6 +64,28 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             }
             _ => Ok(None),
         }
+    }
+
+    /// Checks the characters `presses` would type into the focused field (of the page at
+    /// `page_url`, or of the frame of another site it is in), as typing is.
+    pub(super) async fn guard_keys(
+        &self,
+        keys: &str,
+        presses: &[KeyPress],
+        page_url: &str,
+    ) -> Result<Option<Done>, StepError> {
+        let typed: String = presses
+            .iter()
+            .filter(|press| press.key.chars().count() == 1 && !press.ctrl && !press.alt && !press.meta)
+            .map(|press| press.key.as_str())
+            .collect();
+        if typed.trim().is_empty() {
+            return Ok(None);
+        }
+        let frame = self.focus_frame_url.borrow().clone();
+        let to = frame.as_deref().unwrap_or(page_url);
+        let doing = text!("core_doing_pressing", keys);
+        self.guard_flow(&Outbound { name: "send_keys", target: None, to, carried: Carried::Typed(&typed), doing }).await
     }
 
     /// Checks the form Enter (among `presses`) would submit from the focused field.
@@ -131,6 +154,17 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     return Ok(None);
                 }
                 let data = flow.data().join(", ");
+                if flow.is_written() {
+                    return Ok(Some(report(
+                        name,
+                        target,
+                        false,
+                        format!(
+                            "The user did not allow sending what you wrote ({data}) to {}, a site they did not choose. Do not try to reach it another way; use the links pages offer, go on without it, or finish and tell the user what is left for them to do.",
+                            flow.site
+                        ),
+                    )));
+                }
                 Ok(Some(report(
                     name,
                     target,

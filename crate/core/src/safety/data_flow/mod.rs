@@ -9,6 +9,14 @@
 //!
 //! The sites the user chose: the one the task started on, those the user's tasks name, those on
 //! the allow list, and those the user allowed during the task (an approved flow, a confirmed plan).
+//!
+//! Matching data in every encoding is a race the defender loses (a fooled model can spell data
+//! out in words, reverse it, split it over two navigations), so the sinks are guarded too: what
+//! the agent wrote itself and would send to a site the user did not choose waits for the user as
+//! well, whatever it holds. The agent wrote an address it opens unless a page offered that very
+//! address (a link, a page's own address, a URL in its text) or it is a bare site known to the
+//! task; it wrote every text it types; it wrote a form's fields that hold what it typed. The
+//! search engine of the settings takes the agent's queries without asking.
 
 mod readings;
 mod scan;
@@ -41,6 +49,15 @@ const MAX_PASSAGES: usize = 40;
 const MAX_PASSAGE_CHARS: usize = 4000;
 /// How much of a flow's data the question names.
 const MAX_NAMED: usize = 3;
+/// Addresses offered by pages and sites known to the task, the oldest going first.
+const MAX_OFFERED: usize = 2000;
+const MAX_KNOWN_SITES: usize = 400;
+/// Texts the agent typed, remembered to recognise them in a form it submits.
+const MAX_WRITTEN: usize = 100;
+/// How much of what the agent wrote a question shows.
+const MAX_WRITTEN_SHOWN: usize = 120;
+/// A written value shorter than this is recognised in a form field only as the whole field.
+const MIN_WRITTEN_INSIDE: usize = 6;
 
 /// A host, with its port when the URL names one; `www.` does not count.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -71,7 +88,7 @@ impl Site {
     }
 
     /// One site covers the other (data read on `shop.test` may go back to `www.shop.test`).
-    fn same_as(&self, other: &Site) -> bool {
+    pub fn same_as(&self, other: &Site) -> bool {
         self.covers(other) || other.covers(self)
     }
 
@@ -103,6 +120,9 @@ pub enum Kind {
     /// Words in a row.
     Words,
     Secret,
+    /// Text the agent wrote itself (an address, typed words, a form it filled): it may hold the
+    /// user's data in a form no matching can read.
+    Written,
 }
 
 impl Kind {
@@ -116,6 +136,7 @@ impl Kind {
             Kind::Value => text!("core_data_value"),
             Kind::Words => text!("core_data_words"),
             Kind::Secret => text!("core_data_secret"),
+            Kind::Written => text!("core_data_written"),
         }
     }
 }
@@ -134,6 +155,8 @@ pub enum Source {
     Page(Site),
     /// The user's secret of this name.
     Secret(String),
+    /// The agent itself.
+    Agent,
 }
 
 impl Source {
@@ -144,6 +167,7 @@ impl Source {
             Source::Typed(site) => text!("core_data_typed_on", site.to_string()),
             Source::Page(site) => text!("core_data_read_on", site.to_string()),
             Source::Secret(name) => text!("core_data_your_secret", name),
+            Source::Agent => text!("core_data_by_agent"),
         }
     }
 
@@ -186,8 +210,10 @@ impl Item {
 /// What an action would carry to its destination.
 #[derive(Debug, Clone, Copy)]
 pub enum Carried<'a> {
-    /// Only the URL: opening a page, a tab, following a link.
-    Url,
+    /// Only a URL the page offers: following a link, opening a tab a page asked for.
+    Link,
+    /// Only a URL the agent wrote: opening a page or a tab, searching.
+    Address,
     /// A form's fields (name, value), sent to the URL.
     Form(&'a [(String, String)]),
     /// Text typed into a page at the URL.
@@ -242,7 +268,15 @@ impl Flow {
 
     /// The question put to the user; `doing` says how ("opening http://...").
     pub fn question(&self, doing: impl Into<Arg>) -> Message {
+        if self.is_written() {
+            return text!("core_question_written", self.data().join(", "), self.site.to_string(), doing.into()).into();
+        }
         text!("core_question_data_flow", self.listed(), self.site.to_string(), doing.into()).into()
+    }
+
+    /// Only what the agent wrote, with nothing of the user's recognised in it.
+    pub fn is_written(&self) -> bool {
+        self.found.iter().all(|found| found.kind == Kind::Written)
     }
 
     /// Why a secret was not sent (never asked: the user listed where it may go).
@@ -299,6 +333,13 @@ pub struct DataFlow {
     noted: Vec<Item>,
     /// Longer texts read or typed, for phrases, with where.
     passages: Vec<(Source, String)>,
+    /// Addresses pages offered (their links, their own addresses, URLs in their text), by the
+    /// hash of their parsed form (a checkpoint keeps them every step).
+    offered: Vec<u64>,
+    /// Sites pages linked to or named, and those of the pages themselves.
+    known: Vec<Site>,
+    /// What the agent typed, in [`compact`] form.
+    written: Vec<String>,
 }
 
 impl DataFlow {
@@ -330,18 +371,49 @@ impl DataFlow {
         sites.iter().map(Site::to_string).collect()
     }
 
-    /// Remembers what a page of `url` shows: its e-mail addresses, numbers, codes, names. `scans`
-    /// keeps what was found in each text, for the texts the page still shows at the next step.
+    /// Remembers what a page of `url` shows: its e-mail addresses, numbers, codes, names, and the
+    /// addresses and sites it names. `scans` keeps what was found in each text, for the texts the
+    /// page still shows at the next step.
     pub fn read_page<'t>(&mut self, url: &str, texts: impl Iterator<Item = &'t str>, scans: &mut PageScans) {
         let Some(site) = Site::of(url) else { return };
+        self.offer(url);
         for text in texts {
-            for (piece, followed) in scans.of(text) {
+            let scan = scans.of(text);
+            for address in &scan.addresses {
+                self.offer(address);
+            }
+            for (host, port) in &scan.sites {
+                self.know(Site::new(host, *port));
+            }
+            for (piece, followed) in &scan.pieces {
                 let quiet = !followed;
                 self.note(
                     Item::new(piece.kind, &piece.text, Source::Page(site.clone())).map(|item| Item { quiet, ..item }),
                 );
             }
         }
+    }
+
+    /// Remembers the addresses a page offers: its links.
+    pub fn offered_links<'u>(&mut self, links: impl Iterator<Item = &'u str>) {
+        for link in links {
+            self.offer(link);
+        }
+    }
+
+    fn offer(&mut self, url: &str) {
+        let Ok(parsed) = url::Url::parse(url) else { return };
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return;
+        }
+        if let Some(site) = Site::of(url) {
+            self.know(site);
+        }
+        keep_last(&mut self.offered, address_hash(&parsed), MAX_OFFERED);
+    }
+
+    fn know(&mut self, site: Site) {
+        keep_last(&mut self.known, site, MAX_KNOWN_SITES);
     }
 
     /// Remembers what was extracted from a page of `url`, its words included.
@@ -355,6 +427,10 @@ impl DataFlow {
     /// (the e-mail addresses and numbers in it still count).
     pub fn typed(&mut self, url: &str, text: &str, search_field: bool) {
         let Some(site) = Site::of(url) else { return };
+        let key = compact(text);
+        if !key.is_empty() {
+            keep_last(&mut self.written, key, MAX_WRITTEN);
+        }
         for piece in scan::pieces(text) {
             self.note(Item::new(piece.kind, &piece.text, Source::Typed(site.clone())));
         }
@@ -424,8 +500,17 @@ impl DataFlow {
                 found.push(Found { kind: item.kind, shown: item.shown.clone(), source: item.source.clone() });
             }
         };
+        let secret_listed_there =
+            |source: &Source| match source {
+                Source::Secret(name) => conversation.secrets.list().iter().any(|secret| {
+                    secret.name == *name && !secret.domains.is_empty() && secret.allowed_on_host(&site.host)
+                }),
+                _ => false,
+            };
         for item in self.items(conversation) {
-            let belongs_there = item.source.site().is_some_and(|from| from.same_as(&site));
+            // A site listed for a secret is the user's choice for it.
+            let belongs_there =
+                item.source.site().is_some_and(|from| from.same_as(&site)) || secret_listed_there(&item.source);
             // A detail the agent wrote down may go back to the site it was read on.
             let read_there = item.source == Source::Conversation
                 && self.noted.iter().any(|n| n.key == item.key && n.source.site().is_some_and(|s| s.same_as(&site)));
@@ -450,11 +535,78 @@ impl DataFlow {
                 });
             }
         }
-        if found.is_empty() {
-            Verdict::Free
-        } else {
-            Verdict::Ask(Flow { site, found })
+        if !found.is_empty() {
+            return Verdict::Ask(Flow { site, found });
         }
+        match self.written_part(conversation, &url, &site, carried) {
+            Some(shown) if !to_search => {
+                let found = vec![Found { kind: Kind::Written, shown, source: Source::Agent }];
+                Verdict::Ask(Flow { site, found })
+            }
+            _ => Verdict::Free,
+        }
+    }
+
+    /// What of `carried`, bound for `url` on `site`, the agent wrote itself, as shown to the user;
+    /// `None` when a page offered all of it (or it is the user's secret, allowed there).
+    fn written_part(
+        &self,
+        conversation: &Conversation,
+        url: &url::Url,
+        site: &Site,
+        carried: Carried,
+    ) -> Option<String> {
+        let allowed_secrets: Vec<&str> = conversation
+            .secrets
+            .list()
+            .iter()
+            .filter(|secret| secret.allowed_on_host(&site.host))
+            .map(|secret| secret.value.as_str())
+            .collect();
+        let own = |text: &str| allowed_secrets.iter().fold(text.to_string(), |left, secret| left.replace(secret, ""));
+        let shown = match carried {
+            Carried::Link => return None,
+            Carried::Address if self.offers(url) => return None,
+            Carried::Address => url.as_str().split_once("://").map_or(url.as_str(), |(_, rest)| rest).to_string(),
+            Carried::Typed(text) => own(text),
+            Carried::Form(fields) => {
+                let filled: Vec<String> =
+                    fields.iter().map(|(_, value)| own(value)).filter(|value| self.is_written(value)).collect();
+                filled.join(", ")
+            }
+        };
+        let shown = shown.trim();
+        (!shown.is_empty()).then(|| text::truncate_chars(shown, MAX_WRITTEN_SHOWN))
+    }
+
+    /// A page offered `url` itself, or it is the bare address of a site known to the task whose
+    /// name cannot carry data (a name a page used, or one of at most two labels: only a
+    /// subdomain can be made up for each visit).
+    fn offers(&self, url: &url::Url) -> bool {
+        if self.offered.contains(&address_hash(url)) {
+            return true;
+        }
+        let bare = url.path() == "/"
+            && url.query().is_none()
+            && url.fragment().is_none()
+            && url.username().is_empty()
+            && url.password().is_none();
+        let short_name = match url.host() {
+            Some(url::Host::Domain(domain)) => Site::new(domain, None).host.split('.').count() <= 2,
+            Some(_) => true,
+            None => false,
+        };
+        bare && (short_name || Site::of(url.as_str()).is_some_and(|site| self.known.contains(&site)))
+    }
+
+    /// `value` is, or holds, something the agent typed.
+    fn is_written(&self, value: &str) -> bool {
+        let value = compact(value);
+        !value.is_empty()
+            && self
+                .written
+                .iter()
+                .any(|key| *key == value || (key.chars().count() >= MIN_WRITTEN_INSIDE && value.contains(key.as_str())))
     }
 
     /// Every piece of data followed: the tasks', the conversation's, the secrets, what was noted.
@@ -478,6 +630,25 @@ impl DataFlow {
         items.extend(self.noted.iter().cloned());
         items
     }
+}
+
+/// A stable hash of a parsed address (FxHash has no per-run seed, so a resumed task finds it).
+fn address_hash(url: &url::Url) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = rustc_hash::FxHasher::default();
+    url.as_str().hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Adds `item` last to `list`, unless there already, the oldest going when `list` holds `max`.
+fn keep_last<T: PartialEq>(list: &mut Vec<T>, item: T, max: usize) {
+    if list.contains(&item) {
+        return;
+    }
+    if list.len() >= max {
+        list.remove(0);
+    }
+    list.push(item);
 }
 
 /// The sites the tasks name.
@@ -509,7 +680,7 @@ fn payload(url: &url::Url, carried: Carried) -> Vec<Part> {
         }
     }
     match carried {
-        Carried::Url => {}
+        Carried::Link | Carried::Address => {}
         Carried::Form(fields) => {
             for (name, value) in fields {
                 parts.extend([Part::name(name.as_str()), Part::value(value.as_str())]);

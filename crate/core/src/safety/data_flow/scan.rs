@@ -3,6 +3,7 @@
 //! addresses. Common words are not: they travel in every search.
 
 use super::Kind;
+use crate::safety::mentioned_sites;
 use rustc_hash::FxHashMap as HashMap;
 
 /// Words that announce a code or a private number after them ("booking reference: X7K9P2").
@@ -162,22 +163,44 @@ const MAX_SCANNED_CHARS: usize = 1 << 22;
 /// milliseconds a step. (The pieces of a text depend on nothing else, so a scan stays true.)
 #[derive(Default)]
 pub struct PageScans {
-    pieces: HashMap<String, Vec<(Piece, bool)>>,
+    scans: HashMap<String, Scan>,
     chars: usize,
 }
 
+/// What one page text holds.
+pub struct Scan {
+    /// The pieces of data in it, each with whether it is followed.
+    pub pieces: Vec<(Piece, bool)>,
+    /// The web addresses it writes out.
+    pub addresses: Vec<String>,
+    /// The sites it names (host, port).
+    pub sites: Vec<(String, Option<u16>)>,
+}
+
 impl PageScans {
-    /// The pieces of data in `text`, each with whether it is followed.
-    pub fn of(&mut self, text: &str) -> &[(Piece, bool)] {
-        if !self.pieces.contains_key(text) {
+    /// What `text` holds.
+    pub fn of(&mut self, text: &str) -> &Scan {
+        if !self.scans.contains_key(text) {
             if self.chars + text.len() > MAX_SCANNED_CHARS {
-                self.pieces.clear();
+                self.scans.clear();
                 self.chars = 0;
             }
             self.chars += text.len();
-            self.pieces.insert(text.to_string(), page_text_pieces(text));
+            self.scans.insert(text.to_string(), Scan::of(text));
         }
-        &self.pieces[text]
+        &self.scans[text]
+    }
+}
+
+impl Scan {
+    fn of(text: &str) -> Scan {
+        let addresses = text
+            .split_whitespace()
+            .filter(|word| word.starts_with("http://") || word.starts_with("https://"))
+            .map(|word| word.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', '"', '\'']).to_string())
+            .collect();
+        let sites = if text.contains('.') || text.contains("localhost") { mentioned_sites(text) } else { Vec::new() };
+        Scan { pieces: page_text_pieces(text), addresses, sites }
     }
 }
 
@@ -405,10 +428,10 @@ mod tests {
     fn the_scans_remembered_are_bounded_and_forgetting_them_changes_no_answer() {
         let mut scans = PageScans::default();
         let code = "Your one-time code is 482913";
-        let first = scans.of(code).to_vec();
+        let first = scans.of(code).pieces.to_vec();
         let filler = "words ".repeat(MAX_SCANNED_CHARS / 6);
-        assert!(scans.of(&filler).is_empty());
-        assert!(scans.chars <= MAX_SCANNED_CHARS && !scans.pieces.contains_key(code), "forgotten past the bound");
-        assert_eq!(scans.of(code), first.as_slice());
+        assert!(scans.of(&filler).pieces.is_empty());
+        assert!(scans.chars <= MAX_SCANNED_CHARS && !scans.scans.contains_key(code), "forgotten past the bound");
+        assert_eq!(scans.of(code).pieces, first);
     }
 }

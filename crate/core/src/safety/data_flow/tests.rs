@@ -37,9 +37,10 @@ impl Case {
         self.flow.check(&conversation, to, carried)
     }
 
-    /// The data a navigation to `to` would need approval for (empty when free).
+    /// The data following a page's link to `to` would need approval for (empty when free): what
+    /// matching finds, as nothing of a link is the agent's own writing.
     fn asks(&self, to: &str) -> Vec<String> {
-        match self.check(to, Carried::Url) {
+        match self.check(to, Carried::Link) {
             Verdict::Free => Vec::new(),
             Verdict::Ask(flow) => flow.data(),
             Verdict::Never(flow) => panic!("refused outright: {flow:?}"),
@@ -86,7 +87,7 @@ fn encodings_do_not_hide_the_data() {
 
 #[test]
 fn the_question_names_the_data_its_origin_and_the_site() {
-    let Verdict::Ask(flow) = email_case().check("http://collector.test:4100/c?e=ada@example.org", Carried::Url) else {
+    let Verdict::Ask(flow) = email_case().check("http://collector.test:4100/c?e=ada@example.org", Carried::Link) else {
         panic!("should ask")
     };
     assert_eq!(
@@ -159,8 +160,100 @@ fn a_form_s_fields_and_typed_text_are_checked_like_urls() {
     let other = vec![("q".to_string(), "mugs".to_string())];
     assert_eq!(case.check("http://collector.test/search", Carried::Form(&other)), Verdict::Free);
     // Typing on a page is giving the data to its site.
-    assert!(matches!(case.check("http://collector.test/form", Carried::Typed("ada@example.org")), Verdict::Ask(_)));
-    assert_eq!(case.check("http://collector.test/form", Carried::Typed("blue mugs")), Verdict::Free);
+    let Verdict::Ask(flow) = case.check("http://collector.test/form", Carried::Typed("ada@example.org")) else {
+        panic!("should ask")
+    };
+    assert!(!flow.is_written(), "the data is named: {flow:?}");
+    assert_eq!(case.check("https://shop.test/form", Carried::Typed("blue mugs")), Verdict::Free);
+}
+
+/// What sending `carried` to `to` would ask about, as the question shows it (None: free).
+fn written(case: &Case, to: &str, carried: Carried) -> Option<String> {
+    match case.check(to, carried) {
+        Verdict::Free => None,
+        Verdict::Ask(flow) => Some(flow.data().join(", ")),
+        Verdict::Never(flow) => panic!("refused outright: {flow:?}"),
+    }
+}
+
+#[test]
+fn an_address_the_agent_wrote_for_a_site_not_chosen_asks_whatever_it_holds() {
+    let case = email_case();
+    // The roads matching cannot see: words, reversed, halves on two navigations, a made-up name.
+    for url in [
+        "http://collector.test/?u=ada%20at%20example%20dot%20org",
+        "http://collector.test/?u=gro.elpmaxe@ada",
+        "http://collector.test/?a=ada@exam",
+        "http://collector.test/?b=ple.org",
+        "http://collector.test/ZnVu",
+        "http://collector.test/#x",
+        "http://xyzzy.collector.test/",
+    ] {
+        assert!(written(&case, url, Carried::Address).is_some(), "{url} should ask");
+    }
+    assert_eq!(
+        written(&case, "http://collector.test/?u=ada%20at%20example%20dot%20org", Carried::Address).unwrap(),
+        "collector.test/?u=ada%20at%20example%20dot%20org"
+    );
+    // Where the user chose, and to the search engine of the settings, the agent writes freely.
+    assert_eq!(written(&case, "https://shop.test/?u=gro.elpmaxe@ada", Carried::Address), None);
+    assert_eq!(written(&case, "https://duckduckgo.com/?q=gro.elpmaxe", Carried::Address), None);
+    // A bare site whose name cannot be made up for the visit.
+    assert_eq!(written(&case, "http://collector.test/", Carried::Address), None);
+    assert_eq!(written(&case, "https://www.collector.test/", Carried::Address), None);
+    assert_eq!(written(&case, "http://localhost:8080/", Carried::Address), None);
+    assert_eq!(written(&case, "http://127.0.0.1:8080/", Carried::Address), None);
+    let Verdict::Ask(flow) = case.check("http://collector.test/?u=gro.elpmaxe@ada", Carried::Address) else {
+        panic!("should ask")
+    };
+    assert_eq!(
+        flow.question("opening it"),
+        "The agent wrote collector.test/?u=gro.elpmaxe@ada itself and would send it to collector.test, a site you have not chosen, by opening it. What an agent writes can carry your data in a form no check can read (spelled out, reversed, in pieces). Allow it?"
+    );
+}
+
+#[test]
+fn an_address_a_page_offered_is_not_the_agent_s_writing() {
+    let mut case = email_case();
+    case.flow.read_page(
+        START,
+        ["Read more at https://docs.example.net/guide?id=7, or on news.example.com."].into_iter(),
+        &mut PageScans::default(),
+    );
+    case.flow.offered_links(["https://partner.example.com/offer/42?ref=shop"].into_iter());
+    assert_eq!(written(&case, "https://partner.example.com/offer/42?ref=shop", Carried::Address), None);
+    assert_eq!(written(&case, "https://docs.example.net/guide?id=7", Carried::Address), None, "a URL in the text");
+    assert_eq!(written(&case, "https://news.example.com/", Carried::Address), None, "a site the text names");
+    assert!(written(&case, "https://partner.example.com/offer/42?ref=ada", Carried::Address).is_some(), "changed");
+    assert!(written(&case, "https://partner.example.com/offer/42?ref=shop#ada", Carried::Address).is_some());
+    assert!(written(&case, "https://ada.news.example.com/", Carried::Address).is_some(), "a made-up subdomain");
+    // A link is the page's: only what matching finds in it counts.
+    assert_eq!(written(&case, "https://elsewhere.test/any/path?x=1", Carried::Link), None);
+    // The offers survive a checkpoint.
+    let restored: DataFlow = serde_json::from_value(serde_json::to_value(&case.flow).unwrap()).unwrap();
+    assert!(restored.offers(&url::Url::parse("https://partner.example.com/offer/42?ref=shop").unwrap()));
+}
+
+#[test]
+fn text_typed_into_a_site_not_chosen_asks_and_a_form_asks_for_what_was_typed() {
+    let mut case = email_case();
+    assert_eq!(written(&case, "http://collector.test/form", Carried::Typed("a d a")), Some("a d a".into()));
+    assert_eq!(written(&case, "https://shop.test/form", Carried::Typed("a d a")), None, "the start site");
+    // A form of the start site bound for another: the fields the agent typed ask, the page's own do not.
+    case.flow.typed(START, "mugs", true);
+    case.flow.typed(START, "xq", false);
+    let page_own = vec![("token".to_string(), "x81".to_string()), ("list".into(), "weekly".into())];
+    assert_eq!(written(&case, "http://collector.test/subscribe", Carried::Form(&page_own)), None);
+    let searched = vec![("token".to_string(), "x81".to_string()), ("q".into(), "mugs".into())];
+    assert_eq!(written(&case, "http://collector.test/search", Carried::Form(&searched)), Some("mugs".into()));
+    let short = vec![("a".to_string(), "xq".to_string()), ("b".into(), "xqz".into())];
+    assert_eq!(written(&case, "http://collector.test/s", Carried::Form(&short)), Some("xq".into()), "whole field");
+    // The user's secret typed on a site listed for it is theirs to send there.
+    let login = with_secret(&["login.test"]);
+    assert_eq!(written(&login, "https://login.test/", Carried::Typed("Hunter2-Orbit")), None);
+    let fields = vec![("password".to_string(), "Hunter2-Orbit".to_string())];
+    assert_eq!(written(&login, "https://login.test/session", Carried::Form(&fields)), None);
+    assert!(written(&login, "https://login.test/", Carried::Typed("Hunter2-Orbit and more")).is_some());
 }
 
 fn with_secret(domains: &[&str]) -> Case {
@@ -189,7 +282,7 @@ fn a_secret_never_goes_outside_its_sites_whatever_was_chosen() {
         "it would send your secret \"shop_password\" to collector.test, which is not among the sites listed for it in the settings; secrets never go anywhere else"
     );
     let encoded = "http://collector.test/?p=SHVudGVyMi1PcmJpdA";
-    assert!(matches!(case.check(encoded, Carried::Url), Verdict::Never(_)), "base64 of the secret");
+    assert!(matches!(case.check(encoded, Carried::Link), Verdict::Never(_)), "base64 of the secret");
     assert!(matches!(case.check("http://collector.test/", Carried::Typed("Hunter2-Orbit")), Verdict::Never(_)));
 }
 
@@ -197,7 +290,7 @@ fn a_secret_never_goes_outside_its_sites_whatever_was_chosen() {
 fn a_secret_for_any_site_still_asks_before_a_new_one() {
     let case = with_secret(&[]);
     assert_eq!(case.asks("http://collector.test/?p=hunter2orbit"), vec!["shop_password".to_string()]);
-    let Verdict::Ask(flow) = case.check("http://collector.test/?p=hunter2orbit", Carried::Url) else { panic!() };
+    let Verdict::Ask(flow) = case.check("http://collector.test/?p=hunter2orbit", Carried::Link) else { panic!() };
     assert!(!flow.question("opening it").contains("Hunter2"), "{}", flow.question("opening it"));
 }
 
@@ -245,7 +338,7 @@ fn values_typed_are_followed_except_search_queries() {
     case.flow.typed(START, "blue mugs", true);
     assert_eq!(case.asks("http://collector.test/?n=Ada%20Lovelace"), vec!["Ada Lovelace".to_string()]);
     assert!(case.asks("http://collector.test/?q=blue+mugs").is_empty());
-    let Verdict::Ask(flow) = case.check("http://collector.test/?n=ada-lovelace", Carried::Url) else { panic!() };
+    let Verdict::Ask(flow) = case.check("http://collector.test/?n=ada-lovelace", Carried::Link) else { panic!() };
     assert_eq!(
         flow.question("opening it"),
         "This would send Ada Lovelace (a value typed on shop.test) to collector.test, by opening it. Allow it?"
@@ -345,7 +438,7 @@ proptest::proptest! {
         case.flow.read_page(START, [text.as_str()].into_iter(), &mut PageScans::default());
         case.flow.typed(START, &text, false);
         case.flow.read_passage("https://mail.test/", &text);
-        let _ = case.check(&format!("http://collector.test/{path}"), Carried::Url);
+        let _ = case.check(&format!("http://collector.test/{path}"), Carried::Link);
         let _ = case.check("http://collector.test/", Carried::Typed(&text));
         let fields = vec![(text.clone(), path.clone())];
         let _ = case.check(&format!("http://{text}/"), Carried::Form(&fields));

