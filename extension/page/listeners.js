@@ -107,7 +107,8 @@
         tell('added');
       }
       const options = arguments.length > 2 ? arguments[2] : undefined;
-      // Only the native function throws when no page code runs in it (no conversions, no getters).
+      // With no page code run in it (a string type, no options object), an error is the native
+      // function's own: its stack then starts at the page's call, as the native one does.
       if (typeof type !== 'string' || (typeof options === 'object' && options !== null)) {
         return apply(originalAdd, this, arguments);
       }
