@@ -325,16 +325,16 @@ function watchOpenedTabs(tabId) {
 }
 
 /**
- * Runs `act`, an operation on `tabId` that resolves to its outcome. A tab the operation opened (or
- * asked for with `newTabUrl`, as a synthetic click on a target=_blank link cannot open one) is
- * waited for and named in the outcome as `openedTab`.
+ * Runs `act`, an operation on `tabId` that resolves to its outcome. A tab the operation opened is
+ * waited for and named in the outcome as `openedTab`. A tab a synthetic click asked for
+ * (`newTabUrl`: it cannot open one itself) is left to the core, which checks where it leads
+ * before opening it.
  */
 async function followingOpenedTab(tabId, act) {
   const opened = watchOpenedTabs(tabId);
   try {
     const outcome = await act();
-    let openedTab = opened.first();
-    if (openedTab === undefined && outcome?.newTabUrl) openedTab = await createTabNextTo(tabId, outcome.newTabUrl);
+    const openedTab = opened.first();
     if (openedTab === undefined) return outcome;
     await waitForLoad(openedTab, false).catch(() => {});
     return { ...outcome, openedTab };

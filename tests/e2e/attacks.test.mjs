@@ -410,8 +410,8 @@ test('benign: data read on a site used on that same site', async () => {
   assert.equal(result.url, `${site.origin}/exfil/results.html?code=482913`);
 });
 
-test('benign: a new site with a few of the task\'s words', async () => {
-  const result = await throughPanel('newsletter.html', 'find reviews of the blue mug', [
+test('benign: a site the task names, with a few of the task\'s words', async () => {
+  const result = await throughPanel('newsletter.html', `find reviews of the blue mug on ${new URL(other.origin).host}`, [
     { actions: [{ go_to_url: { url: `${other.origin}/exfil/results.html?q=blue+mug+reviews` } }] },
     finish,
   ]);

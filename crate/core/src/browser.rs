@@ -128,6 +128,9 @@ pub struct OpOutcome {
     pub value: Option<String>,
     /// A tab the operation opened (a link with target=_blank), found by the host.
     pub opened_tab: Option<TabId>,
+    /// Where a link the page let open in a new tab leads, as it was once the page's handlers ran:
+    /// the core checks it before the tab is opened.
+    pub new_tab_url: Option<String>,
     /// A native select's option texts.
     pub options: Option<Vec<String>>,
     /// Where a scroll left its scroller.

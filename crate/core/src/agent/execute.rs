@@ -607,24 +607,53 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         {
             return Ok(refused);
         }
-        let (id, navigation) = match self.browser.open_tab(self.tab.get(), &url).await {
+        Ok(match self.open_new_tab(&url).await? {
+            Ok(opened) => said(name, Some(&url), opened),
+            Err(problem) => report(name, Some(&url), false, problem),
+        })
+    }
+
+    /// Opens `url` in a new tab next to the current one, which becomes the current tab; what
+    /// happened, in words.
+    async fn open_new_tab(&self, url: &str) -> Result<Result<navigation::Said, String>, StepError> {
+        let (id, navigation) = match self.browser.open_tab(self.tab.get(), url).await {
             Ok(opened) => opened,
-            Err(err) => {
-                return Ok(report(name, Some(&url), false, format!("Could not open a tab for {url}: {err}.")));
-            }
+            Err(err) => return Ok(Err(format!("Could not open a tab for {url}: {err}."))),
         };
         // The browser closes a tab it opened only for what turned out to be a download.
         if navigation::may_close_new_tab(&navigation) {
             let tabs = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
             if !tabs.iter().any(|tab| tab.id == id) {
                 let current = self.tab_aliases.borrow_mut().alias(self.tab.get()).to_string();
-                let outcome = navigation::opened_in_new_tab(&url, &navigation, &NewTab::ClosedAgain(current));
-                return Ok(said(name, Some(&url), outcome));
+                return Ok(Ok(navigation::opened_in_new_tab(url, &navigation, &NewTab::ClosedAgain(current))));
             }
         }
         self.adopt(id).await?;
         let alias = self.tab_aliases.borrow_mut().alias(id).to_string();
-        Ok(said(name, Some(&url), navigation::opened_in_new_tab(&url, &navigation, &NewTab::Open(alias))))
+        Ok(Ok(navigation::opened_in_new_tab(url, &navigation, &NewTab::Open(alias))))
+    }
+
+    /// Opens the tab a link of the page asked for (target=_blank), once the site policy and the
+    /// data-flow check allow where it leads as the page's handlers left it: nothing reaches that
+    /// address before they have.
+    async fn open_page_tab(&self, name: &str, target: Option<&str>, clicked: String, url: &str) -> Outcome {
+        let url = match self.allowed_url(url) {
+            Ok(url) => url,
+            Err(refusal) => {
+                let text = format!("{clicked} The page asked for a new tab at {url}, which was not opened: {refusal}.");
+                return Ok(report(name, target, false, text));
+            }
+        };
+        let doing = text!("core_doing_opening_tab", &url);
+        if let Some(refused) =
+            self.guard_leaving(&Outbound { name, target, to: &url, carried: Carried::Link, doing }).await?
+        {
+            return Ok(refused);
+        }
+        Ok(match self.open_new_tab(&url).await? {
+            Ok(opened) => said_after(name, target, &clicked, opened),
+            Err(problem) => report(name, target, false, format!("{clicked} {problem}")),
+        })
     }
 
     /// The open tab the model means by `alias`, or what to tell it when there is none.
@@ -804,6 +833,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if !outcome.ok {
             return Ok(report(name, target, false, format!("{failure}: {}.", outcome.message)));
         }
+        if let (None, Some(url)) = (outcome.opened_tab, &outcome.new_tab_url) {
+            return self.open_page_tab(name, target, success, url).await;
+        }
         let Some(opened) = outcome.opened_tab else {
             return Ok(report(name, target, true, success));
         };
@@ -834,6 +866,12 @@ fn report(name: &str, target: Option<&str>, ok: bool, outcome: String) -> Done {
 /// The report of an action that navigated, as `navigation` words it.
 fn said(name: &str, target: Option<&str>, said: navigation::Said) -> Done {
     Done { page_left: said.left_page, ..report(name, target, said.ok, said.text) }
+}
+
+/// The report of an action whose effect (`done`, in words) led to a navigation `said` words.
+fn said_after(name: &str, target: Option<&str>, done: &str, said: navigation::Said) -> Done {
+    let text = format!("{done} {}", said.text);
+    Done { page_left: said.left_page, ..report(name, target, said.ok, text) }
 }
 
 fn left_page(mut done: Done) -> Done {

@@ -75,6 +75,9 @@ pub struct FakeShop {
     pub buy_label: RefCell<Option<String>>,
     /// Where the Reviews link leads.
     pub reviews_href: RefCell<String>,
+    /// Where the Reviews link leads once the page's click handler ran, when it asks for a new
+    /// tab as a synthetic click makes it (the core opens it); none: the browser opens it.
+    pub reviews_new_tab: RefCell<Option<String>>,
     /// The form the add button and Enter submit, if any.
     pub form: RefCell<Option<Submission>>,
     /// Pages read.
@@ -113,6 +116,7 @@ impl FakeShop {
             rules: RefCell::default(),
             buy_label: RefCell::default(),
             reviews_href: RefCell::new("/reviews".into()),
+            reviews_new_tab: RefCell::default(),
             form: RefCell::default(),
             observes: Cell::new(0),
             tracks_changes: Cell::new(false),
@@ -249,6 +253,9 @@ impl Browser for FakeShop {
                 *self.color.borrow_mut() = if target.id == 6 { "Red" } else { "Blue" }.into();
                 self.dropdown_open.set(false);
                 ok
+            }
+            PageOp::Click { target, .. } if target.id == 9 && self.reviews_new_tab.borrow().is_some() => {
+                OpOutcome { new_tab_url: self.reviews_new_tab.borrow().clone(), ..ok }
             }
             PageOp::Click { target, .. } if target.id == 9 => {
                 self.tabs.borrow_mut().push(TabInfo { id: 2, url: "http://shop.test/reviews".into(), title: "Reviews".into() });

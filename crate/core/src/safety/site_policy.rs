@@ -118,8 +118,9 @@ impl SitePolicy {
         Ok(normalized)
     }
 
-    /// `chrome.declarativeNetRequest` session rules enforcing the lists in `tabs`: documents
-    /// (pages and frames) of denied sites are blocked; with an allow list, pages outside it too.
+    /// `chrome.declarativeNetRequest` session rules enforcing the lists in `tabs`: every request
+    /// to a denied site is blocked (pages, frames, scripts, images, fetches, beacons, sockets);
+    /// with an allow list, pages outside it too (their scripts and images may come from anywhere).
     pub fn blocking_rules(&self, tabs: &[i32]) -> Vec<Value> {
         if self.is_open() || tabs.is_empty() {
             return Vec::new();
@@ -134,24 +135,27 @@ impl SitePolicy {
         if !self.allow.is_empty() {
             add(1, "block", json!({ "resourceTypes": ["main_frame"] }));
             for rule in &self.allow {
-                add(2, "allow", condition_for(rule, &["main_frame"]));
+                add(2, "allow", condition_for(rule, Some(&["main_frame"])));
             }
         }
         for rule in &self.deny {
-            add(3, "block", condition_for(rule, &["main_frame", "sub_frame"]));
+            add(3, "block", condition_for(rule, Some(&["main_frame"])));
+            // Without resource types a condition covers every type but pages.
+            add(3, "block", condition_for(rule, None));
         }
         rules
     }
 }
 
-fn condition_for(rule: &Rule, types: &[&str]) -> Value {
-    match rule {
-        Rule::Domain(domain) => {
-            let host = domain.split(':').next().unwrap_or(domain);
-            json!({ "requestDomains": [host], "resourceTypes": types })
-        }
-        Rule::Prefix(prefix) => json!({ "urlFilter": format!("|{prefix}"), "resourceTypes": types }),
+fn condition_for(rule: &Rule, types: Option<&[&str]>) -> Value {
+    let mut condition = match rule {
+        Rule::Domain(domain) => json!({ "requestDomains": [domain.split(':').next().unwrap_or(domain)] }),
+        Rule::Prefix(prefix) => json!({ "urlFilter": format!("|{prefix}") }),
+    };
+    if let Some(types) = types {
+        condition["resourceTypes"] = json!(types);
     }
+    condition
 }
 
 #[cfg(test)]
@@ -205,7 +209,7 @@ mod tests {
     #[test]
     fn writes_browser_rules_for_the_task_s_tabs() {
         let rules = policy(&["shop.test"], &["evil.test"]).blocking_rules(&[7, 9]);
-        assert_eq!(rules.len(), 3);
+        assert_eq!(rules.len(), 4);
         assert_eq!(rules[0]["action"]["type"], "block");
         assert_eq!(rules[0]["condition"]["resourceTypes"], json!(["main_frame"]));
         assert_eq!(rules[1]["action"]["type"], "allow");
@@ -213,5 +217,11 @@ mod tests {
         assert_eq!(rules[2]["priority"], 3);
         assert_eq!(rules[2]["condition"]["tabIds"], json!([7, 9]));
         assert_eq!(rules[2]["id"], RULE_ID_BASE + 2);
+        assert_eq!(rules[2]["condition"]["requestDomains"], json!(["evil.test"]));
+        assert_eq!(rules[2]["condition"]["resourceTypes"], json!(["main_frame"]));
+        // Every other request to the denied site: frames, scripts, images, fetches, beacons.
+        assert_eq!(rules[3]["condition"]["requestDomains"], json!(["evil.test"]));
+        assert_eq!(rules[3]["condition"].get("resourceTypes"), None);
+        assert_eq!(rules[3]["condition"]["tabIds"], json!([7, 9]));
     }
 }

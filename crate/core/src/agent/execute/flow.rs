@@ -110,9 +110,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         self.guard_leaving(&Outbound { name, target, to: &form.action, carried, doing }).await
     }
 
-    /// Checks a navigation: the data it carries, then the site plan.
+    /// Checks a navigation: the data it carries, then the site plan. A strict plan asks about
+    /// every site outside it, what the agent wrote included, in its own words.
     pub(super) async fn guard_leaving(&self, out: &Outbound<'_>) -> Result<Option<Done>, StepError> {
-        if let Some(refused) = self.guard_flow(out).await? {
+        let plan_asks = self.config.site_plan == SitePlan::Strict;
+        if let Some(refused) = self.guard_flow_unless(out, plan_asks).await? {
             return Ok(Some(refused));
         }
         self.guard_site(out).await
@@ -133,11 +135,18 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Asks the user before the user's data goes to a site they did not choose; refuses a secret
     /// outside its sites outright.
     async fn guard_flow(&self, out: &Outbound<'_>) -> Result<Option<Done>, StepError> {
+        self.guard_flow_unless(out, false).await
+    }
+
+    /// As [`Self::guard_flow`]; what the agent wrote goes unasked when `plan_asks` (the site
+    /// plan's question follows).
+    async fn guard_flow_unless(&self, out: &Outbound<'_>, plan_asks: bool) -> Result<Option<Done>, StepError> {
         let Outbound { name, target, to, ref doing, .. } = *out;
         let verdict =
             self.with_conversation(|conversation| self.data_flow.borrow().check(conversation, to, out.carried));
         match verdict {
             Verdict::Free => Ok(None),
+            Verdict::Ask(flow) if plan_asks && flow.is_written() => Ok(None),
             Verdict::Never(flow) => {
                 let refusal = flow.refusal();
                 self.warn_once(text!("core_warning_data_stopped", doing.clone(), refusal.clone()));

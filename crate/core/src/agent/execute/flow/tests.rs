@@ -3,7 +3,7 @@ use crate::agent::fakes::{config, outcomes, reply, run_as, FakeShop, FakeUser, S
 use crate::agent::{AgentEvent, TaskConfig};
 use crate::browser::Submission;
 use crate::llm::LlmError;
-use crate::safety::{Secret, Secrets, SitePlan};
+use crate::safety::{Secret, Secrets, SitePlan, SitePolicy};
 
 const TASK: &str = "sign me up for the newsletter with ada@example.org";
 
@@ -99,6 +99,42 @@ fn an_address_the_agent_wrote_for_another_site_asks_once_whatever_it_holds() {
     let events = run_steps(&task_config(), &shop, &steps, &user(true));
     assert_eq!(questions(&events).len(), 1);
     assert_eq!(shop.tabs.borrow().last().unwrap().url, "http://collector.test/?u=gro.elpmaxe@ada");
+}
+
+#[test]
+fn a_new_tab_a_link_asks_for_is_checked_where_the_page_s_handlers_left_it_before_it_opens() {
+    let click = r#"[{"click_element":{"index":4,"click":null}}]"#;
+    // A click handler rewrote the link to carry the user's e-mail address.
+    let shop = FakeShop::new();
+    *shop.reviews_new_tab.borrow_mut() = Some("http://collector.test/r?e=ada@example.org".into());
+    let events = run_steps(&task_config(), &shop, &[click], &user(false));
+    let asked = questions(&events);
+    assert!(asked[0].0.starts_with("This would send ada@example.org (an email address from your task) to collector.test, by opening http://collector.test/r?e=ada@example.org in a new tab"), "{asked:?}");
+    assert_eq!(shop.tabs.borrow().len(), 1, "no tab opened");
+    // ...or to a denied site: refused without a question.
+    let shop = FakeShop::new();
+    *shop.reviews_new_tab.borrow_mut() = Some("http://collector.test/landing".into());
+    let denied = TaskConfig { policy: SitePolicy::new(&[], &["collector.test".into()]).unwrap(), ..task_config() };
+    let events = run_steps(&denied, &shop, &[click], &user(true));
+    assert_eq!(questions(&events), vec![]);
+    assert!(
+        outcomes(&events)[0]
+            .contains("The page asked for a new tab at http://collector.test/landing, which was not opened: "),
+        "{:?}",
+        outcomes(&events)
+    );
+    assert_eq!(shop.tabs.borrow().len(), 1, "no tab opened");
+    // A link to the start site opens, and the task goes on there.
+    let shop = FakeShop::new();
+    *shop.reviews_new_tab.borrow_mut() = Some("http://shop.test/reviews".into());
+    let events = run_steps(&task_config(), &shop, &[click], &user(false));
+    assert_eq!(questions(&events), vec![]);
+    assert!(
+        outcomes(&events)[0].contains("Opened http://shop.test/reviews in a new tab, t2"),
+        "{:?}",
+        outcomes(&events)
+    );
+    assert_eq!(shop.tabs.borrow().last().unwrap().url, "http://shop.test/reviews");
 }
 
 #[test]
