@@ -4,7 +4,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { access, mkdtemp, rm, stat } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -95,6 +95,35 @@ test('with the setting off, an app sees the tools but every call is refused with
   }
 });
 
+test('the server names itself, says how to use it, and what each tool does to the browser', async () => {
+  const app = await connectApp();
+  try {
+    const server = app.getServerVersion();
+    assert.equal(server.name, 'rust-browser-agent');
+    assert.equal(server.title, 'Rust Browser Agent');
+    const cargo = await readFile(join(EXTENSION_DIR, 'Cargo.toml'), 'utf8');
+    assert.equal(server.version, cargo.match(/^version = "([^"]+)"/m)[1]);
+    assert.match(app.getInstructions(), /^Acts in the user's own Chrome .*Use run_task for whole tasks/);
+    const { tools } = await app.listTools();
+    const hints = Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]));
+    for (const name of ['get_state', 'list_tabs', 'screenshot']) {
+      assert.deepEqual(
+        [hints[name].readOnlyHint, hints[name].destructiveHint, hints[name].openWorldHint], [true, false, false], name,
+      );
+    }
+    for (const name of ['click', 'type']) {
+      assert.deepEqual([hints[name].readOnlyHint, hints[name].destructiveHint], [false, true], name);
+    }
+    assert.equal(hints.navigate.readOnlyHint, false);
+    assert.deepEqual(hints.run_task, {
+      title: 'Run a browser task', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true,
+    });
+    assert.ok(tools.every((tool) => tool.annotations?.title && tool.title === tool.annotations.title), 'every tool has a title');
+  } finally {
+    await app.close();
+  }
+});
+
 test('an app runs the shop task with run_task: progress per step, the answer, the cart really changed', async () => {
   await applySettings(agent, settings(true));
   await waitFor(socketExists, 'the host Chrome starts to listen');
@@ -119,6 +148,64 @@ test('an app runs the shop task with run_task: progress per step, the answer, th
     const shop = agent.context.pages().find((page) => page.url().endsWith('/shop/mugs.html'));
     assert.ok(shop, 'the task ran in a tab of the browser');
     assert.equal(await shop.locator('#cart-count').textContent(), 'Cart: 1 item');
+
+    // The user goes on in another tab; the app's next calls act where its task ended, not there.
+    const other = await openTarget(agent, `${site.origin}/mcp/contact.html`);
+    const state = text(await app.callTool({ name: 'get_state', arguments: {} }, undefined, { timeout: TIMEOUT }));
+    assert.match(state, /\nCurrent URL: http:\/\/127\.0\.0\.1:\d+\/shop\/mugs\.html\n/);
+    const typed = await app.callTool({ name: 'type', arguments: { index: indexOf(state, /Filter mugs/), text: 'red' } });
+    assert.ok(!typed.isError, text(typed));
+    assert.equal(await shop.locator('#filter').inputValue(), 'red');
+    assert.equal(await other.page.locator('#name').inputValue(), '', 'nothing was typed in the other tab');
+  } finally {
+    await app.close();
+  }
+});
+
+test('while one app uses the agent, a second app\'s first call is refused with that reason, every time', async () => {
+  await applySettings(agent, settings(true));
+  await waitFor(socketExists, 'the host listens');
+  const first = await connectApp();
+  try {
+    assert.match(text(await first.callTool({ name: 'list_tabs', arguments: {} })), /- t1/);
+    // It lost to a broken pipe in about one try of four: twenty tries would all pass by chance once in 500 runs.
+    for (let attempt = 1; attempt <= 20; attempt += 1) {
+      const second = await connectApp();
+      try {
+        const refused = await second.callTool({ name: 'list_tabs', arguments: {} });
+        assert.equal(refused.isError, true);
+        assert.match(text(refused), /^Another AI app is already using the browser agent\. Close it \(or its MCP server\) and try again\.$/, `attempt ${attempt}`);
+      } finally {
+        await second.close();
+      }
+    }
+    assert.match(text(await first.callTool({ name: 'list_tabs', arguments: {} })), /- t1/, 'the first app is still served');
+  } finally {
+    await first.close();
+  }
+});
+
+test('a request too large is answered with its size and the limit, and the next one is served', async () => {
+  await applySettings(agent, settings(true));
+  await waitFor(socketExists, 'the host listens');
+  const app = await connectApp();
+  try {
+    // Over the 16 MiB the server reads in one message: a JSON-RPC error, not silence.
+    await assert.rejects(
+      app.callTool({ name: 'run_task', arguments: { task: 'x'.repeat(17 * 1024 * 1024) } }, undefined, { timeout: TIMEOUT }),
+      (err) => {
+        assert.equal(err.code, -32600);
+        assert.match(err.message, /The tool call is 17,\d{3},\d{3} bytes long, more than the 16,777,216 bytes \(16 MiB\) the browser agent's MCP server reads in one message, so it was not read\. Send less/);
+        assert.equal(err.data.limit, 16_777_216);
+        assert.ok(err.data.bytes > 17 * 1024 * 1024, `${err.data.bytes} bytes`);
+        return true;
+      },
+    );
+    // Over the 1 MiB Chrome takes from the host: the call fails, saying so.
+    const refused = await app.callTool({ name: 'run_task', arguments: { task: 'y'.repeat(2 * 1024 * 1024) } }, undefined, { timeout: TIMEOUT });
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /^The call was not sent to the browser: it is 2,097,\d{3} bytes long, and Chrome takes at most 1,048,576 bytes \(1 MiB\) in one message from the agent's host\. Send less/);
+    assert.match(text(await app.callTool({ name: 'list_tabs', arguments: {} })), /- t1/, 'the server still serves');
   } finally {
     await app.close();
   }

@@ -3,16 +3,16 @@
 //! against the user's setting, then runs as a task or as one command of a session the app drives.
 
 use crate::chats::Start;
-use crate::tasks::Asker;
+use crate::tasks::{Asker, Task};
 use crate::{to_js, Core, HostBrowser, Job, Prepared, TimedGate};
-use agent_core::agent::{drive_session, AgentEvent, DriveCommand, DriveReply, DriveRequest};
+use agent_core::agent::{drive_session, AgentEvent, DriveCommand, DriveReply, DriveRequest, TaskConfig};
 use agent_core::browser::Browser;
 use agent_core::i18n::Message;
 use agent_core::mcp::{self, HostMessage, TaskReport, Tool};
 use agent_core::settings::Settings;
 use futures::channel::{mpsc, oneshot};
 use serde_json::Value;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
@@ -52,6 +52,25 @@ pub struct Apps {
     serving: RefCell<Option<Rc<AppCall>>>,
     /// The calls sent to the session and not answered yet, by id.
     commands: RefCell<Vec<u64>>,
+    /// The tab the app's last task or session ended in: its next session starts there (a task
+    /// may have opened or switched to another tab than the active one).
+    tab: Cell<Option<i32>>,
+    /// Counts the apps gone: a task or session that ends after its app went away leaves no tab
+    /// for the next app.
+    departures: Cell<u64>,
+}
+
+/// What a task or session is to do with the tab it ends in: it holds it no more, and when an app
+/// asked for it (`for_app`), the app's next session starts there.
+pub fn on_end_tab(apps: &Rc<Apps>, task: &Rc<Task>, for_app: bool) -> Rc<dyn Fn(i32)> {
+    let (apps, task) = (Rc::clone(apps), Rc::clone(task));
+    let departures = apps.departures.get();
+    Rc::new(move |tab| {
+        task.tab.set(None);
+        if for_app && apps.departures.get() == departures {
+            apps.tab.set(Some(tab));
+        }
+    })
 }
 
 /// Opens `url` for a task an app asked for, in a new tab next to `tab`, if the site settings
@@ -118,6 +137,8 @@ impl Core {
         // Dropping the session's sender ends the session, once a question it waits on is
         // withdrawn (an action no app waits for any more is not done).
         self.apps.session.borrow_mut().take();
+        self.apps.tab.take();
+        self.apps.departures.set(self.apps.departures.get() + 1);
         for task in self.tasks.select(None) {
             match task.asker {
                 Asker::AppSession => task.user.withdraw(None),
@@ -157,12 +178,21 @@ impl Core {
         if self.apps.session.borrow().is_none() {
             // A session stopped a moment ago (its app cancelled a call) is still letting go of the tab.
             self.session_gone().await;
-            let tab = match self.browser.active_tab().await {
-                Ok(tab) => tab,
-                Err(message) => return DriveReply::Failed(message.to_string()),
+            // Where the app's last task or session ended, while that tab is open; else the active tab.
+            let ended_in = match self.apps.tab.get() {
+                Some(tab) if self.browser.tabs(tab).await.is_ok() => Some(tab),
+                _ => None,
+            };
+            let tab = match ended_in {
+                Some(tab) => tab,
+                None => match self.browser.active_tab().await {
+                    Ok(tab) => tab,
+                    Err(message) => return DriveReply::Failed(message.to_string()),
+                },
             };
             if self.tasks.owner_of(tab, "").is_some() {
-                return DriveReply::Failed("The browser agent is working on another task in the active tab. Wait for it to end, ask the user to stop it in the side panel, or to switch to another tab.".into());
+                let place = if ended_in.is_some() { "the tab the app's last task ended in" } else { "the active tab" };
+                return DriveReply::Failed(format!("The browser agent is working on another task in {place}. Wait for it to end, ask the user to stop it in the side panel, or to switch to another tab."));
             }
             self.open_session(&call.client, settings, tab);
         }
@@ -216,6 +246,10 @@ impl Core {
             open.emit(&AgentEvent::AppDriving { client: client.clone() });
             match Prepared::new(&settings, task, tab, Rc::default()).await {
                 Ok(prepared) => {
+                    let config = TaskConfig {
+                        on_end_tab: Some(on_end_tab(&core.apps, &session, true)),
+                        ..prepared.config.clone()
+                    };
                     let gate = TimedGate {
                         user: &session.user,
                         browser,
@@ -223,17 +257,8 @@ impl Core {
                         time_limit_ms: Some(mcp::APPROVAL_TIMEOUT_MS),
                     };
                     let models = prepared.models();
-                    drive_session(
-                        &prepared.config,
-                        &client,
-                        browser.as_ref(),
-                        models,
-                        &gate,
-                        &session.cancel,
-                        &emit,
-                        requests,
-                    )
-                    .await;
+                    drive_session(&config, &client, browser.as_ref(), models, &gate, &session.cancel, &emit, requests)
+                        .await;
                 }
                 Err(message) => {
                     refuse_waiting(&mut requests, &message);

@@ -583,7 +583,7 @@ async fn own_tab(core: &Core, task: &Task, tab: i32, emit: &dyn Fn(AgentEvent)) 
 /// Prepares and runs one task; `Err` is a problem found before the first step.
 async fn run(
     core: &Core,
-    task: &Task,
+    task: &Rc<Task>,
     gate: &impl UserGate,
     conversation: Rc<RefCell<History>>,
     job: Job,
@@ -599,6 +599,7 @@ async fn run(
         own_tab(core, task, tab, emit).await
     };
     let mut max_steps = settings.max_steps;
+    let for_app = matches!(job, Job::New { app: Some(_), .. });
     let (description, tab, resume, replay) = match job {
         Job::New { task, tab_id, app: Some(app), .. } => {
             max_steps = app.max_steps.unwrap_or(max_steps);
@@ -629,6 +630,7 @@ async fn run(
         max_steps,
         resume,
         on_checkpoint: Some(Rc::new(on_checkpoint)),
+        on_end_tab: Some(apps::on_end_tab(&core.apps, task, for_app)),
         replay,
         ..prepared.config.clone()
     };
@@ -697,6 +699,7 @@ impl Prepared {
             conversation,
             resume: None,
             on_checkpoint: None,
+            on_end_tab: None,
             replay: None,
             answer_language: settings.answer_language.clone(),
         };

@@ -100,6 +100,9 @@ pub async fn drive_session<B: Browser, M: ChatModel, G: UserGate>(
         },
     };
     browser.finish(&navigator.worked_tabs()).await;
+    if let Some(on_end_tab) = &config.on_end_tab {
+        on_end_tab(navigator.tab.get());
+    }
     emit(end.clone());
     end
 }
@@ -195,6 +198,38 @@ mod tests {
         let served = drive_session(&config, "claude-code", shop, Models::single(&model), user, &cancel, &emit, serving);
         block_on(futures::future::join(served, client(requests)));
         events.into_inner()
+    }
+
+    #[test]
+    fn the_tab_a_session_ends_in_is_told_after_the_client_switched_tabs() {
+        let shop = FakeShop::new();
+        shop.tabs.borrow_mut().push(crate::browser::TabInfo {
+            id: 5,
+            url: "http://shop.test/reviews".into(),
+            title: "Reviews".into(),
+        });
+        let ended = std::rc::Rc::new(RefCell::new(Vec::new()));
+        let sink = std::rc::Rc::clone(&ended);
+        let config = TaskConfig {
+            task: "Driven by claude-code".into(),
+            on_end_tab: Some(std::rc::Rc::new(move |tab| sink.borrow_mut().push(tab))),
+            ..config(100)
+        };
+        let model = ScriptedModel::new(vec![]);
+        let (requests, serving) = mpsc::unbounded();
+        let user = user(true);
+        let cancel = CancelToken::new();
+        let served =
+            drive_session(&config, "claude-code", &shop, Models::single(&model), &user, &cancel, &|_| {}, serving);
+        let client = async move {
+            // The client learns the tabs' names first, as an app does from list_tabs.
+            let DriveReply::Text(tabs) = ask(&requests, DriveCommand::ListTabs).await else { panic!() };
+            assert!(tabs.contains("t2: Reviews"), "{tabs}");
+            let reply = ask(&requests, DriveCommand::State { tab: Some(TabAlias(2)) }).await;
+            assert!(matches!(&reply, DriveReply::Text(state) if state.contains("shop.test/reviews")), "{reply:?}");
+        };
+        block_on(futures::future::join(served, client));
+        assert_eq!(*ended.borrow(), [5]);
     }
 
     async fn ask(requests: &mpsc::UnboundedSender<DriveRequest>, command: DriveCommand) -> DriveReply {

@@ -458,6 +458,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         conversation: Default::default(),
         resume: None,
         on_checkpoint: None,
+        on_end_tab: None,
         replay: None,
         answer_language: String::new(),
     }

@@ -77,6 +77,9 @@ pub struct TaskConfig {
     pub resume: Option<Checkpoint>,
     /// Receives the task's checkpoint at the start of every step, to be saved.
     pub on_checkpoint: Option<Rc<dyn Fn(Checkpoint)>>,
+    /// Told the tab the task (or a driven session) ends in, which may be another than it started
+    /// in: an AI app's next command acts there.
+    pub on_end_tab: Option<Rc<dyn Fn(TabId)>>,
     /// A recorded run to replay: its actions run again without the model where the page allows.
     pub replay: Option<Replay>,
     /// The user's language (a BCP 47 code, the browser's), for the final answer.
@@ -181,6 +184,9 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         Err(text) => AgentEvent::Error { message: text.into(), steps: 0 },
     };
     browser.finish(&navigator.worked_tabs()).await;
+    if let Some(on_end_tab) = &config.on_end_tab {
+        on_end_tab(navigator.tab.get());
+    }
     *config.conversation.borrow_mut() = std::mem::take(&mut navigator.history);
     let record = recorder.take().finish(&end, browser.now_ms());
     let report = redact(&record.report());

@@ -830,3 +830,22 @@ fn a_replay_interrupted_by_a_worker_restart_goes_on_replaying() {
     assert_eq!(fresh.note.borrow().as_str(), "gift wrap");
     assert_eq!(second.requests.borrow().len(), 1);
 }
+
+#[test]
+fn the_tab_a_task_ends_in_is_told_even_when_it_moved_to_another() {
+    use std::rc::Rc;
+    let ended = Rc::new(RefCell::new(Vec::new()));
+    let sink = Rc::clone(&ended);
+    let config = TaskConfig { on_end_tab: Some(Rc::new(move |tab| sink.borrow_mut().push(tab))), ..config(10) };
+    let stays = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+    crate::agent::fakes::run_with(&config, &FakeShop::new(), &stays);
+    assert_eq!(*ended.borrow(), [1]);
+    let shop = FakeShop::new();
+    let moves = ScriptedModel::new(vec![
+        reply(r#"[{"open_tab":{"url":"shop.test/faq"}}]"#),
+        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+    ]);
+    crate::agent::fakes::run_with(&config, &shop, &moves);
+    assert_eq!(shop.current_tab.get(), 2, "the task opened tab 2 and worked there");
+    assert_eq!(*ended.borrow(), [1, 2]);
+}
