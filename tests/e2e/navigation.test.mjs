@@ -60,7 +60,9 @@ async function run(steps) {
     const target = await openTarget(agent, `${site.origin}/actions/steps.html`);
     const panel = await openPanel(agent, target.tabId);
     const events = [];
-    const end = await runTask(panel, { task: 'open the pages', tabId: target.tabId, onEvent: (e) => events.push(e) });
+    // The task names the file server: addresses the agent writes for a site the user did not choose would wait for the user.
+    const task = `open the pages of ${new URL(files.origin).host}`;
+    const end = await runTask(panel, { task, tabId: target.tabId, onEvent: (e) => events.push(e) });
     await panel.close();
     const actions = events.filter((e) => e.type === 'step').flatMap((e) => e.actions);
     const states = llm.requests.map((r) => r.messages.at(-1).content);

