@@ -100,6 +100,11 @@ export async function applySettings(agent, settings) {
   }
 }
 
+/** The stored settings, their API key and secrets with them, read through the same module. */
+export function storedSettings(agent) {
+  return inExtensionPage(agent, async () => (await import('/extension/shared/settings-store.js')).loadSettings());
+}
+
 /** Runs `evaluate(arg)` in an extension page, where the core can be loaded. */
 async function inExtensionPage(agent, evaluate, arg) {
   const page = await agent.context.newPage();

@@ -1,4 +1,5 @@
-// The options page: reads and writes the provider settings in chrome.storage.local; the core
+// The options page: reads and writes the settings through settings-store.js (the key and the
+// secrets' values where content scripts cannot read them); the core
 // validates them so that the page and the agent agree on what is valid. It also tests the
 // connection to the provider with the form's unsaved values, and exports and imports the settings
 // as a JSON file that never holds the API key or a secret's value.

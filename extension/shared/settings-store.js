@@ -1,12 +1,115 @@
-// Where the user's settings live: chrome.storage.local only (never sync: it holds the API key).
+// Where the user's settings live. The credentials (the API key, and the secrets with their values)
+// are kept in this extension's own IndexedDB, which only the extension's pages and worker can
+// open: a content script runs in its page's origin and opens that page's databases. Everything
+// else is in chrome.storage.local under `settings` (never sync), with the id of the credentials'
+// record. chrome.storage.local itself is readable by this extension's content scripts, and its
+// onChanged event shows them every change, unless it is closed to them (Chrome 140 and later,
+// done here where the browser can); none of them uses it.
+//
+// Settings stored by earlier versions, with the credentials in chrome.storage.local, are moved on
+// their first load in any of the extension's contexts: written to the database, the settings
+// rewritten without them, older records deleted. Each step leaves a state that loads the same
+// (the settings name a record that exists), so a worker stopped midway finishes at the next load.
 
 const SETTINGS_KEY = 'settings';
+/** In the stored settings: the id of the database record that completes them. */
+const CREDENTIALS = 'credentials';
+const CREDENTIAL_FIELDS = ['apiKey', 'secrets'];
+const DATABASE = 'agent-credentials';
+const STORE = 'credentials';
+/** A Web Lock held by one context at a time while it reads or writes the settings. */
+const LOCK = 'agent-settings';
 
-export async function loadSettings() {
-  const stored = await chrome.storage.local.get(SETTINGS_KEY);
-  return stored[SETTINGS_KEY] ?? null;
+let database = null;
+
+function openDatabase() {
+  database ??= new Promise((resolve, reject) => {
+    const request = indexedDB.open(DATABASE, 1);
+    request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+    request.onsuccess = () => {
+      const db = request.result;
+      // Another context upgrading the database: this connection gives way and is opened anew.
+      db.onversionchange = () => { db.close(); database = null; };
+      resolve(db);
+    };
+    request.onerror = () => { database = null; reject(request.error); };
+    request.onblocked = () => { database = null; reject(new Error('the credentials database is blocked')); };
+  });
+  return database;
 }
 
-export async function saveSettings(settings) {
-  await chrome.storage.local.set({ [SETTINGS_KEY]: settings });
+/** Runs `work(store)` in one transaction; resolves with what it returned once the transaction committed. */
+async function transaction(mode, work) {
+  const db = await openDatabase();
+  return new Promise((resolve, reject) => {
+    // Written to disk before the transaction completes: the settings then name this record.
+    const tx = db.transaction(STORE, mode, { durability: 'strict' });
+    let result;
+    tx.oncomplete = () => resolve(result);
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error ?? new Error('the credentials transaction was aborted'));
+    const request = work(tx.objectStore(STORE));
+    if (request) request.onsuccess = () => { result = request.result; };
+  });
+}
+
+const readRecord = (id) => transaction('readonly', (store) => store.get(id));
+const recordIds = () => transaction('readonly', (store) => store.getAllKeys());
+const writeRecord = (id, record) => transaction('readwrite', (store) => { store.put(record, id); });
+const deleteRecords = (ids) => transaction('readwrite', (store) => { for (const id of ids) store.delete(id); });
+
+/** chrome.storage.local closed to content scripts where the browser allows it (Chrome 140+). */
+let closed = null;
+function closeLocalStorage() {
+  closed ??= Promise.resolve()
+    .then(() => chrome.storage.local.setAccessLevel?.({ accessLevel: 'TRUSTED_CONTEXTS' }))
+    .catch(() => {}); // An older browser: the credentials are out of its reach all the same.
+  return closed;
+}
+
+/** Runs `work` while no other context of the extension reads or writes the settings. */
+function exclusively(work) {
+  return navigator.locks ? navigator.locks.request(LOCK, work) : work();
+}
+
+const hasCredentials = (settings) => CREDENTIAL_FIELDS.some((field) => field in settings);
+
+/** Stores `settings`: their credentials in a new record, the rest naming it, then older records deleted. */
+async function store(settings) {
+  const { [CREDENTIALS]: _previous, ...all } = settings;
+  const record = {};
+  const rest = {};
+  for (const [name, value] of Object.entries(all)) {
+    if (value === undefined) continue;
+    (CREDENTIAL_FIELDS.includes(name) ? record : rest)[name] = value;
+  }
+  const id = crypto.randomUUID();
+  await writeRecord(id, record);
+  const stored = { ...rest, [CREDENTIALS]: id };
+  await chrome.storage.local.set({ [SETTINGS_KEY]: stored });
+  await deleteRecords((await recordIds()).filter((other) => other !== id));
+  return stored;
+}
+
+/** The stored settings with their credentials, or null when none were saved. */
+export function loadSettings() {
+  return exclusively(async () => {
+    await closeLocalStorage();
+    let stored = (await chrome.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] ?? null;
+    if (!stored) return null;
+    // Credentials in chrome.storage.local: an earlier version's settings, or a move not finished.
+    if (hasCredentials(stored)) stored = await store(stored);
+    const { [CREDENTIALS]: id, ...settings } = stored;
+    const record = id ? await readRecord(id) : undefined;
+    if (id && !record) console.warn('The API key and the secrets of the settings are missing: enter them again in the settings.');
+    return { ...settings, ...(record ?? {}) };
+  });
+}
+
+/** Stores `settings` in place of the stored ones (the credentials with them). */
+export function saveSettings(settings) {
+  return exclusively(async () => {
+    await closeLocalStorage();
+    await store(settings);
+  });
 }

@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchAgentBrowser } from '../../runner/launch.mjs';
+import { launchAgentBrowser, storedSettings as loadStoredSettings } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { closedPort, waitUntil } from '../support/fixtures.mjs';
 
@@ -28,7 +28,8 @@ after(async () => {
 });
 
 
-const storedSettings = async () => (await agent.worker.evaluate(() => chrome.storage.local.get('settings'))).settings ?? null;
+/** The settings as the extension reads them back (the key and the secrets are kept apart). */
+const storedSettings = () => loadStoredSettings(agent);
 
 async function setStoredSettings(settings) {
   await agent.worker.evaluate(async (s) => {

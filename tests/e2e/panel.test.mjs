@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { applySettings, openTarget, openPanel } from '../../runner/launch.mjs';
+import { applySettings, openTarget, openPanel, storedSettings } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { SHOP_TASK, shopScript, closedPort, withSiteAndBrowser, waitUntil } from '../support/fixtures.mjs';
 
@@ -505,7 +505,7 @@ test('only our panel page may drive the agent', async () => {
   }
 });
 
-test('the options page validates with the core and saves to chrome.storage.local', async () => {
+test('the options page validates with the core and saves (the key apart from chrome.storage.local)', async () => {
   const options = await agent.context.newPage();
   await options.goto(agent.extensionUrl('extension/options/options.html'));
   await options.fill('#baseUrl', 'ftp://example.com');
@@ -520,8 +520,8 @@ test('the options page validates with the core and saves to chrome.storage.local
   await options.fill('#maxSteps', '12');
   await options.click('button[type=submit]');
   await waitUntil(async () => (await options.locator('#status').textContent()) === 'Saved.');
-  const stored = await agent.worker.evaluate(() => chrome.storage.local.get('settings'));
-  const { provider, baseUrl, model, apiKey, maxSteps, searchEngine, confirmations, trustedInput, temperature } = stored.settings;
+  const { provider, baseUrl, model, apiKey, maxSteps, searchEngine, confirmations, trustedInput, temperature } = await storedSettings(agent);
+  assert.equal(JSON.stringify(await agent.worker.evaluate(() => chrome.storage.local.get(null))).includes('sk-local'), false);
   assert.deepEqual(
     { provider, baseUrl, model, apiKey, maxSteps, searchEngine, confirmations, trustedInput, temperature },
     {
