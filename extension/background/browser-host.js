@@ -595,11 +595,33 @@ export function createBrowserHost(emit) {
     },
 
 
-    /** Every tab of the window, as it is; the core decides which the model sees and names them. */
+    /** Every tab of the window, as it is, with its tab group (-1: none); the core decides which
+     * are the task's, which the model sees, and names them. */
     async tabs(tabId) {
       const tab = await getTab(tabId);
       const tabs = await chrome.tabs.query({ windowId: tab.windowId });
-      return tabs.map(({ id, url, title }) => ({ id, url: url ?? '', title: title ?? '' }));
+      return tabs.map(({ id, url, title, groupId }) => ({ id, url: url ?? '', title: title ?? '', group: groupId ?? -1 }));
+    },
+
+    /** Puts the tabs into group `groupId`, or a new group when it is null; the group's id. */
+    async groupTabs(ids, groupId) {
+      const tabIds = Array.from(ids);
+      try {
+        return await chrome.tabs.group(groupId == null ? { tabIds } : { tabIds, groupId });
+      } catch (err) {
+        throw hostError('script', `the tabs could not be grouped (${err.message})`);
+      }
+    },
+
+    /** Names a group with a core text (`{key, args}`) in the user's language. */
+    async nameGroup(groupId, title) {
+      await chrome.tabGroups.update(groupId, { title: chrome.i18n.getMessage(title.key, title.args.map(String)) || title.key });
+    },
+
+    async ungroupTabs(ids) {
+      await chrome.tabs.ungroup(Array.from(ids)).catch((err) => {
+        throw hostError('script', `the tabs could not be ungrouped (${err.message})`);
+      });
     },
 
     /** Opens `url` in a new tab next to `tabId`: `{ id, navigation }` (see watchNavigation).

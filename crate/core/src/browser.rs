@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 pub type TabId = i32;
+/// A tab group's id (`chrome.tabGroups`).
+pub type GroupId = i32;
 
 #[allow(async_fn_in_trait)] // The core runs on one thread (wasm); futures need not be Send.
 pub trait Browser {
@@ -41,6 +43,13 @@ pub trait Browser {
     async fn open_tab(&self, tab: TabId, url: &str) -> Result<(TabId, Navigation), BrowserError>;
     /// Makes the tab the active one of its window.
     async fn switch_tab(&self, tab: TabId) -> Result<(), BrowserError>;
+    /// Puts the tabs into tab group `group`, or into a new group of their window when `None`;
+    /// the group's id. Fails when the group is gone (closed, or emptied by the user).
+    async fn group_tabs(&self, tabs: &[TabId], group: Option<GroupId>) -> Result<GroupId, BrowserError>;
+    /// Names a tab group (the title in the user's language; Chrome picks its colour).
+    async fn name_group(&self, group: GroupId, title: &Text) -> Result<(), BrowserError>;
+    /// Takes the tabs out of whatever group they are in; they stay open where they are.
+    async fn ungroup_tabs(&self, tabs: &[TabId]) -> Result<(), BrowserError>;
     async fn close_tab(&self, tab: TabId) -> Result<(), BrowserError>;
     /// Waits, for the `wait` action.
     async fn sleep(&self, milliseconds: u32);
@@ -91,13 +100,21 @@ pub struct Navigation {
     pub disposition: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct TabInfo {
     pub id: TabId,
     #[serde(default)]
     pub url: String,
     #[serde(default)]
     pub title: String,
+    /// The tab group it is in (Chrome's `groupId`: -1, or none given, is no group).
+    #[serde(default, deserialize_with = "group_id")]
+    pub group: Option<GroupId>,
+}
+
+fn group_id<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<GroupId>, D::Error> {
+    let id = Option::<f64>::deserialize(deserializer)?;
+    Ok(id.filter(|&id| id >= 0.0).map(|id| id as GroupId))
 }
 
 /// What the tab shows: the picture for the model, and a small one for the panel when the host

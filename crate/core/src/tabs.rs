@@ -6,11 +6,16 @@
 //! closed tab is never given to another. The model reads and writes only aliases, so it never
 //! copies a nine-digit id, and an id it makes up cannot reach a tab it was not shown.
 //!
+//! The model is shown only the task's own tabs ([`task_tabs`]): the tab it started in, the tabs it
+//! opened, and tabs the user dragged into the task's tab group. The user's other tabs are private:
+//! they get no alias, and their titles and addresses never reach the model. A tab that left the
+//! task (the user dragged it out of the group) keeps its alias, but reaching it asks the user.
+//!
 //! Extension pages (`chrome-extension://`, this extension's panel opened as a tab among them)
 //! and DevTools are never shown, never named and never switched to: they are not web pages the
 //! task is about, and they cannot be operated anyway.
 
-use crate::browser::{TabId, TabInfo};
+use crate::browser::{GroupId, TabId, TabInfo};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -43,6 +48,31 @@ impl fmt::Display for TabAlias {
 pub fn hidden_from_model(url: &str) -> bool {
     let scheme = url.split_once(':').map_or("", |(scheme, _)| scheme).to_ascii_lowercase();
     matches!(scheme.as_str(), "chrome-extension" | "devtools")
+}
+
+/// The task's tab group: the task's tabs are kept together in it, and a tab the user drags in
+/// joins the task. Saved with the task's checkpoint.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TaskGroup {
+    /// The group, once made (none where the browser could not group the tabs).
+    pub id: Option<GroupId>,
+    /// Tabs the task took out of a group of the user's (the tab it started in, say), with that
+    /// group: they go back to it when the task ends.
+    pub former: Vec<(TabId, GroupId)>,
+}
+
+/// The task's tabs among the window's `tabs`, in window order: the one it works in (`current`),
+/// and those in its group; while it has no group (the browser could not make one), those it
+/// worked in (`own`). Nothing else of the window is the task's.
+pub fn task_tabs(tabs: &[TabInfo], group: Option<GroupId>, own: &[TabId], current: TabId) -> Vec<TabInfo> {
+    tabs.iter()
+        .filter(|tab| match group {
+            _ if tab.id == current => true,
+            Some(group) => tab.group == Some(group),
+            None => own.contains(&tab.id),
+        })
+        .cloned()
+        .collect()
 }
 
 /// A tab as the state message lists it.
@@ -93,14 +123,19 @@ impl TabAliases {
     }
 
     /// The open tab the model means by `alias`, among `tabs` (the window's tabs now), or what to
-    /// tell the model when there is none.
-    pub fn resolve<'t>(&mut self, alias: TabAlias, tabs: &'t [TabInfo]) -> Result<&'t TabInfo, String> {
+    /// tell the model when there is none (the names of the open tabs it knows, nothing more).
+    pub fn resolve<'t>(&self, alias: TabAlias, tabs: &'t [TabInfo]) -> Result<&'t TabInfo, String> {
         let found = (alias.0 as usize)
             .checked_sub(1)
             .and_then(|i| self.ids.get(i))
             .and_then(|&id| tabs.iter().find(|tab| tab.id == id && !hidden_from_model(&tab.url)));
         found.ok_or_else(|| {
-            let open: Vec<String> = self.list(tabs, TabId::MIN).iter().map(|tab| tab.alias.to_string()).collect();
+            let open: Vec<String> = tabs
+                .iter()
+                .filter(|tab| !hidden_from_model(&tab.url))
+                .filter_map(|tab| self.ids.iter().position(|&id| id == tab.id))
+                .map(|position| TabAlias(position as u32 + 1).to_string())
+                .collect();
             match open.is_empty() {
                 true => format!("There is no open tab {alias}."),
                 false => format!("There is no open tab {alias}; the open tabs are {}.", open.join(", ")),
@@ -114,7 +149,24 @@ mod tests {
     use super::*;
 
     fn tab(id: TabId, url: &str) -> TabInfo {
-        TabInfo { id, url: url.into(), title: format!("Tab {id}") }
+        TabInfo { id, url: url.into(), title: format!("Tab {id}"), group: None }
+    }
+
+    fn grouped(id: TabId, group: GroupId) -> TabInfo {
+        TabInfo { group: Some(group), ..tab(id, &format!("https://{id}.test/")) }
+    }
+
+    #[test]
+    fn the_task_s_tabs_are_its_group_and_the_tab_it_works_in_never_the_user_s_others() {
+        let ids = |tabs: Vec<TabInfo>| tabs.iter().map(|tab| tab.id).collect::<Vec<_>>();
+        // The user's bank (1), a tab of the user's own group (2), the task's group 7 (3, 5).
+        let window =
+            [tab(1, "https://bank.test/"), grouped(2, 9), grouped(3, 7), tab(4, "https://a.test/"), grouped(5, 7)];
+        assert_eq!(ids(task_tabs(&window, Some(7), &[3, 1], 3)), [3, 5], "a tab dragged out of the group (1) left");
+        assert_eq!(ids(task_tabs(&window, Some(7), &[3], 4)), [3, 4, 5], "the tab the agent works in is the task's");
+        // Without a group (the browser could not make one), the tabs the task worked in.
+        assert_eq!(ids(task_tabs(&window, None, &[4, 1], 4)), [1, 4]);
+        assert_eq!(ids(task_tabs(&window, Some(8), &[], 4)), [4]);
     }
 
     fn aliases(listed: &[ListedTab]) -> Vec<String> {

@@ -5,7 +5,7 @@ use agent_core::actions::trusted::InputCommand;
 use agent_core::actions::PageOp;
 use agent_core::agent::{AgentEvent, Checkpoint};
 use agent_core::browser::{
-    Browser, BrowserError, Highlight, HistoryStep, Navigation, OpOutcome, Screenshot, TabId, TabInfo,
+    Browser, BrowserError, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, Screenshot, TabId, TabInfo,
 };
 use agent_core::chats::{Chat, ChatIndex};
 use agent_core::dom_map::{ElementRef, RawFrame, RawPage};
@@ -52,6 +52,13 @@ extern "C" {
     fn notify(this: &BrowserHost, workflow: &str, event: JsValue);
     #[wasm_bindgen(method, catch, js_name = closeTab)]
     async fn close_tab(this: &BrowserHost, tab: TabId) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = groupTabs)]
+    async fn group_tabs(this: &BrowserHost, tabs: Vec<TabId>, group: Option<GroupId>) -> Result<JsValue, JsValue>;
+    /// `title`: a core text (`{key, args}`), which the host words in the user's language.
+    #[wasm_bindgen(method, catch, js_name = nameGroup)]
+    async fn name_group(this: &BrowserHost, group: GroupId, title: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = ungroupTabs)]
+    async fn ungroup_tabs(this: &BrowserHost, tabs: Vec<TabId>) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method)]
     async fn sleep(this: &BrowserHost, milliseconds: u32);
     #[wasm_bindgen(method, catch)]
@@ -281,6 +288,19 @@ impl Browser for HostBrowser {
 
     async fn close_tab(&self, tab: TabId) -> Result<(), BrowserError> {
         self.host.close_tab(tab).await.map(drop).map_err(browser_error)
+    }
+
+    async fn group_tabs(&self, tabs: &[TabId], group: Option<GroupId>) -> Result<GroupId, BrowserError> {
+        let value = self.host.group_tabs(tabs.to_vec(), group).await.map_err(browser_error)?;
+        value.as_f64().map(|id| id as GroupId).ok_or_else(|| BrowserError::Script("unexpected tab group".into()))
+    }
+
+    async fn name_group(&self, group: GroupId, title: &agent_core::i18n::Text) -> Result<(), BrowserError> {
+        self.host.name_group(group, super::to_js(title)).await.map(drop).map_err(browser_error)
+    }
+
+    async fn ungroup_tabs(&self, tabs: &[TabId]) -> Result<(), BrowserError> {
+        self.host.ungroup_tabs(tabs.to_vec()).await.map(drop).map_err(browser_error)
     }
 
     async fn sleep(&self, milliseconds: u32) {

@@ -5,7 +5,7 @@ use super::replay::Replay;
 use crate::browser::TabId;
 use crate::i18n::Message;
 use crate::safety::DataFlow;
-use crate::tabs::TabAliases;
+use crate::tabs::{TabAliases, TaskGroup};
 use crate::text;
 use serde::{Deserialize, Serialize};
 
@@ -23,6 +23,9 @@ pub struct Checkpoint {
     /// The names the model knows the tabs by, kept so that `t2` means the same tab after a resume.
     #[serde(default)]
     pub tab_aliases: TabAliases,
+    /// The task's tab group, which says which tabs are the task's after a resume.
+    #[serde(default)]
+    pub group: TaskGroup,
     /// The step to run next (the one under way when the worker stopped).
     pub step: u32,
     /// The previous step's results, for the next state message.
@@ -72,6 +75,7 @@ mod tests {
                 aliases.alias(123_456_789);
                 aliases
             },
+            group: TaskGroup { id: Some(12), former: vec![(4, 3)] },
             step: 3,
             results: vec!["click: ok".into()],
             failures: 0,
@@ -94,7 +98,9 @@ mod tests {
         let mut older: serde_json::Value = serde_json::from_str(&text).unwrap();
         older.as_object_mut().unwrap().remove("tabAliases");
         older.as_object_mut().unwrap().remove("dataFlow");
+        older.as_object_mut().unwrap().remove("group");
         let older: Checkpoint = serde_json::from_value(older).unwrap();
+        assert_eq!(older.group, TaskGroup::default());
         assert_eq!(older.tab_aliases, TabAliases::default());
         assert_eq!(older.data_flow, DataFlow::default());
         assert_eq!(checkpoint.stale(1_000.0 + 60_000.0), None);

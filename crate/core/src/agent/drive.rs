@@ -99,6 +99,7 @@ pub async fn drive_session<B: Browser, M: ChatModel, G: UserGate>(
             }
         },
     };
+    navigator.release_group().await;
     browser.finish(&navigator.worked_tabs()).await;
     if let Some(on_end_tab) = &config.on_end_tab {
         on_end_tab(navigator.tab.get());
@@ -207,6 +208,14 @@ mod tests {
             id: 5,
             url: "http://shop.test/reviews".into(),
             title: "Reviews".into(),
+            // The user dragged it into the session's tab group.
+            group: Some(crate::agent::fakes::FIRST_GROUP),
+        });
+        shop.tabs.borrow_mut().push(crate::browser::TabInfo {
+            id: 6,
+            url: "https://bank.test/".into(),
+            title: "Bank".into(),
+            group: None,
         });
         let ended = std::rc::Rc::new(RefCell::new(Vec::new()));
         let sink = std::rc::Rc::clone(&ended);
@@ -225,6 +234,8 @@ mod tests {
             // The client learns the tabs' names first, as an app does from list_tabs.
             let DriveReply::Text(tabs) = ask(&requests, DriveCommand::ListTabs).await else { panic!() };
             assert!(tabs.contains("t2: Reviews"), "{tabs}");
+            // The user's other tabs are private to an app as to the navigator's model.
+            assert!(!tabs.contains("bank.test") && !tabs.contains("t3"), "{tabs}");
             let reply = ask(&requests, DriveCommand::State { tab: Some(TabAlias(2)) }).await;
             assert!(matches!(&reply, DriveReply::Text(state) if state.contains("shop.test/reviews")), "{reply:?}");
         };

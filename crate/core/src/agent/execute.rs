@@ -656,20 +656,40 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         })
     }
 
-    /// The open tab the model means by `alias`, or what to tell it when there is none.
-    async fn tab_named(&self, alias: TabAlias) -> Result<TabInfo, String> {
-        let tabs = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
-        self.tab_aliases.borrow_mut().resolve(alias, &tabs).cloned()
+    /// The open tab the model means by `alias`, and whether it is one of the task's tabs now;
+    /// or what to tell the model when there is none.
+    async fn tab_named(&self, alias: TabAlias) -> Result<(TabInfo, bool), String> {
+        let (own, window) = self.own_tabs().await;
+        let tab = self.tab_aliases.borrow().resolve(alias, &window)?.clone();
+        let mine = own.iter().any(|listed| listed.id == tab.id);
+        Ok((tab, mine))
     }
 
+    /// Switches to the task's tab `alias`. A tab that is not the task's (the user took it out of
+    /// the task's group) is the user's: the user is asked first, and the model learns nothing of
+    /// it unless they allow it.
     async fn switch_tab(&self, name: &str, alias: TabAlias) -> Outcome {
-        let tab = match self.tab_named(alias).await {
-            Ok(tab) => tab,
+        let (tab, mine) = match self.tab_named(alias).await {
+            Ok(found) => found,
             Err(problem) => return Ok(report(name, None, false, problem)),
         };
-        if let Err(refusal @ (PolicyRefusal::Denied { .. } | PolicyRefusal::NotAllowed { .. })) =
-            self.config.policy.check(&tab.url)
-        {
+        let refusal = match self.config.policy.check(&tab.url) {
+            Err(refusal @ (PolicyRefusal::Denied { .. } | PolicyRefusal::NotAllowed { .. })) => Some(refusal),
+            _ => None,
+        };
+        if !mine {
+            let not_mine = format!("Did not switch to tab {alias}: it is not one of the task's tabs");
+            if refusal.is_some() {
+                return Ok(report(name, None, false, format!("{not_mine}.")));
+            }
+            let site = url::Url::parse(&tab.url).ok().and_then(|url| url.host_str().map(str::to_string));
+            let site = site.unwrap_or_else(|| tab.url.clone());
+            let question = text!("core_question_outside_tab", &tab.title, site);
+            if !self.ask_user(question.into(), &tab.url, Vec::new()).await? {
+                return Ok(report(name, None, false, format!("{not_mine}, and the user did not allow it.")));
+            }
+        }
+        if let Some(refusal) = refusal {
             return Ok(report(name, None, false, format!("Did not switch to tab {alias}: {refusal}.")));
         }
         Ok(match self.browser.switch_tab(tab.id).await {
@@ -681,15 +701,21 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         })
     }
 
+    /// Closes the task's tab `alias`; never one of the user's others.
     async fn close_tab(&self, name: &str, alias: TabAlias) -> Outcome {
-        let tabs = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
-        let tab = match self.tab_aliases.borrow_mut().resolve(alias, &tabs) {
-            Ok(tab) => tab.id,
+        let tab = match self.tab_named(alias).await {
+            Ok((tab, true)) => tab.id,
+            Ok((_, false)) => {
+                let text = format!("Did not close tab {alias}: it is not one of the task's tabs.");
+                return Ok(report(name, None, false, text));
+            }
             Err(problem) => return Ok(report(name, None, false, problem)),
         };
-        // Never onto a page the model is not shown (the extension's own panel, say).
-        let Some(next) = tabs.iter().find(|other| other.id != tab && !hidden_from_model(&other.url)) else {
-            return Ok(report(name, None, false, "That is the only tab; open another before closing it.".into()));
+        // Never onto a page the model is not shown (the extension's own panel, the user's tabs).
+        let (own, _) = self.own_tabs().await;
+        let Some(next) = own.into_iter().find(|other| other.id != tab && !hidden_from_model(&other.url)) else {
+            let text = "That is the task's only tab; open another before closing it.";
+            return Ok(report(name, None, false, text.into()));
         };
         if let Err(err) = self.browser.close_tab(tab).await {
             return Ok(report(name, None, false, format!("Could not close tab {alias}: {err}.")));

@@ -5,8 +5,8 @@ use super::AgentEvent;
 use crate::actions::trusted::InputCommand;
 use crate::actions::{PageOp, SearchEngine};
 use crate::browser::{
-    Browser, BrowserError, FoundText, Highlight, HistoryStep, Navigation, OpOutcome, ScrollState, Submission, TabId,
-    TabInfo,
+    Browser, BrowserError, FoundText, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, ScrollState, Submission,
+    TabId, TabInfo,
 };
 use crate::cancel::CancelToken;
 use crate::dom_map::tests::{node, page};
@@ -60,7 +60,8 @@ pub struct FakeShop {
     pub color: RefCell<String>,
     /// When set, the add button is replaced by an identical-looking new element (a new id).
     pub button_generation: Cell<u32>,
-    pub tabs: RefCell<Vec<TabInfo>>,
+    /// The window's tabs (shared, so that a test's user can drag one out of a group meanwhile).
+    pub tabs: std::rc::Rc<RefCell<Vec<TabInfo>>>,
     pub current_tab: Cell<TabId>,
     /// The last tab id given (like Chrome, the fake never gives an id twice).
     last_tab_id: Cell<TabId>,
@@ -91,7 +92,16 @@ pub struct FakeShop {
     pub network: RefCell<HashMap<String, Served>>,
     /// Whether the tab shows the browser's error page (which extensions cannot script).
     pub error_page: Cell<bool>,
+    /// The names given to tab groups, in order: (group, title).
+    pub group_names: RefCell<Vec<(GroupId, String)>>,
+    /// The last group id given; the first group made is [`FIRST_GROUP`].
+    last_group: Cell<GroupId>,
+    /// Whether the window can group tabs (a popup window cannot).
+    pub groups_work: Cell<bool>,
 }
+
+/// The id of the first tab group the fake browser makes (the task's, in most tests).
+pub const FIRST_GROUP: GroupId = 1;
 
 impl FakeShop {
     pub fn new() -> Self {
@@ -105,7 +115,12 @@ impl FakeShop {
             dropdown_open: Cell::new(false),
             color: RefCell::new("Choose".into()),
             button_generation: Cell::new(0),
-            tabs: RefCell::new(vec![TabInfo { id: 1, url: "http://shop.test/".into(), title: "Shop".into() }]),
+            tabs: std::rc::Rc::new(RefCell::new(vec![TabInfo {
+                id: 1,
+                url: "http://shop.test/".into(),
+                title: "Shop".into(),
+                group: None,
+            }])),
             current_tab: Cell::new(1),
             last_tab_id: Cell::new(1),
             slept_ms: Cell::new(0),
@@ -123,6 +138,9 @@ impl FakeShop {
             read_at: Cell::new((0, 0)),
             network: RefCell::default(),
             error_page: Cell::new(false),
+            group_names: RefCell::default(),
+            last_group: Cell::new(FIRST_GROUP - 1),
+            groups_work: Cell::new(true),
         }
     }
 
@@ -258,7 +276,12 @@ impl Browser for FakeShop {
                 OpOutcome { new_tab_url: self.reviews_new_tab.borrow().clone(), ..ok }
             }
             PageOp::Click { target, .. } if target.id == 9 => {
-                self.tabs.borrow_mut().push(TabInfo { id: 2, url: "http://shop.test/reviews".into(), title: "Reviews".into() });
+                self.tabs.borrow_mut().push(TabInfo {
+                    id: 2,
+                    url: "http://shop.test/reviews".into(),
+                    title: "Reviews".into(),
+                    group: None,
+                });
                 OpOutcome { opened_tab: Some(2), ..ok }
             }
             PageOp::Type { target, text, clear, .. } if target.id == 3 => {
@@ -311,7 +334,7 @@ impl Browser for FakeShop {
             navigation.url = url.into();
             return Ok((id, navigation));
         }
-        self.tabs.borrow_mut().push(TabInfo { id, url: navigation.url.clone(), title: String::new() });
+        self.tabs.borrow_mut().push(TabInfo { id, url: navigation.url.clone(), title: String::new(), group: None });
         self.current_tab.set(id);
         Ok((id, navigation))
     }
@@ -323,6 +346,37 @@ impl Browser for FakeShop {
 
     async fn close_tab(&self, tab: TabId) -> Result<(), BrowserError> {
         self.tabs.borrow_mut().retain(|t| t.id != tab);
+        Ok(())
+    }
+
+    /// As Chrome: a group with no tab left is gone.
+    async fn group_tabs(&self, tabs: &[TabId], group: Option<GroupId>) -> Result<GroupId, BrowserError> {
+        if !self.groups_work.get() {
+            return Err(BrowserError::Script("Tabs can only be moved to and from normal windows.".into()));
+        }
+        let id = match group {
+            Some(id) if self.tabs.borrow().iter().any(|tab| tab.group == Some(id)) => id,
+            Some(id) => return Err(BrowserError::Script(format!("No group with id: {id}."))),
+            None => {
+                self.last_group.set(self.last_group.get() + 1);
+                self.last_group.get()
+            }
+        };
+        for tab in self.tabs.borrow_mut().iter_mut().filter(|tab| tabs.contains(&tab.id)) {
+            tab.group = Some(id);
+        }
+        Ok(id)
+    }
+
+    async fn name_group(&self, group: GroupId, title: &crate::i18n::Text) -> Result<(), BrowserError> {
+        self.group_names.borrow_mut().push((group, title.english()));
+        Ok(())
+    }
+
+    async fn ungroup_tabs(&self, tabs: &[TabId]) -> Result<(), BrowserError> {
+        for tab in self.tabs.borrow_mut().iter_mut().filter(|tab| tabs.contains(&tab.id)) {
+            tab.group = None;
+        }
         Ok(())
     }
 

@@ -11,7 +11,7 @@ use super::replay::{Replay, Replayed};
 use super::summarizer::{parse_summary, summary_prompt, KEEP_RECENT_STEPS};
 use super::validator::{parse_verdict, validator_prompt};
 use crate::actions::{Action, SearchEngine};
-use crate::browser::{Browser, BrowserError, Highlight, TabId};
+use crate::browser::{Browser, BrowserError, Highlight, TabId, TabInfo};
 use crate::cancel::CancelToken;
 use crate::dom_map::{elements_in_scope, ElementRegistry, MapOptions, PageMap};
 use crate::i18n::{Arg, Message, Text};
@@ -21,7 +21,7 @@ use crate::messages::{Budget, History, Kind, Part, Prompt, RequestStyle};
 use crate::safety::{
     mentioned_hosts, DataFlow, Finding, PageScans, PolicyRefusal, Secrets, SitePlan, SitePolicy, Strictness,
 };
-use crate::tabs::{ListedTab, TabAliases};
+use crate::tabs::{task_tabs, ListedTab, TabAliases, TaskGroup};
 use crate::text;
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -29,6 +29,9 @@ use std::rc::Rc;
 
 /// Consecutive unusable replies or failed steps after which the task ends.
 pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
+
+/// How much of the task the title of its tab group shows.
+const GROUP_TITLE_TASK_CHARS: usize = 24;
 
 /// The name the navigator's reply schema is sent under.
 pub(super) const NAVIGATOR_SCHEMA_NAME: &str = "navigator_output";
@@ -183,6 +186,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         Ok(()) => navigator.run().await,
         Err(text) => AgentEvent::Error { message: text.into(), steps: 0 },
     };
+    navigator.release_group().await;
     browser.finish(&navigator.worked_tabs()).await;
     if let Some(on_end_tab) = &config.on_end_tab {
         on_end_tab(navigator.tab.get());
@@ -219,6 +223,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     task_tabs: RefCell<Vec<TabId>>,
     /// The names (`t1`, `t2`, ...) the model knows the task's tabs by.
     pub(super) tab_aliases: RefCell<TabAliases>,
+    /// The tab group the task's tabs are kept in.
+    group: RefCell<TaskGroup>,
     /// Warnings already shown to the user.
     warned: RefCell<HashSet<String>>,
     /// Hosts named by page text that tried to instruct the agent: never visited on its word.
@@ -279,6 +285,7 @@ impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
             focus_frame_url: RefCell::default(),
             task_tabs: RefCell::default(),
             tab_aliases: RefCell::default(),
+            group: RefCell::default(),
             warned: RefCell::default(),
             tainted_hosts: RefCell::default(),
             data_flow: RefCell::default(),
@@ -299,10 +306,12 @@ impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Makes `tab` the one the agent works in, extending the site policy's browser rules to it.
+    /// The tab joins the task's tab group.
     pub(super) async fn adopt_tab(&self, tab: TabId) -> Result<(), Text> {
         self.tab.set(tab);
         self.focus_frame.set(0);
         self.focus_frame_url.replace(None);
+        self.join_group(tab).await;
         if self.task_tabs.borrow().contains(&tab) {
             return Ok(());
         }
@@ -312,6 +321,68 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
         let rules = self.config.policy.blocking_rules(&self.task_tabs.borrow());
         self.browser.restrict(&rules).await.map_err(|err| text!("core_task_policy_not_enforced", err.text()))
+    }
+
+    /// Puts `tab` into the task's tab group, making the group (named after the task) with the
+    /// first tab. A tab the browser cannot group (in a popup window, say) stays the task's all
+    /// the same; a tab taken from a group of the user's goes back there when the task ends.
+    pub(super) async fn join_group(&self, tab: TabId) {
+        let tabs = self.browser.tabs(tab).await.unwrap_or_default();
+        let Some(info) = tabs.iter().find(|info| info.id == tab) else { return };
+        let mut group = self.group.borrow().clone();
+        if info.group.is_some() && info.group == group.id {
+            return;
+        }
+        let joined = match group.id {
+            // The user may have emptied the group, which closes it: the tab starts a new one.
+            Some(id) => match self.browser.group_tabs(&[tab], Some(id)).await {
+                Ok(id) => Ok(id),
+                Err(_) => self.browser.group_tabs(&[tab], None).await,
+            },
+            None => self.browser.group_tabs(&[tab], None).await,
+        };
+        let Ok(id) = joined else { return };
+        if group.id != Some(id) {
+            let task = self.config.task.split_whitespace().collect::<Vec<_>>().join(" ");
+            let title = crate::text::truncate_chars(&task, GROUP_TITLE_TASK_CHARS);
+            let _ = self.browser.name_group(id, &text!("core_tab_group_title", title)).await;
+            // Cosmetic.
+        }
+        if let Some(former) = info.group.filter(|&former| Some(former) != group.id) {
+            group.former.push((tab, former));
+        }
+        group.id = Some(id);
+        *self.group.borrow_mut() = group;
+    }
+
+    /// The task is over: its group is dissolved, its tabs left open where they are, and each tab
+    /// it took from a group of the user's put back there (if that group is still open).
+    pub(super) async fn release_group(&self) {
+        let group = self.group.take();
+        let Some(id) = group.id else { return };
+        let mut tabs = Vec::new();
+        for tab in self.worked_tabs() {
+            if let Ok(window) = self.browser.tabs(tab).await {
+                tabs = window;
+                break;
+            }
+        }
+        let members: Vec<TabId> = tabs.iter().filter(|tab| tab.group == Some(id)).map(|tab| tab.id).collect();
+        if !members.is_empty() {
+            let _ = self.browser.ungroup_tabs(&members).await;
+        }
+        for (tab, former) in group.former {
+            if tabs.iter().any(|open| open.id == tab) {
+                let _ = self.browser.group_tabs(&[tab], Some(former)).await;
+            }
+        }
+    }
+
+    /// The task's tabs, among those of the agent's window (see [`task_tabs`]), and the window's.
+    pub(super) async fn own_tabs(&self) -> (Vec<TabInfo>, Vec<TabInfo>) {
+        let window = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
+        let own = task_tabs(&window, self.group.borrow().id, &self.task_tabs.borrow(), self.tab.get());
+        (own, window)
     }
 
     /// The tabs the task worked in, the current one included.
@@ -330,6 +401,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         *self.task_tabs.borrow_mut() =
             checkpoint.task_tabs.iter().copied().filter(|&tab| tab != checkpoint.tab).collect();
         *self.tab_aliases.borrow_mut() = checkpoint.tab_aliases.clone();
+        *self.group.borrow_mut() = checkpoint.group.clone();
         self.usage.set(checkpoint.usage);
         self.rejections.set(checkpoint.rejections);
         self.replan.set(checkpoint.replan);
@@ -411,6 +483,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             tab: self.tab.get(),
             task_tabs: self.task_tabs.borrow().clone(),
             tab_aliases: self.tab_aliases.borrow().clone(),
+            group: self.group.borrow().clone(),
             step,
             results: results.iter().map(|result| self.config.secrets.redact(result)).collect(),
             failures,
@@ -501,10 +574,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         Ok((page, self.listed_tabs().await))
     }
 
-    /// The tabs of the agent's window, by the names the model knows them by.
+    /// The task's tabs, by the names the model knows them by: never the user's others.
     pub(super) async fn listed_tabs(&self) -> Vec<ListedTab> {
-        let tabs = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
-        self.tab_aliases.borrow_mut().list(&tabs, self.tab.get())
+        let (own, _) = self.own_tabs().await;
+        self.tab_aliases.borrow_mut().list(&own, self.tab.get())
     }
 
     async fn step(&mut self, step: u32, previous_results: &[String]) -> Result<StepEnd, StepError> {

@@ -196,16 +196,25 @@ fn waits_are_bounded_and_real() {
 #[test]
 fn tabs_can_be_opened_switched_and_closed() {
     let shop = FakeShop::new();
-    let (said, _) = one_step(&shop, r#"[{"open_tab":{"url":"shop.test/faq"}}]"#);
-    assert_eq!(said[0], "Opened https://shop.test/faq in a new tab, t2; it is now the current tab.");
+    let model = ScriptedModel::new(vec![
+        reply(r#"[{"open_tab":{"url":"shop.test/faq"}}]"#),
+        reply(r#"[{"switch_tab":{"tab":"t9"}}]"#),
+        reply(r#"[{"switch_tab":{"tab":"t1"}}]"#),
+        reply(r#"[{"close_tab":{"tab":"t1"}}]"#),
+        done(),
+    ]);
+    let (_, events) = crate::agent::fakes::run_with(&crate::agent::fakes::config(10), &shop, &model);
+    assert_eq!(
+        outcomes(&events),
+        [
+            "Opened https://shop.test/faq in a new tab, t2; it is now the current tab.",
+            "There is no open tab t9; the open tabs are t1, t2.",
+            "Switched to tab t1.",
+            "Closed tab t1; the current tab is now t2 (https://shop.test/faq).",
+            "ok",
+        ]
+    );
     assert_eq!(shop.current_tab.get(), 2);
-    let (said, _) = one_step(&shop, r#"[{"switch_tab":{"tab":"t9"}}]"#);
-    assert_eq!(said[0], "There is no open tab t9; the open tabs are t1, t2.");
-    let (said, _) = one_step(&shop, r#"[{"switch_tab":{"tab":"t2"}}]"#);
-    assert_eq!(said[0], "Switched to tab t2.");
-    assert_eq!(shop.current_tab.get(), 2);
-    let (said, _) = one_step(&shop, r#"[{"close_tab":{"tab":"t1"}}]"#);
-    assert_eq!(said[0], "Closed tab t1; the current tab is now t2 (https://shop.test/faq).");
 }
 
 #[test]
@@ -445,6 +454,8 @@ fn switching_to_a_tab_on_a_denied_site_is_refused() {
         id: 5,
         url: "https://evil.test/".into(),
         title: "Evil".into(),
+        // The user dragged it into the task's tab group.
+        group: Some(crate::agent::fakes::FIRST_GROUP),
     });
     let model = ScriptedModel::new(vec![reply(r#"[{"switch_tab":{"tab":"t2"}}]"#), done()]);
     let (_, events) = crate::agent::fakes::run_with(&with_policy(&[], &["evil.test"]), &shop, &model);
@@ -453,6 +464,10 @@ fn switching_to_a_tab_on_a_denied_site_is_refused() {
         "Did not switch to tab t2: https://evil.test/ is on the list of sites the user does not allow (\"evil.test\")."
     );
     assert_eq!(shop.current_tab.get(), 1);
+}
+
+fn checkpoint_group(checkpoint: &crate::agent::Checkpoint) -> Option<crate::browser::GroupId> {
+    checkpoint.group.id
 }
 
 /// Whether `text` holds a run of six or more digits (a browser tab id).
@@ -465,7 +480,12 @@ fn tabs_are_named_t1_t2_for_the_whole_task_never_by_id_and_extension_pages_are_n
     use std::rc::Rc;
     let panel = "chrome-extension://abcdefghijklmnopabcdefghijklmnop/extension/panel/panel.html?tab=1";
     let shop = FakeShop::new();
-    shop.tabs.borrow_mut().push(crate::browser::TabInfo { id: 123_456_789, url: panel.into(), title: "Agent".into() });
+    shop.tabs.borrow_mut().push(crate::browser::TabInfo {
+        id: 123_456_789,
+        url: panel.into(),
+        title: "Agent".into(),
+        group: None,
+    });
     let saved = Rc::new(std::cell::RefCell::new(Vec::<crate::agent::Checkpoint>::new()));
     let sink = Rc::clone(&saved);
     let config = crate::agent::TaskConfig {
@@ -498,7 +518,12 @@ fn tabs_are_named_t1_t2_for_the_whole_task_never_by_id_and_extension_pages_are_n
         .state(3)
         .contains("Open tabs:\n- t1: Shop (http://shop.test/)\n- t3 (current):  (https://shop.test/help)\n"));
 
-    // A restarted worker knows the tabs by the same names.
+    // A restarted worker knows the tabs by the same names. (The fake task ended, dissolving its
+    // tab group; a worker that stops leaves it in the browser.)
+    assert_eq!(checkpoint_group(&saved.borrow()[3]), Some(crate::agent::fakes::FIRST_GROUP));
+    for tab in shop.tabs.borrow_mut().iter_mut().filter(|tab| [1, 3].contains(&tab.id)) {
+        tab.group = Some(crate::agent::fakes::FIRST_GROUP);
+    }
     let checkpoint: crate::agent::Checkpoint =
         serde_json::from_str(&serde_json::to_string(&saved.borrow()[3]).unwrap()).unwrap();
     let second = ScriptedModel::new(vec![
@@ -522,4 +547,154 @@ fn tabs_are_named_t1_t2_for_the_whole_task_never_by_id_and_extension_pages_are_n
             assert!(!has_long_number(&message.content), "{}", message.content);
         }
     }
+}
+
+/// The fake shop's window with the user's bank open beside the task's tab, and a tab of a group
+/// of the user's own.
+fn window_with_the_user_s_tabs() -> FakeShop {
+    let shop = FakeShop::new();
+    shop.tabs.borrow_mut().extend([
+        crate::browser::TabInfo {
+            id: 7,
+            url: "https://bank.test/accounts/4711".into(),
+            title: "Balance: Ada Lovelace".into(),
+            group: None,
+        },
+        crate::browser::TabInfo {
+            id: 8,
+            url: "https://clinic.test/results".into(),
+            title: "Lab results".into(),
+            group: Some(50),
+        },
+    ]);
+    shop
+}
+
+#[test]
+fn the_user_s_other_tabs_never_reach_the_model_and_the_task_s_own_tabs_do() {
+    use crate::agent::fakes::FIRST_GROUP;
+    let shop = window_with_the_user_s_tabs();
+    // The user starts the task in a tab of their own group 50.
+    shop.tabs.borrow_mut()[0].group = Some(50);
+    let model = ScriptedModel::new(vec![
+        reply(r#"[{"open_tab":{"url":"shop.test/faq"}}]"#),
+        // A link the browser opens in a new tab (target=_blank), from the first tab.
+        reply(r#"[{"switch_tab":{"tab":"t1"}}]"#),
+        reply(r#"[{"click_element":{"index":4,"click":null}}]"#),
+        done(),
+    ]);
+    let config = crate::agent::TaskConfig {
+        task: "Find the  shipping\ntimes of the blue mug".into(),
+        ..crate::agent::fakes::config(10)
+    };
+    let (end, events) = crate::agent::fakes::run_with(&config, &shop, &model);
+    assert!(matches!(end, AgentEvent::Result { success: true, .. }), "{end:?}");
+    assert_eq!(outcomes(&events)[0], "Opened https://shop.test/faq in a new tab, t2; it is now the current tab.");
+    assert!(
+        outcomes(&events)[2].contains("It opened a new tab, t3 (http://shop.test/reviews)"),
+        "{:?}",
+        outcomes(&events)
+    );
+    assert!(model.state(1).contains("- t1: Shop"), "{}", model.state(1));
+    // Every request: the task's tabs listed, the user's others never, not even counted.
+    assert!(
+        model
+            .state(1)
+            .contains("Open tabs:\n- t1: Shop (http://shop.test/)\n- t2 (current):  (https://shop.test/faq)\n"),
+        "{}",
+        model.state(1)
+    );
+    // The tab it started in stays listed while it works in another: it is in the task's group.
+    assert!(
+        model.state(3).contains("- t1: Shop (http://shop.test/)\n- t2:  (https://shop.test/faq)\n- t3 (current): Reviews (http://shop.test/reviews)\n"),
+        "{}",
+        model.state(3)
+    );
+    for request in model.requests.borrow().iter() {
+        for message in &request.messages {
+            for private in ["bank.test", "Ada Lovelace", "4711", "clinic", "Lab results", "t4", "t5"] {
+                assert!(!message.content.contains(private), "{private} in {}", message.content);
+            }
+        }
+    }
+    // The task's tabs were kept together in its group, named after the task.
+    assert_eq!(*shop.group_names.borrow(), [(FIRST_GROUP, "Agent: Find the shipping times …".to_string())]);
+    // At the end the group is dissolved: the tabs stay open, the first back in the user's group.
+    let groups: Vec<(i32, Option<i32>)> = shop.tabs.borrow().iter().map(|tab| (tab.id, tab.group)).collect();
+    assert_eq!(groups, [(1, Some(50)), (7, None), (8, Some(50)), (9, None), (2, None)]);
+}
+
+#[test]
+fn a_tab_the_user_drags_into_the_group_joins_the_task_and_one_dragged_out_is_theirs_again() {
+    use crate::agent::fakes::{run_as, FakeUser, FIRST_GROUP};
+    for approves in [false, true] {
+        let shop = window_with_the_user_s_tabs();
+        // The user drags the bank tab into the task's group (made for the task's first tab)...
+        shop.tabs.borrow_mut()[1].group = Some(FIRST_GROUP);
+        // ...and out again while the agent clicks in the first step.
+        let tabs = std::rc::Rc::clone(&shop.tabs);
+        *shop.on_perform.borrow_mut() = Some(Box::new(move |_| tabs.borrow_mut()[1].group = None));
+        let model = ScriptedModel::new(vec![
+            reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
+            reply(r#"[{"switch_tab":{"tab":"t2"}}]"#),
+            reply(r#"[{"close_tab":{"tab":"t2"}}]"#),
+            done(),
+        ]);
+        let user = FakeUser { approves, asked: Default::default(), reviews: Default::default() };
+        let (_, events) = run_as(&crate::agent::fakes::config(10), &shop, &model, &user);
+        assert!(
+            model.state(0).contains("- t2: Balance: Ada Lovelace (https://bank.test/accounts/4711)\n"),
+            "{}",
+            model.state(0)
+        );
+        assert!(!model.state(1).contains("bank.test"), "dragged out, it is not listed: {}", model.state(1));
+        let questions: Vec<String> = events
+            .iter()
+            .filter_map(|event| match event {
+                AgentEvent::ApprovalNeeded { question, url, .. } => {
+                    Some(format!("{} {url}", question.text().unwrap().english()))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            questions,
+            ["The agent wants to use your tab “Balance: Ada Lovelace” (bank.test), which is not part of this task. Allow it? https://bank.test/accounts/4711"]
+        );
+        let said = outcomes(&events);
+        if approves {
+            assert_eq!(
+                said[1..3],
+                ["Switched to tab t2.", "Closed tab t2; the current tab is now t1 (http://shop.test/)."]
+            );
+        } else {
+            assert_eq!(
+                said[1],
+                "Did not switch to tab t2: it is not one of the task's tabs, and the user did not allow it."
+            );
+            assert_eq!(said[2], "Did not close tab t2: it is not one of the task's tabs.");
+            assert_eq!(shop.current_tab.get(), 1);
+            assert!(shop.tabs.borrow().iter().any(|tab| tab.id == 7 && tab.group.is_none()));
+            for request in model.requests.borrow().iter().skip(1) {
+                let last = &request.messages.last().unwrap().content;
+                assert!(!last.contains("bank.test") && !last.contains("Ada"), "{last}");
+            }
+        }
+    }
+}
+
+#[test]
+fn without_a_tab_group_the_task_s_tabs_are_those_it_worked_in() {
+    let shop = window_with_the_user_s_tabs();
+    shop.groups_work.set(false);
+    let model = ScriptedModel::new(vec![reply(r#"[{"open_tab":{"url":"shop.test/faq"}}]"#), done()]);
+    crate::agent::fakes::run_with(&crate::agent::fakes::config(10), &shop, &model);
+    assert!(
+        model
+            .state(1)
+            .contains("Open tabs:\n- t1: Shop (http://shop.test/)\n- t2 (current):  (https://shop.test/faq)\n"),
+        "{}",
+        model.state(1)
+    );
+    assert!(!format!("{:?}", model.requests.borrow()).contains("bank.test"));
 }
