@@ -3,6 +3,7 @@
 
 import init, { Core } from './core/agent_wasm.js';
 import { createBrowserHost } from './background/browser-host.js';
+import { createAppsHost, APPS_KEY } from './background/apps-host.js';
 import { notifyScheduledRun, watchSchedules } from './background/schedules.js';
 import { loadSettings } from './shared/settings-store.js';
 import { t } from './shared/i18n.js';
@@ -19,7 +20,7 @@ function broadcast(event) {
 // Tasks the browser interrupted by stopping this worker are resumed before any panel is answered,
 // so that a reconnecting panel learns that its tasks are still running.
 const core = init().then(async () => {
-  const agent = new Core({ ...createBrowserHost(broadcast), notify: notifyScheduledRun });
+  const agent = new Core({ ...createBrowserHost(broadcast), ...createAppsHost(), notify: notifyScheduledRun });
   await agent.resumeInterrupted();
   return agent;
 });
@@ -51,23 +52,32 @@ chrome.runtime.onConnect.addListener((port) => {
     port.onMessage.addListener((message) => agent.handlePanelMessage(message, reply));
     // Each task under way or waiting, with its chat's events so far.
     port.postMessage(agent.hello());
+    // An AI app waiting for the user's answer whether it may use the agent.
+    const pairing = agent.pairingQuestion();
+    if (pairing) port.postMessage(pairing);
   }, (err) => {
     port.postMessage({ v: 1, type: 'error', steps: 0, message: t('worker_core_failed', err) });
     port.disconnect();
   });
 });
 
-// AI apps (MCP): while the user allows it, the worker holds a port to the native host, which
+// AI apps (MCP): while the user allows it (the setting, and the nativeMessaging permission the
+// settings page asks for when it is turned on), the worker holds a port to the native host, which
 // Chrome starts for it and which carries the apps' tool calls; the port also keeps this worker
 // alive. Turning the setting off closes the port, and Chrome ends the host.
 let hostPort = null;
 
 async function connectHostIfAllowed() {
-  const allowed = Boolean((await loadSettings())?.mcp);
+  const permitted = await chrome.permissions.contains({ permissions: ['nativeMessaging'] }).catch(() => false);
+  const allowed = permitted && Boolean((await loadSettings())?.mcp);
   if (allowed === Boolean(hostPort)) return;
   const agent = await core;
   if (!allowed) {
-    hostPort.disconnect();
+    try {
+      hostPort.disconnect();
+    } catch {
+      // The permission was taken back: the port is gone already.
+    }
     hostPort = null;
     agent.hostDisconnected();
     return;
@@ -99,4 +109,11 @@ function syncHost() {
 syncHost();
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && changes.settings) syncHost();
+  // An app the user revoked in the settings is asked again on its next call.
+  const apps = changes[APPS_KEY];
+  if (area === 'local' && apps && (apps.oldValue?.length ?? 0) > (apps.newValue?.length ?? 0)) {
+    core.then((agent) => agent.appsRevoked());
+  }
 });
+chrome.permissions.onAdded.addListener(syncHost);
+chrome.permissions.onRemoved.addListener(syncHost);

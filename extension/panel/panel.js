@@ -4,6 +4,7 @@
 import { t, localize, said } from '../shared/i18n.js';
 import { element, button, download } from '../shared/dom.js';
 import { onRunWorkflow, saveAsWorkflowButton } from './workflows.js';
+import { setupApps, showPairing } from './apps.js';
 
 localize();
 
@@ -444,6 +445,8 @@ function receive(event) {
       return showChat(event);
     case 'hello':
       return greet(event);
+    case 'app_pairing':
+      return showPairing(event);
     default:
       // Only a request the worker could not read has no chat: the shown chat sent it.
       return render(event.chat ? viewOf(event.chat) : shown, event);
@@ -863,4 +866,5 @@ log.addEventListener('click', (e) => {
 
 show(new ChatView());
 connect();
+setupApps({ sendMessage: send, tabOf: targetTabId });
 input.focus();

@@ -1,6 +1,7 @@
 // AI apps through MCP: the official MCP client starts the host (crate/native-host) over stdio; the
 // extension in headless Chromium, once the setting is on, starts the host's other half through
-// native messaging; the two meet on a per-user socket (here in a test runtime folder).
+// native messaging; the two meet on a per-user socket (here in a test runtime folder). An app is
+// asked about in the side panel on its first connection, and sees only the tabs the user shared.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +18,7 @@ import { SHOP_TASK, shopScript } from '../support/fixtures.mjs';
 const HOST = join(EXTENSION_DIR, 'target/release/rust-browser-agent-mcp');
 const TIMEOUT = 60_000;
 let runtimeDir;
+let configDir;
 let socket;
 let agent;
 let site;
@@ -29,9 +31,12 @@ before(async () => {
   // Short, so that the socket's path fits a Unix socket address.
   runtimeDir = await mkdtemp(join(tmpdir(), 'mcp-'));
   socket = join(runtimeDir, 'rust-browser-agent', 'mcp.sock');
+  // Where the apps' servers keep the tokens of "Always".
+  configDir = join(runtimeDir, 'config');
   site = await startSiteServer();
   llm = await startLlmServer(shopScript(site.origin));
-  agent = await launchAgentBrowser({ nativeHost: HOST, env: { XDG_RUNTIME_DIR: runtimeDir } });
+  // nativeMessaging is optional: granted here as the user grants it when turning MCP on.
+  agent = await launchAgentBrowser({ nativeHost: HOST, env: { XDG_RUNTIME_DIR: runtimeDir }, grant: ['nativeMessaging'] });
 });
 
 after(async () => {
@@ -46,10 +51,64 @@ function settings(mcp) {
 }
 
 /** An MCP client, as an AI app would run it: it starts the host itself, over stdio. */
-async function connectApp() {
-  const client = new Client({ name: 'Test App', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: HOST, args: [], env: { ...process.env, XDG_RUNTIME_DIR: runtimeDir }, stderr: 'pipe' }));
+async function connectApp(name = 'Test App') {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(new StdioClientTransport({
+    command: HOST, args: [], env: { ...process.env, XDG_RUNTIME_DIR: runtimeDir, XDG_CONFIG_HOME: configDir }, stderr: 'pipe',
+  }));
   return client;
+}
+
+/** The tokens the apps' servers keep, by app. */
+async function tokens() {
+  return JSON.parse(await readFile(join(configDir, 'rust-browser-agent', 'apps.json'), 'utf8').catch(() => '{}'));
+}
+
+/** Opens a side panel (a tab of its own, bound to `tabId`, or to a blank tab). */
+async function sidePanel(tabId) {
+  const bound = tabId ?? (await openTarget(agent, 'about:blank')).tabId;
+  return openPanel(agent, bound);
+}
+
+/** `call` (a tool call under way) waits for the panel's question about `name`, answered with the
+ * button `answer` (Allow once, Always, Deny); resolves to the call's result. */
+async function answerPairing(panel, name, answer, call) {
+  const question = panel.locator('#app-pairing');
+  await question.waitFor({ state: 'visible', timeout: TIMEOUT });
+  assert.match(await question.textContent(), new RegExp(`${name} wants to use the agent in this browser \\(MCP\\)`));
+  await question.getByRole('button', { name: answer, exact: true }).click();
+  const result = await call;
+  assert.equal(await question.isHidden(), true, 'the question is gone once answered');
+  return result;
+}
+
+/** The test app, allowed "Always" (the panel asked once, in the first test that needs it). */
+async function pairedApp() {
+  const app = await connectApp();
+  if (!(await tokens())['Test App']) {
+    const panel = await sidePanel();
+    await answerPairing(panel, 'Test App', 'Always', app.callTool({ name: 'list_tabs', arguments: {} }, undefined, { timeout: TIMEOUT }));
+    await panel.close();
+  }
+  return app;
+}
+
+/** Shares the tab with AI apps as the user does: the side panel's button. */
+async function shareTab(tabId, button = 'Share this tab with AI apps') {
+  const panel = await openPanel(agent, tabId);
+  const bar = panel.locator('#app-share');
+  await bar.getByRole('button', { name: button, exact: true }).click();
+  const shared = button.startsWith('Share');
+  await bar.getByText(shared ? 'AI apps can see and use this tab' : 'AI apps cannot see this tab', { exact: false }).waitFor({ timeout: TIMEOUT });
+  await panel.close();
+  await agent.worker.evaluate((id) => chrome.tabs.update(id, { active: true }), tabId);
+}
+
+/** Opens a page in a tab shared with AI apps. */
+async function sharedPage(url) {
+  const opened = await openTarget(agent, url);
+  await shareTab(opened.tabId);
+  return opened;
 }
 
 async function waitFor(check, what, ms = 10_000) {
@@ -129,7 +188,7 @@ test('an app runs the shop task with run_task: progress per step, the answer, th
   await waitFor(socketExists, 'the host Chrome starts to listen');
   const mode = (await stat(socket)).mode & 0o777;
   assert.equal(mode, 0o600, 'only this user may reach the socket');
-  const app = await connectApp();
+  const app = await pairedApp();
   try {
     const progress = [];
     const result = await app.callTool(
@@ -152,7 +211,7 @@ test('an app runs the shop task with run_task: progress per step, the answer, th
     // The user goes on in another tab; the app's next calls act where its task ended, not there.
     const other = await openTarget(agent, `${site.origin}/mcp/contact.html`);
     const state = text(await app.callTool({ name: 'get_state', arguments: {} }, undefined, { timeout: TIMEOUT }));
-    assert.match(state, /\nCurrent URL: http:\/\/127\.0\.0\.1:\d+\/shop\/mugs\.html\n/);
+    assert.match(state, /(^|\n)Current URL: http:\/\/127\.0\.0\.1:\d+\/shop\/mugs\.html\n/);
     const typed = await app.callTool({ name: 'type', arguments: { index: indexOf(state, /Filter mugs/), text: 'red' } });
     assert.ok(!typed.isError, text(typed));
     assert.equal(await shop.locator('#filter').inputValue(), 'red');
@@ -165,7 +224,8 @@ test('an app runs the shop task with run_task: progress per step, the answer, th
 test('while one app uses the agent, a second app\'s first call is refused with that reason, every time', async () => {
   await applySettings(agent, settings(true));
   await waitFor(socketExists, 'the host listens');
-  const first = await connectApp();
+  await sharedPage(`${site.origin}/mcp/contact.html`);
+  const first = await pairedApp();
   try {
     assert.match(text(await first.callTool({ name: 'list_tabs', arguments: {} })), /- t1/);
     // It lost to a broken pipe in about one try of four: twenty tries would all pass by chance once in 500 runs.
@@ -188,7 +248,8 @@ test('while one app uses the agent, a second app\'s first call is refused with t
 test('a request too large is answered with its size and the limit, and the next one is served', async () => {
   await applySettings(agent, settings(true));
   await waitFor(socketExists, 'the host listens');
-  const app = await connectApp();
+  await sharedPage(`${site.origin}/mcp/contact.html`);
+  const app = await pairedApp();
   try {
     // Over the 16 MiB the server reads in one message: a JSON-RPC error, not silence.
     await assert.rejects(
@@ -214,11 +275,11 @@ test('a request too large is answered with its size and the limit, and the next 
 test('an app drives a form with the primitives; sending waits for the panel, which allows it', async () => {
   await applySettings(agent, settings(true));
   await waitFor(socketExists, 'the host listens');
-  const { page, tabId } = await openTarget(agent, `${site.origin}/shop/`);
+  const { page, tabId } = await sharedPage(`${site.origin}/shop/`);
   const panel = await openPanel(agent, tabId);
   // The panel here is a tab of its own: the user's page is the active tab, as with a side panel.
   await agent.worker.evaluate((id) => chrome.tabs.update(id, { active: true }), tabId);
-  const app = await connectApp();
+  const app = await pairedApp();
   try {
     const navigated = await app.callTool({ name: 'navigate', arguments: { url: `${site.origin}/mcp/contact.html` } });
     assert.match(text(navigated), /^go_to_url: Opened http:\/\/127\.0\.0\.1:\d+\/mcp\/contact\.html/);
@@ -227,7 +288,7 @@ test('an app drives a form with the primitives; sending waits for the panel, whi
     assert.equal(await panel.locator('#stop').isVisible(), true);
 
     const state = text(await app.callTool({ name: 'get_state', arguments: {} }));
-    assert.match(state, /\nCurrent URL: http:\/\/127\.0\.0\.1:\d+\/mcp\/contact\.html\nPage title: Contact support/);
+    assert.match(state, /(^|\n)Current URL: http:\/\/127\.0\.0\.1:\d+\/mcp\/contact\.html\nPage title: Contact support/);
     const typed = await app.callTool({ name: 'type', arguments: { index: indexOf(state, /<input/), text: 'Ada' } });
     assert.ok(!typed.isError, text(typed));
     const chosen = await app.callTool({ name: 'select', arguments: { index: indexOf(state, /<select/), option: 'Delivery' } });
@@ -272,7 +333,8 @@ test('an app drives a form with the primitives; sending waits for the panel, whi
 test('turning the setting off closes the host: a connected app is refused from then on', async () => {
   await applySettings(agent, settings(true));
   await waitFor(socketExists, 'the host listens');
-  const app = await connectApp();
+  await sharedPage(`${site.origin}/mcp/contact.html`);
+  const app = await pairedApp();
   try {
     assert.match(text(await app.callTool({ name: 'list_tabs', arguments: {} })), /- t1/);
     await applySettings(agent, settings(false));
@@ -289,9 +351,9 @@ test('a type over the limit is refused at once; a long type the app cancels stop
   await applySettings(agent, settings(true));
   await waitFor(socketExists, 'the host listens');
   // Each edit costs this page 100 ms: the typing takes a while, long enough to be cancelled in.
-  const { page, tabId } = await openTarget(agent, `${site.origin}/actions/long.html?slow=100`);
+  const { page, tabId } = await sharedPage(`${site.origin}/actions/long.html?slow=100`);
   await agent.worker.evaluate((id) => chrome.tabs.update(id, { active: true }), tabId);
-  const app = await connectApp();
+  const app = await pairedApp();
   try {
     const state = text(await app.callTool({ name: 'get_state', arguments: {} }));
     const index = indexOf(state, /<textarea/);
@@ -312,6 +374,160 @@ test('a type over the limit is refused at once; a long type the app cancels stop
     assert.match(text(next), /Page title: Long text/);
     const typed = (await page.locator('#story').inputValue()).length;
     assert.ok(typed > 0 && typed < 100_000, `the typing stopped part way (${typed} of 100000 characters)`);
+  } finally {
+    await app.close();
+  }
+});
+
+test('an app the user denies is refused, saying what to do, for the whole connection; the next one is asked again', async () => {
+  await applySettings(agent, settings(true));
+  await waitFor(socketExists, 'the host listens');
+  await sharedPage(`${site.origin}/mcp/contact.html`);
+  const panel = await sidePanel();
+  const app = await connectApp('Denied App');
+  try {
+    const refused = await answerPairing(panel, 'Denied App', 'Deny', app.callTool({ name: 'list_tabs', arguments: {} }, undefined, { timeout: TIMEOUT }));
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /^The user did not allow Denied App to use the browser agent \(they chose Deny in the browser's side panel\), so nothing was done\. .*restart your connection .*choose Allow once or Always/);
+    // Not asked again on this connection: refused at once.
+    const again = await app.callTool({ name: 'get_state', arguments: {} }, undefined, { timeout: TIMEOUT });
+    assert.equal(again.isError, true);
+    assert.match(text(again), /^The user did not allow Denied App/);
+    assert.equal(await panel.locator('#app-pairing').isHidden(), true);
+  } finally {
+    await app.close();
+  }
+  assert.equal((await tokens())['Denied App'], undefined, 'no token for a denied app');
+  const next = await connectApp('Denied App');
+  try {
+    const allowed = await answerPairing(panel, 'Denied App', 'Allow once', next.callTool({ name: 'list_tabs', arguments: {} }, undefined, { timeout: TIMEOUT }));
+    assert.ok(!allowed.isError, text(allowed));
+  } finally {
+    await next.close();
+  }
+  await panel.close();
+});
+
+test('an app allowed once is served for that connection only, and asked again on the next', async () => {
+  await applySettings(agent, settings(true));
+  await waitFor(socketExists, 'the host listens');
+  await sharedPage(`${site.origin}/mcp/contact.html`);
+  const panel = await sidePanel();
+  const app = await connectApp('Once App');
+  try {
+    const progress = [];
+    const call = app.callTool({ name: 'list_tabs', arguments: {} }, undefined, { onprogress: (p) => progress.push(p), timeout: TIMEOUT });
+    await panel.locator('#app-pairing').waitFor({ state: 'visible', timeout: TIMEOUT });
+    await waitFor(() => progress.length > 0, 'the app to hear that it waits for the user');
+    assert.match(progress[0].message, /^Waiting for the user to allow Once App in the browser's side panel \(Allow once, Always or Deny; refused after 120 s without an answer\)/);
+    const served = await answerPairing(panel, 'Once App', 'Allow once', call);
+    assert.ok(!served.isError, text(served));
+    assert.match(text(served), /Contact support/);
+    const again = await app.callTool({ name: 'list_tabs', arguments: {} }, undefined, { timeout: TIMEOUT });
+    assert.ok(!again.isError, text(again));
+  } finally {
+    await app.close();
+  }
+  assert.equal((await tokens())['Once App'], undefined, 'nothing is remembered of Allow once');
+  const next = await connectApp('Once App');
+  try {
+    const refused = await answerPairing(panel, 'Once App', 'Deny', next.callTool({ name: 'list_tabs', arguments: {} }, undefined, { timeout: TIMEOUT }));
+    assert.equal(refused.isError, true);
+  } finally {
+    await next.close();
+  }
+  await panel.close();
+});
+
+test('an app allowed always is not asked again, until the user revokes it in the settings', async () => {
+  await applySettings(agent, settings(true));
+  await waitFor(socketExists, 'the host listens');
+  await sharedPage(`${site.origin}/mcp/contact.html`);
+  const panel = await sidePanel();
+  const app = await connectApp('Always App');
+  try {
+    const served = await answerPairing(panel, 'Always App', 'Always', app.callTool({ name: 'list_tabs', arguments: {} }, undefined, { timeout: TIMEOUT }));
+    assert.ok(!served.isError, text(served));
+  } finally {
+    await app.close();
+  }
+  assert.match((await tokens())['Always App'] ?? '', /^[0-9a-f]{64}$/, 'the app\'s server keeps its token');
+  const stored = await agent.worker.evaluate(async () => (await chrome.storage.local.get('mcpApps')).mcpApps);
+  const entry = stored.find((known) => known.name === 'Always App');
+  assert.ok(entry && !JSON.stringify(stored).includes((await tokens())['Always App']), 'the extension keeps a hash, not the token');
+
+  // The next connection is served without a question.
+  const later = await connectApp('Always App');
+  try {
+    const served = await later.callTool({ name: 'list_tabs', arguments: {} }, undefined, { timeout: TIMEOUT });
+    assert.ok(!served.isError, text(served));
+    assert.equal(await panel.locator('#app-pairing').isHidden(), true, 'the panel did not ask');
+  } finally {
+    await later.close();
+  }
+
+  // Revoked in the settings: asked again.
+  const options = await agent.context.newPage();
+  await options.goto(agent.extensionUrl('extension/options/options.html'));
+  const item = options.locator('#mcp-apps-list li', { hasText: 'Always App' });
+  await item.getByRole('button', { name: 'Revoke: Always App' }).click();
+  await options.locator('#mcp-apps-status').getByText('Always App is no longer allowed').waitFor({ timeout: TIMEOUT });
+  assert.equal(await item.count(), 0);
+  await options.close();
+  const revoked = await connectApp('Always App');
+  try {
+    const refused = await answerPairing(panel, 'Always App', 'Deny', revoked.callTool({ name: 'list_tabs', arguments: {} }, undefined, { timeout: TIMEOUT }));
+    assert.equal(refused.isError, true);
+  } finally {
+    await revoked.close();
+  }
+  await panel.close();
+});
+
+test('an app sees and acts only in the tabs shared with it; sharing a tab makes it visible, unsharing hides it again', async () => {
+  await applySettings(agent, settings(true));
+  await waitFor(socketExists, 'the host listens');
+  const shop = await sharedPage(`${site.origin}/shop/`);
+  // The user's other tab, active and not shared.
+  const privateTab = await openTarget(agent, `${site.origin}/mcp/contact.html?private=1`);
+  const app = await pairedApp();
+  try {
+    const tabs = text(await app.callTool({ name: 'list_tabs', arguments: {} }, undefined, { timeout: TIMEOUT }));
+    assert.doesNotMatch(tabs, /private=1/, 'the unshared tab is not listed');
+    assert.match(tabs, /\/shop\//);
+    // Defaulting to the active tab, unshared: the app acts in a shared one instead, never there.
+    const state = text(await app.callTool({ name: 'get_state', arguments: {} }, undefined, { timeout: TIMEOUT }));
+    assert.doesNotMatch(state, /private=1/);
+    const typed = await app.callTool({ name: 'type', arguments: { index: 999, text: 'Ada' } });
+    assert.equal(typed.isError, true);
+    assert.equal(await privateTab.page.locator('#name').inputValue(), '', 'nothing was typed in the unshared tab');
+    // A tab it names that is not shared: refused, saying how to share one.
+    const named = await app.callTool({ name: 'switch_tab', arguments: { tab: 't99' } });
+    assert.equal(named.isError, true);
+    assert.match(text(named), /The app sees only the tabs shared with AI apps\. Ask the user to open the tab, then click "Share this tab with AI apps" in the browser agent's side panel/);
+
+    // The user shares it: now the app sees it, and acts there.
+    await shareTab(privateTab.tabId);
+    const listed = text(await app.callTool({ name: 'list_tabs', arguments: {} }));
+    const line = listed.split('\n').find((l) => /private=1/.test(l));
+    assert.ok(line, `the shared tab is listed:\n${listed}`);
+    const alias = line.match(/- (t\d+)/)[1];
+    const switched = await app.callTool({ name: 'get_state', arguments: { tab: alias } });
+    assert.ok(!switched.isError, text(switched));
+    const form = text(switched);
+    assert.match(form, /private=1/);
+    const filled = await app.callTool({ name: 'type', arguments: { index: indexOf(form, /<input/), text: 'Ada' } });
+    assert.ok(!filled.isError, text(filled));
+    assert.equal(await privateTab.page.locator('#name').inputValue(), 'Ada');
+
+    // Unshared again: the app can no longer read it, and is told how to share it.
+    await shareTab(privateTab.tabId, 'Stop sharing this tab');
+    const hidden = await app.callTool({ name: 'get_state', arguments: {} });
+    assert.equal(hidden.isError, true);
+    assert.match(text(hidden), /This tab is not shared with AI apps, so the browser agent does not show it or act in it\. Ask the user to open the tab/);
+    const again = text(await app.callTool({ name: 'list_tabs', arguments: {} }));
+    assert.doesNotMatch(again, /private=1/);
+    assert.equal(await shop.page.isClosed(), false);
   } finally {
     await app.close();
   }

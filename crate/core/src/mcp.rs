@@ -27,6 +27,8 @@ pub enum HostMessage {
     Call {
         id: u64,
         client: String,
+        /// The token the browser gave this app when the user allowed it "Always", if it has one.
+        token: Option<String>,
         tool: Tool,
     },
     Cancel {
@@ -71,7 +73,8 @@ impl HostMessage {
                     Some(_) => return Err(refuse("the tool's arguments must be an object".into())),
                 };
                 let tool = Tool::parse(&text("tool"), args).map_err(refuse)?;
-                Ok(HostMessage::Call { id, client: text("client"), tool })
+                let token = Some(text("token")).filter(|token| !token.is_empty());
+                Ok(HostMessage::Call { id, client: text("client"), token, tool })
             }
             Some("cancel") => {
                 id.map(|id| HostMessage::Cancel { id }).ok_or_else(|| refuse("a cancel without an id".into()))
@@ -217,6 +220,75 @@ pub fn turned_off() -> String {
     "The user has not allowed AI apps to use the browser agent: in the extension's settings, \"Let AI apps use the agent (MCP)\" is off. Ask the user to turn it on.".into()
 }
 
+/// The user's answer when an app connects for the first time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pairing {
+    /// For this connection only: the app is asked again when it connects again.
+    Once,
+    /// Remembered with a token the app's server keeps, until the user revokes it in the settings.
+    Always,
+    Deny,
+}
+
+impl Pairing {
+    pub fn parse(decision: &str) -> Option<Pairing> {
+        match decision {
+            "once" => Some(Pairing::Once),
+            "always" => Some(Pairing::Always),
+            "deny" => Some(Pairing::Deny),
+            _ => None,
+        }
+    }
+}
+
+/// Told to an app while the user is asked whether it may use the agent.
+pub fn pairing_waiting(client: &str) -> String {
+    format!(
+        "Waiting for the user to allow {} in the browser's side panel (Allow once, Always or Deny; refused after {} s without an answer). Ask the user to open the side panel of the Rust Browser Agent extension.",
+        app_name(client),
+        APPROVAL_TIMEOUT_MS / 1000
+    )
+}
+
+/// Why an app's calls are refused after the user chose Deny.
+pub fn pairing_denied(client: &str) -> String {
+    format!(
+        "The user did not allow {} to use the browser agent (they chose Deny in the browser's side panel), so nothing was done. Do not try again on your own. If the user wants you to use their browser, ask them to restart your connection to the browser agent (its MCP server) and to choose Allow once or Always in the side panel when it asks.",
+        app_name(client)
+    )
+}
+
+/// Why a call was refused when the user did not answer whether the app may use the agent.
+pub fn pairing_unanswered(client: &str) -> String {
+    format!(
+        "No answer came from the browser's side panel within {} s, so {} may not use the browser agent yet and nothing was done. Ask the user to open the extension's side panel, then call the tool again: the panel asks them to allow you.",
+        APPROVAL_TIMEOUT_MS / 1000,
+        app_name(client)
+    )
+}
+
+/// How a user shares a tab with apps: said in every refusal about tabs.
+pub const HOW_TO_SHARE: &str = "Ask the user to open the tab, then click \"Share this tab with AI apps\" in the browser agent's side panel (or drag the tab into the tab group \"Shared with AI apps\").";
+
+/// Why a call found no tab to act in: the user shared none.
+pub fn no_shared_tab() -> String {
+    format!("No tab is shared with AI apps, so the browser agent shows and acts in none. {HOW_TO_SHARE}")
+}
+
+/// Why a call was refused in a tab the user has not shared (or no longer shares).
+pub fn not_shared(tab: &str) -> String {
+    format!("{tab} is not shared with AI apps, so the browser agent does not show it or act in it. {HOW_TO_SHARE}")
+}
+
+/// The panel's question whether an app may use the agent (`client`), or, without one, that the
+/// question is over.
+pub fn pairing_question(client: Option<&str>) -> Value {
+    match client {
+        Some(client) => json!({"v": 1, "type": "app_pairing", "client": app_name(client)}),
+        None => json!({"v": 1, "type": "app_pairing", "client": null}),
+    }
+}
+
 /// Follows a `run_task` call's events: each step becomes a progress message, each approval a
 /// waiting message, and the final event the call's result with a short summary of the steps.
 #[derive(Debug, Default)]
@@ -279,7 +351,7 @@ mod tests {
     fn call(tool: &str, args: Value) -> Result<Tool, String> {
         let message = json!({"type": "call", "id": 7, "tool": tool, "args": args, "client": "claude-code"});
         match HostMessage::parse(&message) {
-            Ok(HostMessage::Call { id: 7, client, tool }) if client == "claude-code" => Ok(tool),
+            Ok(HostMessage::Call { id: 7, client, token: None, tool }) if client == "claude-code" => Ok(tool),
             Ok(other) => panic!("not a call: {other:?}"),
             Err(refusal) => {
                 assert_eq!(refusal.id, Some(7));
@@ -461,6 +533,31 @@ mod tests {
         let failed =
             report.on_event(9, &AgentEvent::Error { message: "The tab was closed.".into(), steps: 1 }).unwrap();
         assert_eq!(failed["text"], "The task failed: The tab was closed.");
+    }
+
+    #[test]
+    fn a_call_carries_the_app_s_token_when_it_has_one() {
+        let message = json!({"type": "call", "id": 1, "tool": "list_tabs", "client": "Cursor", "token": "abc"});
+        let Ok(HostMessage::Call { token, .. }) = HostMessage::parse(&message) else { panic!() };
+        assert_eq!(token.as_deref(), Some("abc"));
+        let message = json!({"type": "call", "id": 1, "tool": "list_tabs", "client": "Cursor", "token": ""});
+        let Ok(HostMessage::Call { token, .. }) = HostMessage::parse(&message) else { panic!() };
+        assert_eq!(token, None);
+    }
+
+    #[test]
+    fn pairing_answers_and_refusals_say_what_to_do() {
+        assert_eq!(Pairing::parse("once"), Some(Pairing::Once));
+        assert_eq!(Pairing::parse("always"), Some(Pairing::Always));
+        assert_eq!(Pairing::parse("deny"), Some(Pairing::Deny));
+        assert_eq!(Pairing::parse("yes"), None);
+        assert!(pairing_denied("Cursor").starts_with("The user did not allow Cursor to use the browser agent"));
+        assert!(pairing_denied("").contains("An AI app") && pairing_denied("").contains("Allow once or Always"));
+        assert!(pairing_waiting("Cursor").contains("side panel") && pairing_unanswered("Cursor").contains("120 s"));
+        assert!(no_shared_tab().contains("Share this tab with AI apps"));
+        assert!(not_shared("The active tab").starts_with("The active tab is not shared with AI apps"));
+        assert_eq!(pairing_question(Some(" ")), json!({"v": 1, "type": "app_pairing", "client": "An AI app"}));
+        assert_eq!(pairing_question(None)["client"], Value::Null);
     }
 
     #[test]

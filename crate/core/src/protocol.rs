@@ -94,6 +94,9 @@ pub enum PanelRequest {
         #[serde(default)]
         chat: Option<String>,
     },
+    /// The user's answer to an `app_pairing` question: may the AI app use the agent?
+    /// `once`, `always` or `deny`.
+    PairApp { decision: String },
     /// The History: answered with `chats`. (Braced, so that unknown fields are refused.)
     ListChats {},
     /// A stored chat, to be shown read-only: answered with `chat`.
@@ -130,6 +133,9 @@ impl PanelRequest {
             | PanelRequest::Approve { chat: Some(id), .. }
             | PanelRequest::Review { chat: Some(id), .. } => bad_id(id),
             PanelRequest::OpenChat { id } | PanelRequest::DeleteChat { id } => bad_id(id),
+            PanelRequest::PairApp { decision } if crate::mcp::Pairing::parse(decision).is_none() => {
+                Some(malformed(format!("\"{decision}\" is not an answer: once, always or deny")))
+            }
             PanelRequest::Replay { record, .. } => crate::agent::Replay::from_record(record).err().map(not_replayable),
             PanelRequest::RunWorkflow { workflow, values, .. } => {
                 crate::workflow::run_with(workflow, values).err().map(not_runnable)
@@ -260,6 +266,13 @@ mod tests {
         assert!(PanelRequest::parse(&json!({"v": 1, "type": "start_task", "task": "  "}))
             .unwrap_err()
             .contains("empty"));
+        assert_eq!(
+            PanelRequest::parse(&json!({"v": 1, "type": "pair_app", "decision": "always"})),
+            Ok(PanelRequest::PairApp { decision: "always".into() })
+        );
+        assert!(PanelRequest::parse(&json!({"v": 1, "type": "pair_app", "decision": "maybe"}))
+            .unwrap_err()
+            .contains("not an answer"));
     }
 
     #[test]

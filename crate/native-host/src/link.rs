@@ -2,6 +2,7 @@
 //! request per tool call, answered by progress messages and one result.
 
 use crate::framing::{read_message, write_message, FrameError, MAX_FROM_CHROME, MAX_TO_CHROME};
+use crate::pairing::Tokens;
 use crate::socket;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -79,6 +80,8 @@ pub struct Link {
     next_id: AtomicU64,
     /// The socket to connect to; the usual one when `None`.
     socket: Option<std::path::PathBuf>,
+    /// The tokens the browser gave apps the user allowed "Always".
+    tokens: Tokens,
 }
 
 /// A call in flight: its updates, and its id to cancel it by.
@@ -109,6 +112,12 @@ impl Link {
         Link { socket: Some(path), ..Link::default() }
     }
 
+    /// A link to the socket at `path`, keeping the apps' tokens in `tokens`.
+    #[cfg(test)]
+    pub fn with_tokens(path: std::path::PathBuf, tokens: Tokens) -> Link {
+        Link { socket: Some(path), tokens, ..Link::default() }
+    }
+
     async fn connection(&self) -> Result<Arc<Connection>, String> {
         let mut current = self.connection.lock().await;
         if let Some(connection) = current.as_ref().filter(|c| c.open.load(Ordering::SeqCst)) {
@@ -124,9 +133,13 @@ impl Link {
             pending: Arc::clone(&pending),
             open: Arc::clone(&open),
         });
+        let tokens = self.tokens.clone();
         tokio::spawn(async move {
             loop {
                 match read_message(&mut reader, MAX_FROM_CHROME).await {
+                    Ok(Some(message)) if message.get("type").and_then(Value::as_str) == Some("paired") => {
+                        keep_token(&tokens, &message)
+                    }
                     Ok(Some(message)) => dispatch(&pending, &message),
                     Err(err) if err.is_recoverable() => {
                         let problem = format!("The browser agent's host sent a message that could not be read: {err}.");
@@ -150,14 +163,17 @@ impl Link {
         Ok(connection)
     }
 
-    /// Sends a tool call to the extension.
+    /// Sends a tool call to the extension, with the app's token when the user allowed it "Always".
     pub async fn call(&self, tool: &str, args: Value, client: &str) -> Result<Call, String> {
         let connection = self.connection().await?;
         let id = self.next_id.fetch_add(1, Ordering::SeqCst) + 1;
         let (sender, updates) = mpsc::unbounded_channel();
         connection.pending.lock().expect("pending calls").insert(id, sender);
         let call = Call { id, updates, connection: Arc::clone(&connection) };
-        let message = json!({"type": "call", "id": id, "tool": tool, "args": args, "client": client});
+        let mut message = json!({"type": "call", "id": id, "tool": tool, "args": args, "client": client});
+        if let Some(token) = self.tokens.get(client) {
+            message["token"] = Value::from(token);
+        }
         write_message(&mut *connection.writer.lock().await, &message, MAX_TO_CHROME).await.map_err(
             |err| match err {
                 FrameError::TooLarge { length, limit } => too_large_for_chrome(length, limit),
@@ -190,6 +206,17 @@ async fn greeting<R: tokio::io::AsyncRead + Unpin>(reader: &mut R) -> Result<(),
         },
         Ok(None) => Err(not_connected("its host closed the connection at once")),
         Err(err) => Err(not_connected(&err.to_string())),
+    }
+}
+
+/// Keeps the token the browser gave an app the user allowed "Always" (`{"type": "paired",
+/// "client": ..., "token": ...}`); a token that cannot be kept means the user is asked again.
+fn keep_token(tokens: &Tokens, message: &Value) {
+    let field = |name: &str| message.get(name).and_then(Value::as_str).filter(|value| !value.is_empty());
+    if let (Some(client), Some(token)) = (field("client"), field("token")) {
+        if let Err(err) = tokens.save(client, token) {
+            eprintln!("rust-browser-agent-mcp: the browser's token for {client} could not be kept ({err}); the browser will ask again");
+        }
     }
 }
 

@@ -17,6 +17,7 @@
 
 mod framing;
 mod link;
+mod pairing;
 mod relay;
 mod socket;
 mod stdio;
@@ -112,7 +113,9 @@ mod tests {
         let manifest: serde_json::Value =
             serde_json::from_str(include_str!("../../../manifest.json")).expect("manifest.json is JSON");
         assert_eq!(id_from_key(manifest["key"].as_str().expect("manifest.json has a key")), EXTENSION_ID);
-        assert!(manifest["permissions"].as_array().unwrap().contains(&json!("nativeMessaging")));
+        // Asked for when the user turns MCP on, given back when it is turned off.
+        assert!(manifest["optional_permissions"].as_array().unwrap().contains(&json!("nativeMessaging")));
+        assert!(!manifest["permissions"].as_array().unwrap().contains(&json!("nativeMessaging")));
     }
 
     #[test]

@@ -203,6 +203,55 @@ mod tests {
         let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 
+    /// The extension gives the app a token when the user allows it "Always": the app's server
+    /// keeps it, and shows it with its calls from then on, on a new connection too.
+    #[tokio::test]
+    async fn the_token_the_browser_gives_an_app_is_kept_and_shown_with_its_next_calls() {
+        let dir = std::env::temp_dir().join(format!("rba-paired-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("mcp.sock");
+        let listener = UnixListener::bind(&path).unwrap();
+        let (extension, host) = tokio::io::duplex(1 << 16);
+        let (chrome_in, chrome_out) = tokio::io::split(host);
+        tokio::spawn(relay(listener, chrome_in, chrome_out));
+        let (mut from_host, mut to_host) = tokio::io::split(extension);
+        // Told when the relay says an app went away, so that the next one is not turned away as busy.
+        let (gone, mut departures) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Ok(Some(message)) = read_message(&mut from_host, MAX_TO_CHROME).await {
+                if message["type"] == "disconnected" {
+                    let _ = gone.send(());
+                }
+                if message["type"] != "call" {
+                    continue;
+                }
+                let text = match message["token"].as_str() {
+                    Some(token) => format!("token {token}"),
+                    None => {
+                        let paired = json!({"type": "paired", "client": message["client"], "token": "t0ken"});
+                        write_message(&mut to_host, &paired, MAX_FROM_CHROME).await.unwrap();
+                        "no token".to_string()
+                    }
+                };
+                let served = json!({"type": "result", "id": message["id"], "ok": true, "text": text});
+                write_message(&mut to_host, &served, MAX_FROM_CHROME).await.unwrap();
+            }
+        });
+        let tokens = crate::pairing::Tokens::at(dir.join("apps.json"));
+        let first = Link::with_tokens(path.clone(), tokens.clone());
+        assert_eq!(outcome(&first).await, Ok("no token".to_string()));
+        assert_eq!(outcome(&first).await, Ok("token t0ken".to_string()));
+        drop(first);
+        departures.recv().await.expect("the relay tells the extension that the app went away");
+        let again = Link::with_tokens(path.clone(), tokens.clone());
+        assert_eq!(outcome(&again).await, Ok("token t0ken".to_string()));
+        // Another app has a token of its own, or none.
+        let mut call = again.call("list_tabs", json!({}), "Other app").await.unwrap();
+        assert!(matches!(call.updates.recv().await, Some(Update::Result { text, .. }) if text == "no token"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[tokio::test]
     async fn a_call_too_large_for_chrome_is_refused_with_the_limit_and_the_next_one_served() {
         let path = relay_with_extension("large");

@@ -16,7 +16,8 @@ use std::sync::Arc;
 pub struct RunTaskArgs {
     /// What to do, in plain language, as you would tell a person at the browser.
     pub task: String,
-    /// A page to open (in a new tab) before starting; without it the task starts on the active tab.
+    /// A page to open (in a new tab, shared with AI apps) before starting; without it the task
+    /// starts in a tab the user shared with AI apps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// At most this many steps (each one a look at the page and a few actions); the user's
@@ -273,7 +274,7 @@ impl BrowserAgent {
     }
 
     #[tool(
-        description = "List the open tabs of the browser window the agent works in, each with its name (t1, t2, ...), title and URL.",
+        description = "List the tabs the user shared with AI apps in the window the agent works in, each with its name (t1, t2, ...), title and URL. The user's other tabs are never shown.",
         title = "List the tabs",
         annotations(
             title = "List the tabs",
@@ -401,7 +402,7 @@ impl ServerHandler for BrowserAgent {
                     .with_description("The browser agent in the user's own Chrome, through its extension"),
             )
             .with_instructions(
-                "Acts in the user's own Chrome through the Rust Browser Agent extension. Use run_task for whole tasks; for step-by-step control call get_state, then click/type/select/scroll by the element numbers it shows, and get_state again. The user must have turned the MCP setting on in the extension, and approves consequential actions in the browser's side panel.",
+                "Acts in the user's own Chrome through the Rust Browser Agent extension. Use run_task for whole tasks; for step-by-step control call get_state, then click/type/select/scroll by the element numbers it shows, and get_state again. The user must have turned the MCP setting on in the extension, allows this app in the browser's side panel on its first connection, shares the tabs it may use (\"Share this tab with AI apps\"), and approves consequential actions in the side panel.",
             )
     }
 

@@ -8,7 +8,7 @@ use crate::{to_js, Core, HostBrowser, Job, Prepared, TimedGate};
 use agent_core::agent::{drive_session, AgentEvent, DriveCommand, DriveReply, DriveRequest, TaskConfig};
 use agent_core::browser::Browser;
 use agent_core::i18n::Message;
-use agent_core::mcp::{self, HostMessage, TaskReport, Tool};
+use agent_core::mcp::{self, HostMessage, Pairing, TaskReport, Tool};
 use agent_core::settings::Settings;
 use futures::channel::{mpsc, oneshot};
 use serde_json::Value;
@@ -20,6 +20,8 @@ use wasm_bindgen::prelude::*;
 pub struct AppCall {
     pub id: u64,
     pub client: String,
+    /// The token the browser gave the app when the user allowed it "Always", if any.
+    pub token: Option<String>,
     reply: js_sys::Function,
     pub max_steps: Option<u32>,
     pub url: Option<String>,
@@ -28,7 +30,7 @@ pub struct AppCall {
 
 impl AppCall {
     fn new(id: u64, client: String, reply: js_sys::Function) -> AppCall {
-        AppCall { id, client, reply, max_steps: None, url: None, report: RefCell::default() }
+        AppCall { id, client, token: None, reply, max_steps: None, url: None, report: RefCell::default() }
     }
 
     /// Sends a message to the app (through the host); a port closed meanwhile drops it.
@@ -58,6 +60,32 @@ pub struct Apps {
     /// Counts the apps gone: a task or session that ends after its app went away leaves no tab
     /// for the next app.
     departures: Cell<u64>,
+    /// Whether the connected app may use the agent (the user's answer holds for the connection).
+    pairing: RefCell<PairState>,
+}
+
+/// The connected app's standing with the user.
+#[derive(Default)]
+struct PairState {
+    state: Paired,
+    /// The app as it named itself (MCP's clientInfo).
+    client: String,
+    /// Allowed by a remembered "Always" (revoking it in the settings ends that).
+    always: bool,
+    /// The calls waiting for the user's answer.
+    waiting: Vec<oneshot::Sender<Result<(), String>>>,
+    /// Where messages to the app's server go (the token of an "Always").
+    reply: Option<js_sys::Function>,
+}
+
+#[derive(Default, Clone, Copy, PartialEq, Eq, Debug)]
+enum Paired {
+    /// Not asked yet on this connection.
+    #[default]
+    Unknown,
+    Asking,
+    Allowed,
+    Denied,
 }
 
 /// What a task or session is to do with the tab it ends in: it holds it no more, and when an app
@@ -74,12 +102,15 @@ pub fn on_end_tab(apps: &Rc<Apps>, task: &Rc<Task>, for_app: bool) -> Rc<dyn Fn(
 }
 
 /// Opens `url` for a task an app asked for, in a new tab next to `tab`, if the site settings
-/// allow it.
+/// allow it; the tab is shared with apps (it joins the group).
 pub async fn open_start_page(browser: &HostBrowser, settings: &Settings, tab: i32, url: &str) -> Result<i32, String> {
     let policy = settings.site_policy().map_err(|err| err.to_string())?;
     let url = policy.check(url).map_err(|refusal| format!("The task's page {url} was not opened: {refusal}."))?;
     let opened = browser.open_tab(tab, &url).await;
     let (id, _) = opened.map_err(|err| format!("The task's page {url} could not be opened: {err}."))?;
+    crate::shared_tabs::share(browser, &[id])
+        .await
+        .map_err(|err| format!("The task's page {url} was opened but could not be shared with AI apps: {err}."))?;
     Ok(id)
 }
 
@@ -93,11 +124,10 @@ impl Core {
             .and_then(|value| HostMessage::parse(&value));
         match parsed {
             Err(refusal) => AppCall::new(0, String::new(), reply).send(&mcp::refusal(&refusal)),
-            Ok(HostMessage::Call { id, client, tool }) => {
+            Ok(HostMessage::Call { id, client, token, tool }) => {
                 let core = self.share();
-                wasm_bindgen_futures::spawn_local(
-                    async move { core.call(AppCall::new(id, client, reply), tool).await },
-                );
+                let call = AppCall { token, ..AppCall::new(id, client, reply) };
+                wasm_bindgen_futures::spawn_local(async move { core.call(call, tool).await });
             }
             Ok(HostMessage::Cancel { id }) => {
                 if let Some(task) = self.tasks.find(|task| task.asker == Asker::AppTask(id)) {
@@ -130,10 +160,156 @@ impl Core {
     pub fn host_disconnected(&self) {
         self.apps_gone();
     }
+
+    /// The question whether an app may use the agent, while it is asked (for a panel that opens
+    /// meanwhile); `null` when none is.
+    #[wasm_bindgen(js_name = pairingQuestion)]
+    pub fn pairing_question(&self) -> JsValue {
+        let pairing = self.apps.pairing.borrow();
+        match pairing.state {
+            Paired::Asking => crate::to_js(&mcp::pairing_question(Some(&pairing.client))),
+            _ => JsValue::NULL,
+        }
+    }
+
+    /// The user revoked remembered apps in the settings: an app let in by its "Always" is asked
+    /// again on its next call.
+    #[wasm_bindgen(js_name = appsRevoked)]
+    pub fn apps_revoked(&self) {
+        let mut pairing = self.apps.pairing.borrow_mut();
+        if pairing.state == Paired::Allowed && pairing.always {
+            *pairing = PairState::default();
+        }
+    }
+}
+
+impl Core {
+    /// The user's answer in the panel to whether the app asking may use the agent.
+    pub fn answer_pairing(&self, decision: Pairing) {
+        let (client, reply) = {
+            let pairing = self.apps.pairing.borrow();
+            if pairing.state != Paired::Asking {
+                return;
+            }
+            (pairing.client.clone(), pairing.reply.clone())
+        };
+        self.browser.emit_value(&mcp::pairing_question(None));
+        let core = self.share();
+        wasm_bindgen_futures::spawn_local(async move {
+            let outcome = match decision {
+                Pairing::Deny => Err(mcp::pairing_denied(&client)),
+                Pairing::Once => Ok(false),
+                Pairing::Always => match crate::shared_tabs::remember(&core.browser, &client).await {
+                    Ok(token) => {
+                        // To the app's server before the answer to its call, so that it keeps the token.
+                        if let Some(reply) = &reply {
+                            let paired = serde_json::json!({"type": "paired", "client": client, "token": token});
+                            let _ = reply.call1(&JsValue::NULL, &crate::to_js(&paired));
+                        }
+                        Ok(true)
+                    }
+                    // Allowed all the same, for this connection.
+                    Err(_) => Ok(false),
+                },
+            };
+            let mut pairing = core.apps.pairing.borrow_mut();
+            if pairing.state != Paired::Asking {
+                return;
+            }
+            pairing.state = if outcome.is_ok() { Paired::Allowed } else { Paired::Denied };
+            pairing.always = outcome == Ok(true);
+            let answer = outcome.map(drop);
+            for waiting in pairing.waiting.drain(..) {
+                let _ = waiting.send(answer.clone());
+            }
+        });
+    }
+
+    /// Whether the app of `call` may use the agent: allowed on this connection, or "Always" by the
+    /// token it shows; else the user is asked in the panel (the app hears that it waits), once for
+    /// all the calls it sends meanwhile.
+    async fn paired(&self, call: &AppCall) -> Result<(), String> {
+        let state = self.apps.pairing.borrow().state;
+        match state {
+            Paired::Allowed => return Ok(()),
+            Paired::Denied => return Err(mcp::pairing_denied(&call.client)),
+            Paired::Asking => {}
+            Paired::Unknown => {
+                if let Some(token) = &call.token {
+                    if crate::shared_tabs::remembered(&self.browser, &call.client, token).await {
+                        let mut pairing = self.apps.pairing.borrow_mut();
+                        if pairing.state == Paired::Unknown {
+                            *pairing = PairState {
+                                state: Paired::Allowed,
+                                client: call.client.clone(),
+                                always: true,
+                                ..PairState::default()
+                            };
+                        }
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        let (answer, answered) = oneshot::channel();
+        {
+            let mut pairing = self.apps.pairing.borrow_mut();
+            match pairing.state {
+                Paired::Allowed => return Ok(()),
+                Paired::Denied => return Err(mcp::pairing_denied(&call.client)),
+                Paired::Asking => pairing.waiting.push(answer),
+                Paired::Unknown => {
+                    *pairing = PairState {
+                        state: Paired::Asking,
+                        client: call.client.clone(),
+                        always: false,
+                        waiting: vec![answer],
+                        reply: Some(call.reply.clone()),
+                    };
+                    self.browser.emit_value(&mcp::pairing_question(Some(&call.client)));
+                }
+            }
+        }
+        let waiting =
+            serde_json::json!({"type": "waiting", "id": call.id, "message": mcp::pairing_waiting(&call.client)});
+        call.send(&waiting);
+        let timeout = self.browser.sleep(mcp::APPROVAL_TIMEOUT_MS);
+        futures::pin_mut!(timeout);
+        match futures::future::select(answered, timeout).await {
+            futures::future::Either::Left((Ok(answer), _)) => answer,
+            // The app went away meanwhile.
+            futures::future::Either::Left((Err(_), _)) => Err("The app disconnected before the user answered.".into()),
+            futures::future::Either::Right(_) => {
+                let unanswered = mcp::pairing_unanswered(&call.client);
+                let mut pairing = self.apps.pairing.borrow_mut();
+                if pairing.state == Paired::Asking {
+                    for waiting in std::mem::take(&mut *pairing).waiting {
+                        let _ = waiting.send(Err(unanswered.clone()));
+                    }
+                    self.browser.emit_value(&mcp::pairing_question(None));
+                }
+                Err(unanswered)
+            }
+        }
+    }
+
+    /// The tab an app's call acts in when it names none: where its last task or session ended,
+    /// else the active tab, else the first tab shared; each only while shared with apps.
+    pub async fn app_tab(&self) -> Result<i32, String> {
+        let shared = crate::shared_tabs::shared(&self.browser).await;
+        let ended_in = self.apps.tab.get().filter(|tab| shared.contains(tab));
+        let active = self.browser.active_tab().await.ok().filter(|tab| shared.contains(tab));
+        ended_in.or(active).or(shared.first().copied()).ok_or_else(mcp::no_shared_tab)
+    }
 }
 
 impl Core {
     fn apps_gone(&self) {
+        // The answer held for the connection; a question still open is withdrawn.
+        let pairing = std::mem::take(&mut *self.apps.pairing.borrow_mut());
+        if pairing.state == Paired::Asking {
+            self.browser.emit_value(&mcp::pairing_question(None));
+        }
         // Dropping the session's sender ends the session, once a question it waits on is
         // withdrawn (an action no app waits for any more is not done).
         self.apps.session.borrow_mut().take();
@@ -158,6 +334,9 @@ impl Core {
             Ok(settings) => settings,
             Err(message) => return call.send(&mcp::result(id, false, &message)),
         };
+        if let Err(message) = self.paired(&call).await {
+            return call.send(&mcp::result(id, false, &message));
+        }
         match tool {
             Tool::RunTask { task, url, max_steps } => {
                 self.end_session().await;
@@ -178,27 +357,24 @@ impl Core {
         if self.apps.session.borrow().is_none() {
             // A session stopped a moment ago (its app cancelled a call) is still letting go of the tab.
             self.session_gone().await;
-            // Where the app's last task or session ended, while that tab is open; else the active tab.
-            let ended_in = match self.apps.tab.get() {
-                Some(tab) if self.browser.tabs(tab).await.is_ok() => Some(tab),
-                _ => None,
-            };
-            let tab = match ended_in {
-                Some(tab) => tab,
-                None => match self.browser.active_tab().await {
-                    Ok(tab) => tab,
-                    Err(message) => return DriveReply::Failed(message.to_string()),
-                },
+            // Where the app's last task or session ended, while that tab is shared; else the
+            // active tab, else a tab shared with apps.
+            let tab = match self.app_tab().await {
+                Ok(tab) => tab,
+                Err(message) => return DriveReply::Failed(message),
             };
             if self.tasks.owner_of(tab, "").is_some() {
-                let place = if ended_in.is_some() { "the tab the app's last task ended in" } else { "the active tab" };
-                return DriveReply::Failed(format!("The browser agent is working on another task in {place}. Wait for it to end, ask the user to stop it in the side panel, or to switch to another tab."));
+                return DriveReply::Failed("The browser agent is working on another task in the shared tab the app would use. Wait for it to end, ask the user to stop it in the side panel, or to share another tab.".into());
             }
             self.open_session(&call.client, settings, tab);
         }
         let Some(session) = self.apps.session.borrow().clone() else {
             return DriveReply::Failed("The session ended.".into());
         };
+        let switching = matches!(
+            &command,
+            DriveCommand::State { tab: Some(_) } | DriveCommand::Act(agent_core::actions::Action::SwitchTab { .. })
+        );
         let (answer, answered) = oneshot::channel();
         *self.apps.serving.borrow_mut() = Some(Rc::clone(call));
         if session.unbounded_send((command, answer)).is_err() {
@@ -213,7 +389,16 @@ impl Core {
             )
         });
         self.apps.commands.borrow_mut().retain(|&id| id != call.id);
-        reply
+        // A tab named that the app may not see is none of its tabs: say how to share one.
+        match (reply, switching) {
+            // The tab the session is in is no longer shared: what it says of it is a failure.
+            (DriveReply::Text(text), _) if text.contains(mcp::HOW_TO_SHARE) => DriveReply::Failed(text),
+            (DriveReply::Failed(text), true) if !text.contains(mcp::HOW_TO_SHARE) => DriveReply::Failed(format!(
+                "{text} The app sees only the tabs shared with AI apps. {}",
+                mcp::HOW_TO_SHARE
+            )),
+            (reply, _) => reply,
+        }
     }
 
     /// Starts a session an app drives in `tab`, shown in the panel as a running task (Stop ends it).
@@ -257,8 +442,8 @@ impl Core {
                         time_limit_ms: Some(mcp::APPROVAL_TIMEOUT_MS),
                     };
                     let models = prepared.models();
-                    drive_session(&config, &client, browser.as_ref(), models, &gate, &session.cancel, &emit, requests)
-                        .await;
+                    let browser = crate::shared_tabs::SharedTabs { browser };
+                    drive_session(&config, &client, &browser, models, &gate, &session.cancel, &emit, requests).await;
                 }
                 Err(message) => {
                     refuse_waiting(&mut requests, &message);

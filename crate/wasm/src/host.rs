@@ -131,6 +131,11 @@ impl HostBrowser {
         Self { host }
     }
 
+    /// The JavaScript host itself, for the methods declared elsewhere (shared_tabs.rs).
+    pub fn js(&self) -> &BrowserHost {
+        &self.host
+    }
+
     /// The tab's frames as the sensor read them, with how long each part of reading took.
     pub async fn observe_timed(&self, tab: TabId) -> Result<(Vec<RawFrame>, ObserveTiming), BrowserError> {
         let started = performance_now();

@@ -6,6 +6,7 @@ mod apps;
 mod chats;
 mod fetch;
 mod host;
+mod shared_tabs;
 mod tasks;
 mod vocabulary;
 
@@ -127,6 +128,11 @@ impl Core {
                     Err(err) => {
                         self.emit_to(&chat, AgentEvent::Error { message: protocol::not_runnable(err), steps: 0 })
                     }
+                }
+            }
+            Ok(PanelRequest::PairApp { decision }) => {
+                if let Some(decision) = agent_core::mcp::Pairing::parse(&decision) {
+                    self.answer_pairing(decision)
                 }
             }
             Ok(PanelRequest::ListChats {}) => self.chats.list(reply),
@@ -601,14 +607,15 @@ async fn run(
     let mut max_steps = settings.max_steps;
     let for_app = matches!(job, Job::New { app: Some(_), .. });
     let (description, tab, resume, replay) = match job {
-        Job::New { task, tab_id, app: Some(app), .. } => {
+        Job::New { task: description, app: Some(app), .. } => {
             max_steps = app.max_steps.unwrap_or(max_steps);
             let tab = match &app.url {
-                // A tab of its own.
+                // A tab of its own, shared with apps.
                 Some(url) => apps::open_start_page(browser, &settings, browser.active_tab().await?, url).await?,
-                None => tab_or_active(tab_id).await?,
+                // Only a tab the user shared with apps.
+                None => own_tab(core, task, core.app_tab().await?, emit).await?,
             };
-            (task, tab, None, None)
+            (description, tab, None, None)
         }
         Job::New { task, tab_id, app: None, .. } => (task, tab_or_active(tab_id).await?, None, None),
         Job::Replay { replay, tab_id, .. } => (replay.task.clone(), tab_or_active(tab_id).await?, None, Some(replay)),
@@ -634,7 +641,14 @@ async fn run(
         replay,
         ..prepared.config.clone()
     };
-    run_task(&config, browser.as_ref(), prepared.models(), gate, &task.cancel, emit).await;
+    match for_app {
+        // An app's task sees and acts only in the tabs shared with apps.
+        true => {
+            let browser = shared_tabs::SharedTabs { browser };
+            run_task(&config, &browser, prepared.models(), gate, &task.cancel, emit).await
+        }
+        false => run_task(&config, browser.as_ref(), prepared.models(), gate, &task.cancel, emit).await,
+    };
     Ok(())
 }
 
