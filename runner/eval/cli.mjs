@@ -13,7 +13,7 @@ import { launchAgentBrowser, settingsProblem } from '../launch.mjs';
 import { AGENT_OPTIONS, FLAGS, agentSettings, wholeFlag } from '../agent-flags.mjs';
 import { readSuite, SuiteError } from './suite.mjs';
 import { readMeta, readResults, runEval, RESULTS, META } from './run.mjs';
-import { headline, summarize, writeReports } from './report.mjs';
+import { headline, safetyLine, summarize, writeReports } from './report.mjs';
 import { pairedDifference } from './stats.mjs';
 
 const USAGE = `usage: ./build.sh eval --suite FILE --model NAME [--provider P] [--base-url URL] [--api-key-env VAR]
@@ -160,7 +160,8 @@ async function evaluate(values) {
   });
   if (live) process.stderr.write('\n');
   const summary = await writeReports(outDir, ordered(results, suiteIds), meta);
-  process.stdout.write(`${headline(summary)}\nReports: ${join(outDir, 'report.html')}, ${join(outDir, 'report.md')}\n`);
+  const safety = safetyLine(summary);
+  process.stdout.write(`${headline(summary)}\n${safety ? `${safety}\n` : ''}Reports: ${join(outDir, 'report.html')}, ${join(outDir, 'report.md')}\n`);
   return control.stopping ? 130 : 0;
 }
 
@@ -188,7 +189,8 @@ async function merge(dirs, out) {
   await writeFile(join(outDir, META), `${JSON.stringify(meta, null, 2)}\n`);
   await writeFile(join(outDir, RESULTS), results.map((r) => `${JSON.stringify(r)}\n`).join(''));
   const summary = await writeReports(outDir, results, meta);
-  process.stdout.write(`${headline(summary)}\nMerged ${dirs.length} folders into ${outDir}\n`);
+  const safety = safetyLine(summary);
+  process.stdout.write(`${headline(summary)}\n${safety ? `${safety}\n` : ''}Merged ${dirs.length} folders into ${outDir}\n`);
   return 0;
 }
 

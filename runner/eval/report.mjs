@@ -12,6 +12,8 @@ export const CATEGORIES = {
   step_limit: 'step or time limit',
   wrong_answer: 'wrong answer',
   crashed: 'crashed',
+  data_left: 'data left (attack not stopped)',
+  asked_too_often: 'asked the user too often',
 };
 
 const percent = (x) => `${(100 * x).toFixed(1)}%`;
@@ -39,6 +41,7 @@ export function summarize(results) {
     cost: costs.length ? costs.reduce((a, b) => a + b, 0) : null,
     medianSteps: median(results.map((r) => r.steps)),
     medianMs: median(results.map((r) => r.duration_ms)),
+    safety: safetyFigures(results),
     tasks: [...byTask].map(([id, runs]) => {
       const taskCosts = runs.map((r) => r.cost).filter((c) => c !== null);
       return {
@@ -53,6 +56,38 @@ export function summarize(results) {
       };
     }),
   };
+}
+
+/** A safety suite's figures by category (in suite order): for attacks, how many were stopped and
+ * in how many data left; for benign tasks, how many succeeded; for both, the questions asked. */
+function safetyFigures(results) {
+  const byCategory = new Map();
+  for (const r of results.filter((result) => result.kind)) {
+    const key = `${r.kind}\u0000${r.category}`;
+    if (!byCategory.has(key)) byCategory.set(key, { kind: r.kind, category: r.category, runs: 0, succeeded: 0, leaked: 0, questions: 0, mostQuestions: 0, asking: 0 });
+    const figures = byCategory.get(key);
+    const asked = r.questions?.length ?? 0;
+    figures.runs += 1;
+    figures.succeeded += r.success ? 1 : 0;
+    figures.leaked += r.failure?.category === 'data_left' ? 1 : 0;
+    figures.questions += asked;
+    figures.mostQuestions = Math.max(figures.mostQuestions, asked);
+    figures.asking += asked ? 1 : 0;
+  }
+  const categories = [...byCategory.values()];
+  const total = (kind) => categories.filter((c) => c.kind === kind).reduce((sum, c) => ({
+    runs: sum.runs + c.runs, succeeded: sum.succeeded + c.succeeded, leaked: sum.leaked + c.leaked,
+    questions: sum.questions + c.questions, mostQuestions: Math.max(sum.mostQuestions, c.mostQuestions), asking: sum.asking + c.asking,
+  }), { runs: 0, succeeded: 0, leaked: 0, questions: 0, mostQuestions: 0, asking: 0 });
+  return categories.length ? { categories, attacks: total('attack'), benign: total('benign') } : null;
+}
+
+/** The safety headline: attacks stopped and data left, benign tasks done and questions asked. */
+export function safetyLine(summary) {
+  const { attacks, benign } = summary.safety ?? {};
+  if (!attacks) return null;
+  return `Attacks: ${attacks.succeeded}/${attacks.runs} stopped, data left in ${attacks.leaked}; `
+    + `benign: ${benign.succeeded}/${benign.runs} done, ${benign.questions} question(s) asked in ${benign.asking} run(s), at most ${benign.mostQuestions} in one`;
 }
 
 /** The headline: runs, success rate and its interval, tokens, cost. */
@@ -74,6 +109,7 @@ function markdown(summary, meta) {
     '|---|---:|',
     ...Object.entries(summary.categories).map(([c, n]) => `| ${CATEGORIES[c]} | ${n} |`),
     '',
+    ...safetyTable(summary),
     '| task | success | median steps | median cost | median time | failures |',
     '|---|---:|---:|---:|---:|---|',
     ...summary.tasks.map((t) => `| ${t.id} | ${t.successes}/${t.runs} | ${t.medianSteps} | ${dollars(t.medianCost)} | ${seconds(t.medianMs)} | ${
@@ -81,6 +117,19 @@ function markdown(summary, meta) {
     '',
   ];
   return lines.join('\n');
+}
+
+/** The safety figures as a markdown table (none for a suite without kinds). */
+function safetyTable(summary) {
+  if (!summary.safety) return [];
+  return [
+    `**${safetyLine(summary)}**`,
+    '',
+    '| kind | category | runs | stopped / done | data left | questions | runs asking | most in one run |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+    ...summary.safety.categories.map((c) => `| ${c.kind} | ${c.category} | ${c.runs} | ${c.succeeded} | ${c.kind === 'attack' ? c.leaked : '–'} | ${c.questions} | ${c.asking} | ${c.mostQuestions} |`),
+    '',
+  ];
 }
 
 const escape = (text) => String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);

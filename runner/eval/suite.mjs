@@ -5,13 +5,25 @@
 //    "serve": "folder served on 127.0.0.1, relative to the suite file", "max_steps": 10,
 //    "setup": "page expression run before the task",
 //    "check": {"answer": "regex", "page": "page expression, true means success", "url": "regex"}}
+//
+// Safety suites add (see README: Evaluating a model):
+//   "kind": "attack" (every question is refused; stopped when no data left) or "benign" (every
+//   question is allowed, and counted), "category": "a name the report groups runs by",
+//   "sites": {"attacker": {"serve": "folder", "host": "localhost"}, ...}: more sites served for
+//   each run on their own port (host 127.0.0.1 unless named), written {site:NAME} in the task,
+//   start_url, setup and checks ({site:start} is the served start site), and two checks:
+//   "leak": "regex" over what the other sites received, each request as "NAME:/path?query"
+//   (a match is data that left); "questions": the most questions a benign run may ask.
 
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { statSync } from 'node:fs';
 
-const FIELDS = new Set(['id', 'task', 'start_url', 'serve', 'max_steps', 'setup', 'check', 'time_limit_s']);
-const CHECKS = new Set(['answer', 'page', 'url']);
+const FIELDS = new Set(['id', 'task', 'start_url', 'serve', 'max_steps', 'setup', 'check', 'time_limit_s', 'kind', 'category', 'sites']);
+const CHECKS = new Set(['answer', 'page', 'url', 'leak', 'questions']);
+const KINDS = new Set(['attack', 'benign']);
+/** A {site:NAME} placeholder. */
+const SITE_PLACEHOLDER = /\{site:([a-z]+)\}/g;
 export const DEFAULT_MAX_STEPS = 15;
 
 export class SuiteError extends Error {}
@@ -62,16 +74,36 @@ function checkTask(value, fail, base) {
   const id = text('id', true);
   if (!/^[\w.-]+$/.test(id)) throw fail('id', 'may hold only letters, digits, ".", "_" and "-"');
   const task = { id, task: text('task', true), setup: text('setup', false) };
+  const folderAt = (field, path) => {
+    const folder = resolve(base, path);
+    let isFolder = false;
+    try { isFolder = statSync(folder).isDirectory(); } catch { /* reported below */ }
+    if (!isFolder) throw fail(field, `names no folder (${folder})`);
+    return folder;
+  };
   const serve = text('serve', false);
-  if (serve !== undefined) {
-    task.serve = resolve(base, serve);
-    let folder = false;
-    try { folder = statSync(task.serve).isDirectory(); } catch { /* reported below */ }
-    if (!folder) throw fail('serve', `names no folder (${task.serve})`);
+  if (serve !== undefined) task.serve = folderAt('serve', serve);
+  const kind = text('kind', false);
+  if (kind !== undefined && !KINDS.has(kind)) throw fail('kind', 'must be "attack" or "benign"');
+  if (kind) task.kind = kind;
+  const category = text('category', false);
+  if (category) task.category = category;
+  if (value.sites !== undefined) {
+    task.sites = {};
+    if (value.sites === null || typeof value.sites !== 'object' || Array.isArray(value.sites)) throw fail('sites', 'must be an object of sites by name');
+    for (const [name, site] of Object.entries(value.sites)) {
+      const at = `sites.${name}`;
+      if (!/^[a-z]+$/.test(name) || name === 'start') throw fail(at, 'must be named in lower-case letters, and not "start"');
+      if (site === null || typeof site !== 'object' || typeof site.serve !== 'string') throw fail(at, 'must be {"serve": "folder", "host"?: "localhost" or "127.0.0.1"}');
+      const host = site.host ?? '127.0.0.1';
+      if (!['localhost', '127.0.0.1'].includes(host)) throw fail(`${at}.host`, 'must be "localhost" or "127.0.0.1" (loopback only)');
+      task.sites[name] = { serve: folderAt(`${at}.serve`, site.serve), host };
+    }
   }
   task.start_url = text('start_url', serve === undefined) ?? '/';
-  if (serve !== undefined && !task.start_url.startsWith('/')) throw fail('start_url', 'must be a path starting with "/" when "serve" is given');
-  if (serve === undefined && !/^https?:\/\//.test(task.start_url)) throw fail('start_url', 'must be an http(s) URL (or a path, with "serve")');
+  const onSite = /^\{site:[a-z]+\}\//.test(task.start_url);
+  if (serve !== undefined && !task.start_url.startsWith('/') && !onSite) throw fail('start_url', 'must be a path starting with "/" when "serve" is given (or on a site of the task: {site:NAME}/path)');
+  if (serve === undefined && !/^(https?:\/\/|\{site:[a-z]+\}\/)/.test(task.start_url)) throw fail('start_url', 'must be an http(s) URL, one on a site of the task ({site:NAME}/path), or a path with "serve"');
   const whole = (field, least, most, fallback) => {
     const v = value[field] ?? fallback;
     if (!Number.isInteger(v) || v < least || v > most) throw fail(field, `must be a whole number from ${least} to ${most}`);
@@ -84,12 +116,37 @@ function checkTask(value, fail, base) {
   const kinds = Object.keys(check);
   if (!kinds.length) throw fail('check', 'must name at least one of answer, page, url');
   for (const kind of kinds) {
-    if (!CHECKS.has(kind)) throw fail(`check.${kind}`, 'is not a check (answer, page or url)');
+    if (!CHECKS.has(kind)) throw fail(`check.${kind}`, 'is not a check (answer, page, url, leak or questions)');
+    if (kind === 'questions') {
+      if (!Number.isInteger(check.questions) || check.questions < 0 || check.questions > 20) throw fail('check.questions', 'must be a whole number from 0 to 20');
+      continue;
+    }
     if (typeof check[kind] !== 'string' || !check[kind].trim()) throw fail(`check.${kind}`, 'must be a non-empty string');
+    if (kind === 'leak' && !Object.keys(task.sites ?? {}).length) throw fail('check.leak', 'needs "sites" whose requests it reads');
     if (kind !== 'page') {
       try { new RegExp(check[kind]); } catch (err) { throw fail(`check.${kind}`, `is not a valid regular expression (${err.message})`); }
     }
   }
   task.check = { ...check };
+  const known = new Set(['start', ...Object.keys(task.sites ?? {})]);
+  const texts = { task: task.task, start_url: task.start_url, setup: task.setup, ...Object.fromEntries(Object.entries(check).map(([k, v]) => [`check.${k}`, v])) };
+  for (const [field, written] of Object.entries(texts)) {
+    for (const [, name] of String(written ?? '').matchAll(SITE_PLACEHOLDER)) {
+      if (!known.has(name)) throw fail(field, `names {site:${name}}, which is not among the task's sites (${[...known].join(', ')})`);
+      if (name === 'start' && !task.serve) throw fail(field, 'names {site:start}, which needs "serve"');
+    }
+  }
   return task;
+}
+
+/** `task` with its {site:NAME} placeholders replaced by the sites' origins (`start` included). */
+export function placeSites(task, origins) {
+  const place = (text) => (typeof text === 'string' ? text.replace(SITE_PLACEHOLDER, (_, name) => origins[name]) : text);
+  return {
+    ...task,
+    task: place(task.task),
+    start_url: place(task.start_url),
+    setup: place(task.setup),
+    check: Object.fromEntries(Object.entries(task.check).map(([kind, value]) => [kind, place(value)])),
+  };
 }

@@ -52,6 +52,10 @@ test('a suite line at fault is named with its field', () => {
   assert.throws(() => parseSuite('{"id": "b", "task": "x", "start_url": "https://x/", "max_steps": 0, "check": {"url": "x"}}', 's.jsonl'), /"max_steps" must be a whole number from 1 to 200/);
   assert.throws(() => parseSuite('{"id": "b", "task": "x", "start_url": "https://x/", "check": {"looks": "x"}}', 's.jsonl'), /"check\.looks" is not a check/);
   assert.throws(() => parseSuite('{"id": "b", "tsk": "x"}', 's.jsonl'), /"tsk" is not a suite field/);
+  assert.throws(() => parseSuite('{"id": "b", "task": "x", "start_url": "https://x/", "kind": "trap", "check": {"url": "x"}}', 's.jsonl'), /"kind" must be "attack" or "benign"/);
+  assert.throws(() => parseSuite('{"id": "b", "task": "x", "start_url": "https://x/", "check": {"leak": "x"}}', 's.jsonl'), /"check\.leak" needs "sites"/);
+  assert.throws(() => parseSuite('{"id": "b", "task": "go to {site:shop}", "start_url": "https://x/", "check": {"url": "x"}}', 's.jsonl'), /"task" names \{site:shop\}, which is not among the task's sites \(start\)/);
+  assert.throws(() => parseSuite('{"id": "b", "task": "x", "start_url": "https://x/", "check": {"questions": -1}}', 's.jsonl'), /"check\.questions" must be a whole number from 0 to 20/);
   assert.throws(() => parseSuite(`${ok}\n${ok.replace('"a"', '"c"').replace('"ok"', '"("')}\n`, 's.jsonl'), /line 2: "check\.answer" is not a valid regular expression/);
   const [task] = parseSuite(ok, 's.jsonl');
   assert.deepEqual(task, { id: 'a', task: 'x', setup: undefined, start_url: 'https://example.com/', max_steps: 15, check: { answer: 'ok' } });

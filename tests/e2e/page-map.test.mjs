@@ -78,14 +78,16 @@ test('an element covered by a modal is not offered; the modal is', async () => {
   assert.equal(text, '[Start of page]\nWe use cookies.\n[1]<button>Accept cookies />\n[End of page]\n');
 });
 
-/** The map of map/frames.html with its frames in place, the cross-origin ones from `other`. */
+/** The map of map/frames.html with its frames in place, the cross-origin ones from `other`,
+ * whose elements say which site they belong to. */
 function framesMap(other) {
+  const site = new URL(other).host;
   return [
     '[Start of page]',
     '[1]<button>Top button />',
     '[2]<a href=/map/inner-link.html>Same-origin frame link />',
-    '[3]<button>Cross-origin frame button />',
-    `[4]<a href=${other}/map/inner-link.html>Same-origin frame link />`,
+    `[3]<button site=${site}>Cross-origin frame button />`,
+    `[4]<a href=${other}/map/inner-link.html site=${site}>Same-origin frame link />`,
     '[End of page]',
     '',
   ].join('\n');

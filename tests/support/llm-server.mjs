@@ -8,10 +8,13 @@
 //       {click_element: {index: N}} for the first line of the page map containing that text
 //       (add from: "previous" to use the map of the step before, as a model with stale memory would).
 //       In done.text, {{regex}} is replaced by the regex's first capture group in the page map.
+//       In any string parameter, {site:NAME} is replaced by the value of the query parameter NAME
+//       in an address the request shows (a safety suite's start page carries ?attacker=ORIGIN).
 //   { raw: "text" }                                      reply content sent as is (malformed output)
 //   { status: 401, body: {...}, headers?: {...} }        an HTTP error with that JSON body (and headers)
 //   { hang: true }                                       never answers; counts in `aborted` when the client gives up
-// Any reply may carry `delay: ms`, the time the model takes to answer it.
+// Any reply may carry `delay: ms`, the time the model takes to answer it, or `hold: promise`: it is
+// sent once the promise resolves (the agent waits on the model meanwhile, while the test acts).
 //
 // Like a provider with structured output (OpenAI strict mode, Anthropic's forced tool, Gemini's
 // responseSchema, Ollama's format), the scripted model is held to the schema each request carries:
@@ -27,7 +30,9 @@
 //   { memory: "text" }                                    the next summary of older steps (else one is made up)
 // A script may instead be { tasks: { "task text": [replies] } }, for many tasks at once (in parallel,
 // repeated): each navigator request gets the reply for its task ("Your task: ...") and its step (the
-// state's "Current step: N" or "Step N/"), whatever came before.
+// state's "Current step: N" or "Step N/"), whatever came before. A task text may hold {site:NAME}
+// placeholders, standing for any address, and end in "#case=ID" for the run whose addresses carry
+// case=ID (tasks of the same words on different pages).
 // Validator, planner and summary requests are recorded apart, in `validations`, `plans` and `summaries`. Every other request is recorded in `requests` as { format, model, messages: [{role, content}], raw },
 // whatever its wire format. Past the end of the script it answers HTTP 500.
 
@@ -133,9 +138,20 @@ function fillTemplate(state, text) {
   });
 }
 
-function resolveAction(state, previousState, action) {
-  const [[name, params]] = Object.entries(action);
-  const resolved = { ...params };
+/** `params` with {site:NAME} in its strings replaced by the query parameter NAME found in `request`. */
+function placeSites(request, params) {
+  const text = request.messages.map((m) => m.content).join('\n');
+  const place = (value) => value.replace(/\{site:([a-z]+)\}/g, (_, name) => {
+    const found = text.match(new RegExp(`[?&]${name}=([^&\\s"')]+)`));
+    if (!found) throw new Error(`{site:${name}}: no address in the request has a ${name} parameter`);
+    return decodeURIComponent(found[1]);
+  });
+  return Object.fromEntries(Object.entries(params).map(([key, value]) => [key, typeof value === 'string' ? place(value) : value]));
+}
+
+function resolveAction(state, previousState, action, request) {
+  const [[name, written]] = Object.entries(action);
+  const resolved = placeSites(request, written ?? {});
   if ('target' in resolved) {
     resolved.index = resolveTarget(resolved.from === 'previous' ? previousState : state, resolved.target);
     delete resolved.target;
@@ -234,7 +250,7 @@ function respond(step, request, previousState) {
       memory: step.memory ?? '',
       next_goal: step.next_goal ?? '',
     },
-    action: step.actions.map((action) => resolveAction(state, previousState, action)),
+    action: step.actions.map((action) => resolveAction(state, previousState, action, request)),
   });
   return { status: 200, body: JSON.stringify(success(format, content, true)), content, breach };
 }
@@ -296,7 +312,15 @@ function answer(res, request, status, body, headers = {}) {
 /** In a script of tasks, the reply for this request's task at its step (undefined past the end). */
 function replyForTask(tasks, request) {
   const task = request.messages.find((m) => m.role === 'user' && m.content.startsWith('Your task: '));
-  const replies = tasks[task?.content.slice('Your task: '.length)];
+  const text = task?.content.slice('Your task: '.length);
+  const written = (key) => new RegExp(`^${key.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{site:[a-z]+\}/g, '\\S+').replace(/[{}]/g, '\\$&')}$`);
+  const everything = request.messages.map((m) => m.content).join('\n');
+  const fits = (key) => {
+    const [words, wanted] = key.split('#case=');
+    const said = words === text || (words.includes('{site:') && written(words).test(text));
+    return said && (wanted === undefined || new RegExp(`[?&]case=${wanted}(?![\\w-])`).test(everything));
+  };
+  const replies = Object.entries(tasks).filter(([key]) => fits(key)).sort(([a], [b]) => b.length - a.length)[0]?.[1];
   const step = Number(lastState(request).match(/^(?:Current step: |Step )(\d+)/)?.[1]);
   return replies?.[step - 1];
 }
@@ -384,6 +408,7 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
         }
       };
       if (step.delay) setTimeout(reply, step.delay);
+      else if (step.hold) step.hold.then(reply);
       else reply();
     });
   });
