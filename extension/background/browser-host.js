@@ -343,6 +343,55 @@ async function followingOpenedTab(tabId, act) {
   }
 }
 
+/** Above the site policy's rules (an allow list's are 2 and 3). */
+const HOLD_PRIORITY = 100;
+
+/**
+ * Runs `act`, trusted input on `tabId`, with new tabs held: a tab Chrome opens itself (a real
+ * click on a target=_blank link, a page's window.open) would load its page before the core could
+ * check where it leads, so while the input runs no tab that did not exist before loads a page (a
+ * session rule). A tab the input opened is closed again and its address handed to the core as
+ * `newTabUrl`, as a synthetic click's is: the core checks it, then opens it. Your own new tabs are
+ * held only while trusted input runs (a click and the settling after it).
+ */
+async function holdingNewTabs(tabId, act) {
+  const existing = (await chrome.tabs.query({})).map((tab) => tab.id);
+  // Where each new tab was to go; which the task's tab opened (a link's target=_blank leaves no
+  // opener on the tab, but the navigation names its source).
+  const wanted = new Map();
+  const opened = [];
+  const onBefore = (details) => {
+    if (details.frameId === 0 && !existing.includes(details.tabId)) wanted.set(details.tabId, details.url);
+  };
+  const onTarget = (details) => {
+    if (details.sourceTabId !== tabId) return;
+    opened.push(details.tabId);
+    if (!wanted.has(details.tabId)) wanted.set(details.tabId, details.url);
+  };
+  chrome.webNavigation.onBeforeNavigate.addListener(onBefore);
+  chrome.webNavigation.onCreatedNavigationTarget.addListener(onTarget);
+  const rule = await ruleChanges(async () => {
+    const id = Math.max(0, ...(await chrome.declarativeNetRequest.getSessionRules()).map((r) => r.id)) + 1;
+    await chrome.declarativeNetRequest.updateSessionRules({
+      addRules: [{ id, priority: HOLD_PRIORITY, action: { type: 'block' }, condition: { resourceTypes: ['main_frame'], excludedTabIds: existing } }],
+    });
+    return id;
+  });
+  try {
+    const outcome = await act();
+    const openedTab = outcome?.openedTab ?? opened[0];
+    if (openedTab === undefined) return outcome;
+    const tab = await chrome.tabs.get(openedTab).catch(() => null);
+    const newTabUrl = wanted.get(openedTab) ?? tab?.pendingUrl ?? tab?.url;
+    await Promise.all([openedTab, ...opened].map((id) => chrome.tabs.remove(id).catch(() => {})));
+    return { ...outcome, openedTab: undefined, newTabUrl };
+  } finally {
+    chrome.webNavigation.onBeforeNavigate.removeListener(onBefore);
+    chrome.webNavigation.onCreatedNavigationTarget.removeListener(onTarget);
+    await ruleChanges(() => chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: [rule] }));
+  }
+}
+
 /** Tab `id` once its page has loaded (or is taking too long to: the task sees it as it is). */
 async function loadedTab(id) {
   await waitForLoad(id, false).catch((err) => {
@@ -423,6 +472,12 @@ function oneAtATime() {
 
 /** Rule changes, one at a time (ids are given from what is there). */
 const ruleChanges = oneAtATime();
+
+// A worker stopped during trusted input leaves its hold on new tabs behind: it goes at start.
+ruleChanges(async () => {
+  const held = (await chrome.declarativeNetRequest.getSessionRules()).filter((rule) => rule.priority === HOLD_PRIORITY);
+  if (held.length) await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: held.map((rule) => rule.id) });
+}).catch(() => {});
 
 /**
  * Replaces the session rules of `tabIds` with `rules`. Tasks running side by side share the
@@ -678,13 +733,13 @@ export function createBrowserHost(emit) {
     async input(tabId, commands) {
       await getTab(tabId);
       await attachDebugger(tabId);
-      return followingOpenedTab(tabId, async () => {
+      return holdingNewTabs(tabId, () => followingOpenedTab(tabId, async () => {
         for (const { method, params } of commands) {
           await chrome.debugger.sendCommand({ tabId }, method, params);
         }
         await settle(tabId);
         return { ok: true, message: '' };
-      });
+      }));
     },
 
     /** The site policy's blocking rules (built by the core), replacing the task's earlier ones. */

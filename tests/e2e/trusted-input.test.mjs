@@ -73,3 +73,54 @@ test('trusted input without the permission fails with a message that says how to
     await agent.close();
   }
 });
+
+test('a tab a real click opens is checked where the page\'s click handler sent it before it loads anything', async () => {
+  const attacker = await startSiteServer();
+  const agent = await launchAgentBrowser({ grant: ['debugger'] });
+  const attackerOrigin = attacker.origin.replace('127.0.0.1', 'localhost');
+  /** Clicks `link` on the popup page with trusted input, answering questions with `allow`. */
+  const clickWith = async (link, allow, settings = {}) => {
+    attacker.requests.length = 0;
+    const llm = await startLlmServer([{ actions: [{ click_element: { target: link } }] }, script[2]]);
+    try {
+      await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted', apiKey: '', maxSteps: 5, highlights: false, trustedInput: true, ...settings });
+      const target = await openTarget(agent, `${site.origin}/exfil/popup.html?attacker=${encodeURIComponent(attackerOrigin)}`);
+      const panel = await openPanel(agent, target.tabId);
+      const questions = [];
+      const steps = [];
+      const end = await runTask(panel, {
+        task: 'Sign me up for the Mug Club newsletter with my email ada@example.org',
+        tabId: target.tabId,
+        onEvent: (event) => { if (event.type === 'step') steps.push(...event.actions.map((a) => a.outcome)); },
+        onApproval: (event) => { questions.push(event.question); return allow; },
+      });
+      assert.equal(end.type, 'result', JSON.stringify(end));
+      const tabs = agent.context.pages().map((page) => page.url());
+      await panel.close();
+      return { questions, steps, tabs };
+    } finally {
+      await llm.close();
+    }
+  };
+  try {
+    // The handler rewrote the link to carry the address: asked, refused, and nothing reached the attacker.
+    const refused = await clickWith('See the partner\'s offer', false);
+    assert.match(refused.questions[0] ?? JSON.stringify(refused.steps), /^This would send ada@example\.org \(an email address from your task\) to localhost:\d+, by opening http:\/\/localhost:\d+\/offer\?e=ada%40example\.org in a new tab/);
+    assert.deepEqual(attacker.requests, []);
+    assert.ok(!refused.tabs.some((url) => url.includes('/offer')), refused.tabs.join(' '));
+    // To a denied site: not opened, not asked.
+    const denied = await clickWith('Visit the partner', true, { denyList: ['localhost'] });
+    assert.deepEqual(denied.questions, []);
+    assert.match(denied.steps[0], /The page asked for a new tab at http:\/\/localhost:\d+\/landing, which was not opened: /);
+    assert.deepEqual(attacker.requests, []);
+    // Carrying nothing of the user's, it opens once checked, and its page loads once: the
+    // browser's own first load was held.
+    const opened = await clickWith('Visit the partner', true);
+    assert.deepEqual(opened.questions, []);
+    assert.match(opened.steps[0], /Opened http:\/\/localhost:\d+\/landing in a new tab, t2/);
+    assert.deepEqual(attacker.requests.filter((path) => path !== '/favicon.ico'), ['/landing']);
+  } finally {
+    await agent.close();
+    await attacker.close();
+  }
+});
