@@ -11,6 +11,11 @@ use tokio::net::unix::OwnedWriteHalf;
 use tokio::net::UnixListener;
 use tokio::sync::mpsc;
 
+/// How long a new MCP server waits, when another is connected, for the relay to hear that the
+/// other has gone: an app that reconnects at once must not be turned away by its own last
+/// connection, whose end the relay may not have read yet.
+const CLOSE_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// Why a second MCP server is turned away.
 pub const BUSY: &str = "Another AI app is already using the browser agent. Close it (or its MCP server) and try again.";
 
@@ -66,6 +71,18 @@ where
                 // The MCP server reads this greeting before it sends anything, so that a refusal
                 // always reaches it (a call it wrote to a socket closed meanwhile would fail as a
                 // broken pipe instead).
+                let grace = tokio::time::sleep(CLOSE_GRACE);
+                tokio::pin!(grace);
+                while client.is_some() {
+                    tokio::select! {
+                        _ = &mut grace => break,
+                        Some(heard) = hearing.recv() => {
+                            if serve(heard, &mut client, &mut chrome).await? {
+                                return Ok(());
+                            }
+                        }
+                    }
+                }
                 if client.is_some() {
                     let _ = write_message(&mut writer, &json!({"type": "busy", "message": BUSY}), MAX_TO_CHROME).await;
                     continue;
@@ -87,44 +104,58 @@ where
                     }
                 });
             }
-            Some(heard) = hearing.recv() => match heard {
-                Heard::Chrome(message) => {
-                    let message = match message {
-                        Ok(Some(message)) => message,
-                        Ok(None) => return Ok(()),
-                        Err(err) if !err.is_recoverable() => return Err(format!("the link to Chrome broke: {err}")),
-                        Err(err) => error_message(None, &format!("The browser extension sent a message the host could not read: {err}.")),
-                    };
-                    if let Some((_, writer)) = client.as_mut() {
-                        if write_message(writer, &message, MAX_FROM_CHROME).await.is_err() {
-                            client = None;
-                        }
-                    }
+            Some(heard) = hearing.recv() => {
+                if serve(heard, &mut client, &mut chrome).await? {
+                    return Ok(());
                 }
-                Heard::Client(connection, message) => {
-                    if client.as_ref().is_none_or(|(current, _)| *current != connection) {
-                        continue;
-                    }
-                    match message {
-                        Ok(Some(message)) => to_chrome(&mut chrome, &mut client, message).await?,
-                        Err(err) if err.is_recoverable() => {
-                            let error = error_message(None, &format!("The browser agent's host refused a message: {err}."));
-                            if let Some((_, writer)) = client.as_mut() {
-                                let _ = write_message(writer, &error, MAX_TO_CHROME).await;
-                            }
-                        }
-                        // The MCP server went away: the extension ends what it was doing for it.
-                        Ok(None) | Err(_) => {
-                            client = None;
-                            write_message(&mut chrome, &json!({"type": "disconnected"}), MAX_TO_CHROME)
-                                .await
-                                .map_err(|err| format!("the link to Chrome broke: {err}"))?;
-                        }
-                    }
-                }
-            },
+            }
         }
     }
+}
+
+/// Acts on what the relay heard; true when Chrome closed the port (the relay is done).
+async fn serve<O: AsyncWrite + Unpin>(
+    heard: Heard,
+    client: &mut Option<(u64, OwnedWriteHalf)>,
+    chrome: &mut O,
+) -> Result<bool, String> {
+    match heard {
+        Heard::Chrome(message) => {
+            let message = match message {
+                Ok(Some(message)) => message,
+                Ok(None) => return Ok(true),
+                Err(err) if !err.is_recoverable() => return Err(format!("the link to Chrome broke: {err}")),
+                Err(err) => error_message(
+                    None,
+                    &format!("The browser extension sent a message the host could not read: {err}."),
+                ),
+            };
+            if let Some((_, writer)) = client.as_mut() {
+                if write_message(writer, &message, MAX_FROM_CHROME).await.is_err() {
+                    *client = None;
+                }
+            }
+        }
+        // From a connection that is no longer the one served: nothing to do.
+        Heard::Client(connection, _) if client.as_ref().is_none_or(|(current, _)| *current != connection) => {}
+        Heard::Client(_, message) => match message {
+            Ok(Some(message)) => to_chrome(chrome, client, message).await?,
+            Err(err) if err.is_recoverable() => {
+                let error = error_message(None, &format!("The browser agent's host refused a message: {err}."));
+                if let Some((_, writer)) = client.as_mut() {
+                    let _ = write_message(writer, &error, MAX_TO_CHROME).await;
+                }
+            }
+            // The MCP server went away: the extension ends what it was doing for it.
+            Ok(None) | Err(_) => {
+                *client = None;
+                write_message(chrome, &json!({"type": "disconnected"}), MAX_TO_CHROME)
+                    .await
+                    .map_err(|err| format!("the link to Chrome broke: {err}"))?;
+            }
+        },
+    }
+    Ok(false)
 }
 
 /// Passes a message on to the extension; one too large for Chrome is answered with an error.
@@ -190,7 +221,8 @@ mod tests {
         let path = relay_with_extension("busy");
         let first = Link::at(path.clone());
         assert_eq!(outcome(&first).await, Ok("served".to_string()));
-        for attempt in 1..=300 {
+        // (Each refusal waits the grace in which the first could be found gone.)
+        for attempt in 1..=50 {
             let second = Link::at(path.clone());
             let refused = outcome(&second).await.expect_err("the second app is refused");
             assert!(
@@ -200,6 +232,19 @@ mod tests {
         }
         // The first app is still served.
         assert_eq!(outcome(&first).await, Ok("served".to_string()));
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
+    /// An app that closes and connects again at once is served, never turned away by its own
+    /// last connection, however soon it comes back.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_app_that_reconnects_at_once_is_served_not_told_it_is_busy() {
+        let path = relay_with_extension("again");
+        for attempt in 1..=100 {
+            let link = Link::at(path.clone());
+            assert_eq!(outcome(&link).await, Ok("served".to_string()), "attempt {attempt}");
+            drop(link);
+        }
         let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 
