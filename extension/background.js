@@ -37,19 +37,22 @@ chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch((err) 
 chrome.runtime.onConnect.addListener((port) => {
   const sender = port.sender ?? {};
   if (port.name !== PANEL_PORT_NAME) return port.disconnect();
-  core.then((agent) => {
-    if (!Core.isTrustedSender(chrome.runtime.id, sender.id, sender.url)) return port.disconnect();
+  const accepted = core.then((agent) => (Core.isTrustedSender(chrome.runtime.id, sender.id, sender.url) ? agent : null));
+  // Answers meant for this panel alone (the History) come back through `reply`.
+  const reply = (answer) => {
+    try {
+      port.postMessage(answer);
+    } catch {
+      // The panel closed meanwhile.
+    }
+  };
+  // Listening at once: what a panel sends while a just-started worker loads the core waits for
+  // it, in order, after the greeting below.
+  port.onMessage.addListener((message) => accepted.then((agent) => agent?.handlePanelMessage(message, reply)));
+  accepted.then((agent) => {
+    if (!agent) return port.disconnect();
     panels.add(port);
     port.onDisconnect.addListener(() => panels.delete(port));
-    // Answers meant for this panel alone (the History) come back through `reply`.
-    const reply = (answer) => {
-      try {
-        port.postMessage(answer);
-      } catch {
-        // The panel closed meanwhile.
-      }
-    };
-    port.onMessage.addListener((message) => agent.handlePanelMessage(message, reply));
     // Each task under way or waiting, with its chat's events so far.
     port.postMessage(agent.hello());
     // An AI app waiting for the user's answer whether it may use the agent.

@@ -554,6 +554,25 @@ async function stopWorker(page) {
   await cdp.send('ServiceWorker.stopAllWorkers');
 }
 
+test('what a panel sends as it connects to a worker just started is answered, after the greeting', { timeout: 60_000 }, async () => {
+  const { panel } = await openShop();
+  await stopWorker(panel);
+  // Connecting wakes a new worker, whose core is still loading when the request is sent.
+  const answers = await panel.evaluate(() => new Promise((resolve) => {
+    const port = chrome.runtime.connect({ name: 'agent-panel' });
+    const types = [];
+    port.onMessage.addListener((message) => {
+      types.push(message.type);
+      if (message.type === 'chats') {
+        port.disconnect();
+        resolve(types);
+      }
+    });
+    port.postMessage({ v: 1, type: 'list_chats' });
+  }));
+  assert.deepEqual(answers.filter((type) => type !== 'app_pairing'), ['hello', 'chats']);
+});
+
 test('a task survives the browser stopping the service worker mid-task: it resumes where it was', async () => {
   // Step 1 runs; the first request for step 2 never returns: the worker is stopped while it waits.
   const [first, ...rest] = shopScript(site.origin);
