@@ -177,6 +177,30 @@ run_tests() {
   node --test --test-concurrency=1 tests/e2e/
 }
 
+usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
+
+BENCH_USAGE='usage: ./build.sh bench [--runs N] [--filter TEXT]   the page map on ../shared/corpus
+       ./build.sh bench requests                      each request'"'"'s tokens, full and compact
+       ./build.sh bench steps [--runs N]              the agent'"'"'s own time per step, outside the model
+       ./build.sh bench real-model [--max-steps N] [--max-tokens N] [--planning-interval N]
+                                   [--request-minutes M] [--total-minutes M]
+                                                      the shop task on a small local model (slow)
+Each builds first; results go to bench/results/.'
+
+# --help anywhere after a command that takes no other options answers at once, building nothing
+# (run and eval answer it themselves, after the build).
+wants_help() {
+  local arg
+  for arg in "$@"; do case "$arg" in -h|--help) return 0 ;; esac; done
+  return 1
+}
+if [ $# -gt 0 ] && wants_help "${@:2}"; then
+  case "$1" in
+    build|test|install-mcp) usage; exit 0 ;;
+    bench) echo "$BENCH_USAGE"; exit 0 ;;
+  esac
+fi
+
 case "${1:-build}" in
   build) build ;;
   test) build; run_tests ;;
@@ -189,6 +213,6 @@ case "${1:-build}" in
     if [ "${1:-}" = real-model ]; then shift; exec node bench/real-model.mjs "$@"; fi
     exec node bench/page-map.mjs "$@" ;;
   install-mcp) install_mcp ;;
-  -h|--help|help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' ;;
+  -h|--help|help) usage ;;
   *) echo "unknown command: $1 (use build, test, run, eval, bench or install-mcp)" >&2; exit 2 ;;
 esac

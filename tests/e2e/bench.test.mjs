@@ -4,6 +4,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { openTarget } from '../../runner/launch.mjs';
 import { measurePage } from '../../bench/page-map.mjs';
 import { stepTimes } from '../../bench/step-time.mjs';
@@ -38,5 +41,16 @@ test('the step benchmark reports the steps of each task and the time outside the
     const parts = [row.page_map_ms, row.actions_ms, row.rest_ms];
     assert.ok(parts.every((ms) => Number.isInteger(ms)) && row.page_map_ms > 0 && row.actions_ms > 0, JSON.stringify(row));
     assert.ok(row.outside_model_ms > 0 && row.outside_model_ms >= Math.max(row.page_map_ms, row.actions_ms), JSON.stringify(row));
+  }
+});
+
+test('every ./build.sh command answers --help at once, with its usage and no stack trace', () => {
+  const build = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'), 'build.sh');
+  for (const args of [['--help'], ['build', '--help'], ['test', '-h'], ['install-mcp', '--help'], ['bench', '--help'], ['bench', 'steps', '--help'], ['bench', 'real-model', '-h']]) {
+    const run = spawnSync(build, args, { encoding: 'utf8', timeout: 10_000 });
+    assert.equal(run.status, 0, `${args.join(' ')}: ${run.stderr}`);
+    assert.equal(run.stderr, '', args.join(' '));
+    assert.match(run.stdout, args[0] === 'bench' ? /^usage: \.\/build\.sh bench / : /\.\/build\.sh test +build, then every test/, args.join(' '));
+    assert.doesNotMatch(run.stdout, /^\s+at /m, args.join(' '));
   }
 });

@@ -149,20 +149,36 @@ fn element(planned: &PlannedAction, params: &[Param]) -> String {
 /// A JavaScript string for `name`, a template using `params.x` where the name holds x's recorded
 /// value (matched without regard to case: "Add Blue mug" holds "blue").
 fn name_expression(name: &str, params: &[Param]) -> String {
-    let lower = name.to_lowercase();
     let found = params
         .iter()
         .filter(|param| param.value.chars().count() >= MIN_NAME_PART)
-        .find_map(|param| lower.find(&param.value.to_lowercase()).map(|at| (param, at)));
+        .find_map(|param| find_ignoring_case(name, &param.value).map(|range| (param, range)));
     match found {
-        // Byte offsets of the lowercased name match the name's when lowercasing keeps lengths.
-        Some((param, at)) if lower.len() == name.len() => {
-            let (before, rest) = name.split_at(at);
-            let after = &rest[param.value.len()..];
-            format!("`{}${{params.{}}}{}`", template_text(before), param.name, template_text(after))
+        Some((param, (start, end))) => {
+            format!("`{}${{params.{}}}{}`", template_text(&name[..start]), param.name, template_text(&name[end..]))
         }
-        _ => Value::from(name).to_string(),
+        None => Value::from(name).to_string(),
     }
+}
+
+/// Where `needle` first appears in `text` regardless of case, as a byte range of `text` (whole
+/// characters of it: lowercasing may change a character's length, so the lowercased text's
+/// offsets are not the text's).
+fn find_ignoring_case(text: &str, needle: &str) -> Option<(usize, usize)> {
+    let wanted: Vec<char> = needle.chars().flat_map(char::to_lowercase).collect();
+    if wanted.is_empty() {
+        return None;
+    }
+    text.char_indices().find_map(|(start, _)| {
+        let mut seen = Vec::with_capacity(wanted.len());
+        for (offset, c) in text[start..].char_indices() {
+            seen.extend(c.to_lowercase());
+            if seen.len() >= wanted.len() {
+                return (seen == wanted).then_some((start, start + offset + c.len_utf8()));
+            }
+        }
+        None
+    })
 }
 
 /// A value as the script writes it: `params.x` when it is parameter x's recorded value.
@@ -240,5 +256,34 @@ mod tests {
         assert_eq!(name_expression("Buy `tea` ${now}", &sneaky), "`Buy \\`${params.q}\\` \\${now}`");
         assert_eq!(literal("a\"b\n", &[]), "\"a\\\"b\\n\"");
         assert_eq!(name_expression("Straße", &[Param { name: "s".into(), value: "ss".into() }]), "\"Straße\"");
+    }
+
+    #[test]
+    fn a_parameter_is_found_in_a_name_whatever_case_and_character_lengths() {
+        assert_eq!(find_ignoring_case("Add Blue mug", "blue"), Some((4, 8)));
+        // The Kelvin sign lowercases to a one-byte k; the dotted İ to two characters.
+        assert_eq!(find_ignoring_case("\u{212A}ettle İstanbul", "kettle"), Some((0, 8)));
+        assert_eq!(find_ignoring_case("Caf\u{c9} au lait", "café"), Some((0, 5)));
+        assert_eq!(find_ignoring_case("mug", ""), None);
+        let params = [Param { name: "city".into(), value: "istanbul".into() }];
+        assert_eq!(name_expression("Go to İSTANBUL now", &params), "\"Go to İSTANBUL now\"", "İ is not i");
+        let params = [Param { name: "drink".into(), value: "café".into() }];
+        assert_eq!(name_expression("Order CAFÉ here", &params), "`Order ${params.drink} here`");
+    }
+
+    proptest::proptest! {
+        /// Any name and any value: a template or a string, never a panic, and the template's
+        /// text around the parameter is the name's own.
+        #[test]
+        fn names_of_any_text_never_panic(name in "\\PC{0,40}", value in "\\PC{1,8}") {
+            let params = [Param { name: "x".into(), value: value.clone() }];
+            let written = name_expression(&name, &params);
+            if let Some((start, end)) = find_ignoring_case(&name, &value) {
+                proptest::prop_assert!(name.is_char_boundary(start) && name.is_char_boundary(end));
+                if value.chars().count() >= MIN_NAME_PART {
+                    proptest::prop_assert!(written.contains("${params.x}"), "{}", written);
+                }
+            }
+        }
     }
 }
