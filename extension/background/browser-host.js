@@ -371,7 +371,7 @@ async function holdingNewTabs(tabId, act) {
   chrome.webNavigation.onBeforeNavigate.addListener(onBefore);
   chrome.webNavigation.onCreatedNavigationTarget.addListener(onTarget);
   const rule = await ruleChanges(async () => {
-    const id = Math.max(0, ...(await chrome.declarativeNetRequest.getSessionRules()).map((r) => r.id)) + 1;
+    const id = nextRuleId(await chrome.declarativeNetRequest.getSessionRules());
     await chrome.declarativeNetRequest.updateSessionRules({
       addRules: [{ id, priority: HOLD_PRIORITY, action: { type: 'block' }, condition: { resourceTypes: ['main_frame'], excludedTabIds: existing } }],
     });
@@ -473,6 +473,9 @@ function oneAtATime() {
 /** Rule changes, one at a time (ids are given from what is there). */
 const ruleChanges = oneAtATime();
 
+/** The first id above those of the session's `rules`. */
+const nextRuleId = (rules) => Math.max(0, ...rules.map((rule) => rule.id)) + 1;
+
 // A worker stopped during trusted input leaves its hold on new tabs behind: it goes at start.
 ruleChanges(async () => {
   const held = (await chrome.declarativeNetRequest.getSessionRules()).filter((rule) => rule.priority === HOLD_PRIORITY);
@@ -488,7 +491,7 @@ function replaceTabRules(rules, tabIds = rules.flatMap((rule) => rule.condition.
   return ruleChanges(async () => {
     const existing = await chrome.declarativeNetRequest.getSessionRules();
     const replaced = existing.filter((rule) => (rule.condition.tabIds ?? []).some((id) => tabIds.includes(id)));
-    let next = Math.max(0, ...existing.map((rule) => rule.id)) + 1;
+    let next = nextRuleId(existing);
     await chrome.declarativeNetRequest.updateSessionRules({
       removeRuleIds: replaced.map((rule) => rule.id),
       addRules: rules.map((rule) => ({ ...rule, id: next++ })),

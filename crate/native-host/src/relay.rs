@@ -181,10 +181,13 @@ async fn to_chrome<W: AsyncWrite + Unpin>(
 mod tests {
     use super::*;
     use crate::link::{Link, Update};
+    use tokio::io::DuplexStream;
 
-    /// A relay on a socket in a fresh folder, with a stand-in for the extension that answers
-    /// every call with "served"; the socket's path.
-    fn relay_with_extension(name: &str) -> std::path::PathBuf {
+    /// A relay on a socket in a fresh folder; the socket's path and the extension's end of the
+    /// link to Chrome (what the relay sends Chrome, and what Chrome answers).
+    fn relay_on_socket(
+        name: &str,
+    ) -> (std::path::PathBuf, tokio::io::ReadHalf<DuplexStream>, tokio::io::WriteHalf<DuplexStream>) {
         let dir = std::env::temp_dir().join(format!("rba-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
@@ -193,7 +196,14 @@ mod tests {
         let (extension, host) = tokio::io::duplex(1 << 16);
         let (chrome_in, chrome_out) = tokio::io::split(host);
         tokio::spawn(relay(listener, chrome_in, chrome_out));
-        let (mut from_host, mut to_host) = tokio::io::split(extension);
+        let (from_host, to_host) = tokio::io::split(extension);
+        (path, from_host, to_host)
+    }
+
+    /// A relay with a stand-in for the extension that answers every call with "served"; the
+    /// socket's path.
+    fn relay_with_extension(name: &str) -> std::path::PathBuf {
+        let (path, mut from_host, mut to_host) = relay_on_socket(name);
         tokio::spawn(async move {
             while let Ok(Some(message)) = read_message(&mut from_host, MAX_TO_CHROME).await {
                 if message["type"] == "call" {
@@ -252,15 +262,8 @@ mod tests {
     /// keeps it, and shows it with its calls from then on, on a new connection too.
     #[tokio::test]
     async fn the_token_the_browser_gives_an_app_is_kept_and_shown_with_its_next_calls() {
-        let dir = std::env::temp_dir().join(format!("rba-paired-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("mcp.sock");
-        let listener = UnixListener::bind(&path).unwrap();
-        let (extension, host) = tokio::io::duplex(1 << 16);
-        let (chrome_in, chrome_out) = tokio::io::split(host);
-        tokio::spawn(relay(listener, chrome_in, chrome_out));
-        let (mut from_host, mut to_host) = tokio::io::split(extension);
+        let (path, mut from_host, mut to_host) = relay_on_socket("paired");
+        let dir = path.parent().unwrap().to_path_buf();
         // Told when the relay says an app went away, so that the next one is not turned away as busy.
         let (gone, mut departures) = mpsc::unbounded_channel();
         tokio::spawn(async move {

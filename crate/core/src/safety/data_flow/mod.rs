@@ -68,7 +68,11 @@ pub struct Site {
 
 impl Site {
     pub fn of(url: &str) -> Option<Site> {
-        let url = url::Url::parse(url).ok()?;
+        Site::of_url(&url::Url::parse(url).ok()?)
+    }
+
+    /// The site of an address already parsed.
+    fn of_url(url: &url::Url) -> Option<Site> {
         Some(Site::new(url.host_str()?, url.port()))
     }
 
@@ -406,7 +410,7 @@ impl DataFlow {
         if !matches!(parsed.scheme(), "http" | "https") {
             return;
         }
-        if let Some(site) = Site::of(url) {
+        if let Some(site) = Site::of_url(&parsed) {
             self.know(site);
         }
         keep_last(&mut self.offered, address_hash(&parsed), MAX_OFFERED);
@@ -466,7 +470,7 @@ impl DataFlow {
     /// Whether sending `carried` to `to` may go ahead, must be asked, or must never happen.
     pub fn check(&self, conversation: &Conversation, to: &str, carried: Carried) -> Verdict {
         let Ok(url) = url::Url::parse(to) else { return Verdict::Free };
-        let Some(site) = Site::of(to) else { return Verdict::Free };
+        let Some(site) = Site::of_url(&url) else { return Verdict::Free };
         let parts = payload(&url, carried);
         let secrets_barred: Vec<_> = conversation
             .secrets
@@ -538,12 +542,13 @@ impl DataFlow {
         if !found.is_empty() {
             return Verdict::Ask(Flow { site, found });
         }
-        match self.written_part(conversation, &url, &site, carried) {
-            Some(shown) if !to_search => {
-                let found = vec![Found { kind: Kind::Written, shown, source: Source::Agent }];
-                Verdict::Ask(Flow { site, found })
+        // The search engine of the settings takes what the agent writes (its queries).
+        let written = (!to_search).then(|| self.written_part(conversation, &url, &site, carried)).flatten();
+        match written {
+            Some(shown) => {
+                Verdict::Ask(Flow { site, found: vec![Found { kind: Kind::Written, shown, source: Source::Agent }] })
             }
-            _ => Verdict::Free,
+            None => Verdict::Free,
         }
     }
 
@@ -600,7 +605,7 @@ impl DataFlow {
             Some(_) => true,
             None => false,
         };
-        bare && (short_name || Site::of(url.as_str()).is_some_and(|site| self.known.contains(&site)))
+        bare && (short_name || Site::of_url(url).is_some_and(|site| self.known.contains(&site)))
     }
 
     /// `value` is, or holds, something the agent typed.
