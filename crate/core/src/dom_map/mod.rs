@@ -220,6 +220,7 @@ impl PageMap {
 
         // Controls that hold other controls are no icons.
         let mut links = Links::new(&stitched.top.url);
+        let mut frame_sites = FrameSites::new(&stitched.top.url);
         let holders: HashSet<usize> =
             (0..nodes.len()).filter(|&i| judged.interactive[i]).filter_map(|i| judged.owner[i]).collect();
         for (i, line) in element_lines {
@@ -236,7 +237,7 @@ impl PageMap {
             registry.mark_shown(index);
             let target = links.resolve(placed.node, placed.url);
             let mut attrs = display_attrs(placed.node, label, target.as_ref().map(|url| links.shown(url)));
-            let frame_site = other_site(&stitched.top.url, placed.url);
+            let frame_site = frame_sites.of(placed.url);
             attrs.extend(frame_site.as_ref().map(|site| ("site".to_string(), site.to_string())));
             if text.is_empty() && !holders.contains(&i) {
                 attrs.extend(icon_hint(placed.node, &attrs));
@@ -362,10 +363,30 @@ fn http_link(target: Option<&url::Url>) -> Option<String> {
     target.filter(|url| matches!(url.scheme(), "http" | "https")).map(url::Url::to_string)
 }
 
-/// The site of a frame's document `url` when it is not the page's (`top`).
-fn other_site(top: &str, url: &str) -> Option<Site> {
-    let site = Site::of(url)?;
-    (!Site::of(top).is_some_and(|page| page.same_as(&site))).then_some(site)
+/// The sites of the page's frames of other sites, each document's found once (a page's
+/// elements are thousands, its documents a few).
+struct FrameSites<'a> {
+    top: &'a str,
+    top_site: Option<Site>,
+    others: HashMap<&'a str, Option<Site>>,
+}
+
+impl<'a> FrameSites<'a> {
+    fn new(top: &'a str) -> FrameSites<'a> {
+        FrameSites { top, top_site: Site::of(top), others: HashMap::default() }
+    }
+
+    /// The site of the document at `url` when it is not the page's.
+    fn of(&mut self, url: &'a str) -> Option<Site> {
+        if url == self.top {
+            return None;
+        }
+        let top_site = &self.top_site;
+        self.others
+            .entry(url)
+            .or_insert_with(|| Site::of(url).filter(|site| !top_site.as_ref().is_some_and(|page| page.same_as(site))))
+            .clone()
+    }
 }
 
 fn dedup(mut notes: Vec<String>) -> Vec<String> {
