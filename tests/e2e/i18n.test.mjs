@@ -230,6 +230,8 @@ test('the settings page in German: its headings, labels, buttons and messages, n
     assert.equal(await page.getByLabel('Name von Geheimnis 1', { exact: true }).getAttribute('placeholder'), 'z. B. bank_pin');
     assert.equal(await page.getByRole('button', { name: 'Wert von Geheimnis 1 anzeigen' }).textContent(), 'Anzeigen');
     await page.click('#export-settings');
+    // The click's handler reads the settings first (from the store, asynchronously).
+    await page.locator('#backup-status:not(:empty)').waitFor();
     assert.equal(await page.locator('#backup-status').textContent(), german.options_nothing_to_export.message);
 
     await assertNoEnglish(page, ['options_']);
