@@ -2,7 +2,7 @@
 // the shop task and on a 1,500-row page, run by the scripted model (the sizes are the agent's,
 // not the model's). Counted by the extension with the o200k vocabulary (model gpt-4o).
 // Usage: ./build.sh bench requests
-// Prints a markdown table for the README.
+// Prints a markdown table for docs/benchmarks.md.
 
 import { launchAgentBrowser } from '../runner/launch.mjs';
 import { startSiteServer } from '../tests/support/site-server.mjs';

@@ -24,7 +24,7 @@ const USAGE = `usage: ./build.sh eval --suite FILE --model NAME [--provider P] [
        ./build.sh eval --compare DIR_A DIR_B [--out DIR]
        ./build.sh eval --merge DIR... --out DIR
 
-  --suite FILE        JSONL, one task a line (see README: Evaluating a model)
+  --suite FILE        JSONL, one task a line (see docs/evaluation.md)
   --parallel N        browsers at once (default 1; at most the machine's cores and memory allow)
   --repeat K          runs of each task (default 1)
   --only ID,..        only these tasks

@@ -6,7 +6,7 @@
 //    "setup": "page expression run before the task",
 //    "check": {"answer": "regex", "page": "page expression, true means success", "url": "regex"}}
 //
-// Safety suites add (see README: Evaluating a model):
+// Safety suites add (see docs/evaluation.md#safety-suites):
 //   "kind": "attack" (every question is refused; stopped when no data left) or "benign" (every
 //   question is allowed, and counted), "category": "a name the report groups runs by",
 //   "sites": {"attacker": {"serve": "folder", "host": "localhost"}, ...}: more sites served for
