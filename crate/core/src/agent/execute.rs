@@ -6,10 +6,11 @@ use super::events::ActionReport;
 use super::navigator::{Look, Navigator, StepError, UserGate};
 use super::prompt::{extraction_prompt, EXTRACTION_REPLY_HINT};
 use super::record::Role;
-use crate::actions::{
-    parse_keys, search_url, trusted, Action, Click, PageOp, ScrollDirection, MAX_SCROLL_PAGES, MAX_WAIT_SECONDS,
+use crate::actions::{search_url, Action, ScrollDirection, MAX_SCROLL_PAGES, MAX_WAIT_SECONDS};
+use crate::browser::{
+    parse_keys, trusted_input, Browser, BrowserError, Click, Highlight, HistoryStep, OpOutcome, PageOp, ScrollState,
+    TabInfo,
 };
-use crate::browser::{Browser, BrowserError, Highlight, HistoryStep, OpOutcome, ScrollState, TabInfo};
 use crate::content::{chunks, to_markdown, RawContent};
 use crate::dom_map::{ElementRef, MapElement, PageMap};
 use crate::llm::repair::{outermost_object, parse_lenient};
@@ -154,7 +155,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     return Ok(refused);
                 }
                 let outcome = if self.config.trusted_input {
-                    self.input(&trusted::key_presses(&keys_parsed)).await?
+                    self.input(&trusted_input::key_presses(&keys_parsed)).await?
                 } else {
                     self.perform(&PageOp::Keys { frame: self.focus_frame.get(), keys: keys_parsed }).await?
                 };
@@ -772,7 +773,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     async fn trusted_click(&self, target: ElementRef, tag: String, click: Click) -> Result<OpOutcome, StepError> {
         let located = self.perform(&PageOp::Locate { target, tag }).await?;
         match (located.ok, located.point) {
-            (true, Some([x, y])) => self.input(&trusted::click_at(x, y, click)).await,
+            (true, Some([x, y])) => self.input(&trusted_input::click_at(x, y, click)).await,
             _ => Ok(located),
         }
     }
@@ -820,7 +821,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         clear: bool,
     ) -> Result<OpOutcome, StepError> {
         let mut typed = OpOutcome::default();
-        for (i, piece) in trusted::insert_pieces(text).into_iter().enumerate() {
+        for (i, piece) in trusted_input::insert_pieces(text).into_iter().enumerate() {
             if i > 0 {
                 self.between_pieces().await?;
             }
@@ -839,7 +840,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 
     /// Sends trusted input to the current tab; a closed tab ends the task.
-    async fn input(&self, commands: &[trusted::InputCommand]) -> Result<OpOutcome, StepError> {
+    async fn input(&self, commands: &[trusted_input::InputCommand]) -> Result<OpOutcome, StepError> {
         match self.browser.input(self.tab.get(), commands).await {
             Ok(outcome) => Ok(outcome),
             Err(BrowserError::TabClosed) => Err(tab_closed()),

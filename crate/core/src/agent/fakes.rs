@@ -2,11 +2,11 @@
 
 use super::navigator::{run_task, Budgets, Models, Review, TaskConfig, UserGate};
 use super::AgentEvent;
-use crate::actions::trusted::InputCommand;
-use crate::actions::{PageOp, SearchEngine};
+use crate::actions::SearchEngine;
+use crate::browser::trusted_input::InputCommand;
 use crate::browser::{
-    Browser, BrowserError, FoundText, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, ScrollState, Submission,
-    TabId, TabInfo,
+    Browser, BrowserError, FoundText, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, PageOp, ScrollState,
+    Submission, TabId, TabInfo,
 };
 use crate::cancel::CancelToken;
 use crate::dom_map::tests::{node, page};

@@ -19,7 +19,7 @@ mod summarizer;
 mod validator;
 
 pub use checkpoint::Checkpoint;
-pub use drive::{drive_session, DriveCommand, DriveReply, DriveRequest};
+pub use drive::{app_name, drive_session, DriveCommand, DriveReply, DriveRequest};
 pub use events::{ActionReport, AgentEvent};
 pub use navigator::{run_task, step_limit_reached, Budgets, Models, Review, TaskConfig, UserGate};
 pub use output::{parse_navigator_output, AgentBrain, NavigatorOutput};

@@ -238,7 +238,7 @@ fn has_phrase(text: &str, phrase: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::actions::Click;
+    use crate::browser::Click;
     use crate::dom_map::{ElementRef, LineKind, MapLine, Viewport};
 
     fn element(tag: &str, text: &str, attrs: &[(&str, &str)]) -> MapElement {
@@ -267,7 +267,7 @@ mod tests {
     }
 
     fn click(el: &MapElement, url: &str, strictness: Strictness) -> Option<Kind> {
-        assess(&Action::ClickElement { index: 1, click: crate::actions::Click::Single }, el, &page(url), strictness)
+        assess(&Action::ClickElement { index: 1, click: crate::browser::Click::Single }, el, &page(url), strictness)
             .map(|c| c.kind)
     }
 

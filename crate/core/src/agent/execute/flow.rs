@@ -5,9 +5,9 @@
 //! site plan (a setting) then shows or asks about sites outside the task's plan.
 
 use super::{report, Done};
-use crate::actions::{normalize_url, search_url, Action, KeyPress, PageOp};
+use crate::actions::{normalize_url, search_url, Action};
 use crate::agent::navigator::{Navigator, StepError, UserGate};
-use crate::browser::Browser;
+use crate::browser::{Browser, KeyPress, PageOp};
 use crate::dom_map::MapElement;
 use crate::i18n::{Arg, Text};
 use crate::llm::ChatModel;
