@@ -1,12 +1,14 @@
-//! The actions the navigator may ask for: their names and parameters (the model's interface) and
-//! how they are read from the model's output. The primitive page operations they become are the
-//! browser's (`browser::PageOp`).
+//! The actions the navigator may ask for: their names and parameters (the model's interface), how
+//! they are read from the model's output, and which of them the user must approve first. The
+//! primitive page operations they become are the browser's (`browser::PageOp`).
 
 pub(crate) mod catalog;
-mod url_policy;
+mod consequence;
+mod search;
 
 pub use catalog::{actions_prompt, actions_schema, compact_actions_prompt};
-pub use url_policy::{normalize_url, search_url, SearchEngine, UrlRefusal};
+pub use consequence::{assess, Consequence, Kind, Strictness};
+pub use search::{search_url, SearchEngine};
 
 use crate::browser::Click;
 use crate::tabs::TabAlias;

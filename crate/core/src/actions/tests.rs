@@ -96,23 +96,6 @@ fn explains_what_is_wrong_with_a_bad_action() {
 }
 
 #[test]
-fn normalizes_urls_and_refuses_restricted_ones() {
-    assert_eq!(normalize_url("example.com/a?b=1"), Ok("https://example.com/a?b=1".into()));
-    assert_eq!(normalize_url("http://127.0.0.1:8080/x"), Ok("http://127.0.0.1:8080/x".into()));
-    assert_eq!(normalize_url("chrome://settings"), Err(UrlRefusal::RestrictedScheme("chrome".into())));
-    assert_eq!(normalize_url("javascript:alert(1)"), Err(UrlRefusal::RestrictedScheme("javascript".into())));
-    assert_eq!(normalize_url("https://chromewebstore.google.com/detail/x"), Err(UrlRefusal::WebStore));
-    assert!(matches!(normalize_url("not a url"), Err(UrlRefusal::Invalid(_))));
-}
-
-#[test]
-fn builds_search_urls_with_the_query_encoded() {
-    assert_eq!(search_url(SearchEngine::DuckDuckGo, "blue mug & tea"), "https://duckduckgo.com/?q=blue+mug+%26+tea");
-    assert_eq!(search_url(SearchEngine::Google, "a/b?c"), "https://www.google.com/search?q=a%2Fb%3Fc");
-    assert_eq!(search_url(SearchEngine::Bing, "x"), "https://www.bing.com/search?q=x");
-}
-
-#[test]
 fn an_unknown_kind_of_click_says_which_there_are() {
     let error = Action::from_json(&json!({"click_element": {"index": 7, "click": "triple"}})).unwrap_err();
     assert!(error.contains("\"double\" or \"right\""), "{error}");

@@ -6,7 +6,7 @@ use super::events::ActionReport;
 use super::navigator::{Look, Navigator, StepError, UserGate};
 use super::prompt::{extraction_prompt, EXTRACTION_REPLY_HINT};
 use super::record::Role;
-use crate::actions::{search_url, Action, ScrollDirection, MAX_SCROLL_PAGES, MAX_WAIT_SECONDS};
+use crate::actions::{assess, search_url, Action, ScrollDirection, MAX_SCROLL_PAGES, MAX_WAIT_SECONDS};
 use crate::browser::{
     parse_keys, trusted_input, Browser, BrowserError, Click, Highlight, HistoryStep, OpOutcome, PageOp, ScrollState,
     TabInfo,
@@ -15,7 +15,7 @@ use crate::content::{chunks, to_markdown, RawContent};
 use crate::dom_map::{ElementRef, MapElement, PageMap};
 use crate::llm::repair::{outermost_object, parse_lenient};
 use crate::llm::ChatModel;
-use crate::safety::{assess, Carried, PolicyRefusal};
+use crate::safety::{Carried, PolicyRefusal};
 use crate::tabs::{hidden_from_model, TabAlias};
 use crate::text;
 use crate::text::truncate_words;

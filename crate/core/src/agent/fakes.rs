@@ -2,7 +2,7 @@
 
 use super::navigator::{run_task, Budgets, Models, Review, TaskConfig, UserGate};
 use super::AgentEvent;
-use crate::actions::SearchEngine;
+use crate::actions::{SearchEngine, Strictness};
 use crate::browser::trusted_input::InputCommand;
 use crate::browser::{
     Browser, BrowserError, FoundText, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, PageOp, ScrollState,
@@ -13,7 +13,7 @@ use crate::dom_map::tests::{node, page};
 use crate::dom_map::{ElementRef, MapOptions, RawFrame, RawNode};
 use crate::llm::{ChatModel, ChatReply, ChatRequest, LlmError};
 use crate::messages::{Budget, RequestStyle};
-use crate::safety::{Secrets, SitePlan, SitePolicy, Strictness};
+use crate::safety::{Secrets, SitePlan, SitePolicy};
 use crate::tokens::TokenCounter;
 use futures::executor::block_on;
 use std::cell::{Cell, RefCell};

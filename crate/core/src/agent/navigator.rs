@@ -10,7 +10,7 @@ use super::record::{redact_strings, Phase, Recorder, Role};
 use super::replay::{Replay, Replayed};
 use super::summarizer::{parse_summary, summary_prompt, KEEP_RECENT_STEPS};
 use super::validator::{parse_verdict, validator_prompt};
-use crate::actions::{Action, SearchEngine};
+use crate::actions::{Action, SearchEngine, Strictness};
 use crate::browser::{Browser, BrowserError, Highlight, TabId, TabInfo};
 use crate::cancel::CancelToken;
 use crate::dom_map::{elements_in_scope, ElementRegistry, MapOptions, PageMap};
@@ -18,9 +18,7 @@ use crate::i18n::{Arg, Message, Text};
 use crate::llm::pricing::{cost, Price};
 use crate::llm::{ChatMessage, ChatModel, ChatRequest, Image};
 use crate::messages::{Budget, History, Kind, Part, Prompt, RequestStyle};
-use crate::safety::{
-    mentioned_hosts, DataFlow, Finding, PageScans, PolicyRefusal, Secrets, SitePlan, SitePolicy, Strictness,
-};
+use crate::safety::{mentioned_hosts, DataFlow, Finding, PageScans, PolicyRefusal, Secrets, SitePlan, SitePolicy};
 use crate::tabs::{task_tabs, ListedTab, TabAliases, TaskGroup};
 use crate::text;
 use std::cell::{Cell, RefCell};

@@ -3,7 +3,7 @@
 //! security settings, entering payment or password data. Decided in
 //! code from the element, its form and the page, never left to the model's judgement.
 
-use crate::actions::Action;
+use super::Action;
 use crate::dom_map::{MapElement, PageMap};
 use crate::i18n::{Message, Text};
 use crate::text;
