@@ -3,10 +3,10 @@
 //! policy, untrusted-text warnings, secrets, the data-flow check, approvals) as a task's steps.
 
 use super::events::{ActionReport, AgentEvent};
-use super::navigator::{result_line, Models, Navigator, StepError, UserGate};
+use super::navigator::{result_line, Navigator, StepError};
 use super::prompt::{state_message, tab_lines};
 use super::record::Recorder;
-use super::TaskConfig;
+use super::task_config::{Models, TaskConfig, UserGate};
 use crate::actions::Action;
 use crate::browser::Browser;
 use crate::cancel::CancelToken;

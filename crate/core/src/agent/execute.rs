@@ -3,9 +3,10 @@
 //! when the page changes under them.
 
 use super::events::ActionReport;
-use super::navigator::{Look, Navigator, StepError, UserGate};
+use super::navigator::{Look, Navigator, StepError};
 use super::prompt::{extraction_prompt, EXTRACTION_REPLY_HINT};
 use super::record::Role;
+use super::task_config::UserGate;
 use crate::actions::{assess, search_url, Action, ScrollDirection, MAX_SCROLL_PAGES, MAX_WAIT_SECONDS};
 use crate::browser::{
     parse_keys, trusted_input, Browser, BrowserError, Click, Highlight, HistoryStep, OpOutcome, PageOp, ScrollState,

@@ -1,6 +1,7 @@
 //! A fake browser and a scripted model for the agent's native tests.
 
-use super::navigator::{run_task, Budgets, Models, Review, TaskConfig, UserGate};
+use super::navigator::run_task;
+use super::task_config::{Budgets, Models, Review, TaskConfig, UserGate};
 use super::AgentEvent;
 use crate::actions::{SearchEngine, Strictness};
 use crate::browser::trusted_input::InputCommand;

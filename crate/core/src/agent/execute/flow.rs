@@ -6,7 +6,8 @@
 
 use super::{report, Done};
 use crate::actions::{search_url, Action};
-use crate::agent::navigator::{Navigator, StepError, UserGate};
+use crate::agent::navigator::{Navigator, StepError};
+use crate::agent::task_config::UserGate;
 use crate::browser::{Browser, KeyPress, PageOp};
 use crate::dom_map::MapElement;
 use crate::i18n::{Arg, Text};
