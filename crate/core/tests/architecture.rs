@@ -67,6 +67,7 @@ struct Reference {
 impl Core {
     fn read(src: &Path) -> Core {
         let mut core = Core { src: src.to_path_buf(), ..Core::default() };
+        core.modules.insert(Vec::new());
         core.read_file(&src.join("lib.rs"), Vec::new());
         core
     }
@@ -164,9 +165,9 @@ impl Core {
 }
 
 /// Every module reachable from `from` by one or more dependencies.
-fn reachable(edges: &BTreeMap<String, BTreeMap<String, String>>, from: &String) -> BTreeSet<String> {
+fn reachable(edges: &BTreeMap<String, BTreeMap<String, String>>, from: &str) -> BTreeSet<String> {
     let mut found = BTreeSet::new();
-    let mut next = vec![from.clone()];
+    let mut next = vec![from.to_string()];
     while let Some(node) = next.pop() {
         for to in edges.get(&node).into_iter().flat_map(|targets| targets.keys()) {
             if found.insert(to.clone()) {
