@@ -12,7 +12,7 @@
 //! so that one huge chat cannot push every other out.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// At most this many chats are kept.
 pub const MAX_CHATS: usize = 50;
@@ -27,8 +27,6 @@ const MAX_ID_CHARS: usize = 64;
 
 /// Events that end a task.
 const FINAL_EVENTS: [&str; 3] = ["result", "error", "stopped"];
-/// The marker left where events were cut out of a chat (see [`Chat::cap`]).
-pub const TRIMMED: &str = "trimmed";
 
 /// One stored chat.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -147,9 +145,10 @@ impl Chat {
     /// conversation to half of that (older results first, then older steps; the tasks and the
     /// memory stay), then the bulk (record and report) of the run records, earlier tasks' first;
     /// then the earliest tasks' events, whole; then the oldest events of the last task, keeping
-    /// its start and its end. A `trimmed` event marks where events were left out. Returns
-    /// whether anything was cut.
-    pub fn cap(&mut self, max_bytes: usize) -> bool {
+    /// its start and its end. The `trimmed` event (`protocol::encode_trimmed`, a message of the
+    /// panel's like every stored event) marks where events were left out. Returns whether
+    /// anything was cut.
+    pub fn cap(&mut self, max_bytes: usize, trimmed: &Value) -> bool {
         let mut cut = trim_conversation(&mut self.conversation, max_bytes / 2);
         let mut size = self.json_len();
         if size <= max_bytes {
@@ -177,7 +176,7 @@ impl Chat {
             return cut;
         }
         // Whole tasks, the earliest first, while another one follows.
-        let mark = self.mark_trimmed();
+        let mark = self.mark_trimmed(trimmed);
         size = self.json_len();
         loop {
             let starts: Vec<usize> = self
@@ -227,9 +226,9 @@ impl Chat {
     }
 
     /// Puts the `trimmed` marker first, unless it is there; returns its index.
-    fn mark_trimmed(&mut self) -> usize {
-        if self.events.first().is_none_or(|e| type_of(e) != TRIMMED) {
-            self.events.insert(0, json!({"v": crate::protocol::PROTOCOL_VERSION, "type": TRIMMED}));
+    fn mark_trimmed(&mut self, trimmed: &Value) -> usize {
+        if self.events.first().is_none_or(|e| type_of(e) != type_of(trimmed)) {
+            self.events.insert(0, trimmed.clone());
         }
         0
     }
@@ -343,6 +342,8 @@ impl ChatIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::encode_trimmed;
+    use serde_json::json;
 
     fn event(kind: &str) -> Value {
         json!({"v": 1, "type": kind})
@@ -444,7 +445,7 @@ mod tests {
         let mut chat = Chat::new("c1".into(), "t", 0.0);
         task(&mut chat, "t", 3, "goal", 100);
         let before = chat.clone();
-        assert!(!chat.cap(MAX_CHAT_BYTES));
+        assert!(!chat.cap(MAX_CHAT_BYTES, &encode_trimmed()));
         assert_eq!(chat, before);
     }
 
@@ -454,7 +455,7 @@ mod tests {
         task(&mut chat, "one", 1, "goal", 5_000);
         task(&mut chat, "two", 1, "goal", 5_000);
         let limit = chat.json_len() - 4_000;
-        assert!(chat.cap(limit));
+        assert!(chat.cap(limit, &encode_trimmed()));
         assert!(chat.json_len() <= limit);
         let records: Vec<&Value> = chat.events.iter().filter(|e| type_of(e) == "run_recorded").collect();
         assert_eq!(records[0]["record"], Value::Null);
@@ -471,9 +472,9 @@ mod tests {
             task(&mut chat, &format!("task {n}"), 10, &text, 2_000);
         }
         assert!(chat.json_len() > 300_000);
-        assert!(chat.cap(100_000));
+        assert!(chat.cap(100_000, &encode_trimmed()));
         assert!(chat.json_len() <= 100_000, "{}", chat.json_len());
-        assert_eq!(type_of(&chat.events[0]), TRIMMED);
+        assert_eq!(type_of(&chat.events[0]), "trimmed");
         // The later tasks stay whole, ending with their answers.
         let kept: Vec<&str> =
             chat.events.iter().filter(|e| type_of(e) == "task_started").filter_map(|e| e["task"].as_str()).collect();
@@ -485,15 +486,15 @@ mod tests {
         // A single task too large on its own keeps its start and end and its latest steps.
         let mut chat = Chat::new("c2".into(), "long", 0.0);
         task(&mut chat, "long", 200, &text, 100);
-        assert!(chat.cap(50_000));
+        assert!(chat.cap(50_000, &encode_trimmed()));
         assert!(chat.json_len() <= 50_000);
-        assert_eq!(types(&chat)[..2], [TRIMMED, "task_started"]);
+        assert_eq!(types(&chat)[..2], ["trimmed", "task_started"]);
         assert_eq!(types(&chat).last(), Some(&"result"));
         assert_eq!(chat.events.iter().rfind(|e| type_of(e) == "step").unwrap()["step"], 200);
         // Cutting again only moves on.
         let before = chat.events.len();
-        chat.cap(40_000);
-        assert_eq!(types(&chat).iter().filter(|t| **t == TRIMMED).count(), 1);
+        chat.cap(40_000, &encode_trimmed());
+        assert_eq!(types(&chat).iter().filter(|t| **t == "trimmed").count(), 1);
         assert!(chat.events.len() < before);
     }
 
@@ -510,7 +511,7 @@ mod tests {
         turns.push(json!({"kind": "output", "assistant": true, "content": "last"}));
         turns.push(json!({"kind": "results", "assistant": false, "content": big}));
         chat.conversation = Value::from(turns);
-        assert!(chat.cap(60_000));
+        assert!(chat.cap(60_000, &encode_trimmed()));
         assert!(json_len(&chat.conversation) <= 30_000);
         let kinds: Vec<&str> =
             chat.conversation.as_array().unwrap().iter().map(|t| t["kind"].as_str().unwrap()).collect();
@@ -577,7 +578,7 @@ mod tests {
         for n in 0..40 {
             task(&mut huge, &format!("t{n}"), 20, &"z".repeat(2_000), 20_000);
         }
-        huge.cap(MAX_CHAT_BYTES);
+        huge.cap(MAX_CHAT_BYTES, &encode_trimmed());
         index.upsert(huge.summary());
         assert!(index.bound("huge").is_empty());
         assert_eq!(index.summaries().len(), 11);

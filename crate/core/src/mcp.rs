@@ -8,7 +8,7 @@
 //! `progress`, `waiting` and `result`, each with the call's `id`.
 
 use crate::actions::Action;
-use crate::agent::{AgentEvent, DriveCommand, DriveReply};
+use crate::agent::{app_name, AgentEvent, DriveCommand, DriveReply};
 use crate::tabs::TabAlias;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -199,14 +199,6 @@ pub fn session_task(client: &str) -> String {
     format!("{}: step-by-step control of this browser", app_name(client))
 }
 
-/// The app as the user knows it; an app that gave no name is "An AI app".
-pub fn app_name(client: &str) -> &str {
-    match client.trim() {
-        "" => "An AI app",
-        name => name,
-    }
-}
-
 /// Why an action an app asked for was refused without the user's answer.
 pub fn unanswered(limit_ms: u32) -> String {
     format!(
@@ -345,8 +337,9 @@ impl TaskReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::actions::{Click, ScrollDirection};
+    use crate::actions::ScrollDirection;
     use crate::agent::ActionReport;
+    use crate::browser::Click;
 
     fn call(tool: &str, args: Value) -> Result<Tool, String> {
         let message = json!({"type": "call", "id": 7, "tool": tool, "args": args, "client": "claude-code"});

@@ -225,6 +225,11 @@ pub fn encode_chat(chat: &Chat) -> Value {
     json!({"v": PROTOCOL_VERSION, "type": "chat", "id": chat.id, "title": chat.title, "events": chat.events})
 }
 
+/// The marker a stored chat keeps where events were cut out of it (see `Chat::cap`).
+pub fn encode_trimmed() -> Value {
+    json!({"v": PROTOCOL_VERSION, "type": "trimmed"})
+}
+
 /// Only our own panel page, inside our own extension, may connect.
 pub fn is_trusted_sender(extension_id: &str, sender_id: Option<&str>, sender_url: Option<&str>) -> bool {
     let origin = format!("chrome-extension://{extension_id}/");

@@ -1,13 +1,13 @@
 //! The user's settings as the options page stores them in `chrome.storage.local`.
 
-use crate::actions::SearchEngine;
+use crate::actions::{SearchEngine, Strictness};
 use crate::agent::minimum_budget;
 use crate::i18n::Text;
 use crate::llm::context::input_budget;
 use crate::llm::pricing::{price_of, Price};
 use crate::llm::{Effort, ModelOptions, Provider};
 use crate::messages::{RequestStyle, StyleChoice};
-use crate::safety::{Secret, Secrets, SitePlan, SitePolicy, Strictness};
+use crate::safety::{Secret, Secrets, SitePlan, SitePolicy};
 use crate::text;
 use crate::tokens::TokenCounter;
 use serde::{Deserialize, Serialize};

@@ -7,7 +7,7 @@ use agent_core::agent::AgentEvent;
 use agent_core::chats::{self, Chat, ChatIndex, MAX_CHAT_BYTES};
 use agent_core::i18n::{Message, Text};
 use agent_core::messages::History;
-use agent_core::protocol::{encode_chat, encode_chat_event, encode_chats};
+use agent_core::protocol::{encode_chat, encode_chat_event, encode_chats, encode_trimmed};
 use agent_core::text;
 use agent_core::tokens::TokenCounter;
 use futures::channel::oneshot;
@@ -267,7 +267,7 @@ impl OpenChat {
             if !chat.has_task() {
                 return;
             }
-            chat.cap(MAX_CHAT_BYTES);
+            chat.cap(MAX_CHAT_BYTES, &encode_trimmed());
             chat.clone()
         };
         let browser = Rc::clone(&self.chats.browser);
@@ -286,7 +286,7 @@ async fn store(browser: &HostBrowser, mut chat: Chat) -> Result<(), String> {
     if !chats::is_valid_id(&chat.id) {
         return Err(format!("\"{}\" is not a chat id", chat.id));
     }
-    chat.cap(MAX_CHAT_BYTES);
+    chat.cap(MAX_CHAT_BYTES, &encode_trimmed());
     let mut index = browser.load_chat_index().await.unwrap_or_default();
     index.upsert(chat.summary());
     let removed = index.bound(&chat.id);

@@ -1,9 +1,9 @@
 //! The browser as the core sees it, implemented by the service worker's JavaScript host
 //! (`extension/background/browser-host.js`).
 
-use agent_core::actions::trusted::InputCommand;
-use agent_core::actions::PageOp;
 use agent_core::agent::{AgentEvent, Checkpoint};
+use agent_core::browser::trusted_input::InputCommand;
+use agent_core::browser::PageOp;
 use agent_core::browser::{
     Browser, BrowserError, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, Screenshot, TabId, TabInfo,
 };

@@ -5,8 +5,8 @@
 //! it is; this wraps it for what apps start.
 
 use crate::host::{BrowserHost, HostBrowser};
-use agent_core::actions::trusted::InputCommand;
-use agent_core::actions::PageOp;
+use agent_core::browser::trusted_input::InputCommand;
+use agent_core::browser::PageOp;
 use agent_core::browser::{
     Browser, BrowserError, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, Screenshot, TabId, TabInfo,
 };

@@ -1,18 +1,16 @@
-//! The actions the navigator may ask for: their names and parameters (the model's interface),
-//! how they are read from the model's output, and the primitive page operations they become.
+//! The actions the navigator may ask for: their names and parameters (the model's interface), how
+//! they are read from the model's output, and which of them the user must approve first. The
+//! primitive page operations they become are the browser's (`browser::PageOp`).
 
 pub(crate) mod catalog;
-mod keys;
-mod page_op;
-pub mod trusted;
-mod url_policy;
+mod consequence;
+mod search;
 
 pub use catalog::{actions_prompt, actions_schema, compact_actions_prompt};
-pub use keys::{parse_keys, KeyPress};
-pub use page_op::PageOp;
+pub use consequence::{assess, Consequence, Kind, Strictness};
+pub use search::{search_url, SearchEngine};
 
-pub use url_policy::{normalize_url, search_url, SearchEngine, UrlRefusal};
-
+use crate::browser::Click;
 use crate::tabs::TabAlias;
 use crate::text::thousands;
 use serde_json::{json, Map, Value};
@@ -72,39 +70,14 @@ impl ScrollDirection {
     }
 }
 
-/// Which click: most are single left clicks; a grid cell may want a double click, a context
-/// menu a right click.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Click {
-    #[default]
-    Single,
-    Double,
-    Right,
-}
-
-impl Click {
-    fn parse(value: Option<&str>) -> Result<Click, String> {
-        match value.map(str::to_ascii_lowercase).as_deref() {
-            None | Some("single" | "left") => Ok(Click::Single),
-            Some("double") => Ok(Click::Double),
-            Some("right") => Ok(Click::Right),
-            Some(other) => {
-                Err(format!("click_element.click must be \"double\" or \"right\" (or left out), got \"{other}\""))
-            }
-        }
-    }
-
-    pub fn is_single(&self) -> bool {
-        *self == Click::Single
-    }
-
-    /// "Clicked", "Double-clicked", "Right-clicked", for reports.
-    pub fn verb(&self) -> &'static str {
-        match self {
-            Click::Single => "Clicked",
-            Click::Double => "Double-clicked",
-            Click::Right => "Right-clicked",
+/// Reads `click_element`'s `click`: a single left click when left out.
+fn parse_click(value: Option<&str>) -> Result<Click, String> {
+    match value.map(str::to_ascii_lowercase).as_deref() {
+        None | Some("single" | "left") => Ok(Click::Single),
+        Some("double") => Ok(Click::Double),
+        Some("right") => Ok(Click::Right),
+        Some(other) => {
+            Err(format!("click_element.click must be \"double\" or \"right\" (or left out), got \"{other}\""))
         }
     }
 }
@@ -239,7 +212,7 @@ impl Action {
             "wait" => Action::Wait { seconds: p.number("seconds")?.unwrap_or(2.0).clamp(0.0, MAX_WAIT_SECONDS) },
             "click_element" => Action::ClickElement {
                 index: p.index("index")?,
-                click: Click::parse(p.optional_string("click")?.as_deref())?,
+                click: parse_click(p.optional_string("click")?.as_deref())?,
             },
             "input_text" => Action::InputText {
                 index: p.index("index")?,

@@ -1,4 +1,5 @@
 use super::*;
+use crate::browser::PageOp;
 use serde_json::json;
 
 #[test]
@@ -95,52 +96,6 @@ fn explains_what_is_wrong_with_a_bad_action() {
 }
 
 #[test]
-fn normalizes_urls_and_refuses_restricted_ones() {
-    assert_eq!(normalize_url("example.com/a?b=1"), Ok("https://example.com/a?b=1".into()));
-    assert_eq!(normalize_url("http://127.0.0.1:8080/x"), Ok("http://127.0.0.1:8080/x".into()));
-    assert_eq!(normalize_url("chrome://settings"), Err(UrlRefusal::RestrictedScheme("chrome".into())));
-    assert_eq!(normalize_url("javascript:alert(1)"), Err(UrlRefusal::RestrictedScheme("javascript".into())));
-    assert_eq!(normalize_url("https://chromewebstore.google.com/detail/x"), Err(UrlRefusal::WebStore));
-    assert!(matches!(normalize_url("not a url"), Err(UrlRefusal::Invalid(_))));
-}
-
-#[test]
-fn builds_search_urls_with_the_query_encoded() {
-    assert_eq!(search_url(SearchEngine::DuckDuckGo, "blue mug & tea"), "https://duckduckgo.com/?q=blue+mug+%26+tea");
-    assert_eq!(search_url(SearchEngine::Google, "a/b?c"), "https://www.google.com/search?q=a%2Fb%3Fc");
-    assert_eq!(search_url(SearchEngine::Bing, "x"), "https://www.bing.com/search?q=x");
-}
-
-#[test]
-fn page_ops_serialize_for_the_sensor() {
-    let target = crate::dom_map::ElementRef { frame_id: 3, doc: "d".into(), id: 4 };
-    let op = PageOp::type_text(target, "input".into(), "hI", true);
-    assert_eq!(op.frame(), 3);
-    let key = |key: &str, code: &str, key_code: u32, shift: bool| json!({"key": key, "code": code, "keyCode": key_code, "ctrl": false, "shift": shift, "alt": false, "meta": false});
-    assert_eq!(
-        serde_json::to_value(op).unwrap(),
-        json!({"op": "type", "frame": 3, "doc": "d", "id": 4, "tag": "input", "text": "hI", "clear": true,
-            "keys": [key("h", "KeyH", 72, false), key("I", "KeyI", 73, true)]})
-    );
-    let keys = PageOp::Keys { frame: 0, keys: parse_keys("Enter").unwrap() };
-    assert_eq!(
-        serde_json::to_value(keys).unwrap(),
-        json!({"op": "keys", "frame": 0, "keys": [{"key": "Enter", "code": "Enter", "keyCode": 13, "ctrl": false, "shift": false, "alt": false, "meta": false}]})
-    );
-}
-
-#[test]
-fn a_hover_waits_longer_for_the_page_to_settle_and_reading_waits_not_at_all() {
-    let target = crate::dom_map::ElementRef { frame_id: 0, doc: "d".into(), id: 1 };
-    let hover = PageOp::Hover { target: target.clone(), tag: "div".into() };
-    let click = PageOp::Click { target: target.clone(), tag: "div".into(), click: Click::Single };
-    let value = PageOp::Value { target, tag: "input".into() };
-    assert!(hover.settle_quiet_ms() > click.settle_quiet_ms());
-    assert_eq!(click.settle_quiet_ms(), Some(150));
-    assert_eq!(value.settle_quiet_ms(), None);
-}
-
-#[test]
 fn an_unknown_kind_of_click_says_which_there_are() {
     let error = Action::from_json(&json!({"click_element": {"index": 7, "click": "triple"}})).unwrap_err();
     assert!(error.contains("\"double\" or \"right\""), "{error}");
@@ -221,65 +176,4 @@ fn a_wait_or_a_scroll_beyond_its_bound_does_the_most_it_may() {
     assert_eq!(scroll(500.0), moved(MAX_SCROLL_PAGES));
     assert_eq!(scroll(0.0), moved(MIN_SCROLL_PAGES));
     assert_eq!(scroll(2.5), moved(2.5));
-}
-
-#[test]
-fn a_short_text_is_typed_key_by_key_in_one_operation() {
-    let target = crate::dom_map::ElementRef { frame_id: 0, doc: "d".into(), id: 4 };
-    let text = "x".repeat(page_op::KEYED_CHARS);
-    let ops = PageOp::typing(target.clone(), "input".into(), &text, true);
-    assert_eq!(ops, vec![PageOp::type_text(target, "input".into(), &text, true)]);
-    assert_eq!(ops[0].settle_quiet_ms(), Some(150));
-}
-
-#[test]
-fn a_long_text_goes_in_pieces_that_append_each_one_edit_but_for_its_last_keys() {
-    let target = crate::dom_map::ElementRef { frame_id: 0, doc: "d".into(), id: 4 };
-    // 12,345 characters, accented (pieces are cut on characters), with lines ending in CR LF.
-    let text: String = (0..12_345)
-        .map(|i| {
-            if i % 100 == 98 {
-                '\r'
-            } else if i % 100 == 99 {
-                '\n'
-            } else {
-                'é'
-            }
-        })
-        .collect();
-    let ops = PageOp::typing(target, "textarea".into(), &text, true);
-    let parts: Vec<(&str, bool, usize, bool)> = ops
-        .iter()
-        .map(|op| match op {
-            PageOp::Type { text, clear, keys, more, .. } => (text.as_str(), *clear, keys.len(), *more),
-            other => panic!("not typing: {other:?}"),
-        })
-        .collect();
-    assert_eq!(parts.len(), 4, "three pieces of at most 5,000 characters, then the keys");
-    let (last, pieces) = parts.split_last().unwrap();
-    for (i, &(piece, clear, keys, more)) in pieces.iter().enumerate() {
-        assert!(piece.chars().count() <= page_op::PIECE_CHARS);
-        assert_eq!((clear, keys, more), (i == 0, 0, true), "only the first piece replaces the field's text");
-    }
-    assert_eq!(
-        (last.0.chars().count(), last.1, last.2, last.3),
-        (page_op::KEYED_TAIL_CHARS, false, page_op::KEYED_TAIL_CHARS, false)
-    );
-    // Together they are the text, less its carriage returns (which no key types).
-    let typed: String = parts.iter().map(|part| part.0).collect();
-    assert_eq!(typed.replace('\r', ""), text.replace('\r', ""));
-    assert!(!pieces.iter().any(|piece| piece.0.contains('\r')));
-    // The page settles once, after the last; a piece says more follows.
-    let settles: Vec<Option<u32>> = ops.iter().map(PageOp::settle_quiet_ms).collect();
-    assert_eq!(settles, [None, None, None, Some(150)]);
-    let first = serde_json::to_value(&ops[0]).unwrap();
-    assert_eq!((first["more"].clone(), first["keys"].clone()), (json!(true), json!([])));
-    assert!(serde_json::to_value(&ops[3]).unwrap().get("more").is_none());
-}
-
-#[test]
-fn appending_a_long_text_never_clears_the_field() {
-    let target = crate::dom_map::ElementRef { frame_id: 0, doc: "d".into(), id: 4 };
-    let ops = PageOp::typing(target, "textarea".into(), &"y".repeat(7_000), false);
-    assert!(ops.iter().all(|op| matches!(op, PageOp::Type { clear: false, .. })));
 }

@@ -3,10 +3,10 @@
 //! policy, untrusted-text warnings, secrets, the data-flow check, approvals) as a task's steps.
 
 use super::events::{ActionReport, AgentEvent};
-use super::navigator::{result_line, Models, Navigator, StepError, UserGate};
+use super::navigator::{result_line, Navigator, StepError};
 use super::prompt::{state_message, tab_lines};
 use super::record::Recorder;
-use super::TaskConfig;
+use super::task_config::{Models, TaskConfig, UserGate};
 use crate::actions::Action;
 use crate::browser::Browser;
 use crate::cancel::CancelToken;
@@ -45,6 +45,14 @@ pub enum DriveReply {
 /// Longest action the panel shows as a step's goal.
 const GOAL_CHARS: usize = 300;
 
+/// The app driving a session as the user knows it; an app that gave no name is "An AI app".
+pub fn app_name(client: &str) -> &str {
+    match client.trim() {
+        "" => "An AI app",
+        name => name,
+    }
+}
+
 /// A command with the channel its answer goes back on.
 pub type DriveRequest = (DriveCommand, oneshot::Sender<DriveReply>);
 
@@ -80,7 +88,7 @@ pub async fn drive_session<B: Browser, M: ChatModel, G: UserGate>(
             let Some((command, answer)) = request else {
                 break AgentEvent::Result {
                     success: true,
-                    text: format!("{} stopped driving the browser.", crate::mcp::app_name(client)),
+                    text: format!("{} stopped driving the browser.", app_name(client)),
                     steps: session.commands,
                 };
             };
@@ -261,7 +269,7 @@ mod tests {
             assert!(state.starts_with("Current URL: http://shop.test/\n"), "{state}");
             assert!(state.contains("[1]<button>Add blue mug />"), "{state}");
             assert!(!state.contains("Current step"), "no navigator step header: {state}");
-            let click = DriveCommand::Act(Action::ClickElement { index: 1, click: crate::actions::Click::Single });
+            let click = DriveCommand::Act(Action::ClickElement { index: 1, click: crate::browser::Click::Single });
             let DriveReply::Text(outcome) = ask(&requests, click).await else { panic!() };
             assert!(outcome.starts_with("click_element: Clicked <button> \"Add blue mug\" [1]"), "{outcome}");
             let DriveReply::Text(state) = ask(&requests, DriveCommand::State { tab: None }).await else { panic!() };
@@ -294,7 +302,7 @@ mod tests {
         let refusing = user(false);
         let events = session(&shop, &refusing, |requests| async move {
             ask(&requests, DriveCommand::State { tab: None }).await;
-            let buy = DriveCommand::Act(Action::ClickElement { index: 1, click: crate::actions::Click::Single });
+            let buy = DriveCommand::Act(Action::ClickElement { index: 1, click: crate::browser::Click::Single });
             let DriveReply::Failed(outcome) = ask(&requests, buy).await else { panic!() };
             assert!(outcome.contains("The user did not allow clicking <button> \"Buy now\" [1]"), "{outcome}");
         });
@@ -306,7 +314,7 @@ mod tests {
         *shop.buy_label.borrow_mut() = Some("Buy now".into());
         session(&shop, &user(true), |requests| async move {
             ask(&requests, DriveCommand::State { tab: None }).await;
-            let buy = DriveCommand::Act(Action::ClickElement { index: 1, click: crate::actions::Click::Single });
+            let buy = DriveCommand::Act(Action::ClickElement { index: 1, click: crate::browser::Click::Single });
             assert!(matches!(ask(&requests, buy).await, DriveReply::Text(_)));
         });
         assert_eq!(shop.cart.get(), 1, "bought once allowed");

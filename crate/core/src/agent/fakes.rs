@@ -1,19 +1,20 @@
 //! A fake browser and a scripted model for the agent's native tests.
 
-use super::navigator::{run_task, Budgets, Models, Review, TaskConfig, UserGate};
+use super::navigator::run_task;
+use super::task_config::{Budgets, Models, Review, TaskConfig, UserGate};
 use super::AgentEvent;
-use crate::actions::trusted::InputCommand;
-use crate::actions::{PageOp, SearchEngine};
+use crate::actions::{SearchEngine, Strictness};
+use crate::browser::trusted_input::InputCommand;
 use crate::browser::{
-    Browser, BrowserError, FoundText, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, ScrollState, Submission,
-    TabId, TabInfo,
+    Browser, BrowserError, FoundText, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, PageOp, ScrollState,
+    Submission, TabId, TabInfo,
 };
 use crate::cancel::CancelToken;
 use crate::dom_map::tests::{node, page};
 use crate::dom_map::{ElementRef, MapOptions, RawFrame, RawNode};
 use crate::llm::{ChatModel, ChatReply, ChatRequest, LlmError};
 use crate::messages::{Budget, RequestStyle};
-use crate::safety::{Secrets, SitePlan, SitePolicy, Strictness};
+use crate::safety::{Secrets, SitePlan, SitePolicy};
 use crate::tokens::TokenCounter;
 use futures::executor::block_on;
 use std::cell::{Cell, RefCell};

@@ -16,14 +16,16 @@ mod record;
 mod replay;
 mod schemas;
 mod summarizer;
+mod task_config;
 mod validator;
 
 pub use checkpoint::Checkpoint;
-pub use drive::{drive_session, DriveCommand, DriveReply, DriveRequest};
+pub use drive::{app_name, drive_session, DriveCommand, DriveReply, DriveRequest};
 pub use events::{ActionReport, AgentEvent};
-pub use navigator::{run_task, step_limit_reached, Budgets, Models, Review, TaskConfig, UserGate};
+pub use navigator::{run_task, step_limit_reached};
 pub use output::{parse_navigator_output, AgentBrain, NavigatorOutput};
 pub use prompt::{minimum_budget, navigator_schema, state_message, system_prompt};
 pub use record::{ElementPrint, PlannedAction, PrintParts, RequestSize, Role, RunRecord, StepRecord, Timing, Tokens};
 pub use replay::Replay;
 pub use schemas::{request_schemas, RequestSchema};
+pub use task_config::{Budgets, Models, Review, TaskConfig, UserGate};

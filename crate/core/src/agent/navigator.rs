@@ -1,151 +1,36 @@
-//! The navigator loop: observe the page, ask the model, run its actions, report, repeat.
+//! The navigator loop: observe the page, ask the model, run its actions, report, repeat. What a
+//! task is run with is `task_config`; the tabs it works in are `navigator/tabs.rs`, the
+//! conversation it keeps `navigator/history.rs`, its model calls `navigator/model_calls.rs`, and
+//! running the actions `execute`.
 
 use super::checkpoint::Checkpoint;
 use super::events::{ActionReport, AgentEvent};
 use super::loop_guard::{page_fingerprint, LoopGuard};
-use super::output::{parse_navigator_output, NavigatorOutput};
+use super::output::NavigatorOutput;
 use super::planner::{parse_plan, planner_prompt, Plan};
-use super::prompt::{answer_language_instruction, navigator_schema, state_message, system_prompt};
+use super::prompt::state_message;
 use super::record::{redact_strings, Phase, Recorder, Role};
-use super::replay::{Replay, Replayed};
-use super::summarizer::{parse_summary, summary_prompt, KEEP_RECENT_STEPS};
+use super::replay::Replayed;
+use super::task_config::{Models, Review, TaskConfig, UserGate};
 use super::validator::{parse_verdict, validator_prompt};
-use crate::actions::{Action, SearchEngine};
-use crate::browser::{Browser, BrowserError, Highlight, TabId, TabInfo};
+use crate::actions::Action;
+use crate::browser::{Browser, BrowserError, Highlight, TabId};
 use crate::cancel::CancelToken;
-use crate::dom_map::{elements_in_scope, ElementRegistry, MapOptions, PageMap};
+use crate::dom_map::{elements_in_scope, ElementRegistry, PageMap};
 use crate::i18n::{Arg, Message, Text};
-use crate::llm::pricing::{cost, Price};
-use crate::llm::{ChatMessage, ChatModel, ChatRequest, Image};
-use crate::messages::{Budget, History, Kind, Part, Prompt, RequestStyle};
-use crate::safety::{
-    mentioned_hosts, DataFlow, Finding, PageScans, PolicyRefusal, Secrets, SitePlan, SitePolicy, Strictness,
-};
-use crate::tabs::{task_tabs, ListedTab, TabAliases, TaskGroup};
+use crate::llm::{ChatMessage, ChatModel};
+use crate::messages::{History, Kind, Part};
+use crate::safety::{mentioned_hosts, DataFlow, Finding, PageScans, PolicyRefusal};
+use crate::tabs::{ListedTab, TabAliases, TaskGroup};
 use crate::text;
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
-use std::rc::Rc;
 
 /// Consecutive unusable replies or failed steps after which the task ends.
 pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
 
-/// How much of the task the title of its tab group shows.
-const GROUP_TITLE_TASK_CHARS: usize = 24;
-
 /// The name the navigator's reply schema is sent under.
 pub(super) const NAVIGATOR_SCHEMA_NAME: &str = "navigator_output";
-
-#[derive(Clone)]
-pub struct TaskConfig {
-    pub task: String,
-    pub tab: TabId,
-    pub max_steps: u32,
-    pub map: MapOptions,
-    /// Draw numbered boxes over the elements the model sees each step.
-    pub highlights: bool,
-    pub search_engine: SearchEngine,
-    /// Click, type and press keys through the debugger (trusted events) where the page allows.
-    pub trusted_input: bool,
-    /// The sites the agent may visit.
-    pub policy: SitePolicy,
-    /// How readily consequential actions are put to the user.
-    pub strictness: Strictness,
-    /// How sites outside the task's plan are treated.
-    pub site_plan: SitePlan,
-    /// Named secrets the model may type by placeholder.
-    pub secrets: Secrets,
-    /// The model's price, to report the task's cost as it runs.
-    pub price: Option<Price>,
-    /// How many times the validator may reject a claimed success before the task ends as not
-    /// verified; `None` turns the validator off.
-    pub validator_rejections: Option<u32>,
-    /// The planner runs at the first step and then every this many steps; `None` turns it off.
-    pub planning_interval: Option<u32>,
-    /// Show the model a screenshot with each step's state.
-    pub vision: bool,
-    /// Put each step's actions to the user before they run.
-    pub ask_before_acting: bool,
-    /// Every this many steps older history is summarised into a compact memory; `None` only
-    /// when the budget runs tight.
-    pub memory_interval: Option<u32>,
-    /// Each agent's token budget.
-    pub budgets: Budgets,
-    /// Full instructions, or the compact form for small budgets.
-    pub style: RequestStyle,
-    /// The conversation so far, shared across tasks: a follow-up task continues it, and each
-    /// task leaves its history here for the next.
-    pub conversation: Rc<RefCell<History>>,
-    /// Where to resume an interrupted task, instead of starting afresh.
-    pub resume: Option<Checkpoint>,
-    /// Receives the task's checkpoint at the start of every step, to be saved.
-    pub on_checkpoint: Option<Rc<dyn Fn(Checkpoint)>>,
-    /// Told the tab the task (or a driven session) ends in, which may be another than it started
-    /// in: an AI app's next command acts there.
-    pub on_end_tab: Option<Rc<dyn Fn(TabId)>>,
-    /// A recorded run to replay: its actions run again without the model where the page allows.
-    pub replay: Option<Replay>,
-    /// The user's language (a BCP 47 code, the browser's), for the final answer.
-    pub answer_language: String,
-}
-
-impl TaskConfig {
-    /// The task as the models read it: the user's words, and the language to answer in.
-    fn task_for_models(&self) -> String {
-        match answer_language_instruction(&self.answer_language) {
-            Some(instruction) => format!("{}\n\n{instruction}", self.task),
-            None => self.task.clone(),
-        }
-    }
-}
-
-/// The token budget of each agent's model.
-#[derive(Clone)]
-pub struct Budgets {
-    pub navigator: Budget,
-    pub planner: Budget,
-    pub validator: Budget,
-}
-
-impl Budgets {
-    /// One budget for every agent.
-    pub fn single(budget: Budget) -> Self {
-        Budgets { navigator: budget.clone(), planner: budget.clone(), validator: budget }
-    }
-}
-
-/// The model each agent uses (they may be the same).
-pub struct Models<'a, M> {
-    pub navigator: &'a M,
-    pub planner: &'a M,
-    pub validator: &'a M,
-}
-
-impl<'a, M> Models<'a, M> {
-    /// One model for every agent.
-    pub fn single(model: &'a M) -> Self {
-        Models { navigator: model, planner: model, validator: model }
-    }
-}
-
-/// The user, for the actions they must approve.
-#[allow(async_fn_in_trait)]
-pub trait UserGate {
-    /// Waits for the user's answer to approval request `id` (announced by `ApprovalNeeded`).
-    async fn approve(&self, id: u32) -> bool;
-    /// Waits for the user's decision on a step's actions (announced by `ReviewNeeded`).
-    async fn review(&self, id: u32) -> Review;
-}
-
-/// The user's decision on a step's actions, in ask-before-acting mode.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Review {
-    Run,
-    Skip,
-    /// Think again, with the user's feedback.
-    Retry(String),
-    Cancel,
-}
 
 /// How a step ended, for the loop.
 enum StepEnd {
@@ -305,95 +190,6 @@ impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
 }
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
-    /// Makes `tab` the one the agent works in, extending the site policy's browser rules to it.
-    /// The tab joins the task's tab group.
-    pub(super) async fn adopt_tab(&self, tab: TabId) -> Result<(), Text> {
-        self.tab.set(tab);
-        self.focus_frame.set(0);
-        self.focus_frame_url.replace(None);
-        self.join_group(tab).await;
-        if self.task_tabs.borrow().contains(&tab) {
-            return Ok(());
-        }
-        self.task_tabs.borrow_mut().push(tab);
-        if self.config.policy.is_open() {
-            return Ok(());
-        }
-        let rules = self.config.policy.blocking_rules(&self.task_tabs.borrow());
-        self.browser.restrict(&rules).await.map_err(|err| text!("core_task_policy_not_enforced", err.text()))
-    }
-
-    /// Puts `tab` into the task's tab group, making the group (named after the task) with the
-    /// first tab. A tab the browser cannot group (in a popup window, say) stays the task's all
-    /// the same; a tab taken from a group of the user's goes back there when the task ends.
-    pub(super) async fn join_group(&self, tab: TabId) {
-        let tabs = self.browser.tabs(tab).await.unwrap_or_default();
-        let Some(info) = tabs.iter().find(|info| info.id == tab) else { return };
-        let mut group = self.group.borrow().clone();
-        if info.group.is_some() && info.group == group.id {
-            return;
-        }
-        let joined = match group.id {
-            // The user may have emptied the group, which closes it: the tab starts a new one.
-            Some(id) => match self.browser.group_tabs(&[tab], Some(id)).await {
-                Ok(id) => Ok(id),
-                Err(_) => self.browser.group_tabs(&[tab], None).await,
-            },
-            None => self.browser.group_tabs(&[tab], None).await,
-        };
-        let Ok(id) = joined else { return };
-        if group.id != Some(id) {
-            let task = self.config.task.split_whitespace().collect::<Vec<_>>().join(" ");
-            let title = crate::text::truncate_chars(&task, GROUP_TITLE_TASK_CHARS);
-            let _ = self.browser.name_group(id, &text!("core_tab_group_title", title)).await;
-            // Cosmetic.
-        }
-        if let Some(former) = info.group.filter(|&former| Some(former) != group.id) {
-            group.former.push((tab, former));
-        }
-        group.id = Some(id);
-        *self.group.borrow_mut() = group;
-    }
-
-    /// The task is over: its group is dissolved, its tabs left open where they are, and each tab
-    /// it took from a group of the user's put back there (if that group is still open).
-    pub(super) async fn release_group(&self) {
-        let group = self.group.take();
-        let Some(id) = group.id else { return };
-        let mut tabs = Vec::new();
-        for tab in self.worked_tabs() {
-            if let Ok(window) = self.browser.tabs(tab).await {
-                tabs = window;
-                break;
-            }
-        }
-        let members: Vec<TabId> = tabs.iter().filter(|tab| tab.group == Some(id)).map(|tab| tab.id).collect();
-        if !members.is_empty() {
-            let _ = self.browser.ungroup_tabs(&members).await;
-        }
-        for (tab, former) in group.former {
-            if tabs.iter().any(|open| open.id == tab) {
-                let _ = self.browser.group_tabs(&[tab], Some(former)).await;
-            }
-        }
-    }
-
-    /// The task's tabs, among those of the agent's window (see [`task_tabs`]), and the window's.
-    pub(super) async fn own_tabs(&self) -> (Vec<TabInfo>, Vec<TabInfo>) {
-        let window = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
-        let own = task_tabs(&window, self.group.borrow().id, &self.task_tabs.borrow(), self.tab.get());
-        (own, window)
-    }
-
-    /// The tabs the task worked in, the current one included.
-    pub(super) fn worked_tabs(&self) -> Vec<TabId> {
-        let mut tabs = self.task_tabs.borrow().clone();
-        if !tabs.contains(&self.tab.get()) {
-            tabs.push(self.tab.get());
-        }
-        tabs
-    }
-
     /// Takes up an interrupted task where its checkpoint left it.
     fn restore(&mut self, checkpoint: &Checkpoint) -> Result<(), Text> {
         self.history = History::from_json(&checkpoint.history, &self.config.budgets.navigator.counter)
@@ -839,38 +635,6 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         })
     }
 
-    /// The model's output for this step. A reply that cannot be used is explained to the model,
-    /// which gets one more try at once; `Err` gives the reason and what the model was told.
-    async fn ask_for_output(
-        &mut self,
-        state: String,
-        images: Vec<Image>,
-        last_step: bool,
-    ) -> Result<Result<NavigatorOutput, (String, String)>, StepError> {
-        let mut reply = self.ask_model(state.clone(), images.clone(), last_step).await?;
-        for attempt in 0..2 {
-            let reason = match parse_navigator_output(&reply) {
-                Ok(output) => {
-                    if attempt > 0 {
-                        // The failed exchange taught what it had to; it need not stay in the history.
-                        self.history.truncate(self.history.len() - 2);
-                    }
-                    return Ok(Ok(output));
-                }
-                Err(reason) => reason,
-            };
-            let problem =
-                format!("Your reply could not be used: {reason}. Reply with one JSON object in the required format.");
-            self.keep(Kind::Note, ChatMessage::assistant(reply.clone()));
-            self.keep(Kind::Note, ChatMessage::user(problem.clone()));
-            if attempt == 1 {
-                return Ok(Err((reason, problem)));
-            }
-            reply = self.ask_model(state.clone(), images.clone(), last_step).await?;
-        }
-        unreachable!("the loop returns on its second pass")
-    }
-
     /// Why the current page cannot be read when the site policy blocked it.
     async fn blocked_page_reason(&self) -> Option<Text> {
         let tabs = self.browser.tabs(self.tab.get()).await.ok()?;
@@ -901,88 +665,6 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
     }
 
-    async fn ask_model(&self, state: String, images: Vec<Image>, last_step: bool) -> Result<String, StepError> {
-        let mut parts = Vec::with_capacity(self.history.len() + 2);
-        let instructions = system_prompt(self.config.style, self.config.secrets.prompt().as_deref());
-        parts.push(Part::new(Kind::System, ChatMessage::system(instructions)));
-        parts.extend(self.history.parts());
-        // The model never sees a secret's value, whatever the page shows (the history is kept redacted).
-        let state = self.config.secrets.redact(&state);
-        parts.push(Part::new(Kind::State, ChatMessage::user(state).with_images(images)));
-        let prompt = Prompt {
-            parts,
-            schema_name: NAVIGATOR_SCHEMA_NAME.into(),
-            schema: navigator_schema(last_step, self.config.style),
-            strict: self.config.style == RequestStyle::Full,
-        };
-        self.complete_within(Role::Navigator, self.models.navigator, &self.config.budgets.navigator, prompt, true).await
-    }
-
-    /// Adds a message to the history, counted and with every secret value redacted.
-    fn keep(&mut self, kind: Kind, message: ChatMessage) {
-        self.keep_at(self.history.len(), kind, message);
-    }
-
-    /// [`Self::keep`] at `at`, before the turns from there on.
-    fn keep_at(&mut self, at: usize, kind: Kind, mut message: ChatMessage) {
-        message.content = self.config.secrets.redact(&message.content);
-        self.history.insert(at, kind, message, &self.config.budgets.navigator.counter);
-    }
-
-    /// Puts a step's results into the history at `at`, where that step ended.
-    fn keep_results(&mut self, at: usize, step: u32, results: &[String]) {
-        if results.is_empty() {
-            return;
-        }
-        let text = format!("Results of step {}:\n- {}", step - 1, results.join("\n- "));
-        self.keep_at(at, Kind::Results, ChatMessage::user(text));
-    }
-
-    /// Every few steps, or when the history takes more than half the budget, the older steps are
-    /// summarised by the planner's model into a memory that replaces them; the tasks and the
-    /// latest steps stay as they are.
-    async fn remember(&mut self, step: u32) -> Result<(), StepError> {
-        let navigator = &self.config.budgets.navigator;
-        let due = self.config.memory_interval.is_some_and(|n| n > 0 && step % n == 0);
-        let tight = self.history.tokens() > navigator.max_input_tokens / 2;
-        if !due && !tight {
-            return Ok(());
-        }
-        let Some(cut) = self.history.summary_cut(KEEP_RECENT_STEPS) else { return Ok(()) };
-        let prompt = summary_prompt(&self.config.task, &self.history.to_summarise(cut));
-        let budget = &self.config.budgets.planner;
-        let reply = self.complete_within(Role::Memory, self.models.planner, budget, prompt, false).await?;
-        // Without a usable summary the history stays whole; the budget still holds every request.
-        if let Some(memory) = parse_summary(&reply) {
-            let before = self.history.tokens();
-            // Counted, like every turn of the history, as the navigator's model counts.
-            self.history.replace_with_memory(cut, self.config.secrets.redact(&memory), &navigator.counter);
-            (self.emit)(AgentEvent::Memory {
-                summary: memory,
-                tokens_before: before,
-                tokens_after: self.history.tokens(),
-            });
-        }
-        Ok(())
-    }
-
-    /// [`Self::complete`] for a prompt fitted into `budget` first.
-    pub(super) async fn complete_within(
-        &self,
-        role: Role,
-        model: &M,
-        budget: &Budget,
-        prompt: Prompt,
-        stream: bool,
-    ) -> Result<String, StepError> {
-        let fitted = prompt.fit(budget).map_err(|err| StepError::Fatal(err.text()))?;
-        self.recorder.borrow_mut().request(role, self.config.style, fitted.split);
-        if fitted.shrunk {
-            self.warn_once(text!("core_warning_budget_shrunk", budget.max_input_tokens));
-        }
-        self.complete(role, model, &fitted.request, stream).await
-    }
-
     /// Waits, if the user paused the task, until they resume or stop it.
     pub(super) async fn wait_while_paused(&self) {
         if !self.cancel.is_paused() {
@@ -993,65 +675,6 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         self.cancel.resumed().await;
         if !self.cancel.is_cancelled() {
             (self.emit)(AgentEvent::Resumed { step });
-        }
-    }
-
-    /// One model call, cancellable, its usage added to the task's and reported; with `stream`, the
-    /// reply is shown to the user as it arrives. A pause abandons the call, which is made again
-    /// on resume.
-    pub(super) async fn complete(
-        &self,
-        role: Role,
-        model: &M,
-        request: &ChatRequest,
-        stream: bool,
-    ) -> Result<String, StepError> {
-        const SHOW_EVERY_CHARS: usize = 24;
-        let shown = Cell::new(0usize);
-        let on_text = |text: &str| {
-            if stream && text.len() >= shown.get() + SHOW_EVERY_CHARS {
-                shown.set(text.len());
-                (self.emit)(AgentEvent::ModelOutput { text: text.to_string() });
-            }
-        };
-        let started = self.browser.now_ms();
-        let outcome = loop {
-            // The call is dropped (and its request aborted) before any wait for resume.
-            let finished = {
-                let call = std::pin::pin!(model.complete_streaming(request, &on_text));
-                match futures::future::select(call, self.cancel.interrupted()).await {
-                    futures::future::Either::Left((outcome, _)) => Some(outcome),
-                    futures::future::Either::Right(_) => None,
-                }
-            };
-            if let Some(outcome) = finished {
-                break outcome;
-            }
-            if !self.cancel.is_cancelled() {
-                self.wait_while_paused().await;
-            }
-            if self.cancel.is_cancelled() {
-                return Err(StepError::Cancelled);
-            }
-            shown.set(0);
-        };
-        let usage = outcome.as_ref().ok().and_then(|reply| reply.usage);
-        self.recorder.borrow_mut().model_call(role, usage, self.browser.now_ms() - started);
-        match outcome {
-            Err(err) => Err(StepError::Fatal(err.text())),
-            Ok(reply) => {
-                if let Some(usage) = reply.usage {
-                    let (input, output) = self.usage.get();
-                    let total = (input + usage.input_tokens, output + usage.output_tokens);
-                    self.usage.set(total);
-                    (self.emit)(AgentEvent::Usage {
-                        input_tokens: total.0,
-                        output_tokens: total.1,
-                        cost: self.config.price.map(|price| cost(price, total.0, total.1)),
-                    });
-                }
-                Ok(reply.content)
-            }
         }
     }
 }
@@ -1097,5 +720,8 @@ pub(super) fn result_line(report: &ActionReport) -> String {
     format!("{}: {}", report.name, report.outcome)
 }
 
+mod history;
+mod model_calls;
+mod tabs;
 #[cfg(test)]
 mod tests;

@@ -61,7 +61,7 @@ mod tests {
     fn reads_a_clean_reply() {
         let output = parse_navigator_output(GOOD).unwrap();
         assert_eq!(output.brain.next_goal, "Open cart");
-        assert_eq!(output.actions, vec![Action::ClickElement { index: 3, click: crate::actions::Click::Single }]);
+        assert_eq!(output.actions, vec![Action::ClickElement { index: 3, click: crate::browser::Click::Single }]);
     }
 
     #[test]
@@ -75,12 +75,12 @@ mod tests {
         let sloppy = "{current_state: {next_goal: 'Open cart',}, action: [{'click_element': {'index': 3}},],}";
         assert_eq!(
             parse_navigator_output(sloppy).unwrap().actions,
-            vec![Action::ClickElement { index: 3, click: crate::actions::Click::Single }]
+            vec![Action::ClickElement { index: 3, click: crate::browser::Click::Single }]
         );
         let cut = r#"{"current_state":{"next_goal":"x"},"action":[{"click_element":{"index":3}}"#;
         assert_eq!(
             parse_navigator_output(cut).unwrap().actions,
-            vec![Action::ClickElement { index: 3, click: crate::actions::Click::Single }]
+            vec![Action::ClickElement { index: 3, click: crate::browser::Click::Single }]
         );
     }
 

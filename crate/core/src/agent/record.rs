@@ -52,6 +52,9 @@ pub enum Phase {
     Step,
 }
 
+/// The evaluation a step run as recorded (by a replay) reports, instead of the model's.
+pub const REPLAYED: &str = "Replayed";
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct StepRecord {
     pub step: u32,
@@ -271,7 +274,7 @@ impl Recorder {
             format: "browser-agent-run/1",
             task: self.task,
             resumed_at_step: self.resumed_at_step,
-            replayed_steps: self.steps.iter().filter(|step| step.evaluation == super::replay::REPLAYED).count(),
+            replayed_steps: self.steps.iter().filter(|step| step.evaluation == REPLAYED).count(),
             steps: self.steps,
             outcome: serde_json::to_value(outcome).unwrap_or_default(),
             cost: self.price.map(|price| cost(price, input, output)),

@@ -4,7 +4,7 @@
 //! the recorded run did there.
 
 use super::output::{AgentBrain, NavigatorOutput};
-use super::record::PlannedAction;
+use super::record::{PlannedAction, REPLAYED};
 use crate::actions::Action;
 use crate::dom_map::PageMap;
 use serde_json::Value;
@@ -36,9 +36,6 @@ pub struct Literal {
     /// The element's description (`<input> "Filter" [3]`), or the parameter's name.
     pub label: String,
 }
-
-/// The evaluation a step run as recorded reports, instead of the model's.
-pub const REPLAYED: &str = "Replayed";
 
 /// How a recorded step goes on the page as it is now.
 #[derive(Debug, Clone, PartialEq)]
@@ -234,14 +231,14 @@ mod tests {
 
         // The same page: the same element.
         let Some(Replayed::Actions(output)) = replay.step(0, Some(&then)) else { panic!() };
-        assert_eq!(output.actions, vec![Action::ClickElement { index: add, click: crate::actions::Click::Single }]);
+        assert_eq!(output.actions, vec![Action::ClickElement { index: add, click: crate::browser::Click::Single }]);
         assert!(output.brain.next_goal.contains("<button> \"Add Blue mug\""));
 
         // A page with more before it: the element moved, and is found by what it is.
         let now = map_of(&["Sale!", "Mugs", "Add Blue mug"]);
         let moved = now.elements().find(|e| e.text == "Add Blue mug").unwrap().index;
         let Some(Replayed::Actions(output)) = replay.step(0, Some(&now)) else { panic!() };
-        assert_eq!(output.actions, vec![Action::ClickElement { index: moved, click: crate::actions::Click::Single }]);
+        assert_eq!(output.actions, vec![Action::ClickElement { index: moved, click: crate::browser::Click::Single }]);
 
         // Gone: the model decides, told what the recorded run did.
         let Some(Replayed::AskModel(note)) = replay.step(0, Some(&map_of(&["Mugs"]))) else { panic!() };

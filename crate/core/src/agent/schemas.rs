@@ -52,7 +52,8 @@ pub fn request_schemas() -> Vec<RequestSchema> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::actions::{Action, Click};
+    use crate::actions::Action;
+    use crate::browser::Click;
     use crate::llm::testing::{replies_obeying, schema_breaches};
     use proptest::prelude::*;
 

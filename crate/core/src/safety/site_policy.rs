@@ -2,7 +2,7 @@
 //! and turned into `declarativeNetRequest` rules so that the browser itself blocks what the page
 //! would open on its own (redirects, scripts, form submissions) in the task's tabs.
 
-use crate::actions::{normalize_url, UrlRefusal};
+use super::url_policy::{normalize_url, UrlRefusal};
 use crate::i18n::Text;
 use crate::text;
 use serde_json::{json, Value};

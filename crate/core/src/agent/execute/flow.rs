@@ -5,13 +5,14 @@
 //! site plan (a setting) then shows or asks about sites outside the task's plan.
 
 use super::{report, Done};
-use crate::actions::{normalize_url, search_url, Action, KeyPress, PageOp};
-use crate::agent::navigator::{Navigator, StepError, UserGate};
-use crate::browser::Browser;
+use crate::actions::{search_url, Action};
+use crate::agent::navigator::{Navigator, StepError};
+use crate::agent::task_config::UserGate;
+use crate::browser::{Browser, KeyPress, PageOp};
 use crate::dom_map::MapElement;
 use crate::i18n::{Arg, Text};
 use crate::llm::ChatModel;
-use crate::safety::{Carried, Conversation, Site, SitePlan, Verdict};
+use crate::safety::{normalize_url, Carried, Conversation, Site, SitePlan, Verdict};
 use crate::text;
 
 /// Words in a field's type, role, name or label that make it a search or filter box.

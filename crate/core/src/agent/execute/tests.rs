@@ -227,7 +227,7 @@ fn search_opens_the_engine_with_the_query_encoded() {
 
 #[test]
 fn a_long_text_is_typed_whole_in_pieces_and_reported_in_short() {
-    use crate::actions::PageOp;
+    use crate::browser::PageOp;
     let shop = FakeShop::new();
     let text = "word ".repeat(4_000);
     let actions = serde_json::json!([{"input_text": {"index": 2, "text": text, "clear": null}}]).to_string();
@@ -242,7 +242,7 @@ fn a_long_text_is_typed_whole_in_pieces_and_reported_in_short() {
 
 #[test]
 fn stopping_during_a_long_typing_ends_the_task_before_the_rest_is_typed() {
-    use crate::actions::PageOp;
+    use crate::browser::PageOp;
     use crate::cancel::CancelToken;
     let shop = FakeShop::new();
     let cancel = CancelToken::new();
@@ -278,7 +278,7 @@ fn stopping_during_a_long_typing_ends_the_task_before_the_rest_is_typed() {
 
 #[test]
 fn trusted_typing_inserts_a_long_text_in_pieces_each_at_the_field_s_end() {
-    use crate::actions::PageOp;
+    use crate::browser::PageOp;
     let shop = FakeShop::new();
     let text = "y".repeat(60_000);
     let actions = serde_json::json!([{"input_text": {"index": 2, "text": text, "clear": null}}]).to_string();
@@ -308,7 +308,7 @@ fn trusted_typing_inserts_a_long_text_in_pieces_each_at_the_field_s_end() {
 
 #[test]
 fn trusted_input_clicks_types_and_presses_through_the_debugger() {
-    use crate::actions::PageOp;
+    use crate::browser::PageOp;
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
         reply(

@@ -1,8 +1,12 @@
 use super::*;
 use crate::agent::fakes::{config, reply, run, FakeShop, ScriptedModel};
+use crate::agent::task_config::Budgets;
+use crate::llm::ChatRequest;
 use crate::llm::LlmError;
+use crate::messages::RequestStyle;
 use futures::executor::block_on;
 use std::cell::RefCell;
+use std::rc::Rc;
 
 #[test]
 fn completes_a_task_and_reports_each_step() {

@@ -1,6 +1,6 @@
-use crate::actions::PageOp;
 use crate::agent::fakes::{config, outcomes, reply, run_as, FakeShop, FakeUser, ScriptedModel};
 use crate::agent::{AgentEvent, TaskConfig};
+use crate::browser::PageOp;
 use crate::browser::Submission;
 use crate::llm::LlmError;
 use crate::safety::{Secret, Secrets, SitePlan, SitePolicy};

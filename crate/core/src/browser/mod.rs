@@ -1,10 +1,17 @@
 //! The interface between the core and the browser it drives.
 //!
 //! The extension implements it over `chrome.tabs` and `chrome.scripting` with the page-side sensor;
-//! tests implement it with fakes. Each method is one primitive; decisions stay in the core.
+//! tests implement it with fakes. Each method is one primitive; decisions stay in the core: the
+//! operations on a page ([`PageOp`], with its [`KeyPress`]es) and the trusted input
+//! ([`trusted_input`]) are what the core asks of the page-side sensor and of `chrome.debugger`.
 
-use crate::actions::trusted::InputCommand;
-use crate::actions::PageOp;
+mod keys;
+mod page_op;
+pub mod trusted_input;
+
+pub use keys::{parse_keys, KeyPress};
+pub use page_op::{Click, PageOp};
+
 use crate::dom_map::{ElementRef, RawFrame};
 use crate::i18n::Text;
 use crate::llm::Image;
@@ -59,7 +66,7 @@ pub trait Browser {
     async fn screenshot(&self, tab: TabId) -> Result<Screenshot, BrowserError>;
     /// Sends trusted input (DevTools Protocol `Input` commands) to the tab, then waits for the
     /// page to settle as `perform` does. Only used when the user turned trusted input on.
-    async fn input(&self, tab: TabId, commands: &[InputCommand]) -> Result<OpOutcome, BrowserError>;
+    async fn input(&self, tab: TabId, commands: &[trusted_input::InputCommand]) -> Result<OpOutcome, BrowserError>;
     /// Installs the browser's blocking rules for the task (`declarativeNetRequest` session rules,
     /// replacing the task's earlier ones).
     async fn restrict(&self, rules: &[serde_json::Value]) -> Result<(), BrowserError>;

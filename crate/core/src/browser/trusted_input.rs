@@ -101,7 +101,7 @@ pub fn key_presses(presses: &[KeyPress]) -> Vec<InputCommand> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::actions::parse_keys;
+    use crate::browser::parse_keys;
 
     #[test]
     fn a_click_moves_presses_and_releases_at_the_point() {

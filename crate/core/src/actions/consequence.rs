@@ -3,7 +3,7 @@
 //! security settings, entering payment or password data. Decided in
 //! code from the element, its form and the page, never left to the model's judgement.
 
-use crate::actions::Action;
+use super::Action;
 use crate::dom_map::{MapElement, PageMap};
 use crate::i18n::{Message, Text};
 use crate::text;
@@ -238,7 +238,7 @@ fn has_phrase(text: &str, phrase: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::actions::Click;
+    use crate::browser::Click;
     use crate::dom_map::{ElementRef, LineKind, MapLine, Viewport};
 
     fn element(tag: &str, text: &str, attrs: &[(&str, &str)]) -> MapElement {
@@ -267,7 +267,7 @@ mod tests {
     }
 
     fn click(el: &MapElement, url: &str, strictness: Strictness) -> Option<Kind> {
-        assess(&Action::ClickElement { index: 1, click: crate::actions::Click::Single }, el, &page(url), strictness)
+        assess(&Action::ClickElement { index: 1, click: crate::browser::Click::Single }, el, &page(url), strictness)
             .map(|c| c.kind)
     }
 

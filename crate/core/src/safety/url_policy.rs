@@ -1,4 +1,4 @@
-//! Which URLs the agent may open, and the search engines it can use.
+//! Which URLs the agent may open at all: http(s) only, and not the Chrome Web Store.
 
 use crate::i18n::Text;
 use crate::text;
@@ -55,21 +55,17 @@ fn looks_like_host(input: &str) -> bool {
     !host.is_empty() && !input.contains(' ') && (host.contains('.') || host.starts_with("localhost"))
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SearchEngine {
-    #[default]
-    DuckDuckGo,
-    Google,
-    Bing,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// The results page of `query` on `engine`, the query URL-encoded.
-pub fn search_url(engine: SearchEngine, query: &str) -> String {
-    let encoded: String = url::form_urlencoded::byte_serialize(query.trim().as_bytes()).collect();
-    match engine {
-        SearchEngine::DuckDuckGo => format!("https://duckduckgo.com/?q={encoded}"),
-        SearchEngine::Google => format!("https://www.google.com/search?q={encoded}"),
-        SearchEngine::Bing => format!("https://www.bing.com/search?q={encoded}"),
+    #[test]
+    fn normalizes_urls_and_refuses_restricted_ones() {
+        assert_eq!(normalize_url("example.com/a?b=1"), Ok("https://example.com/a?b=1".into()));
+        assert_eq!(normalize_url("http://127.0.0.1:8080/x"), Ok("http://127.0.0.1:8080/x".into()));
+        assert_eq!(normalize_url("chrome://settings"), Err(UrlRefusal::RestrictedScheme("chrome".into())));
+        assert_eq!(normalize_url("javascript:alert(1)"), Err(UrlRefusal::RestrictedScheme("javascript".into())));
+        assert_eq!(normalize_url("https://chromewebstore.google.com/detail/x"), Err(UrlRefusal::WebStore));
+        assert!(matches!(normalize_url("not a url"), Err(UrlRefusal::Invalid(_))));
     }
 }

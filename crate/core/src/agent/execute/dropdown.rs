@@ -1,0 +1,142 @@
+//! Custom dropdowns (listboxes, menus, trees, grids): opening one, listing its options, and
+//! choosing the option whose text matches.
+
+use super::report::{quote_list, report, Outcome};
+use crate::agent::navigator::{Look, Navigator, StepError};
+use crate::agent::task_config::UserGate;
+use crate::browser::{Browser, Click, PageOp};
+use crate::dom_map::MapElement;
+use crate::llm::ChatModel;
+/// Roles of the entries of a custom dropdown (listbox, menu, tree, grid).
+pub(super) const OPTION_ROLES: &[&str] =
+    &["option", "menuitem", "menuitemradio", "menuitemcheckbox", "treeitem", "gridcell"];
+
+pub(super) fn option_label(option: &MapElement) -> String {
+    if option.text.is_empty() {
+        option.attrs.iter().find(|(k, _)| k == "aria-label").map(|(_, v)| v.clone()).unwrap_or_default()
+    } else {
+        option.text.clone()
+    }
+}
+
+pub(super) fn contains_ci(haystack: &str, needle: &str) -> bool {
+    !needle.is_empty() && haystack.to_lowercase().contains(&needle.to_lowercase())
+}
+
+/// The option whose label matches best: exactly, then as a prefix, then anywhere (ignoring case).
+pub(super) fn best_match<'a>(options: &'a [MapElement], wanted: &str) -> Option<&'a MapElement> {
+    let wanted = wanted.trim().to_lowercase();
+    let label = |o: &MapElement| option_label(o).trim().to_lowercase();
+    options
+        .iter()
+        .find(|o| label(o) == wanted)
+        .or_else(|| options.iter().find(|o| label(o).starts_with(&wanted)))
+        .or_else(|| options.iter().find(|o| label(o).contains(&wanted)))
+}
+
+impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
+    /// Opens a custom dropdown and returns the visible options, as the map now shows them.
+    pub(super) async fn open_dropdown(
+        &self,
+        element: &MapElement,
+    ) -> Result<Result<Vec<MapElement>, String>, StepError> {
+        let target = element.describe();
+        let op = PageOp::Click { target: element.target.clone(), tag: element.tag.clone(), click: Click::Single };
+        let outcome = self.perform(&op).await?;
+        if !outcome.ok {
+            return Ok(Err(format!("Could not open {target}: {}.", outcome.message)));
+        }
+        let now = match self.observe(Look::Peek).await? {
+            Ok(map) => map,
+            Err(reason) => return Ok(Err(format!("After opening {target} the page could not be read ({reason})."))),
+        };
+        let options: Vec<MapElement> = now
+            .elements()
+            .filter(|e| e.index != element.index)
+            .filter(|e| {
+                e.tag == "option" || e.attrs.iter().any(|(k, v)| k == "role" && OPTION_ROLES.contains(&v.as_str()))
+            })
+            .cloned()
+            .collect();
+        if options.is_empty() {
+            return Ok(Err(format!("Clicked {target}, but no list of options appeared.")));
+        }
+        Ok(Ok(options))
+    }
+
+    pub(super) async fn list_custom_options(&self, element: &MapElement) -> Outcome {
+        let name = "get_dropdown_options";
+        let target = element.describe();
+        Ok(match self.open_dropdown(element).await? {
+            Err(problem) => report(name, Some(&target), false, problem),
+            Ok(options) => {
+                let listed: Vec<String> =
+                    options.iter().map(|o| format!("[{}] {}", o.index, option_label(o))).collect();
+                report(
+                    name,
+                    Some(&target),
+                    true,
+                    format!(
+                        "{target} is open; its options are: {}. Use select_option or click one.",
+                        listed.join(", ")
+                    ),
+                )
+            }
+        })
+    }
+
+    /// A custom dropdown: open it, click the option whose text matches, check that it took.
+    pub(super) async fn select_custom(&self, element: &MapElement, wanted: &str) -> Outcome {
+        let name = "select_option";
+        let target = element.describe();
+        let options = match self.open_dropdown(element).await? {
+            Err(problem) => return Ok(report(name, Some(&target), false, problem)),
+            Ok(options) => options,
+        };
+        let Some(option) = best_match(&options, wanted) else {
+            let labels: Vec<String> = options.iter().map(option_label).collect();
+            return Ok(report(
+                name,
+                Some(&target),
+                false,
+                format!("{target} has no option \"{wanted}\"; its options are: {}.", quote_list(&labels)),
+            ));
+        };
+        let label = option_label(option);
+        let op = PageOp::Click { target: option.target.clone(), tag: option.tag.clone(), click: Click::Single };
+        let outcome = self.perform(&op).await?;
+        if !outcome.ok {
+            return Ok(report(
+                name,
+                Some(&target),
+                false,
+                format!("Could not choose \"{label}\": {}.", outcome.message),
+            ));
+        }
+        // Verify: the control now shows the choice, or the option says it is selected.
+        let shows = match self.observe(Look::Peek).await? {
+            Ok(now) => {
+                let control_shows = now.element(element.index).is_some_and(|e| {
+                    contains_ci(&e.text, &label) || e.attrs.iter().any(|(k, v)| k == "value" && contains_ci(v, &label))
+                });
+                let option_selected = now
+                    .element(option.index)
+                    .is_some_and(|o| o.attrs.iter().any(|(k, v)| (k == "selected" || k == "checked") && v == "true"));
+                control_shows || option_selected
+            }
+            Err(_) => false,
+        };
+        Ok(if shows {
+            report(name, Some(&target), true, format!("Selected \"{label}\" in {target}."))
+        } else {
+            report(
+                name,
+                Some(&target),
+                false,
+                format!(
+                    "Clicked the option \"{label}\", but {target} does not show it as chosen; look at the page map."
+                ),
+            )
+        })
+    }
+}

@@ -1,0 +1,125 @@
+//! What a task is run with: the task and its settings, each agent's model and token budget, and
+//! the user's answers the agent waits for.
+
+use super::checkpoint::Checkpoint;
+use super::prompt::answer_language_instruction;
+use super::replay::Replay;
+use crate::actions::{SearchEngine, Strictness};
+use crate::browser::TabId;
+use crate::dom_map::MapOptions;
+use crate::llm::pricing::Price;
+use crate::messages::{Budget, History, RequestStyle};
+use crate::safety::{Secrets, SitePlan, SitePolicy};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+#[derive(Clone)]
+pub struct TaskConfig {
+    pub task: String,
+    pub tab: TabId,
+    pub max_steps: u32,
+    pub map: MapOptions,
+    /// Draw numbered boxes over the elements the model sees each step.
+    pub highlights: bool,
+    pub search_engine: SearchEngine,
+    /// Click, type and press keys through the debugger (trusted events) where the page allows.
+    pub trusted_input: bool,
+    /// The sites the agent may visit.
+    pub policy: SitePolicy,
+    /// How readily consequential actions are put to the user.
+    pub strictness: Strictness,
+    /// How sites outside the task's plan are treated.
+    pub site_plan: SitePlan,
+    /// Named secrets the model may type by placeholder.
+    pub secrets: Secrets,
+    /// The model's price, to report the task's cost as it runs.
+    pub price: Option<Price>,
+    /// How many times the validator may reject a claimed success before the task ends as not
+    /// verified; `None` turns the validator off.
+    pub validator_rejections: Option<u32>,
+    /// The planner runs at the first step and then every this many steps; `None` turns it off.
+    pub planning_interval: Option<u32>,
+    /// Show the model a screenshot with each step's state.
+    pub vision: bool,
+    /// Put each step's actions to the user before they run.
+    pub ask_before_acting: bool,
+    /// Every this many steps older history is summarised into a compact memory; `None` only
+    /// when the budget runs tight.
+    pub memory_interval: Option<u32>,
+    /// Each agent's token budget.
+    pub budgets: Budgets,
+    /// Full instructions, or the compact form for small budgets.
+    pub style: RequestStyle,
+    /// The conversation so far, shared across tasks: a follow-up task continues it, and each
+    /// task leaves its history here for the next.
+    pub conversation: Rc<RefCell<History>>,
+    /// Where to resume an interrupted task, instead of starting afresh.
+    pub resume: Option<Checkpoint>,
+    /// Receives the task's checkpoint at the start of every step, to be saved.
+    pub on_checkpoint: Option<Rc<dyn Fn(Checkpoint)>>,
+    /// Told the tab the task (or a driven session) ends in, which may be another than it started
+    /// in: an AI app's next command acts there.
+    pub on_end_tab: Option<Rc<dyn Fn(TabId)>>,
+    /// A recorded run to replay: its actions run again without the model where the page allows.
+    pub replay: Option<Replay>,
+    /// The user's language (a BCP 47 code, the browser's), for the final answer.
+    pub answer_language: String,
+}
+
+impl TaskConfig {
+    /// The task as the models read it: the user's words, and the language to answer in.
+    pub(super) fn task_for_models(&self) -> String {
+        match answer_language_instruction(&self.answer_language) {
+            Some(instruction) => format!("{}\n\n{instruction}", self.task),
+            None => self.task.clone(),
+        }
+    }
+}
+
+/// The token budget of each agent's model.
+#[derive(Clone)]
+pub struct Budgets {
+    pub navigator: Budget,
+    pub planner: Budget,
+    pub validator: Budget,
+}
+
+impl Budgets {
+    /// One budget for every agent.
+    pub fn single(budget: Budget) -> Self {
+        Budgets { navigator: budget.clone(), planner: budget.clone(), validator: budget }
+    }
+}
+
+/// The model each agent uses (they may be the same).
+pub struct Models<'a, M> {
+    pub navigator: &'a M,
+    pub planner: &'a M,
+    pub validator: &'a M,
+}
+
+impl<'a, M> Models<'a, M> {
+    /// One model for every agent.
+    pub fn single(model: &'a M) -> Self {
+        Models { navigator: model, planner: model, validator: model }
+    }
+}
+
+/// The user, for the actions they must approve.
+#[allow(async_fn_in_trait)]
+pub trait UserGate {
+    /// Waits for the user's answer to approval request `id` (announced by `ApprovalNeeded`).
+    async fn approve(&self, id: u32) -> bool;
+    /// Waits for the user's decision on a step's actions (announced by `ReviewNeeded`).
+    async fn review(&self, id: u32) -> Review;
+}
+
+/// The user's decision on a step's actions, in ask-before-acting mode.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Review {
+    Run,
+    Skip,
+    /// Think again, with the user's feedback.
+    Retry(String),
+    Cancel,
+}
