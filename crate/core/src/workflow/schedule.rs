@@ -74,6 +74,8 @@ impl Schedule {
     /// run is long past.
     pub fn alarm(&self, now_ms: f64, zone: &impl LocalZone) -> Option<Alarm> {
         let when = match self.repeat {
+            // A time the caller got wrong has no next run (and would never end the search).
+            _ if !now_ms.is_finite() => return None,
             _ if self.first_ms > now_ms => self.first_ms,
             Repeat::Once if now_ms - self.first_ms <= LATE_MS => now_ms,
             Repeat::Once => return None,
@@ -125,7 +127,7 @@ fn instant_at(zone: &impl LocalZone, local_ms: f64) -> f64 {
     // minute of the jump.
     let (mut read_before, mut read_after) = (local_ms - after, local_ms - before);
     while read_after - read_before > MINUTE_MS {
-        let middle = read_before + ((read_after - read_before) / MINUTE_MS / 2.0).floor() * MINUTE_MS;
+        let middle = read_before + ((read_after - read_before) / MINUTE_MS / 2.0).floor().max(1.0) * MINUTE_MS;
         if zone.offset_ms(middle) == before {
             read_before = middle;
         } else {
@@ -239,6 +241,7 @@ mod tests {
         assert_eq!(at("once", first, first - 1000.0), Some(first));
         assert_eq!(at("once", first, first + 5000.0), Some(first + 5000.0));
         assert_eq!(at("once", first, first + HOUR), None);
+        assert_eq!(at("daily", first, f64::NAN), None);
     }
 
     #[test]
