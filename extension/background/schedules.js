@@ -1,6 +1,8 @@
-// Scheduled workflows in the worker: one alarm per stored schedule (the core says when each is
-// due, crate/core/src/workflow/schedule.rs), a run started by its alarm, and the notifications
-// that tell a user who may be away what a scheduled run needs and how it ended.
+// Scheduled workflows in the worker: one alarm per stored schedule, for its next run only (the
+// core says when, on the local clock: crate/core/src/workflow/schedule.rs), a run started by its
+// alarm, which sets the next, and the notifications that tell a user who may be away what a
+// scheduled run needs and how it ended. No alarm repeats by itself: a fixed `periodInMinutes`
+// would drift an hour off the local clock at each daylight-saving change.
 
 import { scheduleAlarm } from '../core/agent_wasm.js';
 import { t, said } from '../shared/i18n.js';
@@ -18,10 +20,12 @@ async function stored() {
   return { schedules: list(SCHEDULES_KEY), workflows: list(WORKFLOWS_KEY) };
 }
 
-/** Sets an alarm for each stored schedule's next run, and clears the others. */
-async function syncAlarms() {
+/**
+ * Sets an alarm for each stored schedule's next run after `now`, and clears the others (and any
+ * repeating one an earlier version set).
+ */
+async function syncAlarms(now = Date.now()) {
   const { schedules, workflows } = await stored();
-  const now = Date.now();
   const wanted = new Map();
   for (const schedule of schedules) {
     const alarm = scheduleAlarm(schedule, workflows, now);
@@ -30,18 +34,16 @@ async function syncAlarms() {
   for (const alarm of await chrome.alarms.getAll()) {
     if (!alarm.name.startsWith(ALARM_PREFIX)) continue;
     const next = wanted.get(alarm.name);
-    // An alarm already set as wanted keeps its place (repeating ones have moved past `when`).
-    const same = next && alarm.periodInMinutes === next.periodInMinutes
-      && (alarm.scheduledTime === next.when || (next.periodInMinutes && alarm.scheduledTime <= next.when));
-    if (same) wanted.delete(alarm.name);
+    if (next && !alarm.periodInMinutes && alarm.scheduledTime === next.when) wanted.delete(alarm.name);
     else await chrome.alarms.clear(alarm.name);
   }
-  for (const [name, { when, periodInMinutes }] of wanted) {
-    await chrome.alarms.create(name, periodInMinutes ? { when, periodInMinutes } : { when });
-  }
+  for (const [name, { when }] of wanted) await chrome.alarms.create(name, { when });
 }
 
-/** A schedule's alarm: its workflow runs (a single run's schedule is then done). */
+/**
+ * A schedule's alarm: its workflow runs, and the alarm is set for the run after this one (a
+ * single run's schedule is done instead).
+ */
 async function runDue(core, alarm) {
   if (!alarm.name.startsWith(ALARM_PREFIX)) return;
   const name = alarm.name.slice(ALARM_PREFIX.length);
@@ -57,6 +59,9 @@ async function runDue(core, alarm) {
   } catch (err) {
     notifyEnd(name, { chat: name, type: 'error', message: String(err) });
   }
+  // The next run's alarm: after the run this one was for, even should the clock read a little
+  // earlier than it.
+  if (schedule.repeat !== 'once') await core.then(() => syncAlarms(Math.max(Date.now(), alarm.scheduledTime)));
 }
 
 function notifyEnd(workflow, event) {
@@ -87,14 +92,15 @@ export function notifyScheduledRun(workflow, event) {
   return undefined;
 }
 
-/** Keeps the alarms with the stored schedules, runs what is due, and takes the answers given in
- * notifications. Called once, as the worker starts (so that an alarm wakes it). */
+/** Keeps the alarms with the stored schedules (each set again as the worker starts), runs what is
+ * due, and takes the answers given in notifications. Called once, as the worker starts (so that
+ * an alarm wakes it). */
 export function watchSchedules(core) {
   chrome.alarms.onAlarm.addListener((alarm) => runDue(core, alarm));
   chrome.storage.onChanged.addListener((changes, area) => {
-    if (area === 'local' && (changes[SCHEDULES_KEY] || changes[WORKFLOWS_KEY])) core.then(syncAlarms);
+    if (area === 'local' && (changes[SCHEDULES_KEY] || changes[WORKFLOWS_KEY])) core.then(() => syncAlarms());
   });
-  core.then(syncAlarms);
+  core.then(() => syncAlarms());
   chrome.notifications.onButtonClicked.addListener(async (id, button) => {
     const [type, chat, question] = id.split(SEPARATOR);
     const allowed = button === 0;

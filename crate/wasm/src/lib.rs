@@ -758,14 +758,25 @@ pub fn set_schedule(stored: JsValue, workflows: JsValue, schedule: JsValue) -> R
         .map_err(|err| JsValue::from_str(&err))
 }
 
-/// The alarm for a stored schedule's next run at or after `now` (`{when, periodInMinutes}`), or
-/// `null` when it has no run left or is no longer valid (its workflow gone).
+/// The alarm for a stored schedule's next run after `now` on the browser's local clock
+/// (`{when}`), or `null` when it has no run left or is no longer valid (its workflow gone).
 #[wasm_bindgen(js_name = scheduleAlarm)]
 pub fn schedule_alarm(schedule: JsValue, workflows: JsValue, now: f64) -> Result<JsValue, JsValue> {
     let schedule: serde_json::Value = from_js(schedule)?;
     let workflows: Vec<serde_json::Value> = from_js(workflows)?;
-    let alarm = workflow::Schedule::from_json(&schedule, &workflows).ok().and_then(|schedule| schedule.alarm(now));
+    let schedule = workflow::Schedule::from_json(&schedule, &workflows).ok();
+    let alarm = schedule.and_then(|schedule| schedule.alarm(now, &BrowserZone));
     Ok(alarm.map_or(JsValue::NULL, |alarm| to_js(&alarm)))
+}
+
+/// The browser's time zone: JS `Date` knows its offset from UTC at any instant.
+struct BrowserZone;
+
+impl workflow::LocalZone for BrowserZone {
+    fn offset_ms(&self, utc_ms: f64) -> f64 {
+        // `getTimezoneOffset` is UTC minus local time, in minutes.
+        -js_sys::Date::new(&JsValue::from_f64(utc_ms)).get_timezone_offset() * 60_000.0
+    }
 }
 
 /// A stored workflow as a standalone Playwright script; throws why the workflow is unusable.

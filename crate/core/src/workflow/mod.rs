@@ -13,7 +13,7 @@ mod playwright;
 mod schedule;
 
 pub use playwright::playwright_script;
-pub use schedule::{set_schedule, Alarm, Repeat, Schedule};
+pub use schedule::{set_schedule, Alarm, LocalZone, Repeat, Schedule};
 
 use crate::agent::Replay;
 use serde::{Deserialize, Serialize};
