@@ -201,7 +201,11 @@ test('a page with 65,000 elements and deep nesting comes back, saying what was l
 test('restricted pages are refused with a clear reason', async () => {
   const error = await agent.worker.evaluate(async () => {
     const tab = await chrome.tabs.create({ url: 'chrome://version', active: false });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Asked once the tab shows the browser page, not while it is still opening.
+    for (const end = Date.now() + 10_000; (await chrome.tabs.get(tab.id)).status !== 'complete';) {
+      if (Date.now() > end) return 'chrome://version did not load within 10 s';
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     try {
       await globalThis.agentCore.describePage(tab.id);
       return 'no error';
