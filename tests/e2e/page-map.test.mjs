@@ -188,7 +188,12 @@ test('a long page lists the viewport and summarises the rest with the scroll pos
 
   await target.page.evaluate(() => window.scrollTo(0, 2000));
   const scrolled = await agent.worker.evaluate((tabId) => globalThis.agentCore.describePage(tabId), target.tabId);
-  assert.match(scrolled.text.split('\n')[0], /^\.\.\. \d+\.\d pages above; \d+ interactive elements above: .*'Item \d+', \.\.\.$|^\.\.\. \d+\.\d pages above; \d+ interactive elements above: /);
+  // Above: how far, how many, and the five nearest by name (the items are the only elements).
+  const above = scrolled.text.split('\n')[0]
+    .match(/^\.\.\. \d+\.\d pages above; (\d+) interactive elements above: 'Item (\d+)', 'Item (\d+)', 'Item (\d+)', 'Item (\d+)', 'Item (\d+)', \.\.\.$/);
+  assert.ok(above, scrolled.text.split('\n')[0]);
+  const [count, ...nearest] = above.slice(1).map(Number);
+  assert.deepEqual(nearest, [count - 4, count - 3, count - 2, count - 1, count]);
 });
 
 test('a page with 65,000 elements and deep nesting comes back, saying what was left out', async () => {
