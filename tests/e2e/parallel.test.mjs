@@ -187,7 +187,7 @@ test('a task whose tab moves to a minimised window finishes; a closed tab ends o
     const tab = await agent.worker.evaluate((id) => chrome.tabs.get(id), moved.tabId);
     assert.equal(tab.windowId, windowId, 'it ran in the other window');
     assert.equal(greenEnd.type, 'error');
-    assert.match(greenEnd.message, /tab .*closed|closed/i);
+    assert.match(greenEnd.message, /the tab the task was running in has been closed/);
     assert.equal(await discardable(moved.tabId), true, 'given back when the task ended');
     const noted = await agent.worker.evaluate(async () => Object.keys(await chrome.storage.session.get(null)));
     assert.deepEqual(noted.filter((key) => key.startsWith('keptTab:')), [], 'no kept tab left noted, the closed one included');
