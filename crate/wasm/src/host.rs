@@ -75,6 +75,11 @@ extern "C" {
     async fn active_tab(this: &BrowserHost) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method)]
     fn emit(this: &BrowserHost, event: JsValue);
+    /// Tells the worker that the core panicked (`panic`: what and where), just before this
+    /// instance traps (see panic.rs). Not `catch`: whatever it throws leaves this instance as the
+    /// trap would, and must not be stored in the fresh one it makes.
+    #[wasm_bindgen(method, js_name = corePanicked)]
+    pub fn core_panicked(this: &BrowserHost, panic: &str);
     /// Saves the checkpoint of chat `chat`'s task where a restarted worker finds it; `null`
     /// clears it.
     #[wasm_bindgen(method, catch, js_name = saveTask)]

@@ -6,6 +6,7 @@ mod apps;
 mod chats;
 mod fetch;
 mod host;
+mod panic;
 mod shared_tabs;
 mod tasks;
 mod vocabulary;
@@ -89,6 +90,7 @@ impl UserGate for TimedGate<'_> {
 impl Core {
     #[wasm_bindgen(constructor)]
     pub fn new(host: BrowserHost) -> Core {
+        panic::install(&host);
         let browser = Rc::new(HostBrowser::new(host));
         let chats = Chats::new(Rc::clone(&browser));
         Core { browser, tasks: Rc::default(), chats, apps: Rc::default() }
