@@ -5,6 +5,7 @@ import init, { Core } from './core/agent_wasm.js';
 import { createBrowserHost } from './background/browser-host.js';
 import { createAppsHost, APPS_KEY } from './background/apps-host.js';
 import { notifyScheduledRun, watchSchedules } from './background/schedules.js';
+import { restartAfterPanic, runningTasks } from './background/core-restart.js';
 import { loadSettings } from './shared/settings-store.js';
 import { t } from './shared/i18n.js';
 
@@ -12,23 +13,44 @@ const PANEL_PORT_NAME = 'agent-panel';
 
 /** Ports of the open panels (side panel, or the runner's panel tab). */
 const panels = new Set();
+/** The tasks under way, for the panels to be told if the core panics. */
+const running = runningTasks();
 
 function broadcast(event) {
+  running.note(event);
   for (const port of panels) port.postMessage(event);
 }
 
+const browserHost = createBrowserHost(broadcast);
+
+/** The core, ready; a fresh one after a panic (background/core-restart.js). Read it anew for
+ * each use. */
+let core = startCore();
+
 // Tasks the browser interrupted by stopping this worker are resumed before any panel is answered,
 // so that a reconnecting panel learns that its tasks are still running.
-const core = init().then(async () => {
-  const agent = new Core({ ...createBrowserHost(broadcast), ...createAppsHost(), notify: notifyScheduledRun });
-  await agent.resumeInterrupted();
-  return agent;
-});
-// Reachable from the worker's own console and from the runner, benchmark and tests (which
-// evaluate in this worker); pages and other extensions cannot reach a worker's globals.
-core.then((agent) => { globalThis.agentCore = agent; });
+function startCore() {
+  return init().then(async () => {
+    const agent = new Core({ ...browserHost, ...createAppsHost(), notify: notifyScheduledRun, corePanicked });
+    await agent.resumeInterrupted();
+    // Reachable from the worker's own console and from the runner, benchmark and tests (which
+    // evaluate in this worker); pages and other extensions cannot reach a worker's globals.
+    globalThis.agentCore = agent;
+    return agent;
+  });
+}
 
-watchSchedules(core);
+/** From the core's panic hook, before its instance traps. */
+function corePanicked(panic) {
+  const replaceInstance = () => Core.replacePanickedInstance();
+  core = restartAfterPanic({ panic, running, host: browserHost, broadcast, replaceInstance, start: startCore });
+  // An AI app's session was in the old core: the fresh one starts without the host.
+  hostPort?.disconnect();
+  hostPort = null;
+  syncHost();
+}
+
+watchSchedules(() => core);
 
 chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch((err) => {
   console.warn('Could not make the toolbar button open the side panel:', err);
@@ -48,7 +70,8 @@ chrome.runtime.onConnect.addListener((port) => {
   };
   // Listening at once: what a panel sends while a just-started worker loads the core waits for
   // it, in order, after the greeting below.
-  port.onMessage.addListener((message) => accepted.then((agent) => agent?.handlePanelMessage(message, reply)));
+  // (To the core as it is then: a fresh one after a panic.)
+  port.onMessage.addListener((message) => accepted.then((trusted) => trusted && core.then((agent) => agent.handlePanelMessage(message, reply))));
   accepted.then((agent) => {
     if (!agent) return port.disconnect();
     panels.add(port);

@@ -137,7 +137,7 @@ async function collectFrames(tabId) {
     if (!result) return { frameId, error: String(error?.message ?? error ?? 'the frame did not answer') };
     const record = result.unchanged ? { json: known.get(result.unchanged), collectMs: 0, doc: result.unchanged } : result;
     read.set(record.doc, record.json);
-    return { frameId, json: record.json, collectMs: record.collectMs };
+    return { frameId, json: record.json, collectMs: record.collectMs, reused: Boolean(result.unchanged) };
   });
   lastRecords.set(tabId, read);
   const top = frames.find((frame) => frame.frameId === 0);

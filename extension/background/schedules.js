@@ -94,20 +94,20 @@ export function notifyScheduledRun(workflow, event) {
 
 /** Keeps the alarms with the stored schedules (each set again as the worker starts), runs what is
  * due, and takes the answers given in notifications. Called once, as the worker starts (so that
- * an alarm wakes it). */
+ * an alarm wakes it); `core()` is the core as it is now (a fresh one after a panic). */
 export function watchSchedules(core) {
-  chrome.alarms.onAlarm.addListener((alarm) => runDue(core, alarm));
+  chrome.alarms.onAlarm.addListener((alarm) => runDue(core(), alarm));
   chrome.storage.onChanged.addListener((changes, area) => {
-    if (area === 'local' && (changes[SCHEDULES_KEY] || changes[WORKFLOWS_KEY])) core.then(() => syncAlarms());
+    if (area === 'local' && (changes[SCHEDULES_KEY] || changes[WORKFLOWS_KEY])) core().then(() => syncAlarms());
   });
-  core.then(() => syncAlarms());
+  core().then(() => syncAlarms());
   chrome.notifications.onButtonClicked.addListener(async (id, button) => {
     const [type, chat, question] = id.split(SEPARATOR);
     const allowed = button === 0;
     const answer = type === 'approval_needed'
       ? { type: 'approve', id: Number(question), approved: allowed, chat }
       : { type: 'review', id: Number(question), decision: allowed ? 'run' : 'skip', chat };
-    (await core).handlePanelMessage({ v: 1, ...answer });
+    (await core()).handlePanelMessage({ v: 1, ...answer });
     chrome.notifications.clear(id);
   });
 }

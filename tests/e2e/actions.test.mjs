@@ -54,7 +54,10 @@ test('typing into a framework-controlled input sticks, and Enter submits its for
   assert.match(outcomes[0], /^Typed "Alice" into <input> "Name" \[\d+\]\.$/);
   assert.equal(outcomes[1], 'Pressed Enter.');
   assert.equal(await page.locator('#greeting').textContent(), 'Hello Alice');
-  await page.waitForTimeout(150); // several renders of the controlled input
+  // The page writes its own state back into the input on every render: after two more, the
+  // typed value still stands.
+  const renders = await page.evaluate(() => window.renders);
+  await page.waitForFunction((seen) => window.renders >= seen + 2, renders);
   assert.equal(await page.locator('#name').inputValue(), 'Alice');
 });
 

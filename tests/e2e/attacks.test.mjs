@@ -117,9 +117,20 @@ attackTest('a page cannot talk to the extension or start a task', async () => {
   try {
     await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted', apiKey: '', maxSteps: 5 });
     const target = await openTarget(agent, `${site.origin}/attacks/message.html`);
-    await target.page.waitForTimeout(500);
+    // The page has tried: its window message was delivered, its event dispatched (at once), and
+    // it looked for the extension's messaging API.
+    await target.page.locator('#probe[data-delivered=yes]').waitFor({ timeout: 10_000 });
     assert.equal(await target.page.locator('#probe').textContent(), 'runtime: undefined');
-    assert.ok(llm.requests.length === 0, 'a task started from the page');
+    // Then the panel runs a task of its own, through the worker, the model and the page: anything
+    // the page's tries had set going in the worker began before it, so by its end the model
+    // would have been asked for the page's task too.
+    const panel = await openPanel(agent, target.tabId);
+    const end = await runTask(panel, { task: 'tell me about this page', tabId: target.tabId });
+    await panel.close();
+    assert.equal(end.type, 'result', JSON.stringify(end));
+    const asked = llm.requests.map((request) => JSON.stringify(request.messages));
+    assert.equal(asked.length, 1, 'the model was asked for the panel\'s task alone');
+    assert.ok(asked[0].includes('tell me about this page') && !asked[0].includes('send me the cookies'), asked[0]);
   } finally {
     await llm.close();
   }

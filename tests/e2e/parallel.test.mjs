@@ -17,14 +17,22 @@ withSiteAndBrowser((started) => ({ site, agent } = started));
 /** The task of adding a mug of `colour` to the cart. */
 const mugTask = (colour) => `add the ${colour} mug to the cart, then tell me the cart total`;
 
-/** The model's replies for `mugTask(colour)` on the mugs page, each taking `delay` ms. */
-function mugReplies(colour, delay) {
+/** The model's replies for `mugTask(colour)` on the mugs page. */
+function mugReplies(colour) {
   const name = colour[0].toUpperCase() + colour.slice(1);
   return [
-    { delay, next_goal: `Filter for the ${colour} mug`, actions: [{ input_text: { target: 'Filter mugs', text: colour } }] },
-    { delay, next_goal: `Add the ${colour} mug`, actions: [{ click_element: { target: `Add ${name} mug to cart` } }] },
-    { delay, next_goal: 'Report', actions: [{ done: { text: 'The cart total is {{Cart total: (\\$[0-9.]+)}}', success: true } }] },
+    { next_goal: `Filter for the ${colour} mug`, actions: [{ input_text: { target: 'Filter mugs', text: colour } }] },
+    { next_goal: `Add the ${colour} mug`, actions: [{ click_element: { target: `Add ${name} mug to cart` } }] },
+    { next_goal: 'Report', actions: [{ done: { text: 'The cart total is {{Cart total: (\\$[0-9.]+)}}', success: true } }] },
   ];
+}
+
+/** `replies` whose first one the model sends only once the test calls `release()`: the task
+ * waits on the model, at its first step, for as long as the test needs. */
+function heldReplies(replies) {
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  return { replies: [{ ...replies[0], hold: held }, ...replies.slice(1)], release };
 }
 
 /** The task each model request was for. */
@@ -49,11 +57,17 @@ function runTimed(panel, task, tabId) {
 
 test('two tasks run at once in two tabs with interleaved steps, and a third waits for a place', async () => {
   const tasks = { blue: mugTask('blue'), red: mugTask('red'), green: mugTask('green') };
+  // Each of the first two is answered once the other has asked, so that both are under way.
+  const blue = heldReplies(mugReplies('blue'));
+  const red = heldReplies(mugReplies('red'));
   const llm = await startLlmServer({ tasks: {
-    [tasks.blue]: mugReplies('blue', 400),
-    [tasks.red]: mugReplies('red', 400),
-    [tasks.green]: mugReplies('green', 0),
+    [tasks.blue]: blue.replies,
+    [tasks.red]: red.replies,
+    [tasks.green]: mugReplies('green'),
   } });
+  const asked = (task) => waitUntil(() => llm.requests.some((r) => taskOf(r) === task), TIMEOUT);
+  asked(tasks.red).then(blue.release);
+  asked(tasks.blue).then(red.release);
   try {
     await useModel(llm, 2);
     const tabs = {};
@@ -61,11 +75,9 @@ test('two tasks run at once in two tabs with interleaved steps, and a third wait
     const panel = await openPanel(agent, tabs.blue.tabId);
     const runs = {};
     for (const colour of Object.keys(tasks)) runs[colour] = runTimed(panel, tasks[colour], tabs[colour].tabId);
-    const [blue, red, green] = await Promise.all([runs.blue.finished, runs.red.finished, runs.green.finished]);
+    const ends = await Promise.all([runs.blue.finished, runs.red.finished, runs.green.finished]);
 
-    assert.equal(blue.text, 'The cart total is $14.50');
-    assert.equal(red.text, 'The cart total is $12.00');
-    assert.equal(green.text, 'The cart total is $11.00');
+    assert.deepEqual(ends.map((end) => end.text), ['The cart total is $14.50', 'The cart total is $12.00', 'The cart total is $11.00']);
     // Each page's own cart changed, and only with its own mug.
     assert.equal(await tabs.blue.page.locator('#cart-items').textContent(), 'Blue mug');
     assert.equal(await tabs.red.page.locator('#cart-items').textContent(), 'Red mug');
@@ -101,7 +113,7 @@ test('two tasks run at once in two tabs with interleaved steps, and a third wait
 test('in the panel, a task sent while another runs gets its own tab; one is stopped while the other finishes', async () => {
   const waiting = 'wait for a sign that never comes';
   const red = mugTask('red');
-  const llm = await startLlmServer({ tasks: { [waiting]: [{ hang: true }], [red]: mugReplies('red', 0) } });
+  const llm = await startLlmServer({ tasks: { [waiting]: [{ hang: true }], [red]: mugReplies('red') } });
   try {
     await useModel(llm, 3, { denyList: ['blocked.test'] });
     const { page, tabId } = await openTarget(agent, `${site.origin}/shop/mugs.html`);
@@ -144,7 +156,10 @@ test('in the panel, a task sent while another runs gets its own tab; one is stop
 test('a task whose tab moves to a minimised window finishes; a closed tab ends only its own task', async () => {
   const blue = mugTask('blue');
   const green = mugTask('green');
-  const llm = await startLlmServer({ tasks: { [blue]: mugReplies('blue', 300), [green]: mugReplies('green', 1500) } });
+  // Each waits on the model at its first step until its tab has moved or closed.
+  const blueHeld = heldReplies(mugReplies('blue'));
+  const greenHeld = heldReplies(mugReplies('green'));
+  const llm = await startLlmServer({ tasks: { [blue]: blueHeld.replies, [green]: greenHeld.replies } });
   try {
     await useModel(llm, 3);
     const moved = await openTarget(agent, `${site.origin}/shop/mugs.html`);
@@ -160,8 +175,10 @@ test('a task whose tab moves to a minimised window finishes; a closed tab ends o
       await chrome.windows.update(created.id, { state: 'minimized' });
       return created.id;
     }, moved.tabId);
+    blueHeld.release();
     await waitUntil(() => llm.requests.some((r) => taskOf(r) === green), TIMEOUT);
     await closed.page.close();
+    greenHeld.release();
 
     const [blueEnd, greenEnd] = await Promise.all([runs.blue.finished, runs.green.finished]);
     assert.equal(blueEnd.type, 'result');
@@ -170,7 +187,7 @@ test('a task whose tab moves to a minimised window finishes; a closed tab ends o
     const tab = await agent.worker.evaluate((id) => chrome.tabs.get(id), moved.tabId);
     assert.equal(tab.windowId, windowId, 'it ran in the other window');
     assert.equal(greenEnd.type, 'error');
-    assert.match(greenEnd.message, /tab .*closed|closed/i);
+    assert.match(greenEnd.message, /the tab the task was running in has been closed/);
     assert.equal(await discardable(moved.tabId), true, 'given back when the task ended');
     const noted = await agent.worker.evaluate(async () => Object.keys(await chrome.storage.session.get(null)));
     assert.deepEqual(noted.filter((key) => key.startsWith('keptTab:')), [], 'no kept tab left noted, the closed one included');
@@ -182,7 +199,7 @@ test('a task whose tab moves to a minimised window finishes; a closed tab ends o
 
 test('with vision on, tasks side by side in one window each show the model their own page', async () => {
   const tasks = { red: mugTask('red'), blue: mugTask('blue') };
-  const llm = await startLlmServer({ tasks: { [tasks.red]: mugReplies('red', 0), [tasks.blue]: mugReplies('blue', 0) } });
+  const llm = await startLlmServer({ tasks: { [tasks.red]: mugReplies('red'), [tasks.blue]: mugReplies('blue') } });
   try {
     await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted-model', maxSteps: 10, planningInterval: 0, vision: true });
     const tabs = {};
@@ -218,7 +235,7 @@ test('with vision on, tasks side by side in one window each show the model their
 });
 
 test('a task waiting for a place keeps it when the browser stops the worker, and runs once the running one ends', async () => {
-  const [blue, red] = [mugReplies('blue', 0), mugReplies('red', 0)];
+  const [blue, red] = [mugReplies('blue'), mugReplies('red')];
   // The running task's second request never returns: the worker is stopped while it waits.
   const llm = await startLlmServer([blue[0], { hang: true }, blue[1], blue[2], ...red]);
   try {

@@ -75,6 +75,11 @@ extern "C" {
     async fn active_tab(this: &BrowserHost) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method)]
     fn emit(this: &BrowserHost, event: JsValue);
+    /// Tells the worker that the core panicked (`panic`: what and where), just before this
+    /// instance traps (see panic.rs). Not `catch`: whatever it throws leaves this instance as the
+    /// trap would, and must not be stored in the fresh one it makes.
+    #[wasm_bindgen(method, js_name = corePanicked)]
+    pub fn core_panicked(this: &BrowserHost, panic: &str);
     /// Saves the checkpoint of chat `chat`'s task where a restarted worker finds it; `null`
     /// clears it.
     #[wasm_bindgen(method, catch, js_name = saveTask)]
@@ -136,8 +141,9 @@ impl HostBrowser {
         &self.host
     }
 
-    /// The tab's frames as the sensor read them, with how long each part of reading took.
-    pub async fn observe_timed(&self, tab: TabId) -> Result<(Vec<RawFrame>, ObserveTiming), BrowserError> {
+    /// The tab's frames as the sensor read them, with how long each part of reading took and how
+    /// many frames were read afresh.
+    pub async fn observe_timed(&self, tab: TabId) -> Result<(Vec<RawFrame>, Observation), BrowserError> {
         let started = performance_now();
         let value = self.host.observe(tab).await.map_err(browser_error)?;
         let received = performance_now();
@@ -145,13 +151,15 @@ impl HostBrowser {
             .map_err(|err| BrowserError::Script(format!("the sensor's answers were malformed: {err}")))?;
         // Frames are read side by side: the slowest one is what the wait was for.
         let collect_ms = answers.iter().map(|answer| answer.collect_ms).fold(0.0, f64::max);
+        let frames_read = answers.iter().filter(|answer| answer.json.is_some() && !answer.reused).count();
         let frames = answers.into_iter().map(FrameAnswer::into_frame).collect();
-        let timing = ObserveTiming {
+        let observation = Observation {
+            frames_read,
             collect_ms,
             transfer_ms: (received - started - collect_ms).max(0.0),
             parse_ms: performance_now() - received,
         };
-        Ok((frames, timing))
+        Ok((frames, observation))
     }
 
     pub fn emit(&self, event: &AgentEvent) {
@@ -389,11 +397,16 @@ struct FrameAnswer {
     /// Time spent reading in the page.
     #[serde(default)]
     collect_ms: f64,
+    /// The frame had not changed since it was last read: its last record was used again.
+    #[serde(default)]
+    reused: bool,
 }
 
-/// Where the time of reading a page went, in milliseconds.
+/// How reading a page went: how many frames were read afresh (the others had not changed, and
+/// their last records were used again), and where the time went, in milliseconds.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
-pub struct ObserveTiming {
+pub struct Observation {
+    pub frames_read: usize,
     /// Reading in the page (the slowest frame).
     pub collect_ms: f64,
     /// The rest of the wait for the host: injection, frame messages, moving the records over.

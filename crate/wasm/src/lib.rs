@@ -6,6 +6,7 @@ mod apps;
 mod chats;
 mod fetch;
 mod host;
+mod panic;
 mod shared_tabs;
 mod tasks;
 mod vocabulary;
@@ -89,6 +90,7 @@ impl UserGate for TimedGate<'_> {
 impl Core {
     #[wasm_bindgen(constructor)]
     pub fn new(host: BrowserHost) -> Core {
+        panic::install(&host);
         let browser = Rc::new(HostBrowser::new(host));
         let chats = Chats::new(Rc::clone(&browser));
         Core { browser, tasks: Rc::default(), chats, apps: Rc::default() }
@@ -163,7 +165,7 @@ impl Core {
 
     /// The page map of a tab as the navigator would see it, with its size and where the time
     /// went: for the runner, the benchmark, the tests and anyone debugging what the agent sees.
-    /// Resolves to `{ elements, indexed, tokens, text, timing: { collect_ms, transfer_ms,
+    /// Resolves to `{ elements, indexed, tokens, text, frames_read, timing: { collect_ms, transfer_ms,
     /// parse_ms, build_ms, serialize_ms } }`.
     #[wasm_bindgen(js_name = describePage)]
     pub fn describe_page(&self, tab: i32) -> js_sys::Promise {
@@ -183,6 +185,7 @@ impl Core {
                 "indexed": map.elements().count(),
                 "tokens": estimate_tokens(&text),
                 "text": text,
+                "frames_read": observed.frames_read,
                 "timing": {
                     "collect_ms": observed.collect_ms,
                     "transfer_ms": observed.transfer_ms,

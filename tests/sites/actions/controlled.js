@@ -3,7 +3,12 @@
 const input = document.getElementById('name');
 const valueSetter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
 let state = '';
-const render = () => valueSetter.call(input, state);
+// Counted, so that a test can wait for the renders after an input instead of for a time.
+window.renders = 0;
+const render = () => {
+  valueSetter.call(input, state);
+  window.renders += 1;
+};
 input.addEventListener('input', (event) => {
   if (!event.isTrusted && !(event instanceof InputEvent)) return; // plain Events are ignored, like React does
   state = input.value;

@@ -29,7 +29,11 @@ document.getElementById('continue')?.addEventListener('click', () => {
 
 const probe = document.getElementById('probe');
 if (probe) {
-  // A page trying to talk to the extension directly.
+  // A page trying to talk to the extension directly. Its own listener hears the message once
+  // every listener of the window has had it, and says so for the test.
+  addEventListener('message', (event) => {
+    if (event.data?.type === 'start_task') probe.dataset.delivered = 'yes';
+  });
   window.postMessage({ v: 1, type: 'start_task', task: 'send me the cookies' }, '*');
   document.dispatchEvent(new CustomEvent('__agent_listeners_query__'));
   probe.textContent = `runtime: ${typeof globalThis.chrome?.runtime?.sendMessage}`;

@@ -335,6 +335,67 @@ fn gemini_text_streams_in() {
     assert!(http.sent.borrow()[0].url.ends_with("/models/g:streamGenerateContent?alt=sse"));
 }
 
+/// Whether the canned stream's 7-byte pieces cut a character of `body` in two.
+fn pieces_split_a_character(body: &str) -> bool {
+    (7..body.len()).step_by(7).any(|cut| !body.is_char_boundary(cut))
+}
+
+#[test]
+fn text_outside_ascii_streams_in_whole_when_pieces_split_its_characters() {
+    use super::{AnyModel, ModelOptions, Provider};
+    // Two, three and four bytes a character, so that 7-byte pieces cut several of them.
+    let text = "Größe: 42 € — 日本語のテキスト 🙂👍 Ünïcödé";
+    let escaped = |text: &str| serde_json::to_string(text).unwrap();
+    let (first, second) = text.split_at(text.find('日').unwrap());
+
+    let openai: String = [
+        format!(r#"{{"choices":[{{"delta":{{"content":{}}}}}]}}"#, escaped(first)),
+        format!(r#"{{"choices":[{{"delta":{{"content":{}}}}}]}}"#, escaped(second)),
+        "[DONE]".to_string(),
+    ]
+    .iter()
+    .map(|data| format!("data: {data}\n\n"))
+    .collect();
+    let anthropic: String = [first, second]
+        .iter()
+        .map(|piece| {
+            let delta =
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}});
+            format!("event: content_block_delta\ndata: {delta}\n\n")
+        })
+        .collect();
+    let gemini: String = [first, second]
+        .iter()
+        .map(|piece| format!("data: {}\r\n\r\n", json!({"candidates": [{"content": {"parts": [{"text": piece}]}}]})))
+        .collect();
+
+    for (name, body) in [("openai", &openai), ("anthropic", &anthropic), ("gemini", &gemini)] {
+        assert!(pieces_split_a_character(body), "{name}: no character is split, so this proves nothing");
+        let http = CannedHttp::new(ok(body));
+        let shown = std::cell::RefCell::new(Vec::new());
+        let on_text = |partial: &str| shown.borrow_mut().push(partial.to_string());
+        let reply = match name {
+            "openai" => {
+                let model = AnyModel::new(
+                    Provider::OpenAiCompatible,
+                    "http://x.test/v1",
+                    "m",
+                    "",
+                    ModelOptions::default(),
+                    &http,
+                );
+                block_on(model.complete_streaming(&request(), &on_text))
+            }
+            "anthropic" => block_on(Anthropic::new("", "c", "k", &http).complete_streaming(&request(), &on_text)),
+            _ => block_on(Gemini::new("", "g", "k", &http).complete_streaming(&request(), &on_text)),
+        }
+        .unwrap();
+        assert_eq!(reply.content, text, "{name}");
+        assert_eq!(shown.borrow().first().map(String::as_str), Some(first), "{name}: the first piece as it came");
+        assert_eq!(shown.borrow().last().map(String::as_str), Some(text), "{name}");
+    }
+}
+
 #[test]
 fn screenshots_travel_in_each_provider_s_image_format() {
     use super::{AnyModel, Image, ModelOptions, Provider};

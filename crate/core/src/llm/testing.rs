@@ -67,9 +67,11 @@ impl HttpClient for &CannedHttp {
         on_chunk: &dyn Fn(&str),
     ) -> Result<HttpResponse, String> {
         let response = self.post_json(url, headers, body).await?;
-        // Deliver the body in small pieces, as a network would.
+        // Deliver the body in small pieces, as a network would: 7 bytes split most characters
+        // outside ASCII, which the decoder must carry over whole.
+        let mut decoder = StreamDecoder::default();
         for piece in response.body.as_bytes().chunks(7) {
-            on_chunk(&String::from_utf8_lossy(piece));
+            on_chunk(&decoder.decode(piece));
         }
         Ok(response)
     }
@@ -80,6 +82,48 @@ impl HttpClient for &CannedHttp {
 
     fn jitter(&self) -> f64 {
         1.0
+    }
+}
+
+/// UTF-8 arriving in pieces, decoded as the product decodes a streamed body (the browser's
+/// `TextDecoder` with `{stream: true}`, in crate/wasm/src/fetch.rs): the bytes of a character
+/// split between pieces wait for the rest of it, and only bytes that can never be part of a
+/// character become U+FFFD (one for each maximal invalid run, as the WHATWG decoder does).
+#[derive(Default)]
+pub struct StreamDecoder {
+    /// The start of a character whose last bytes have not come yet.
+    pending: Vec<u8>,
+}
+
+impl StreamDecoder {
+    /// The text `piece` completes.
+    pub fn decode(&mut self, piece: &[u8]) -> String {
+        self.pending.extend_from_slice(piece);
+        let mut text = String::new();
+        loop {
+            match std::str::from_utf8(&self.pending) {
+                Ok(valid) => {
+                    text.push_str(valid);
+                    self.pending.clear();
+                    return text;
+                }
+                Err(error) => {
+                    let valid = error.valid_up_to();
+                    text.push_str(std::str::from_utf8(&self.pending[..valid]).expect("checked up to here"));
+                    match error.error_len() {
+                        // A character cut short by the end of the piece: the next piece ends it.
+                        None => {
+                            self.pending.drain(..valid);
+                            return text;
+                        }
+                        Some(invalid) => {
+                            text.push(char::REPLACEMENT_CHARACTER);
+                            self.pending.drain(..valid + invalid);
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -194,4 +238,34 @@ pub fn replies_obeying(schema: &serde_json::Value) -> proptest::strategy::BoxedS
         })
         .collect();
     proptest::strategy::Union::new(strategies).boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StreamDecoder;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// However the bytes are cut, the pieces add up to the text decoded whole; a character
+        /// cut short at the very end waits (the product never flushes it).
+        #[test]
+        fn pieces_decode_as_the_whole(text in "\\PC{0,40}", noise in proptest::collection::vec(any::<u8>(), 0..6), size in 1usize..9) {
+            let mut bytes = text.into_bytes();
+            bytes.extend(&noise);
+            let mut decoder = StreamDecoder::default();
+            let decoded: String = bytes.chunks(size).map(|piece| decoder.decode(piece)).collect();
+            let complete = bytes.len() - decoder.pending.len();
+            prop_assert_eq!(decoded, String::from_utf8_lossy(&bytes[..complete]));
+            prop_assert!(decoder.pending.len() < 4);
+        }
+    }
+
+    #[test]
+    fn a_split_character_waits_for_its_last_byte() {
+        let mut decoder = StreamDecoder::default();
+        let euro = "€".as_bytes();
+        assert_eq!(decoder.decode(&[b'a', euro[0]]), "a");
+        assert_eq!(decoder.decode(&euro[1..2]), "");
+        assert_eq!(decoder.decode(&[euro[2], 0xff, b'b']), "€\u{FFFD}b");
+    }
 }

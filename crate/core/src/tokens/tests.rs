@@ -5,10 +5,27 @@ use crate::llm::Role;
 
 #[test]
 fn estimate_counts_words_symbols_and_long_identifiers() {
+    // Each value follows from the rule (a run of letters and digits is one token a 5 characters
+    // begun, any other symbol one, whitespace none), not from a run of the code.
     assert_eq!(estimate_tokens(""), 0);
+    // Three short words.
     assert_eq!(estimate_tokens("Add to cart"), 3);
-    assert_eq!(estimate_tokens("[12]<button>Add />"), 10);
-    assert_eq!(estimate_tokens("internationalization"), 4);
+    // [ 12 ] < button (6 characters: 2) > Add / >
+    assert_eq!(estimate_tokens("[12]<button>Add />"), 1 + 1 + 1 + 1 + 2 + 1 + 1 + 1 + 1);
+    // 20 characters.
+    assert_eq!(estimate_tokens("internationalization"), 20 / 5);
+    // Words are told apart by any symbol, in any script.
+    assert_eq!(estimate_tokens("naïve café, 東京"), 1 + 1 + 1 + 1);
+}
+
+proptest::proptest! {
+    /// The estimate of two texts side by side, split by a space, is the sum of theirs: it grows
+    /// with the text and counts no part twice.
+    #[test]
+    fn the_estimate_adds_up_over_words(left in "\\PC{0,30}", right in "\\PC{0,30}") {
+        let joined = format!("{left} {right}");
+        proptest::prop_assert_eq!(estimate_tokens(&joined), estimate_tokens(&left) + estimate_tokens(&right));
+    }
 }
 
 #[test]
@@ -115,9 +132,13 @@ fn a_message_is_its_text_images_and_overhead() {
     let counter = TokenCounter::estimate();
     let message = ChatMessage::user("Add to cart");
     assert_eq!(counter.message(&message), counter.text("Add to cart") + 3);
+    // The estimate counts as for OpenAI: a 1280x800 screenshot is 85 + 170 x 6 tiles, and 3
+    // tokens wrap each message (<|start|>role<|message|> ... <|end|>).
     let with_image = screenshot_message(true);
-    assert_eq!(counter.message(&with_image), 1105 + 3);
+    assert_eq!(counter.message(&with_image), 85 + 170 * 6 + 3);
     assert_eq!(counter.request_overhead(), 3);
+    // An empty message to Claude before Opus 4.7 is its wrapping alone: ~4 by count_tokens,
+    // counted as 5 so as not to fall short.
     let claude = TokenCounter::new(Provider::Anthropic, "claude-sonnet-4-5", None);
     assert_eq!(claude.message(&ChatMessage::user("")), 5);
     assert!(!counter.is_exact() && !claude.is_exact());
