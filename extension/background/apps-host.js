@@ -6,7 +6,7 @@
 
 import { sharedTabIds, shareTabs } from '../shared/shared-tabs.js';
 
-export const APPS_KEY = 'mcpApps';
+const APPS_KEY = 'mcpApps';
 
 async function sha256(text) {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));

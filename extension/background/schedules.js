@@ -4,6 +4,7 @@
 
 import { scheduleAlarm } from '../core/agent_wasm.js';
 import { t, said } from '../shared/i18n.js';
+import { PROTOCOL_VERSION } from '../shared/worker.js';
 
 const SCHEDULES_KEY = 'schedules';
 const WORKFLOWS_KEY = 'workflows';
@@ -18,8 +19,9 @@ async function stored() {
   return { schedules: list(SCHEDULES_KEY), workflows: list(WORKFLOWS_KEY) };
 }
 
-/** Sets an alarm for each stored schedule's next run, and clears the others. */
-async function syncAlarms() {
+/** Sets an alarm for each stored schedule's next run, and clears the others (after the worker
+ * wrote the workflows or the schedules). */
+export async function syncAlarms() {
   const { schedules, workflows } = await stored();
   const now = Date.now();
   const wanted = new Map();
@@ -87,13 +89,10 @@ export function notifyScheduledRun(workflow, event) {
   return undefined;
 }
 
-/** Keeps the alarms with the stored schedules, runs what is due, and takes the answers given in
+/** Sets the alarms of the stored schedules, runs what is due, and takes the answers given in
  * notifications. Called once, as the worker starts (so that an alarm wakes it). */
 export function watchSchedules(core) {
   chrome.alarms.onAlarm.addListener((alarm) => runDue(core, alarm));
-  chrome.storage.onChanged.addListener((changes, area) => {
-    if (area === 'local' && (changes[SCHEDULES_KEY] || changes[WORKFLOWS_KEY])) core.then(syncAlarms);
-  });
   core.then(syncAlarms);
   chrome.notifications.onButtonClicked.addListener(async (id, button) => {
     const [type, chat, question] = id.split(SEPARATOR);
@@ -101,7 +100,7 @@ export function watchSchedules(core) {
     const answer = type === 'approval_needed'
       ? { type: 'approve', id: Number(question), approved: allowed, chat }
       : { type: 'review', id: Number(question), decision: allowed ? 'run' : 'skip', chat };
-    (await core).handlePanelMessage({ v: 1, ...answer });
+    (await core).handlePanelMessage({ v: PROTOCOL_VERSION, ...answer });
     chrome.notifications.clear(id);
   });
 }

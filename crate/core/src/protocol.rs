@@ -149,8 +149,13 @@ pub enum PanelRequest {
     // worker alone writes them. Each is answered to the asking page alone (see `crate::saved`).
     /// The stored settings: answered with `settings`.
     GetSettings {},
-    /// Checks settings without saving them: answered with `settings_validated`.
-    ValidateSettings { settings: Value },
+    /// Checks settings without saving them (with `tokenBudget`, also that the token budget holds
+    /// every agent's requests, as a save does): answered with `settings_validated`.
+    ValidateSettings {
+        settings: Value,
+        #[serde(rename = "tokenBudget", default)]
+        token_budget: bool,
+    },
     /// Stores settings in place of the stored ones once they are valid and their token budget
     /// holds: answered with `settings_saved`.
     SaveSettings { settings: Value },
@@ -191,31 +196,6 @@ pub enum PanelRequest {
 }
 
 impl PanelRequest {
-    /// Whether this is a page's request about the user's saved things, or a query about them,
-    /// answered by [`crate::saved::UserData::answer`].
-    pub fn is_about_saved(&self) -> bool {
-        matches!(
-            self,
-            PanelRequest::GetSettings {}
-                | PanelRequest::ValidateSettings { .. }
-                | PanelRequest::SaveSettings { .. }
-                | PanelRequest::ListModels { .. }
-                | PanelRequest::FindLocalServers {}
-                | PanelRequest::ListWorkflows {}
-                | PanelRequest::ProposeWorkflow { .. }
-                | PanelRequest::SaveWorkflow { .. }
-                | PanelRequest::DeleteWorkflow { .. }
-                | PanelRequest::WorkflowScript { .. }
-                | PanelRequest::SetSchedule { .. }
-                | PanelRequest::RemoveSchedule { .. }
-                | PanelRequest::GetSavedTasks {}
-                | PanelRequest::CheckSavedTasks { .. }
-                | PanelRequest::SaveSavedTasks { .. }
-                | PanelRequest::ListMcpApps {}
-                | PanelRequest::RevokeMcpApp { .. }
-        )
-    }
-
     /// Reads a message from the panel, refusing other versions with a clear reason.
     pub fn parse(message: &Value) -> Result<PanelRequest, Message> {
         let version = message.get("v").and_then(Value::as_u64);

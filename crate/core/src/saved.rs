@@ -135,6 +135,17 @@ fn check_settings(value: &Value) -> Result<Settings, Value> {
     Ok(settings)
 }
 
+/// The checks of the settings page, and with `token_budget` that the budget holds every agent's
+/// requests, counted as each model counts: valid settings, or the first problem.
+async fn validate_settings(tools: &impl Tools, value: &Value, token_budget: bool) -> Result<Settings, Value> {
+    let settings = check_settings(value)?;
+    if token_budget {
+        let counters = tools.token_counters(&settings).await;
+        settings.check_token_budget(&counters).map_err(|err| settings_problem(&settings, &err))?;
+    }
+    Ok(settings)
+}
+
 /// What makes `tasks` unfit to be the saved tasks, or the tasks as stored (trimmed).
 fn saved_tasks_from(tasks: &Value) -> Result<Vec<String>, Text> {
     let texts: Option<Vec<&str>> = tasks.as_array().and_then(|tasks| tasks.iter().map(Value::as_str).collect());
@@ -155,16 +166,17 @@ fn outcome(result: Result<(), Value>) -> Value {
 }
 
 impl UserData {
-    /// Answers a page's request about the saved things ([`PanelRequest::is_about_saved`]), writing
-    /// what it asks when it is right; the reply is for the asking page alone.
+    /// Answers a page's request about the saved things (those from `get_settings` on in
+    /// [`PanelRequest`]), writing what it asks when it is right; the reply is for the asking page
+    /// alone.
     pub async fn answer(&self, store: &impl Store, tools: &impl Tools, request: PanelRequest) -> Value {
         match request {
             PanelRequest::GetSettings {} => match store.read(Key::Settings).await {
                 Ok(settings) => message("settings", json!({"settings": settings, "problem": null})),
                 Err(why) => message("settings", json!({"settings": null, "problem": storage_failed(why)})),
             },
-            PanelRequest::ValidateSettings { settings } => {
-                message("settings_validated", outcome(check_settings(&settings).map(drop)))
+            PanelRequest::ValidateSettings { settings, token_budget } => {
+                message("settings_validated", outcome(validate_settings(tools, &settings, token_budget).await.map(drop)))
             }
             PanelRequest::SaveSettings { settings } => {
                 message("settings_saved", outcome(self.save_settings(store, tools, settings).await))
@@ -229,7 +241,7 @@ impl UserData {
             }
             PanelRequest::ListMcpApps {} => message("mcp_apps", self.revoke_app(store, None).await),
             PanelRequest::RevokeMcpApp { name } => message("mcp_apps", self.revoke_app(store, Some(&name)).await),
-            // The caller routes only these here ([`PanelRequest::is_about_saved`]).
+            // A task's request, which the worker handles itself.
             other => {
                 let message = malformed(format!("{other:?} is not a request about saved things"));
                 encode_event(&AgentEvent::Error { message, steps: 0 })
@@ -254,9 +266,7 @@ impl UserData {
     /// Stores settings once they pass the settings page's checks and their token budget holds
     /// every agent's requests, counted as each model counts.
     async fn save_settings(&self, store: &impl Store, tools: &impl Tools, value: Value) -> Result<(), Value> {
-        let settings = check_settings(&value)?;
-        let counters = tools.token_counters(&settings).await;
-        settings.check_token_budget(&counters).map_err(|err| settings_problem(&settings, &err))?;
+        validate_settings(tools, &value, true).await?;
         let _turn = self.one_change_at_a_time.lock().await;
         write(store, Key::Settings, value).await
     }
@@ -467,7 +477,6 @@ mod tests {
     fn ask_with(store: &FakeStore, http: &CannedHttp, mut request: Value) -> Value {
         request["v"] = json!(1);
         let request = PanelRequest::parse(&request).expect("a page request");
-        assert!(request.is_about_saved());
         block_on(UserData::default().answer(store, &FakeTools { http }, request))
     }
 
@@ -494,12 +503,14 @@ mod tests {
     }
 
     #[test]
-    fn a_token_budget_too_small_for_the_requests_is_refused_on_save_not_on_validation() {
+    fn a_token_budget_too_small_for_the_requests_is_refused_on_save_and_when_asked() {
         let store = FakeStore::default();
         let mut settings = valid_settings();
         settings["maxInputTokens"] = json!(300);
         let checked = ask(&store, json!({"type": "validate_settings", "settings": settings}));
         assert_eq!(checked["problem"], Value::Null);
+        let checked = ask(&store, json!({"type": "validate_settings", "settings": settings, "tokenBudget": true}));
+        assert_eq!(checked["problem"]["field"], "maxInputTokens");
         let refused = ask(&store, json!({"type": "save_settings", "settings": settings}));
         assert_eq!(refused["problem"]["field"], "maxInputTokens");
         assert!(refused["problem"]["message"].as_str().unwrap().contains("300"));
@@ -658,7 +669,6 @@ mod tests {
     #[test]
     fn the_tasks_requests_are_not_answered_here() {
         let request = PanelRequest::Stop { chat: None };
-        assert!(!request.is_about_saved());
         let http = CannedHttp::new(Err("nothing listens".into()));
         let answer = block_on(UserData::default().answer(&FakeStore::default(), &FakeTools { http: &http }, request));
         assert_eq!(answer["type"], "error");
