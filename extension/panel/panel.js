@@ -680,7 +680,7 @@ input.addEventListener('keydown', (e) => {
 });
 
 stopButton.addEventListener('click', () => send({ type: 'stop', chat: shown.chat }));
-pauseButton.addEventListener('click', () => send({ type: shown.state === 'paused' ? 'resume' : 'pause', chat: shown.chat }));
+pauseButton.addEventListener('click', () => send(shown.state === 'paused' ? { type: 'resume', chat: shown.chat } : { type: 'pause', chat: shown.chat }));
 
 document.getElementById('new-chat').addEventListener('click', () => {
   closeHistory(false);

@@ -11,7 +11,7 @@ const PORT_NAME = 'agent-panel';
 
 let port = null;
 let nextRef = 1;
-/** What each request waiting for its answer does with it, by `ref`. */
+/** The requests waiting for their answer (`{ resolve, reject }` of `ask`'s promise), by `ref`. */
 const waiting = new Map();
 const listeners = [];
 const changeListeners = [];
@@ -21,10 +21,12 @@ function connect() {
   port = chrome.runtime.connect({ name: PORT_NAME });
   port.onMessage.addListener((message) => {
     if (message?.v !== PROTOCOL_VERSION) return;
-    const answered = waiting.get(message.ref);
-    if (answered) {
+    const asked = waiting.get(message.ref);
+    if (asked) {
       waiting.delete(message.ref);
-      answered(message);
+      // An error answers a request the worker could not read.
+      if (message.type === 'error') asked.reject(new Error(message.message));
+      else asked.resolve(message);
     } else if (message.type === 'changed') {
       for (const listener of changeListeners) listener(message.what);
     } else {
@@ -35,7 +37,7 @@ function connect() {
     // The worker went away (stopped by the browser, or the extension reloaded): what it had not
     // answered fails, to be asked again.
     port = null;
-    for (const answered of waiting.values()) answered({ v: PROTOCOL_VERSION, type: 'error', message: t('page_worker_gone') });
+    for (const asked of waiting.values()) asked.reject(new Error(t('page_worker_gone')));
     waiting.clear();
     // A page that hears the worker reconnects, which restarts it, and learns from its hello.
     if (reconnecting) setTimeout(connect, 100);
@@ -55,7 +57,7 @@ export function send(request) {
 export function ask(request) {
   const ref = nextRef++;
   return new Promise((resolve, reject) => {
-    waiting.set(ref, (answer) => (answer.type === 'error' ? reject(new Error(answer.message)) : resolve(answer)));
+    waiting.set(ref, { resolve, reject });
     send({ ...request, ref });
   });
 }

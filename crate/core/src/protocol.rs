@@ -540,4 +540,22 @@ mod tests {
         assert_eq!(queued, json!({"v": 1, "type": "task_queued", "task": "t", "position": 1, "chat": "c2"}));
         assert_eq!(encode_hello(vec![])["running"], false);
     }
+
+    #[test]
+    fn what_is_sent_outside_message_is_listed_too() {
+        let pairing = crate::mcp::pairing_question(Some("Claude"));
+        for kind in [pairing["type"].as_str().unwrap(), crate::chats::TRIMMED] {
+            assert!(SENT_TYPES.contains(&kind), "{kind}");
+        }
+        assert_eq!(
+            message("changed", json!({"what": "settings"})),
+            json!({"v": 1, "type": "changed", "what": "settings"})
+        );
+    }
+
+    #[test]
+    fn a_page_s_ref_is_not_part_of_the_request() {
+        let request = PanelRequest::parse(&json!({"v": 1, "type": "get_settings", "ref": 7}));
+        assert_eq!(request, Ok(PanelRequest::GetSettings {}));
+    }
 }

@@ -175,9 +175,10 @@ impl UserData {
                 Ok(settings) => message("settings", json!({"settings": settings, "problem": null})),
                 Err(why) => message("settings", json!({"settings": null, "problem": storage_failed(why)})),
             },
-            PanelRequest::ValidateSettings { settings, token_budget } => {
-                message("settings_validated", outcome(validate_settings(tools, &settings, token_budget).await.map(drop)))
-            }
+            PanelRequest::ValidateSettings { settings, token_budget } => message(
+                "settings_validated",
+                outcome(validate_settings(tools, &settings, token_budget).await.map(drop)),
+            ),
             PanelRequest::SaveSettings { settings } => {
                 message("settings_saved", outcome(self.save_settings(store, tools, settings).await))
             }

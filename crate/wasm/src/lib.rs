@@ -397,7 +397,9 @@ impl Core {
     /// Answers a page's request about the user's saved things (`agent_core::saved`).
     fn answer_saved(&self, request: PanelRequest, reply: Reply) {
         let (saved, browser) = (Rc::clone(&self.saved), Rc::clone(&self.browser));
-        wasm_bindgen_futures::spawn_local(async move { reply.send(&saved.answer(&*browser, &WorkerTools, request).await) });
+        wasm_bindgen_futures::spawn_local(
+            async move { reply.send(&saved.answer(&*browser, &WorkerTools, request).await) },
+        );
     }
 
     /// Sends an event to the panels as chat `chat`'s, without recording it (the chat is not open).
