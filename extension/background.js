@@ -3,11 +3,13 @@
 
 import init, { Core } from './core/agent_wasm.js';
 import { createBrowserHost } from './background/browser-host.js';
-import { createAppsHost, APPS_KEY } from './background/apps-host.js';
-import { notifyScheduledRun, watchSchedules } from './background/schedules.js';
+import { createAppsHost } from './background/apps-host.js';
+import { createSavedHost } from './background/saved-host.js';
+import { notifyScheduledRun, syncAlarms, watchSchedules } from './background/schedules.js';
 import { restartAfterPanic, runningTasks } from './background/core-restart.js';
 import { loadSettings } from './shared/settings-store.js';
 import { t } from './shared/i18n.js';
+import { PROTOCOL_VERSION } from './shared/worker.js';
 
 const PANEL_PORT_NAME = 'agent-panel';
 
@@ -23,6 +25,15 @@ function broadcast(event) {
 
 const browserHost = createBrowserHost(broadcast);
 
+// The worker alone writes the user's saved things (the pages ask it); what follows a change is
+// done here: the MCP host connected or not, the schedules' alarms set again, an app revoked in the
+// settings asked again on its next call.
+const saved = createSavedHost(async (key) => {
+  if (key === 'settings') await syncHost();
+  if (key === 'workflows' || key === 'schedules') await core.then(() => syncAlarms());
+  if (key === 'mcpApps') await core.then((agent) => agent.appsRevoked());
+});
+
 /** The core, ready; a fresh one after a panic (background/core-restart.js). Read it anew for
  * each use. */
 let core = startCore();
@@ -31,7 +42,8 @@ let core = startCore();
 // so that a reconnecting panel learns that its tasks are still running.
 function startCore() {
   return init().then(async () => {
-    const agent = new Core({ ...browserHost, ...createAppsHost(), notify: notifyScheduledRun, corePanicked });
+    const host = { ...browserHost, ...createAppsHost(), ...saved, notify: notifyScheduledRun, corePanicked };
+    const agent = new Core(host);
     await agent.resumeInterrupted();
     // Reachable from the worker's own console and from the runner, benchmark and tests (which
     // evaluate in this worker); pages and other extensions cannot reach a worker's globals.
@@ -39,6 +51,12 @@ function startCore() {
     return agent;
   });
 }
+/** The saved things as stored, unchecked: for the runner and the tests to set up a browser. */
+globalThis.agentStorage = { read: saved.readSaved, write: saved.writeSaved };
+/** The answer to a request, as a page asking over the port gets it: for the runner and the tests. */
+globalThis.askAgent = (request) => core.then((agent) => new Promise((resolve) => {
+  agent.handlePanelMessage({ v: PROTOCOL_VERSION, ...request }, resolve);
+}));
 
 /** From the core's panic hook, before its instance traps. */
 function corePanicked(panic) {
@@ -60,18 +78,19 @@ chrome.runtime.onConnect.addListener((port) => {
   const sender = port.sender ?? {};
   if (port.name !== PANEL_PORT_NAME) return port.disconnect();
   const accepted = core.then((agent) => (Core.isTrustedSender(chrome.runtime.id, sender.id, sender.url) ? agent : null));
-  // Answers meant for this panel alone (the History) come back through `reply`.
-  const reply = (answer) => {
+  // Answers meant for this page alone (the History, the saved things) come back through `reply`,
+  // with the `ref` of the request they answer, when it had one.
+  const replyTo = (message) => (answer) => {
     try {
-      port.postMessage(answer);
+      port.postMessage(message?.ref === undefined ? answer : { ...answer, ref: message.ref });
     } catch {
-      // The panel closed meanwhile.
+      // The page closed meanwhile.
     }
   };
-  // Listening at once: what a panel sends while a just-started worker loads the core waits for
+  // Listening at once: what a page sends while a just-started worker loads the core waits for
   // it, in order, after the greeting below.
   // (To the core as it is then: a fresh one after a panic.)
-  port.onMessage.addListener((message) => accepted.then((trusted) => trusted && core.then((agent) => agent.handlePanelMessage(message, reply))));
+  port.onMessage.addListener((message) => accepted.then((trusted) => trusted && core.then((agent) => agent.handlePanelMessage(message, replyTo(message)))));
   accepted.then((agent) => {
     if (!agent) return port.disconnect();
     panels.add(port);
@@ -82,7 +101,7 @@ chrome.runtime.onConnect.addListener((port) => {
     const pairing = agent.pairingQuestion();
     if (pairing) port.postMessage(pairing);
   }, (err) => {
-    port.postMessage({ v: 1, type: 'error', steps: 0, message: t('worker_core_failed', err) });
+    port.postMessage({ v: PROTOCOL_VERSION, type: 'error', steps: 0, message: t('worker_core_failed', err) });
     port.disconnect();
   });
 });
@@ -131,15 +150,8 @@ async function connectHostIfAllowed() {
 let hostSync = Promise.resolve();
 function syncHost() {
   hostSync = hostSync.then(connectHostIfAllowed).catch((err) => console.warn('The MCP host could not be connected:', err));
+  return hostSync;
 }
 syncHost();
-chrome.storage.onChanged.addListener((changes, area) => {
-  if (area === 'local' && changes.settings) syncHost();
-  // An app the user revoked in the settings is asked again on its next call.
-  const apps = changes[APPS_KEY];
-  if (area === 'local' && apps && (apps.oldValue?.length ?? 0) > (apps.newValue?.length ?? 0)) {
-    core.then((agent) => agent.appsRevoked());
-  }
-});
 chrome.permissions.onAdded.addListener(syncHost);
 chrome.permissions.onRemoved.addListener(syncHost);

@@ -86,53 +86,34 @@ export async function launchAgentBrowser({ headless = true, grant = [], handleSI
   };
 }
 
-/** Stores settings through the same module the options page uses. */
+/** Stores settings as they are, unchecked (a test may want settings the settings page refuses),
+ * through the worker, which writes them and does what follows (the MCP host connected or not). */
 export async function applySettings(agent, settings) {
-  const page = await agent.context.newPage();
-  try {
-    await page.goto(agent.extensionUrl('extension/options/options.html'));
-    await page.evaluate(async (s) => {
-      const store = await import('/extension/shared/settings-store.js');
-      await store.saveSettings(s);
-    }, settings);
-  } finally {
-    await page.close();
-  }
+  await agent.worker.evaluate((s) => globalThis.agentStorage.write('settings', s), settings);
 }
 
-/** The stored settings, their API key and secrets with them, read through the same module. */
+/** The stored settings, their API key and secrets with them, as the worker reads them. */
 export function storedSettings(agent) {
-  return inExtensionPage(agent, async () => (await import('/extension/shared/settings-store.js')).loadSettings());
+  return agent.worker.evaluate(() => globalThis.agentStorage.read('settings'));
 }
 
-/** Runs `evaluate(arg)` in an extension page, where the core can be loaded. */
-async function inExtensionPage(agent, evaluate, arg) {
-  const page = await agent.context.newPage();
-  try {
-    await page.goto(agent.extensionUrl('extension/options/options.html'));
-    return await page.evaluate(evaluate, arg);
-  } finally {
-    await page.close();
-  }
+/** The worker's answer to `request`, as a page asking over the port gets it (docs/protocol.md). */
+export function askWorker(agent, request) {
+  return agent.worker.evaluate((r) => globalThis.askAgent(r), request);
 }
 
 /** The workflow the core proposes from a successful run's record; throws why it cannot be one. */
-export function proposeWorkflow(agent, record) {
-  return inExtensionPage(agent, async (r) => {
-    const core = await import('/extension/core/agent_wasm.js');
-    await core.default();
-    return core.proposeWorkflow(r);
-  }, record);
+export async function proposeWorkflow(agent, record) {
+  const { workflow, problem } = await askWorker(agent, { type: 'propose_workflow', record });
+  if (problem) throw new Error(problem.message);
+  return workflow;
 }
 
 /** What the extension would refuse in `settings`, as `{ field, message }`, or null when it would
- * take them: the core's own check, as the settings page runs it. */
-export function settingsProblem(agent, settings) {
-  return inExtensionPage(agent, async (s) => {
-    const core = await import('/extension/core/agent_wasm.js');
-    await core.default();
-    return core.validateSettings(s) ?? (await core.checkTokenBudget(s)) ?? null;
-  }, settings);
+ * take them: the core's own check, as the settings page's Save runs it (without saving). */
+export async function settingsProblem(agent, settings) {
+  const { problem } = await askWorker(agent, { type: 'validate_settings', settings, tokenBudget: true });
+  return problem;
 }
 
 /** Opens `url` in a new tab and returns its Playwright page and its tab id. */

@@ -2,11 +2,12 @@
 // with apps (../shared/shared-tabs.js), and the apps the user allowed "Always". Those are kept in
 // chrome.storage.local under `mcpApps` as [{name, tokenHash, since}]: the app's name (MCP's
 // clientInfo), the SHA-256 of the token its MCP server keeps (the token itself is not stored
-// here), and when it was allowed. The settings page lists them and revokes them.
+// here), and when it was allowed. The settings page lists them and revokes them through the
+// worker (crate/core/src/saved.rs).
 
 import { sharedTabIds, shareTabs } from '../shared/shared-tabs.js';
 
-export const APPS_KEY = 'mcpApps';
+const APPS_KEY = 'mcpApps';
 
 async function sha256(text) {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));

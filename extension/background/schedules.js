@@ -6,6 +6,7 @@
 
 import { scheduleAlarm } from '../core/agent_wasm.js';
 import { t, said } from '../shared/i18n.js';
+import { PROTOCOL_VERSION } from '../shared/worker.js';
 
 const SCHEDULES_KEY = 'schedules';
 const WORKFLOWS_KEY = 'workflows';
@@ -22,9 +23,10 @@ async function stored() {
 
 /**
  * Sets an alarm for each stored schedule's next run after `now`, and clears the others (and any
- * repeating one an earlier version set).
+ * repeating one an earlier version set): as the worker starts, after a run, and after the worker
+ * wrote the workflows or the schedules.
  */
-async function syncAlarms(now = Date.now()) {
+export async function syncAlarms(now = Date.now()) {
   const { schedules, workflows } = await stored();
   const wanted = new Map();
   for (const schedule of schedules) {
@@ -92,14 +94,11 @@ export function notifyScheduledRun(workflow, event) {
   return undefined;
 }
 
-/** Keeps the alarms with the stored schedules (each set again as the worker starts), runs what is
+/** Sets the alarms of the stored schedules (each set again as the worker starts), runs what is
  * due, and takes the answers given in notifications. Called once, as the worker starts (so that
  * an alarm wakes it); `core()` is the core as it is now (a fresh one after a panic). */
 export function watchSchedules(core) {
   chrome.alarms.onAlarm.addListener((alarm) => runDue(core(), alarm));
-  chrome.storage.onChanged.addListener((changes, area) => {
-    if (area === 'local' && (changes[SCHEDULES_KEY] || changes[WORKFLOWS_KEY])) core().then(() => syncAlarms());
-  });
   core().then(() => syncAlarms());
   chrome.notifications.onButtonClicked.addListener(async (id, button) => {
     const [type, chat, question] = id.split(SEPARATOR);
@@ -107,7 +106,7 @@ export function watchSchedules(core) {
     const answer = type === 'approval_needed'
       ? { type: 'approve', id: Number(question), approved: allowed, chat }
       : { type: 'review', id: Number(question), decision: allowed ? 'run' : 'skip', chat };
-    (await core()).handlePanelMessage({ v: 1, ...answer });
+    (await core()).handlePanelMessage({ v: PROTOCOL_VERSION, ...answer });
     chrome.notifications.clear(id);
   });
 }

@@ -1,12 +1,11 @@
 // The settings for AI apps (MCP): Chrome's nativeMessaging permission, asked for when the user
 // turns MCP on (a user gesture) and given back when it is turned off; and the apps the user
-// allowed "Always" in the side panel, each revocable (background/apps-host.js keeps them).
+// allowed "Always" in the side panel, each revocable (the worker keeps them: background/apps-host.js
+// remembers them, crate/core/src/saved.rs lists and revokes them).
 
-import { t, localize } from '../shared/i18n.js';
-import { loadSettings } from '../shared/settings-store.js';
+import { t, localize, said } from '../shared/i18n.js';
 import { element } from '../shared/dom.js';
-
-const APPS_KEY = 'mcpApps';
+import { ask, onChanged } from '../shared/worker.js';
 const box = document.getElementById('mcp');
 const list = document.getElementById('mcp-apps-list');
 const status = document.getElementById('mcp-apps-status');
@@ -25,22 +24,21 @@ box.addEventListener('change', async () => {
   }
 });
 
-async function remembered() {
-  const { [APPS_KEY]: apps } = await chrome.storage.local.get(APPS_KEY);
-  return Array.isArray(apps) ? apps : [];
-}
-
-async function showApps() {
-  const apps = await remembered();
+/** Lists `apps` (`{ name, since }`), each with its Revoke button. */
+function showApps(apps) {
   list.replaceChildren(...apps.map((app) => {
     const since = new Date(app.since).toLocaleDateString(undefined, { dateStyle: 'medium' });
     const revoke = element('button', 'danger', t('options_mcp_revoke'));
     revoke.type = 'button';
     revoke.setAttribute('aria-label', `${t('options_mcp_revoke')}: ${app.name}`);
     revoke.addEventListener('click', async () => {
-      const left = (await remembered()).filter((known) => known.name !== app.name);
-      await chrome.storage.local.set({ [APPS_KEY]: left });
-      status.textContent = t('options_mcp_revoked', app.name);
+      try {
+        const answer = await ask({ type: 'revoke_mcp_app', name: app.name });
+        showApps(answer.apps);
+        status.textContent = answer.problem ? said(answer.problem.message, answer.problem.localizable) : t('options_mcp_revoked', app.name);
+      } catch (err) {
+        status.textContent = err.message;
+      }
     });
     const item = element('li', 'mcp-app', t('options_mcp_app_since', app.name, since));
     item.append(' ', revoke);
@@ -49,13 +47,17 @@ async function showApps() {
   if (apps.length === 0) list.append(element('li', 'hint', t('options_mcp_apps_none')));
 }
 
-chrome.storage.onChanged.addListener((changes, area) => {
-  if (area === 'local' && changes[APPS_KEY]) showApps();
-});
-showApps();
+async function listApps() {
+  const { apps, problem } = await ask({ type: 'list_mcp_apps' });
+  showApps(apps);
+  if (problem) status.textContent = said(problem.message, problem.localizable);
+}
+
+onChanged((what) => { if (what === 'mcpApps') listApps(); });
+listApps();
 
 // Turned on before the permission was optional (or the permission taken back in Chrome): say so.
-loadSettings().then(async (settings) => {
+ask({ type: 'get_settings' }).then(async ({ settings }) => {
   if (settings?.mcp && !(await chrome.permissions.contains({ permissions: ['nativeMessaging'] }).catch(() => false))) {
     status.textContent = t('options_mcp_denied');
   }

@@ -1,18 +1,24 @@
-// The options page: reads and writes the settings through settings-store.js (the key and the
-// secrets' values where content scripts cannot read them); the core
-// validates them so that the page and the agent agree on what is valid. It also tests the
-// connection to the provider with the form's unsaved values, and exports and imports the settings
-// as a JSON file that never holds the API key or a secret's value.
+// The options page: asks the worker for the settings and to save them (it checks them with the
+// core first, so that the page and the agent agree on what is valid, and keeps the key and the
+// secrets' values where content scripts cannot read them). It also tests the connection to the
+// provider with the form's unsaved values, and exports and imports the settings as a JSON file
+// that never holds the API key or a secret's value.
 
-import init, { checkTokenBudget, listModels, validateSettings } from '../core/agent_wasm.js';
-import { loadSettings, saveSettings } from '../shared/settings-store.js';
-import { loadSavedTasks, savedTasksProblem, storeSavedTasks } from '../shared/saved-tasks.js';
 import { localize, said, t } from '../shared/i18n.js';
 import { element, download } from '../shared/dom.js';
+import { ask } from '../shared/worker.js';
 
 localize();
 
-const core = init();
+/** The stored settings, or null. */
+async function loadSettings() {
+  return (await ask({ type: 'get_settings' })).settings;
+}
+
+/** The worker's check of `settings`: its problem (`{ field, message, localizable, secrets }`), or null. */
+async function settingsProblem(settings) {
+  return (await ask({ type: 'validate_settings', settings })).problem;
+}
 
 /** The `format` marker of an exported settings file. */
 const EXPORT_FORMAT = 'browser-agent-settings/1';
@@ -156,17 +162,16 @@ function readSecrets() {
 }
 
 /**
- * Marks the secret rows the core refuses (through the core's own check, one secret at a time) and
- * focuses the first: its name when the name is wrong, else its value. Returns that input, if any.
+ * Marks the secret rows the core refuses (`marks`: `{ index, part }` by the place of the secret
+ * in the settings, blank rows left out, as the core's check names them) and focuses the first: its
+ * name when the name is wrong, else its value. Returns that input, if any.
  */
-function markBadSecrets(settings) {
-  const secretProblem = (secret) => validateSettings({ ...settings, secrets: [secret] })?.field === 'secrets';
+function markBadSecrets(marks) {
+  const rows = [...secretRows.children].filter((row) => !isBlank(secretOf(row)));
   let first = null;
-  for (const row of secretRows.children) {
-    const secret = secretOf(row);
-    if (isBlank(secret) || !secretProblem(secret)) continue;
-    const nameIsWrong = secretProblem({ ...secret, value: secret.value || 'a value' });
-    const input = row.querySelector(nameIsWrong ? '.secret-name' : '.secret-value');
+  for (const { index, part } of marks) {
+    const input = rows[index]?.querySelector(part === 'name' ? '.secret-name' : '.secret-value');
+    if (!input) continue;
     input.setAttribute('aria-invalid', 'true');
     first ??= input;
   }
@@ -273,11 +278,14 @@ function clearInvalid() {
   for (const input of secretRows.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
 }
 
-function markInvalid(field, focus = true) {
+/** Marks `field` (and focuses it); for the secrets, those `problem` names, or the worker's check
+ * of the form names. */
+async function markInvalid(field, focus = true, problem = null) {
   if (field === 'secrets') {
     // The section is marked; each secret the core refuses has its wrong input marked too.
     secretsBox.classList.add('invalid');
-    const input = markBadSecrets(readForm());
+    const marks = (problem ?? await settingsProblem(readForm()))?.secrets ?? [];
+    const input = markBadSecrets(marks);
     if (focus) (input ?? secretRows.querySelector('input') ?? addSecretButton).focus();
     return;
   }
@@ -301,15 +309,16 @@ function suggestModels(models) {
 
 // The provider's own model list, offered as suggestions for the model field.
 document.getElementById('load-models').addEventListener('click', async () => {
-  await core;
   say(status, t('options_loading_models'), 'progress');
   try {
-    const models = await listModels(readForm());
+    const { models, problem } = await ask({ type: 'list_models', settings: readForm() });
+    if (problem) return show(said(problem.message, problem.localizable), true);
     suggestModels(models);
     show(t('options_models_loaded', modelCount(models)), false);
   } catch (err) {
-    show(String(err), true);
+    show(err.message, true);
   }
+  return undefined;
 });
 
 // --- Test connection -------------------------------------------------------------------------
@@ -350,9 +359,8 @@ testButton.addEventListener('click', async () => {
   testButton.setAttribute('aria-busy', 'true');
   say(connectionStatus, t('options_testing_connection'), 'progress');
   try {
-    await core;
     // Only the provider's address must be right to ask it anything.
-    const problem = validateSettings(settings);
+    const problem = await settingsProblem(settings);
     if (problem && problem.field === 'baseUrl') {
       markInvalid('baseUrl');
       say(connectionStatus, said(problem.message, problem.localizable), 'error');
@@ -360,14 +368,13 @@ testButton.addEventListener('click', async () => {
     }
     form.elements.baseUrl.removeAttribute('aria-invalid');
     const timeout = Math.min(settings.requestTimeoutSeconds, TEST_TIMEOUT_SECONDS);
-    let models;
-    try {
-      models = await listModels({ ...settings, requestTimeoutSeconds: timeout });
-    } catch (err) {
-      if (generation === connectionGeneration) say(connectionStatus, String(err), 'error');
+    const answer = await ask({ type: 'list_models', settings: { ...settings, requestTimeoutSeconds: timeout } });
+    if (generation !== connectionGeneration) return; // The fields changed meanwhile.
+    if (answer.problem) {
+      say(connectionStatus, said(answer.problem.message, answer.problem.localizable), 'error');
       return;
     }
-    if (generation !== connectionGeneration) return; // The fields changed meanwhile.
+    const { models } = answer;
     suggestModels(models);
     const listed = settings.model && modelListed(settings.model, models);
     say(connectionStatus, connectionReport(settings.model, models), models.length === 0 || (settings.model && !listed) ? 'error' : 'ok');
@@ -380,20 +387,19 @@ testButton.addEventListener('click', async () => {
 // --- Save ------------------------------------------------------------------------------------
 
 /**
- * Saves the form as it stands, after the core's validation: `undefined` when saved, else the
- * core's `{ field, message }` (shown next to the Save button, the field marked and focused).
+ * Saves the form as it stands through the worker, which checks it first: `undefined` when saved,
+ * else the core's `{ field, message }` (shown next to the Save button, the field marked and
+ * focused).
  */
 async function saveForm() {
   const settings = readForm();
   clearInvalid();
-  await core;
-  const problem = validateSettings(settings) ?? await checkTokenBudget(settings);
+  const { problem } = await ask({ type: 'save_settings', settings });
   if (problem) {
-    markInvalid(problem.field);
+    await markInvalid(problem.field, true, problem);
     show(said(problem.message, problem.localizable), true);
     return problem;
   }
-  await saveSettings(settings);
   unsaved = false;
   show(t('options_saved'), false);
   return undefined;
@@ -440,7 +446,8 @@ exportButton.addEventListener('click', async () => {
     say(backupStatus, t('options_nothing_to_export'), 'error');
     return;
   }
-  download(EXPORT_FILENAME, `${JSON.stringify({ ...exportable(stored), savedTasks: await loadSavedTasks() }, null, 2)}\n`, 'application/json');
+  const { tasks: savedTasks } = await ask({ type: 'get_saved_tasks' });
+  download(EXPORT_FILENAME, `${JSON.stringify({ ...exportable(stored), savedTasks }, null, 2)}\n`, 'application/json');
   say(backupStatus, sentences(t('options_exported', EXPORT_FILENAME), unsaved && t('options_exported_unsaved')));
 });
 
@@ -525,19 +532,18 @@ async function importSettings(file) {
   say(backupStatus, t('options_reading_file', file.name), 'progress');
   const { settings: { savedTasks, ...imported } = {}, error } = await readExport(file);
   if (error) return refuse(error);
-  const tasksProblem = savedTasks === undefined ? null : savedTasksProblem(savedTasks);
-  if (tasksProblem) return refuse(t('options_import_saved_tasks_problem', tasksProblem));
+  const tasksProblem = savedTasks === undefined ? null : (await ask({ type: 'check_saved_tasks', tasks: savedTasks })).problem;
+  if (tasksProblem) return refuse(t('options_import_saved_tasks_problem', said(tasksProblem.message, tasksProblem.localizable)));
   const shape = shapeProblem(imported);
   if (shape) return refuse(t('options_import_field_problem', fieldLabel(shape.field), shape.message), shape.field);
 
-  await core;
   const stored = await loadSettings();
   const settings = withKeptSecrets(imported, stored);
-  const problem = validateSettings(settings);
+  const problem = await settingsProblem(settings);
   const missing = settings.secrets.filter((secret) => !secret.value).map((secret) => secret.name);
   // Secrets whose values are to be entered again are the one problem the form can finish.
   const onlyMissingValues = problem && problem.field === 'secrets' && missing.length > 0
-    && !validateSettings({ ...settings, secrets: settings.secrets.map((s) => ({ ...s, value: s.value || 'to be entered' })) });
+    && !(await settingsProblem({ ...settings, secrets: settings.secrets.map((s) => ({ ...s, value: s.value || 'to be entered' })) }));
   if (problem && !onlyMissingValues) return refuse(said(problem.message, problem.localizable), problem.field);
 
   let trustedNote = '';
@@ -554,9 +560,12 @@ async function importSettings(file) {
   const keyNote = imported.apiKey ? t('options_import_key_used') : stored?.apiKey ? t('options_import_key_kept') : '';
 
   // The saved tasks are the user's own list, apart from the settings: they are taken as they are.
-  if (savedTasks !== undefined) await storeSavedTasks(savedTasks);
+  if (savedTasks !== undefined) {
+    const { problem: notSaved } = await ask({ type: 'save_saved_tasks', tasks: savedTasks });
+    if (notSaved) throw new Error(said(notSaved.message, notSaved.localizable));
+  }
   if (onlyMissingValues) {
-    markInvalid('secrets');
+    await markInvalid('secrets');
     const names = missing.join(', ');
     show('', false);
     const enter = missing.length === 1 ? t('options_imported_enter_value', file.name, names) : t('options_imported_enter_values', file.name, names);

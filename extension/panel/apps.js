@@ -2,7 +2,7 @@
 // (Allow once, Always, Deny), and the button that shares the panel's tab with apps.
 
 import { t } from '../shared/i18n.js';
-import { loadSettings } from '../shared/settings-store.js';
+import { ask, onChanged } from '../shared/worker.js';
 import { isShared, shareTabs, unshareTab } from '../shared/shared-tabs.js';
 
 const pairingBox = document.getElementById('app-pairing');
@@ -32,7 +32,7 @@ for (const [id, decision] of [['app-allow-once', 'once'], ['app-allow-always', '
 
 /** Shows whether the panel's tab is shared, when the user lets apps use the agent. */
 async function refreshShare() {
-  const on = Boolean((await loadSettings().catch(() => null))?.mcp);
+  const on = Boolean((await ask({ type: 'get_settings' }).catch(() => ({}))).settings?.mcp);
   const tabId = on ? await targetTabId() : null;
   shareBar.hidden = !tabId;
   if (!tabId) return;
@@ -65,5 +65,5 @@ export function setupApps({ sendMessage, tabOf }) {
   chrome.tabs.onUpdated.addListener((_id, change) => { if ('groupId' in change) refreshShare(); });
   chrome.tabs.onActivated.addListener(() => refreshShare());
   chrome.tabGroups.onUpdated.addListener(() => refreshShare());
-  chrome.storage.onChanged.addListener((changes, area) => { if (area === 'local' && changes.settings) refreshShare(); });
+  onChanged((what) => { if (what === 'settings') refreshShare(); });
 }

@@ -5,11 +5,9 @@ import { t, localize, said } from '../shared/i18n.js';
 import { element, button, download } from '../shared/dom.js';
 import { onRunWorkflow, saveAsWorkflowButton } from './workflows.js';
 import { setupApps, showPairing } from './apps.js';
+import { listen, send } from '../shared/worker.js';
 
 localize();
-
-const PROTOCOL_VERSION = 1;
-const PORT_NAME = 'agent-panel';
 
 const log = document.getElementById('log');
 const form = document.getElementById('composer');
@@ -23,7 +21,6 @@ const taskList = document.getElementById('task-list');
 /** Set by the runner and tests (`panel.html?tab=ID`); otherwise the active tab of this window. */
 const fixedTabId = Number(new URLSearchParams(location.search).get('tab')) || null;
 
-let port = null;
 /** While a past chat's events are rendered: nothing they show may act or change the panel's state. */
 let replaying = false;
 
@@ -638,19 +635,6 @@ function exportButtons({ record, report }) {
   return [json, markdown, replay];
 }
 
-function connect() {
-  port = chrome.runtime.connect({ name: PORT_NAME });
-  port.onMessage.addListener((event) => {
-    if (event?.v === PROTOCOL_VERSION) receive(event);
-  });
-  port.onDisconnect.addListener(() => {
-    // The worker went away (stopped by the browser, or the extension reloaded): reconnect, which
-    // restarts it, and learn from its hello whether our tasks survived.
-    port = null;
-    setTimeout(connect, 100);
-  });
-}
-
 /** A chat of its own for a new task, on screen, unless the shown one is still empty. */
 function freshView() {
   if (shown.started || shown.running || shown.box.childElementCount > 0) show(new ChatView());
@@ -666,11 +650,6 @@ async function startAfresh(request) {
 }
 
 onRunWorkflow(startAfresh);
-
-function send(message) {
-  if (!port) connect();
-  port.postMessage({ v: PROTOCOL_VERSION, ...message });
-}
 
 async function targetTabId() {
   if (fixedTabId) return fixedTabId;
@@ -701,7 +680,7 @@ input.addEventListener('keydown', (e) => {
 });
 
 stopButton.addEventListener('click', () => send({ type: 'stop', chat: shown.chat }));
-pauseButton.addEventListener('click', () => send({ type: shown.state === 'paused' ? 'resume' : 'pause', chat: shown.chat }));
+pauseButton.addEventListener('click', () => send(shown.state === 'paused' ? { type: 'resume', chat: shown.chat } : { type: 'pause', chat: shown.chat }));
 
 document.getElementById('new-chat').addEventListener('click', () => {
   closeHistory(false);
@@ -865,6 +844,7 @@ log.addEventListener('click', (e) => {
 });
 
 show(new ChatView());
-connect();
+// Reconnects when the worker goes away, and learns from its hello whether our tasks survived.
+listen(receive);
 setupApps({ sendMessage: send, tabOf: targetTabId });
 input.focus();

@@ -2,9 +2,9 @@
 // ones, filtered by what follows it (arrows move, Enter inserts, Escape closes), each with Edit,
 // Move up and Delete. An inserted task's first {placeholder} is selected, to be typed over.
 
-import { loadSavedTasks, storeSavedTasks } from '../shared/saved-tasks.js';
-import { t } from '../shared/i18n.js';
+import { said, t } from '../shared/i18n.js';
 import { element, button } from '../shared/dom.js';
+import { ask } from '../shared/worker.js';
 
 const input = document.getElementById('task');
 const saveButton = document.getElementById('save-task');
@@ -76,11 +76,16 @@ function insert(text) {
   else input.setSelectionRange(text.length, text.length);
 }
 
+/** Asks the worker to keep `next` as the saved tasks (it checks them); says how it went. */
 async function update(next, message) {
   try {
-    await storeSavedTasks(next);
-    tasks = next;
-    say(message);
+    const { problem } = await ask({ type: 'save_saved_tasks', tasks: next });
+    if (problem) {
+      say(said(problem.message, problem.localizable));
+    } else {
+      tasks = next.map((text) => text.trim());
+      say(message);
+    }
   } catch (err) {
     say(err.message);
   }
@@ -144,4 +149,4 @@ input.addEventListener('keydown', (e) => {
 
 input.addEventListener('blur', () => setTimeout(() => { if (document.activeElement !== input) close(); }, 150));
 
-tasks = await loadSavedTasks();
+({ tasks } = await ask({ type: 'get_saved_tasks' }));

@@ -1,12 +1,11 @@
 // The first-run setup: with no model chosen yet, the panel offers one in a few clicks instead of
 // the chat. Model servers on this computer are found for the user (the core knows where they
 // listen and explains a server that refuses the extension); a cloud provider needs a key and a
-// model. The connection is tested before anything is saved.
+// model. The connection is tested before anything is saved; the worker checks and saves.
 
-import init, { findLocalServers, listModels, validateSettings } from '../core/agent_wasm.js';
-import { loadSettings, saveSettings } from '../shared/settings-store.js';
-import { t } from '../shared/i18n.js';
+import { said, t } from '../shared/i18n.js';
 import { element, button } from '../shared/dom.js';
+import { ask, onChanged } from '../shared/worker.js';
 
 const section = document.getElementById('setup');
 const localButton = document.getElementById('setup-local');
@@ -24,8 +23,6 @@ const cloudStatus = document.getElementById('setup-cloud-status');
 /** A sensible first model per provider (the settings page offers the whole list). */
 const FIRST_MODEL = { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-5', gemini: 'gemini-2.5-flash' };
 
-const core = init();
-
 const needsSetup = (settings) => !settings?.model?.trim();
 
 function say(status, text, error = false) {
@@ -40,20 +37,29 @@ function choose(local) {
   cloudStep.hidden = local;
 }
 
+/** The stored settings, or null. */
+async function storedSettings() {
+  return (await ask({ type: 'get_settings' })).settings;
+}
+
+/** A problem the worker answered, in the user's language. */
+const problemText = (problem) => said(problem.message, problem.localizable);
+
 /** Tests `chosen` (the provider must list its models), then stores it over the stored settings. */
 async function connect(chosen, status) {
-  await core;
-  const settings = { ...((await loadSettings()) ?? {}), ...chosen };
-  const problem = validateSettings(settings);
-  if (problem) return say(status, problem.message, true);
-  say(status, t('setup_testing'));
   try {
-    await listModels(settings);
+    const settings = { ...((await storedSettings()) ?? {}), ...chosen };
+    const checked = await ask({ type: 'validate_settings', settings });
+    if (checked.problem) return say(status, problemText(checked.problem), true);
+    say(status, t('setup_testing'));
+    const listed = await ask({ type: 'list_models', settings });
+    if (listed.problem) return say(status, problemText(listed.problem), true);
+    const saved = await ask({ type: 'save_settings', settings });
+    if (saved.problem) return say(status, problemText(saved.problem), true);
+    say(status, t('setup_connected', settings.model));
   } catch (err) {
-    return say(status, String(err?.message ?? err), true);
+    return say(status, err.message, true);
   }
-  await saveSettings(settings);
-  say(status, t('setup_connected', settings.model));
   return close();
 }
 
@@ -78,11 +84,10 @@ function serverItem(server) {
 }
 
 async function findServers() {
-  await core;
   serverList.replaceChildren();
   lookAgain.hidden = true;
   say(localStatus, t('setup_looking'));
-  const found = await findLocalServers();
+  const { servers: found } = await ask({ type: 'find_local_servers' });
   serverList.replaceChildren(...found.map(serverItem));
   lookAgain.hidden = false;
   const usable = found.filter((server) => !server.problem).length;
@@ -123,8 +128,8 @@ cloudStep.addEventListener('submit', (e) => {
   connect({ provider: provider.value, baseUrl: '', model: modelField.value.trim(), apiKey: keyField.value.trim() }, cloudStatus);
 });
 // Set up elsewhere (the settings page) meanwhile: the chat is ready.
-chrome.storage.onChanged.addListener(async () => {
-  if (!section.hidden && !needsSetup(await loadSettings())) close();
+onChanged(async (what) => {
+  if (what === 'settings' && !section.hidden && !needsSetup(await storedSettings())) close();
 });
 
-if (needsSetup(await loadSettings())) open();
+if (needsSetup(await storedSettings())) open();

@@ -1,19 +1,15 @@
 // Workflows in the panel: a successful run saved with its inputs as parameters (the core proposes
 // them; the user renames or drops them), listed under Workflows, run again with new values,
-// exported and imported as JSON. The core checks every workflow and keeps the store bounded
-// (crate/core/src/workflow.rs); this file only shows and stores them.
+// scheduled, exported and imported as JSON. The worker checks every workflow and schedule, keeps
+// the store bounded and keeps an alarm for each schedule (crate/core/src/saved.rs,
+// crate/core/src/workflow/); this file only shows them and asks it.
 
-import init, { proposeWorkflow, saveWorkflow, workflowScript, setSchedule, scheduleAlarm } from '../core/agent_wasm.js';
-import { t } from '../shared/i18n.js';
+import { t, said } from '../shared/i18n.js';
 import { element, button, download } from '../shared/dom.js';
+import { ask } from '../shared/worker.js';
 
-const KEY = 'workflows';
-/** The schedules, one per workflow by its name (crate/core/src/workflow/schedule.rs); the worker
- * keeps an alarm for each (extension/background/schedules.js). */
-const SCHEDULES_KEY = 'schedules';
 const REPEATS = ['once', 'hourly', 'daily', 'weekly'];
 const REPEAT_TEXTS = { once: 'schedule_once', hourly: 'schedule_hourly', daily: 'schedule_daily', weekly: 'schedule_weekly' };
-const core = init();
 
 const view = document.getElementById('workflows');
 const openButton = document.getElementById('workflows-button');
@@ -28,29 +24,29 @@ export function onRunWorkflow(run) {
   runRequest = run;
 }
 
-async function stored(key = KEY) {
-  const value = (await chrome.storage.local.get(key))[key];
-  return Array.isArray(value) ? value : [];
+/** Asks the worker `request`; throws the problem its answer names, if any. */
+async function change(request) {
+  const { problem } = await ask(request);
+  if (problem) throw new Error(said(problem.message, problem.localizable));
 }
 
 /** Adds `workflow` as `name` with its parameters renamed by `names` (null in it drops one; null
  * keeps them all as they are). */
-async function add(workflow, name, names) {
-  await core;
-  const saved = saveWorkflow(await stored(), workflow, name, names);
-  await chrome.storage.local.set({ [KEY]: saved });
+function add(workflow, name, names) {
+  return change({ type: 'save_workflow', workflow, name, names });
 }
 
 /** "Save as workflow" under a successful answer: a form with the proposed parameters. */
 export function saveAsWorkflowButton(record, card) {
   return button('save-workflow', t('workflow_save_as'), async (e) => {
     e.currentTarget.disabled = true;
-    await core;
     let proposed;
     try {
-      proposed = proposeWorkflow(record);
+      const answer = await ask({ type: 'propose_workflow', record });
+      if (answer.problem) throw new Error(answer.problem.message);
+      proposed = answer.workflow;
     } catch (err) {
-      card.append(element('p', 'status-error', String(err)));
+      card.append(element('p', 'status-error', String(err.message)));
       return;
     }
     card.append(saveForm(proposed));
@@ -91,7 +87,7 @@ function saveForm(proposed) {
       await add(proposed, name.value, names);
       form.replaceChildren(element('p', 'decision', t('workflow_saved')));
     } catch (err) {
-      say.textContent = String(err);
+      say.textContent = String(err.message);
     }
   });
   return form;
@@ -108,10 +104,9 @@ function localInput(ms) {
   return date.toISOString().slice(0, 19);
 }
 
-/** What a workflow's schedule does, and when it next runs. */
-function scheduleLine(schedule, workflows) {
-  const alarm = scheduleAlarm(schedule, workflows, Date.now());
-  const text = alarm ? t('schedule_next', t(REPEAT_TEXTS[schedule.repeat]), when(alarm.when)) : t('schedule_over');
+/** What a workflow's schedule does, and when it next runs (`next`, as the worker says). */
+function scheduleLine(schedule) {
+  const text = schedule.next ? t('schedule_next', t(REPEAT_TEXTS[schedule.repeat]), when(schedule.next)) : t('schedule_over');
   return element('p', 'schedule-line', text);
 }
 
@@ -140,22 +135,23 @@ function scheduleForm(workflow, schedule, values) {
   form.append(repeatLabel, firstLabel, element('button', 'save-schedule', t('schedule_save')));
   if (schedule) {
     form.append(button('remove-schedule', t('schedule_remove'), async () => {
-      const kept = (await stored(SCHEDULES_KEY)).filter((s) => s.workflow !== workflow.name);
-      await chrome.storage.local.set({ [SCHEDULES_KEY]: kept });
-      show(t('schedule_removed', workflow.name));
+      try {
+        await change({ type: 'remove_schedule', workflow: workflow.name });
+        show(t('schedule_removed', workflow.name));
+      } catch (err) {
+        say.textContent = String(err.message);
+      }
     }));
   }
   form.append(say);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
-    await core;
     const wanted = { workflow: workflow.name, values: values(), repeat: repeat.value, first_ms: new Date(first.value).getTime() || 0 };
     try {
-      const kept = setSchedule(await stored(SCHEDULES_KEY), await stored(), wanted);
-      await chrome.storage.local.set({ [SCHEDULES_KEY]: kept });
+      await change({ type: 'set_schedule', schedule: wanted });
       show(t('schedule_saved', workflow.name));
     } catch (err) {
-      say.textContent = t('schedule_not_saved', String(err));
+      say.textContent = t('schedule_not_saved', String(err.message));
     }
   });
   return form;
@@ -163,7 +159,7 @@ function scheduleForm(workflow, schedule, values) {
 
 /** One stored workflow: its name and task, a field per parameter, its schedule, Run, Schedule,
  * Export and Delete. */
-function workflowItem(workflow, index, all, schedules) {
+function workflowItem(workflow, schedules) {
   const item = element('li', 'workflow');
   item.append(element('h3', null, workflow.name), element('p', 'workflow-task', workflow.task));
   const fields = workflow.params.map((param) => {
@@ -181,7 +177,7 @@ function workflowItem(workflow, index, all, schedules) {
     runRequest({ type: 'run_workflow', workflow, values: values() });
   };
   const schedule = schedules.find((s) => s.workflow === workflow.name);
-  if (schedule) item.append(scheduleLine(schedule, all));
+  if (schedule) item.append(scheduleLine(schedule));
   const toggleSchedule = (e) => {
     const open = item.querySelector('.schedule-form');
     e.currentTarget.setAttribute('aria-expanded', String(!open));
@@ -192,15 +188,17 @@ function workflowItem(workflow, index, all, schedules) {
   const file = workflow.name.replace(/[^\w-]+/g, '-').slice(0, 40) || 'workflow';
   const exportIt = () => download(`${file}.json`, `${JSON.stringify(workflow, null, 2)}\n`, 'application/json');
   const script = async () => {
-    await core;
-    download(`${file}.mjs`, workflowScript(workflow), 'text/javascript');
+    const answer = await ask({ type: 'workflow_script', workflow });
+    if (answer.problem) return show(answer.problem.message);
+    return download(`${file}.mjs`, answer.script, 'text/javascript');
   };
   const remove = async () => {
-    await chrome.storage.local.set({
-      [KEY]: all.filter((_, i) => i !== index),
-      [SCHEDULES_KEY]: schedules.filter((s) => s.workflow !== workflow.name),
-    });
-    show();
+    try {
+      await change({ type: 'delete_workflow', name: workflow.name });
+      show();
+    } catch (err) {
+      show(String(err.message));
+    }
   };
   const actions = element('div', 'workflow-actions');
   actions.append(
@@ -215,9 +213,10 @@ function workflowItem(workflow, index, all, schedules) {
 }
 
 async function show(message) {
-  const [all, schedules] = await Promise.all([stored(), stored(SCHEDULES_KEY), core]);
-  list.replaceChildren(...all.map((workflow, i) => workflowItem(workflow, i, all, schedules)));
-  status.textContent = message ?? (all.length ? '' : t('workflow_none'));
+  const { workflows, schedules, problem } = await ask({ type: 'list_workflows' });
+  list.replaceChildren(...workflows.map((workflow) => workflowItem(workflow, schedules)));
+  const state = problem ? said(problem.message, problem.localizable) : (workflows.length ? '' : t('workflow_none'));
+  status.textContent = message ?? state;
 }
 
 function open() {

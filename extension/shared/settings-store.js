@@ -1,4 +1,5 @@
-// Where the user's settings live. The credentials (the API key, and the secrets with their values)
+// Where the user's settings live, read and written by the service worker alone (the pages ask it:
+// background/saved-host.js, crate/core/src/saved.rs). The credentials (the API key, and the secrets with their values)
 // are kept in this extension's own IndexedDB, which only the extension's pages and worker can
 // open: a content script runs in its page's origin and opens that page's databases. Everything
 // else is in chrome.storage.local under `settings` (never sync), with the id of the credentials'
@@ -7,7 +8,7 @@
 // done here where the browser can); none of them uses it.
 //
 // Settings stored by earlier versions, with the credentials in chrome.storage.local, are moved on
-// their first load in any of the extension's contexts: written to the database, the settings
+// their first load: written to the database, the settings
 // rewritten without them, older records deleted. Each step leaves a state that loads the same
 // (the settings name a record that exists), so a worker stopped midway finishes at the next load.
 

@@ -486,22 +486,28 @@ test('an error no setting fixes offers to try the task again, and trying again r
   }
 });
 
-test('only our panel page may drive the agent', async () => {
-  const llm = await startLlmServer(shopScript(site.origin));
+test('the settings page reaches the worker by the same port: it is greeted, and its questions are answered to it by ref', async () => {
+  await useModel('http://127.0.0.1:9/v1');
+  const options = await agent.context.newPage();
   try {
-    await useModel(llm.baseUrl);
-    const options = await agent.context.newPage();
     await options.goto(agent.extensionUrl('extension/options/options.html'));
-    const outcome = await options.evaluate(() => new Promise((resolve) => {
+    const heard = await options.evaluate(() => new Promise((resolve) => {
+      const messages = [];
       const port = chrome.runtime.connect({ name: 'agent-panel' });
-      port.onDisconnect.addListener(() => resolve('disconnected'));
-      port.onMessage.addListener((m) => resolve(`message ${m.type}`));
-      port.postMessage({ v: 1, type: 'start_task', task: 'do something' });
+      port.onDisconnect.addListener(() => resolve({ messages, disconnected: true }));
+      port.onMessage.addListener((m) => {
+        messages.push(m);
+        if (m.ref === 'q1') resolve({ messages, disconnected: false });
+      });
+      port.postMessage({ v: 1, type: 'get_settings', ref: 'q1' });
     }));
-    assert.equal(outcome, 'disconnected');
-    assert.equal(llm.requests.length, 0);
+    assert.equal(heard.disconnected, false);
+    assert.equal(heard.messages[0].type, 'hello');
+    const answer = heard.messages.at(-1);
+    assert.equal(answer.type, 'settings');
+    assert.equal(answer.settings.baseUrl, 'http://127.0.0.1:9/v1');
   } finally {
-    await llm.close();
+    await options.close();
   }
 });
 

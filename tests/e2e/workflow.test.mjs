@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask, proposeWorkflow } from '../../runner/launch.mjs';
+import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask, proposeWorkflow, askWorker } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { startSiteServer } from '../support/site-server.mjs';
 import { SHOP_TASK, shopScript, runRunner, waitUntil } from '../support/fixtures.mjs';
@@ -212,12 +212,10 @@ test('a scheduled run that would send a message waits: a notification asks, and 
     });
     const workflow = { ...(await proposeWorkflow(agent, record)), name: 'Ask support' };
     const values = Object.fromEntries(workflow.params.map(({ name, value }) => [name, value === 'Ada' ? 'Grace' : value]));
-    await agent.worker.evaluate(async ({ workflow, values }) => {
-      await chrome.storage.local.set({
-        workflows: [workflow],
-        schedules: [{ workflow: workflow.name, values, repeat: 'once', first_ms: Date.now() + 2000 }],
-      });
-    }, { workflow, values });
+    // Saved and scheduled as the panel asks the worker.
+    assert.deepEqual(await askWorker(agent, { type: 'save_workflow', workflow, name: workflow.name }), { v: 1, type: 'workflow_saved', problem: null });
+    const schedule = { workflow: workflow.name, values, repeat: 'once', first_ms: Date.now() + 2000 };
+    assert.deepEqual(await askWorker(agent, { type: 'set_schedule', schedule }), { v: 1, type: 'schedule_set', problem: null });
 
     // The scheduled run comes to the message's sending and asks, in a notification and in the
     // panel (which shows it, having nothing else on screen).

@@ -34,6 +34,7 @@ pub mod mcp;
 pub mod messages;
 pub mod protocol;
 pub mod safety;
+pub mod saved;
 pub mod settings;
 pub mod tabs;
 pub mod text;

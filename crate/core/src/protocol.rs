@@ -13,8 +13,47 @@ use std::collections::BTreeMap;
 
 pub const PROTOCOL_VERSION: u64 = 1;
 pub const PANEL_PORT_NAME: &str = "agent-panel";
-/// Extension pages allowed to drive the agent, relative to the extension's root.
-const PANEL_PAGES: &[&str] = &["extension/panel/panel.html"];
+/// Extension pages allowed to drive the agent, relative to the extension's root: the side panel,
+/// and the settings page (which saves the settings through the worker).
+const PANEL_PAGES: &[&str] = &["extension/panel/panel.html", "extension/options/options.html"];
+
+/// The types of what the worker sends besides the tasks' events ([`AgentEvent`]): the answers to
+/// a page's requests and the notices to every page, each built by [`message`]; `app_pairing`
+/// comes from [`crate::mcp::pairing_question`] and `trimmed` from [`crate::chats`].
+pub const SENT_TYPES: &[&str] = &[
+    "hello",
+    "chats",
+    "chat",
+    "app_pairing",
+    "trimmed",
+    "changed",
+    "settings",
+    "settings_validated",
+    "settings_saved",
+    "models",
+    "local_servers",
+    "workflows",
+    "workflow_proposed",
+    "workflow_saved",
+    "workflow_deleted",
+    "script",
+    "schedule_set",
+    "schedule_removed",
+    "saved_tasks",
+    "saved_tasks_checked",
+    "saved_tasks_saved",
+    "mcp_apps",
+];
+
+/// A message of type `kind` for the pages: `body`'s fields, with the version and the type.
+pub fn message(kind: &'static str, body: Value) -> Value {
+    debug_assert!(SENT_TYPES.contains(&kind), "\"{kind}\" is missing from SENT_TYPES");
+    let mut value = json!({"v": PROTOCOL_VERSION, "type": kind});
+    if let (Some(fields), Value::Object(body)) = (value.as_object_mut(), body) {
+        fields.extend(body);
+    }
+    value
+}
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
@@ -105,6 +144,55 @@ pub enum PanelRequest {
     DeleteChat { id: String },
     /// Deletes every stored chat but the running one: answered with `chats`.
     ClearChats {},
+    // The pages' requests about the user's saved things (settings, workflows and schedules,
+    // saved tasks, the AI apps allowed "Always"), and the queries the pages ask the core: the
+    // worker alone writes them. Each is answered to the asking page alone (see `crate::saved`).
+    /// The stored settings: answered with `settings`.
+    GetSettings {},
+    /// Checks settings without saving them (with `tokenBudget`, also that the token budget holds
+    /// every agent's requests, as a save does): answered with `settings_validated`.
+    ValidateSettings {
+        settings: Value,
+        #[serde(rename = "tokenBudget", default)]
+        token_budget: bool,
+    },
+    /// Stores settings in place of the stored ones once they are valid and their token budget
+    /// holds: answered with `settings_saved`.
+    SaveSettings { settings: Value },
+    /// The models the provider of `settings` offers: answered with `models`.
+    ListModels { settings: Value },
+    /// The model servers running on this computer: answered with `local_servers`.
+    FindLocalServers {},
+    /// The stored workflows and their schedules: answered with `workflows`.
+    ListWorkflows {},
+    /// A workflow from a successful run's record: answered with `workflow_proposed`.
+    ProposeWorkflow { record: Value },
+    /// Stores `workflow` as `name`, its parameters renamed by `names` (null in it drops one;
+    /// without `names` they are kept, as for an import): answered with `workflow_saved`.
+    SaveWorkflow {
+        workflow: Value,
+        name: String,
+        #[serde(default)]
+        names: Option<Vec<Option<String>>>,
+    },
+    /// Deletes the workflow `name` and its schedule: answered with `workflow_deleted`.
+    DeleteWorkflow { name: String },
+    /// A stored workflow as a Playwright script: answered with `script`.
+    WorkflowScript { workflow: Value },
+    /// Sets a workflow's schedule in place of its earlier one: answered with `schedule_set`.
+    SetSchedule { schedule: Value },
+    /// Removes the schedule of workflow `workflow`: answered with `schedule_removed`.
+    RemoveSchedule { workflow: String },
+    /// The saved tasks: answered with `saved_tasks`.
+    GetSavedTasks {},
+    /// Checks a list of saved tasks without storing it: answered with `saved_tasks_checked`.
+    CheckSavedTasks { tasks: Value },
+    /// Stores `tasks` as the saved tasks: answered with `saved_tasks_saved`.
+    SaveSavedTasks { tasks: Value },
+    /// The AI apps allowed "Always": answered with `mcp_apps`.
+    ListMcpApps {},
+    /// Forgets the AI app `name` allowed "Always" (it is asked again): answered with `mcp_apps`.
+    RevokeMcpApp { name: String },
 }
 
 impl PanelRequest {
@@ -116,7 +204,9 @@ impl PanelRequest {
             return Err(text!("core_protocol_version", version, PROTOCOL_VERSION).into());
         }
         let mut body = message.clone();
-        body.as_object_mut().map(|fields| fields.remove("v"));
+        // `ref` is the asking page's, for matching the answer to its request (the worker's port
+        // puts it back on each answer).
+        body.as_object_mut().map(|fields| (fields.remove("v"), fields.remove("ref")));
         let request: PanelRequest = serde_json::from_value(body).map_err(|err| malformed(err.to_string()))?;
         let bad_id = |id: &String| (!chats::is_valid_id(id)).then(|| malformed(format!("\"{id}\" is not a chat id")));
         let problem = match &request {
@@ -202,14 +292,14 @@ pub fn encode_chat_event(chat: &str, event: &AgentEvent) -> Value {
 
 /// The History for the panel: the stored chats, newest first; `running` are the chats with a
 /// task under way or waiting; `message` says why a request was not carried out.
-pub fn encode_chats(chats: &[ChatSummary], running: &[String], message: Option<&str>) -> Value {
+pub fn encode_chats(chats: &[ChatSummary], running: &[String], refusal: Option<&str>) -> Value {
     let list: Vec<Value> = chats
         .iter()
         .map(|chat| json!({"id": chat.id, "title": chat.title, "created": chat.created, "updated": chat.updated}))
         .collect();
-    let mut value = json!({"v": PROTOCOL_VERSION, "type": "chats", "chats": list, "running": running});
-    if let Some(message) = message {
-        value["message"] = Value::from(message);
+    let mut value = message("chats", json!({"chats": list, "running": running}));
+    if let Some(refusal) = refusal {
+        value["message"] = Value::from(refusal);
     }
     value
 }
@@ -217,20 +307,20 @@ pub fn encode_chats(chats: &[ChatSummary], running: &[String], message: Option<&
 /// What a panel learns when it connects: each task under way or waiting, with its chat's events
 /// so far (`running` says whether there is any, for the runner).
 pub fn encode_hello(tasks: Vec<Value>) -> Value {
-    json!({"v": PROTOCOL_VERSION, "type": "hello", "running": !tasks.is_empty(), "tasks": tasks})
+    message("hello", json!({"running": !tasks.is_empty(), "tasks": tasks}))
 }
 
 /// A stored chat for the panel to show read-only: its events as they were sent.
 pub fn encode_chat(chat: &Chat) -> Value {
-    json!({"v": PROTOCOL_VERSION, "type": "chat", "id": chat.id, "title": chat.title, "events": chat.events})
+    message("chat", json!({"id": chat.id, "title": chat.title, "events": chat.events}))
 }
 
 /// The marker a stored chat keeps where events were cut out of it (see `Chat::cap`).
 pub fn encode_trimmed() -> Value {
-    json!({"v": PROTOCOL_VERSION, "type": "trimmed"})
+    message("trimmed", json!({}))
 }
 
-/// Only our own panel page, inside our own extension, may connect.
+/// Only our own pages (the panel, the settings), inside our own extension, may connect.
 pub fn is_trusted_sender(extension_id: &str, sender_id: Option<&str>, sender_url: Option<&str>) -> bool {
     let origin = format!("chrome-extension://{extension_id}/");
     let page =
@@ -342,11 +432,12 @@ mod tests {
     }
 
     #[test]
-    fn trusts_only_our_panel_page() {
+    fn trusts_only_our_pages() {
         let id = "abcdef";
         assert!(is_trusted_sender(id, Some(id), Some("chrome-extension://abcdef/extension/panel/panel.html?tab=3")));
         assert!(!is_trusted_sender(id, Some("other"), Some("chrome-extension://abcdef/extension/panel/panel.html")));
-        assert!(!is_trusted_sender(id, Some(id), Some("chrome-extension://abcdef/extension/options/options.html")));
+        assert!(is_trusted_sender(id, Some(id), Some("chrome-extension://abcdef/extension/options/options.html")));
+        assert!(!is_trusted_sender(id, Some(id), Some("chrome-extension://abcdef/extension/shared/dom.js")));
         assert!(!is_trusted_sender(id, Some(id), Some("https://evil.test/extension/panel/panel.html")));
         assert!(!is_trusted_sender(id, Some(id), None));
     }
@@ -453,5 +544,23 @@ mod tests {
         let queued = encode_chat_event("c2", &AgentEvent::TaskQueued { task: "t".into(), position: 1 });
         assert_eq!(queued, json!({"v": 1, "type": "task_queued", "task": "t", "position": 1, "chat": "c2"}));
         assert_eq!(encode_hello(vec![])["running"], false);
+    }
+
+    #[test]
+    fn what_is_sent_outside_message_is_listed_too() {
+        let pairing = crate::mcp::pairing_question(Some("Claude"));
+        for kind in [pairing["type"].as_str().unwrap(), encode_trimmed()["type"].as_str().unwrap()] {
+            assert!(SENT_TYPES.contains(&kind), "{kind}");
+        }
+        assert_eq!(
+            message("changed", json!({"what": "settings"})),
+            json!({"v": 1, "type": "changed", "what": "settings"})
+        );
+    }
+
+    #[test]
+    fn a_page_s_ref_is_not_part_of_the_request() {
+        let request = PanelRequest::parse(&json!({"v": 1, "type": "get_settings", "ref": 7}));
+        assert_eq!(request, Ok(PanelRequest::GetSettings {}));
     }
 }

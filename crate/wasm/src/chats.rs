@@ -48,7 +48,7 @@ pub struct Reply {
 }
 
 impl Reply {
-    fn send(&self, message: &Value) {
+    pub fn send(&self, message: &Value) {
         match &self.to {
             // A panel that closed meanwhile needs no answer.
             Some(port) => drop(port.call1(&JsValue::NULL, &crate::to_js(message))),

@@ -12,6 +12,7 @@ use agent_core::dom_map::{ElementRef, RawFrame, RawPage};
 use agent_core::i18n::Message;
 use agent_core::llm::Image;
 use agent_core::protocol::encode_event;
+use agent_core::saved::Key;
 use agent_core::settings::Settings;
 use agent_core::text;
 use serde::Deserialize;
@@ -93,6 +94,12 @@ extern "C" {
     /// One stored chat, or `null`.
     #[wasm_bindgen(method, catch, js_name = loadChat)]
     async fn load_chat(this: &BrowserHost, id: &str) -> Result<JsValue, JsValue>;
+    /// The user's thing stored under `key` (`agent_core::saved::Key`), or `null`.
+    #[wasm_bindgen(method, catch, js_name = readSaved)]
+    async fn read_saved(this: &BrowserHost, key: &str) -> Result<JsValue, JsValue>;
+    /// Stores the user's thing `key`, then does what follows from the change.
+    #[wasm_bindgen(method, catch, js_name = writeSaved)]
+    async fn write_saved(this: &BrowserHost, key: &str, value: JsValue) -> Result<JsValue, JsValue>;
     /// Writes the index and a chat (or `null`) together, then removes the chats named in `removed`.
     #[wasm_bindgen(method, catch, js_name = saveChats)]
     async fn save_chats(
@@ -248,6 +255,24 @@ impl HostBrowser {
     pub async fn active_tab(&self) -> Result<TabId, Message> {
         let value = self.host.active_tab().await.map_err(|err| error_message(&err))?;
         Ok(value.as_f64().map(|id| id as TabId).ok_or_else(|| text!("core_no_active_tab"))?)
+    }
+}
+
+impl agent_core::saved::Store for HostBrowser {
+    async fn read(&self, key: Key) -> Result<serde_json::Value, String> {
+        let value = self.host.read_saved(key.name()).await.map_err(|err| error_message(&err))?;
+        if value.is_null() || value.is_undefined() {
+            return Ok(serde_json::Value::Null);
+        }
+        serde_wasm_bindgen::from_value(value).map_err(|err| format!("the stored {} are unreadable ({err})", key.name()))
+    }
+
+    async fn write(&self, key: Key, value: serde_json::Value) -> Result<(), String> {
+        self.host.write_saved(key.name(), super::to_js(&value)).await.map(drop).map_err(|err| error_message(&err))
+    }
+
+    fn tell_pages(&self, message: &serde_json::Value) {
+        self.emit_value(message);
     }
 }
 

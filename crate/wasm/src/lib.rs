@@ -21,10 +21,11 @@ use agent_core::llm::AnyModel;
 use agent_core::mcp;
 use agent_core::messages::{Budget, History};
 use agent_core::protocol::{self, PanelRequest};
+use agent_core::saved::{Tools, UserData};
 use agent_core::settings::{Settings, DEFAULT_PARALLEL_TASKS};
 use agent_core::text;
 use agent_core::tokens::{estimate_tokens, TokenCounter};
-use agent_core::workflow::{self, Workflow};
+use agent_core::workflow;
 use apps::{AppCall, Apps};
 use chats::{Chats, Reply, Start};
 use fetch::FetchClient;
@@ -46,6 +47,8 @@ pub struct Core {
     chats: Rc<Chats>,
     /// What AI apps (through MCP) have under way.
     apps: Rc<Apps>,
+    /// The pages' way to the user's saved things.
+    saved: Rc<UserData>,
 }
 
 /// The user as a task asks them: through the panel, within a time limit for the tasks AI apps
@@ -93,11 +96,11 @@ impl Core {
         panic::install(&host);
         let browser = Rc::new(HostBrowser::new(host));
         let chats = Chats::new(Rc::clone(&browser));
-        Core { browser, tasks: Rc::default(), chats, apps: Rc::default() }
+        Core { browser, tasks: Rc::default(), chats, apps: Rc::default(), saved: Rc::default() }
     }
 
-    /// Handles one message from a trusted panel port. Problems are reported as events. Answers
-    /// meant for the asking panel alone (the History) go to `reply`, when given.
+    /// Handles one message from a trusted page's port. Answers meant for the asking page alone
+    /// (the History, the saved things, a request it could not read) go to `reply`, when given.
     #[wasm_bindgen(js_name = handlePanelMessage)]
     pub fn handle_panel_message(&self, message: JsValue, reply: Option<js_sys::Function>) {
         let reply = Reply { to: reply, browser: Rc::clone(&self.browser) };
@@ -105,7 +108,7 @@ impl Core {
             .map_err(|err| protocol::malformed(err.to_string()))
             .and_then(|value| PanelRequest::parse(&value));
         match request {
-            Err(reason) => self.browser.emit(&AgentEvent::Error { message: reason, steps: 0 }),
+            Err(reason) => reply.send(&protocol::encode_event(&AgentEvent::Error { message: reason, steps: 0 })),
             Ok(PanelRequest::Stop { chat }) => self.stop(chat.as_deref()),
             Ok(PanelRequest::Pause { chat }) => self.control(chat.as_deref(), CancelToken::pause),
             Ok(PanelRequest::Resume { chat }) => self.control(chat.as_deref(), CancelToken::resume),
@@ -154,6 +157,8 @@ impl Core {
                     _ => Review::Cancel,
                 },
             ),
+            // The rest: the pages' requests about the user's saved things.
+            Ok(request) => self.answer_saved(request, reply),
         }
     }
 
@@ -392,6 +397,14 @@ impl Job {
 }
 
 impl Core {
+    /// Answers a page's request about the user's saved things (`agent_core::saved`).
+    fn answer_saved(&self, request: PanelRequest, reply: Reply) {
+        let (saved, browser) = (Rc::clone(&self.saved), Rc::clone(&self.browser));
+        wasm_bindgen_futures::spawn_local(
+            async move { reply.send(&saved.answer(&*browser, &WorkerTools, request).await) },
+        );
+    }
+
     /// Sends an event to the panels as chat `chat`'s, without recording it (the chat is not open).
     fn emit_to(&self, chat: &str, event: AgentEvent) {
         self.browser.emit_value(&protocol::encode_chat_event(chat, &event));
@@ -569,6 +582,7 @@ impl Core {
             tasks: Rc::clone(&self.tasks),
             chats: Rc::clone(&self.chats),
             apps: Rc::clone(&self.apps),
+            saved: Rc::clone(&self.saved),
         }
     }
 }
@@ -728,39 +742,6 @@ impl Prepared {
     }
 }
 
-/// A workflow proposed from a successful run's record (`run_recorded`), with a parameter for each
-/// literal input of the run; throws why the run cannot become one.
-#[wasm_bindgen(js_name = proposeWorkflow)]
-pub fn propose_workflow(record: JsValue) -> Result<JsValue, JsValue> {
-    let record: serde_json::Value = from_js(record)?;
-    Workflow::propose(&record).map(|workflow| to_js(&workflow)).map_err(|err| JsValue::from_str(&err))
-}
-
-/// The stored workflows with `workflow` added as `name`, its parameters renamed (or dropped where
-/// `names` holds null; kept as they are when `names` is null, as for an import); throws what is
-/// wrong (a bad name, the store full).
-#[wasm_bindgen(js_name = saveWorkflow)]
-pub fn save_workflow(stored: JsValue, workflow: JsValue, name: &str, names: JsValue) -> Result<JsValue, JsValue> {
-    let stored: Vec<serde_json::Value> = from_js(stored)?;
-    let workflow: serde_json::Value = from_js(workflow)?;
-    let names: Option<Vec<Option<String>>> = from_js(names)?;
-    workflow::save(&stored, &workflow, name, names.as_deref())
-        .map(|saved| to_js(&saved))
-        .map_err(|err| JsValue::from_str(&err))
-}
-
-/// The stored schedules with `schedule` in place of its workflow's earlier one, each checked
-/// against the stored `workflows`; throws what is wrong with it.
-#[wasm_bindgen(js_name = setSchedule)]
-pub fn set_schedule(stored: JsValue, workflows: JsValue, schedule: JsValue) -> Result<JsValue, JsValue> {
-    let stored: Vec<serde_json::Value> = from_js(stored)?;
-    let workflows: Vec<serde_json::Value> = from_js(workflows)?;
-    let schedule: serde_json::Value = from_js(schedule)?;
-    workflow::set_schedule(&stored, &workflows, &schedule)
-        .map(|kept| to_js(&kept))
-        .map_err(|err| JsValue::from_str(&err))
-}
-
 /// The alarm for a stored schedule's next run after `now` on the browser's local clock
 /// (`{when}`), or `null` when it has no run left or is no longer valid (its workflow gone).
 #[wasm_bindgen(js_name = scheduleAlarm)]
@@ -782,32 +763,6 @@ impl workflow::LocalZone for BrowserZone {
     }
 }
 
-/// A stored workflow as a standalone Playwright script; throws why the workflow is unusable.
-#[wasm_bindgen(js_name = workflowScript)]
-pub fn workflow_script(workflow: JsValue) -> Result<String, JsValue> {
-    let workflow = Workflow::from_json(&from_js(workflow)?).map_err(|err| JsValue::from_str(&err))?;
-    Ok(workflow::playwright_script(&workflow))
-}
-
-/// The models the provider in `settings` offers, for the options page; rejects with a message
-/// saying what went wrong.
-#[wasm_bindgen(js_name = listModels)]
-pub fn list_models(settings: JsValue) -> js_sys::Promise {
-    wasm_bindgen_futures::future_to_promise(async move {
-        let settings = settings_from_js(settings).map_err(|err| JsValue::from_str(&err.english()))?;
-        let model = AnyModel::new(
-            settings.provider,
-            &settings.base_url,
-            &settings.model,
-            &settings.api_key,
-            settings.model_options(),
-            FetchClient { timeout_ms: settings.request_timeout_seconds.max(1) * 1000 },
-        );
-        let models = model.list_models().await.map_err(|err| JsValue::from_str(&err.to_string()))?;
-        Ok(to_js(&models))
-    })
-}
-
 /// Each agent's model name with its token counter (its vocabulary loaded).
 async fn agent_counters(settings: &Settings) -> Vec<(String, TokenCounter)> {
     let mut counters = Vec::with_capacity(3);
@@ -818,48 +773,29 @@ async fn agent_counters(settings: &Settings) -> Vec<(String, TokenCounter)> {
     counters
 }
 
-/// The model servers running on this computer, each with its models or what stops its use, for
-/// the panel's first-run setup.
-#[wasm_bindgen(js_name = findLocalServers)]
-pub fn find_local_servers() -> js_sys::Promise {
-    wasm_bindgen_futures::future_to_promise(async move {
-        // Nothing listening is refused at once; a server that hangs should not hold the setup up.
-        let found = agent_core::llm::local::find_local_servers(FetchClient { timeout_ms: 3000 }).await;
-        Ok(to_js(&found))
-    })
-}
+/// What answering the pages needs of the worker: `fetch`, the models' vocabularies, the clock.
+struct WorkerTools;
 
-/// Checks that the token budget in `settings` holds every agent's requests, counted as each
-/// model counts: resolves to `undefined`, or `{ field, message }` naming the minimum.
-#[wasm_bindgen(js_name = checkTokenBudget)]
-pub fn check_token_budget(settings: JsValue) -> js_sys::Promise {
-    wasm_bindgen_futures::future_to_promise(async move {
-        let settings = settings_from_js(settings).map_err(|err| JsValue::from_str(&err.english()))?;
-        let counters = agent_counters(&settings).await;
-        Ok(match settings.check_token_budget(&counters) {
-            Ok(()) => JsValue::UNDEFINED,
-            Err(err) => to_js(&problem(err.field(), err.text())),
-        })
-    })
-}
-
-/// Checks settings before the options page saves them: `undefined` when valid, else
-/// `{ field, message }` naming the field at fault and what to enter.
-#[wasm_bindgen(js_name = validateSettings)]
-pub fn validate_settings(value: JsValue) -> JsValue {
-    let found = match settings_from_js(value) {
-        Err(text) => Some(("baseUrl", text)),
-        Ok(settings) => settings.validate().err().map(|err| (err.field(), err.text())),
-    };
-    match found {
-        None => JsValue::UNDEFINED,
-        Some((field, text)) => to_js(&problem(field, text)),
+impl workflow::LocalZone for WorkerTools {
+    fn offset_ms(&self, utc_ms: f64) -> f64 {
+        BrowserZone.offset_ms(utc_ms)
     }
 }
 
-/// A setting at fault, for the options page: the field, the English, and the text to translate.
-fn problem(field: &str, text: Text) -> serde_json::Value {
-    serde_json::json!({ "field": field, "message": text.english(), "localizable": text })
+impl Tools for WorkerTools {
+    type Http = FetchClient;
+
+    fn http(&self, timeout_ms: u32) -> FetchClient {
+        FetchClient { timeout_ms }
+    }
+
+    async fn token_counters(&self, settings: &Settings) -> Vec<(String, TokenCounter)> {
+        agent_counters(settings).await
+    }
+
+    fn now_ms(&self) -> f64 {
+        js_sys::Date::now()
+    }
 }
 
 /// Converts to a plain JavaScript object (maps as objects, not `Map`s).
