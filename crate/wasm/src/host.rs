@@ -1,5 +1,5 @@
-//! The browser as the core sees it, implemented by the service worker's JavaScript host
-//! (`extension/background/browser-host.js`).
+//! The browser and the worker as the core sees them ([`Browser`], [`Host`]), implemented by the
+//! service worker's JavaScript host (`extension/background/browser-host.js`).
 
 use crate::fetch::FetchClient;
 use crate::{to_js, vocabulary};
@@ -9,7 +9,7 @@ use agent_core::browser::{
     Browser, BrowserError, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, Screenshot, TabId, TabInfo,
 };
 use agent_core::chats::{Chat, ChatIndex};
-use agent_core::dom_map::{ElementRef, RawFrame, RawPage};
+use agent_core::dom_map::{frames_of, ElementRef, FrameAnswer, ObserveTiming, RawFrame};
 use agent_core::i18n::Message;
 use agent_core::llm::{Image, Provider};
 use agent_core::settings::Settings;
@@ -25,8 +25,9 @@ use wasm_bindgen::JsCast;
 
 #[wasm_bindgen]
 extern "C" {
-    /// The JavaScript object the service worker passes to `new Core(host)`. Failing methods throw
-    /// an `Error` whose `code` is `tab_closed`, `restricted`, `navigation` or `script`.
+    /// The JavaScript object the service worker passes to `new Core(host)`: its methods are those
+    /// of the core's `Browser` and `Host` (`null` for none). Failing methods throw an `Error`
+    /// whose `code` is `tab_closed`, `restricted`, `navigation` or `script`.
     pub type BrowserHost;
 
     #[wasm_bindgen(method, catch)]
@@ -47,12 +48,8 @@ extern "C" {
     async fn open_tab(this: &BrowserHost, tab: TabId, url: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = switchTab)]
     async fn switch_tab(this: &BrowserHost, tab: TabId) -> Result<JsValue, JsValue>;
-    /// Opens `url` in a new tab that stays in the background (for a scheduled run, or a task
-    /// whose tab another task works in); its id.
     #[wasm_bindgen(method, catch, js_name = openBackgroundTab)]
     async fn open_background_tab(this: &BrowserHost, url: &str) -> Result<JsValue, JsValue>;
-    /// Tells the user, in a notification, what a scheduled run of workflow `workflow` needs or
-    /// how it ended (`event`, as the panel gets it).
     #[wasm_bindgen(method)]
     fn notify(this: &BrowserHost, workflow: &str, event: JsValue);
     #[wasm_bindgen(method, catch, js_name = closeTab)]
@@ -80,20 +77,14 @@ extern "C" {
     async fn active_tab(this: &BrowserHost) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method)]
     fn emit(this: &BrowserHost, event: JsValue);
-    /// Saves the checkpoint of chat `chat`'s task where a restarted worker finds it; `null`
-    /// clears it.
     #[wasm_bindgen(method, catch, js_name = saveTask)]
     async fn save_task(this: &BrowserHost, chat: &str, checkpoint: JsValue) -> Result<JsValue, JsValue>;
-    /// Every saved checkpoint, as an object from chat id to checkpoint.
     #[wasm_bindgen(method, catch, js_name = loadTasks)]
     async fn load_tasks(this: &BrowserHost) -> Result<JsValue, JsValue>;
-    /// The History's index: the stored chats' summaries (an array, or `undefined`).
     #[wasm_bindgen(method, catch, js_name = loadChatIndex)]
     async fn load_chat_index(this: &BrowserHost) -> Result<JsValue, JsValue>;
-    /// One stored chat, or `null`.
     #[wasm_bindgen(method, catch, js_name = loadChat)]
     async fn load_chat(this: &BrowserHost, id: &str) -> Result<JsValue, JsValue>;
-    /// Writes the index and a chat (or `null`) together, then removes the chats named in `removed`.
     #[wasm_bindgen(method, catch, js_name = saveChats)]
     async fn save_chats(
         this: &BrowserHost,
@@ -101,17 +92,12 @@ extern "C" {
         chat: JsValue,
         removed: JsValue,
     ) -> Result<JsValue, JsValue>;
-    /// The ids of the tabs shared with apps, the active tab of the focused window first.
     #[wasm_bindgen(method, catch, js_name = sharedTabs)]
     async fn shared_tabs(this: &BrowserHost) -> Result<JsValue, JsValue>;
-    /// Puts the tabs into the shared group of their window (made and named if there is none);
-    /// the group's id.
     #[wasm_bindgen(method, catch, js_name = shareTabs)]
     async fn share_tabs(this: &BrowserHost, tabs: Vec<TabId>) -> Result<JsValue, JsValue>;
-    /// Whether the user allowed the app named `client` "Always", and `token` is the one it was given.
     #[wasm_bindgen(method, catch, js_name = appRemembered)]
     async fn app_remembered(this: &BrowserHost, client: &str, token: &str) -> Result<JsValue, JsValue>;
-    /// Remembers the app named `client` as allowed "Always"; the new token for its server to keep.
     #[wasm_bindgen(method, catch, js_name = rememberApp)]
     async fn remember_app(this: &BrowserHost, client: &str) -> Result<JsValue, JsValue>;
 }
@@ -132,9 +118,7 @@ impl HostBrowser {
         let received = performance_now();
         let answers: Vec<FrameAnswer> = serde_wasm_bindgen::from_value(value)
             .map_err(|err| BrowserError::Script(format!("the sensor's answers were malformed: {err}")))?;
-        // Frames are read side by side: the slowest one is what the wait was for.
-        let collect_ms = answers.iter().map(|answer| answer.collect_ms).fold(0.0, f64::max);
-        let frames = answers.into_iter().map(FrameAnswer::into_frame).collect();
+        let (frames, collect_ms) = frames_of(answers);
         let timing = ObserveTiming {
             collect_ms,
             transfer_ms: (received - started - collect_ms).max(0.0),
@@ -390,30 +374,6 @@ fn error_message(err: &JsValue) -> String {
         .unwrap_or_else(|| "unknown error".to_string())
 }
 
-/// What the host returns per frame: the sensor's record as JSON text (parsed here, which is much
-/// faster than walking a JavaScript object), or why the frame could not be read.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct FrameAnswer {
-    frame_id: i32,
-    json: Option<String>,
-    error: Option<String>,
-    /// Time spent reading in the page.
-    #[serde(default)]
-    collect_ms: f64,
-}
-
-/// Where the time of reading a page went, in milliseconds.
-#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
-pub struct ObserveTiming {
-    /// Reading in the page (the slowest frame).
-    pub collect_ms: f64,
-    /// The rest of the wait for the host: injection, frame messages, moving the records over.
-    pub transfer_ms: f64,
-    /// Parsing the records in the core.
-    pub parse_ms: f64,
-}
-
 /// A high-resolution clock (the worker's `performance.now()`), falling back to the date.
 pub fn performance_now() -> f64 {
     let performance = js_sys::Reflect::get(&js_sys::global(), &"performance".into()).unwrap_or(JsValue::UNDEFINED);
@@ -423,15 +383,4 @@ pub fn performance_now() -> f64 {
         .and_then(|now| now.call0(&performance).ok())
         .and_then(|value| value.as_f64())
         .unwrap_or_else(js_sys::Date::now)
-}
-
-impl FrameAnswer {
-    fn into_frame(self) -> RawFrame {
-        let page = match (self.json, self.error) {
-            (Some(json), _) => serde_json::from_str::<RawPage>(&json)
-                .map_err(|err| format!("the sensor's record could not be read ({err})")),
-            (None, error) => Err(error.unwrap_or_else(|| "the frame did not answer".into())),
-        };
-        RawFrame { frame_id: self.frame_id, page }
-    }
 }

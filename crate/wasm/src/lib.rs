@@ -7,15 +7,13 @@ mod fetch;
 mod host;
 mod vocabulary;
 
-use agent_core::dom_map::{serialize, ElementRegistry, MapOptions, PageMap};
+use agent_core::dom_map::describe;
 use agent_core::i18n::Text;
-use agent_core::llm::AnyModel;
 use agent_core::mcp;
 use agent_core::protocol;
 use agent_core::settings::Settings;
-use agent_core::tasks::{agent_counters, Reply, TaskManager};
+use agent_core::tasks::{agent_counters, model, request_timeout_ms, Reply, TaskManager};
 use agent_core::text;
-use agent_core::tokens::estimate_tokens;
 use agent_core::workflow::{self, Workflow};
 use fetch::FetchClient;
 use host::{BrowserHost, HostBrowser};
@@ -59,26 +57,8 @@ impl Core {
         wasm_bindgen_futures::future_to_promise(async move {
             let (frames, observed) =
                 browser.observe_timed(tab).await.map_err(|err| JsValue::from_str(&err.to_string()))?;
-            let started = host::performance_now();
-            let map = PageMap::build(&frames, &mut ElementRegistry::new()).map_err(|err| JsValue::from_str(&err))?;
-            let built = host::performance_now();
-            let text = serialize(&map, &MapOptions::default());
-            let serialized = host::performance_now();
-            let elements: usize =
-                frames.iter().filter_map(|frame| frame.page.as_ref().ok()).map(|page| page.nodes.len()).sum();
-            Ok(to_js(&serde_json::json!({
-                "elements": elements,
-                "indexed": map.elements().count(),
-                "tokens": estimate_tokens(&text),
-                "text": text,
-                "timing": {
-                    "collect_ms": observed.collect_ms,
-                    "transfer_ms": observed.transfer_ms,
-                    "parse_ms": observed.parse_ms,
-                    "build_ms": built - started,
-                    "serialize_ms": serialized - built,
-                },
-            })))
+            let description = describe(&frames, observed, host::performance_now);
+            description.map(|description| to_js(&description)).map_err(|err| JsValue::from_str(&err))
         })
     }
 
@@ -211,14 +191,8 @@ pub fn workflow_script(workflow: JsValue) -> Result<String, JsValue> {
 pub fn list_models(settings: JsValue) -> js_sys::Promise {
     wasm_bindgen_futures::future_to_promise(async move {
         let settings = settings_from_js(settings).map_err(|err| JsValue::from_str(&err.english()))?;
-        let model = AnyModel::new(
-            settings.provider,
-            &settings.base_url,
-            &settings.model,
-            &settings.api_key,
-            settings.model_options(),
-            FetchClient { timeout_ms: settings.request_timeout_seconds.max(1) * 1000 },
-        );
+        let http = FetchClient { timeout_ms: request_timeout_ms(&settings) };
+        let model = model(&settings, &settings.model, settings.model_options(), http);
         let models = model.list_models().await.map_err(|err| JsValue::from_str(&err.to_string()))?;
         Ok(to_js(&models))
     })

@@ -1,8 +1,9 @@
 //! The History in the worker: records each running task's chat as its events go to the panels,
-//! and keeps the stored chats ([`crate::chats`], through the host's storage) one storage operation
-//! at a time, in the order they were asked for.
+//! and keeps the stored chats ([`crate::chats`], through the host's storage, one operation at a
+//! time).
 
 use super::host::{Host, Reply};
+use super::serial::Serial;
 use crate::agent::AgentEvent;
 use crate::browser::Browser;
 use crate::chats::{self, Chat, ChatIndex, MAX_CHAT_BYTES};
@@ -11,8 +12,7 @@ use crate::messages::History;
 use crate::protocol::{encode_chat, encode_chat_event, encode_chats};
 use crate::text;
 use crate::tokens::TokenCounter;
-use futures::channel::oneshot;
-use futures::future::{FutureExt, LocalBoxFuture, Shared};
+use futures::future::FutureExt;
 use serde_json::Value;
 use std::cell::RefCell;
 use std::future::Future;
@@ -45,8 +45,7 @@ pub struct Chats<H> {
     host: Rc<H>,
     /// The chats whose tasks are under way, each recording its task's events.
     open: RefCell<Vec<Rc<OpenChat<H>>>>,
-    /// The last storage operation asked for: each waits for the one before.
-    tail: RefCell<Shared<LocalBoxFuture<'static, ()>>>,
+    storage: Rc<Serial<H>>,
 }
 
 /// The chat of a task under way: its events so far, and the conversation the task continues.
@@ -57,28 +56,8 @@ pub struct OpenChat<H> {
 }
 
 impl<H: Host> Chats<H> {
-    pub fn new(host: Rc<H>) -> Rc<Chats<H>> {
-        Rc::new(Chats {
-            host,
-            open: RefCell::default(),
-            tail: RefCell::new(futures::future::ready(()).boxed_local().shared()),
-        })
-    }
-
-    /// Runs `op` once every storage operation asked for before it is done (it runs even if the
-    /// returned future is dropped).
-    fn serial<T: 'static>(&self, op: impl Future<Output = T> + 'static) -> impl Future<Output = Option<T>> {
-        let (sender, receiver) = oneshot::channel();
-        let before = self.tail.borrow().clone();
-        let next = async move {
-            before.await;
-            let _ = sender.send(op.await);
-        }
-        .boxed_local()
-        .shared();
-        *self.tail.borrow_mut() = next.clone();
-        self.host.spawn(next.boxed_local());
-        receiver.map(Result::ok)
+    pub fn new(host: Rc<H>, storage: Rc<Serial<H>>) -> Rc<Chats<H>> {
+        Rc::new(Chats { host, open: RefCell::default(), storage })
     }
 
     /// The ids of the chats whose tasks are under way.
@@ -99,7 +78,7 @@ impl<H: Host> Chats<H> {
             Start::Chat(_) | Start::Resume(_) => {
                 let host = Rc::clone(&self.host);
                 let key = id.clone();
-                let loaded = self.serial(async move { host.load_chat(&key).await }).await.unwrap_or(Ok(None));
+                let loaded = self.storage.run(async move { host.load_chat(&key).await }).await.unwrap_or(Ok(None));
                 match (loaded, &start) {
                     (Ok(chat), Start::Resume(_)) => chat,
                     (Ok(Some(chat)), _) => Some(chat),
@@ -128,7 +107,7 @@ impl<H: Host> Chats<H> {
     /// Stores a chat as a task would have (for tests and the benchmark), bounds included.
     pub fn store(&self, chat: Chat) -> impl Future<Output = Result<(), String>> {
         let host = Rc::clone(&self.host);
-        self.serial(async move { store(host.as_ref(), chat).await }).map(|done| done.unwrap_or(Ok(())))
+        self.storage.run(async move { store(host.as_ref(), chat).await }).map(|done| done.unwrap_or(Ok(())))
     }
 
     /// Answers `list_chats`.
@@ -142,7 +121,7 @@ impl<H: Host> Chats<H> {
         let host = Rc::clone(&self.host);
         self.host.spawn(
             async move {
-                let loaded = this.serial(async move { host.load_chat(&id).await }).await.unwrap_or(Ok(None));
+                let loaded = this.storage.run(async move { host.load_chat(&id).await }).await.unwrap_or(Ok(None));
                 match loaded {
                     Ok(Some(chat)) => reply(&encode_chat(&chat)),
                     Ok(None) => this.answer_with_list(reply, |_| Some(gone().english())),
@@ -178,7 +157,7 @@ impl<H: Host> Chats<H> {
     /// it, and answers with the list.
     fn answer_with_list(self: &Rc<Self>, reply: Reply, change: impl FnOnce(&mut Listing) -> Option<String> + 'static) {
         let this = Rc::clone(self);
-        let work = self.serial(async move {
+        let work = self.storage.run(async move {
             let (stored, mut message) = match this.host.load_chat_index().await {
                 Ok(index) => (index, None),
                 Err(problem) => (ChatIndex::default(), Some(format!("The History could not be read: {problem}."))),
@@ -263,7 +242,7 @@ impl<H: Host> OpenChat<H> {
         };
         let host = Rc::clone(&self.chats.host);
         let chat = snapshot.id.clone();
-        drop(self.chats.serial(async move {
+        drop(self.chats.storage.run(async move {
             if let Err(problem) = store(host.as_ref(), snapshot).await {
                 let message = text!("core_warning_chat_not_saved", problem).into();
                 host.emit(&encode_chat_event(&chat, &AgentEvent::Warning { message }));

@@ -13,6 +13,7 @@
 //! - `prepare`: an agent from the settings (models, token counters, budgets, prices).
 //! - `panel`: the panels' requests, one `match`.
 //! - `chats`: the History as tasks record it.
+//! - `serial`: storage operations one at a time, in order.
 //! - `apps`: AI apps (MCP): pairing, their tasks, the session one drives.
 //! - `shared_tabs`: the browser as an app sees it (the tabs shared with apps).
 //! - `resume` and `scheduled`: the tasks no panel asked for just now.
@@ -27,10 +28,13 @@ mod queue;
 mod resume;
 mod run;
 mod scheduled;
+mod serial;
 mod shared_tabs;
+#[cfg(test)]
+mod tests;
 
 pub use host::{Host, Reply};
-pub use prepare::agent_counters;
+pub use prepare::{agent_counters, model, request_timeout_ms};
 
 use crate::agent::AgentEvent;
 use crate::browser::Browser;
@@ -45,6 +49,7 @@ use chats::Chats;
 use futures::FutureExt;
 use job::{Job, SavedWaiting};
 use queue::{Tasks, Waiting};
+use serial::Serial;
 use std::future::Future;
 use std::rc::Rc;
 
@@ -56,14 +61,17 @@ pub struct TaskManager<H: Host> {
     tasks: Rc<Tasks<Job>>,
     /// The History: the running tasks' chats, and the stored chats.
     chats: Rc<Chats<H>>,
+    /// Every write of the History and of the tasks' records, in order.
+    storage: Rc<Serial<H>>,
     /// What AI apps (through MCP) have under way.
     apps: Rc<Apps>,
 }
 
 impl<H: Host> TaskManager<H> {
     pub fn new(host: Rc<H>) -> Self {
-        let chats = Chats::new(Rc::clone(&host));
-        TaskManager { host, tasks: Rc::default(), chats, apps: Rc::default() }
+        let storage = Serial::new(Rc::clone(&host));
+        let chats = Chats::new(Rc::clone(&host), Rc::clone(&storage));
+        TaskManager { host, tasks: Rc::default(), chats, storage, apps: Rc::default() }
     }
 
     pub fn host(&self) -> &Rc<H> {
@@ -76,6 +84,7 @@ impl<H: Host> TaskManager<H> {
             host: Rc::clone(&self.host),
             tasks: Rc::clone(&self.tasks),
             chats: Rc::clone(&self.chats),
+            storage: Rc::clone(&self.storage),
             apps: Rc::clone(&self.apps),
         }
     }
@@ -97,6 +106,13 @@ impl<H: Host> TaskManager<H> {
     /// benchmark).
     pub fn store_chat(&self, chat: crate::chats::Chat) -> impl Future<Output = Result<(), String>> {
         self.chats.store(chat)
+    }
+
+    /// Saves what a restarted worker needs of chat `chat`'s task (clears it with `None`), after
+    /// every storage operation asked for before.
+    fn save_task(&self, chat: &str, saved: Option<serde_json::Value>) -> impl Future<Output = ()> {
+        let (host, chat) = (Rc::clone(&self.host), chat.to_string());
+        self.storage.run(async move { host.save_task(&chat, saved).await }).map(drop)
     }
 
     /// Sends an event to the panels as chat `chat`'s, without recording it (the chat is not open).
@@ -125,8 +141,7 @@ impl<H: Host> TaskManager<H> {
                 app.on_event(&AgentEvent::Stopped { steps: 0 });
             }
             self.emit_to(&waiting.chat, AgentEvent::Stopped { steps: 0 });
-            let host = Rc::clone(&self.host);
-            self.spawn(async move { host.save_task(&waiting.chat, None).await });
+            drop(self.save_task(&waiting.chat, None));
         }
         self.tell_places();
     }
@@ -153,7 +168,7 @@ impl<H: Host> TaskManager<H> {
                 manager.emit_to(&chat, AgentEvent::TaskQueued { task, position });
                 if let Some(waiting) = saved {
                     let saved = SavedWaiting { waiting, since_ms: manager.now_ms() };
-                    manager.host.save_task(&chat, serde_json::to_value(saved).ok()).await;
+                    manager.save_task(&chat, serde_json::to_value(saved).ok()).await;
                 }
                 return;
             }

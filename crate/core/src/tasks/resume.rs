@@ -37,7 +37,7 @@ impl<H: Host> TaskManager<H> {
                 },
             };
             if let Some((message, steps)) = ended {
-                self.host.save_task(&chat, None).await;
+                self.save_task(&chat, None).await;
                 self.emit_to(&chat, AgentEvent::Error { message, steps });
             }
         }

@@ -110,7 +110,7 @@ impl<H: Host> TaskManager<H> {
                     open.finish();
                 }
             }
-            host.save_task(&chat, None).await;
+            manager.save_task(&chat, None).await;
             task.user.withdraw(None);
             tasks.end(&chat);
             manager.start_waiting();
@@ -173,13 +173,10 @@ impl<H: Host> TaskManager<H> {
             }
         };
         task.tab.set(Some(tab));
-        let saver = Rc::clone(host);
-        let chat = task.chat.clone();
+        let (saver, chat) = (self.share(), task.chat.clone());
         let on_checkpoint = move |mut checkpoint: Checkpoint| {
-            checkpoint.saved_at_ms = saver.browser().now_ms();
-            let (saving, chat) = (Rc::clone(&saver), chat.clone());
-            let saved = serde_json::to_value(&checkpoint).ok();
-            saver.spawn(Box::pin(async move { saving.save_task(&chat, saved).await }));
+            checkpoint.saved_at_ms = saver.now_ms();
+            drop(saver.save_task(&chat, serde_json::to_value(&checkpoint).ok()));
         };
         let prepared = Prepared::new(host.as_ref(), &settings, description, tab, conversation).await?;
         let config = TaskConfig {
