@@ -171,7 +171,7 @@ impl<H: Host> TaskManager<H> {
 
 impl<H: Host> TaskManager<H> {
     /// The user's answer in the panel to whether the app asking may use the agent.
-    pub fn answer_pairing(&self, decision: Pairing) {
+    pub(super) fn answer_pairing(&self, decision: Pairing) {
         let (client, reply) = {
             let pairing = self.apps.pairing.borrow();
             if pairing.state != Paired::Asking {
@@ -281,7 +281,7 @@ impl<H: Host> TaskManager<H> {
 
     /// The tab an app's call acts in when it names none: where its last task or session ended,
     /// else the active tab, else the first tab shared; each only while shared with apps.
-    pub async fn app_tab(&self) -> Result<i32, String> {
+    pub(super) async fn app_tab(&self) -> Result<i32, String> {
         let shared = self.host.shared_tabs().await;
         let ended_in = self.apps.tab.get().filter(|tab| shared.contains(tab));
         let active = self.host.active_tab().await.ok().filter(|tab| shared.contains(tab));

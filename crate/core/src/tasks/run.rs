@@ -119,7 +119,7 @@ impl<H: Host> TaskManager<H> {
 
     /// The tab a task starts in: the one asked for, or the active one; when another task works
     /// there, a new background tab with the same page, so that each task has its own.
-    pub(super) async fn own_tab(&self, task: &Task, tab: i32, emit: &dyn Fn(AgentEvent)) -> Result<i32, Message> {
+    async fn own_tab(&self, task: &Task, tab: i32, emit: &dyn Fn(AgentEvent)) -> Result<i32, Message> {
         if self.tasks.owner_of(tab, &task.chat).is_none() {
             return Ok(tab);
         }
