@@ -14,6 +14,7 @@
 //! - [`browser`]: the small interface the browser edge implements.
 //! - [`tabs`]: the short names the model gives tabs, and which tabs it is shown.
 //! - [`chats`]: past chats kept for the panel's History, and the bounds of their store.
+//! - [`tasks`]: the task manager: the queue and its limit, resume, scheduled runs, AI apps.
 //! - [`protocol`]: messages between the side panel and the service worker.
 //! - [`mcp`]: messages between AI apps (through the MCP host) and the agent.
 //! - [`settings`]: the user's provider settings.
@@ -37,6 +38,7 @@ pub mod safety;
 pub mod saved;
 pub mod settings;
 pub mod tabs;
+pub mod tasks;
 pub mod text;
 pub mod tokens;
 pub mod workflow;

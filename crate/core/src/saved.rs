@@ -61,8 +61,8 @@ pub trait Store {
 
 /// What the queries need beside the store: HTTP to ask a provider, each model's token counter,
 /// and the time.
-#[allow(async_fn_in_trait)]
 /// Also the browser's local time zone, for when each schedule runs next.
+#[allow(async_fn_in_trait)]
 pub trait Tools: LocalZone {
     type Http: HttpClient + Clone;
     /// An HTTP client whose requests give up after `timeout_ms`.

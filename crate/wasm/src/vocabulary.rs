@@ -32,7 +32,7 @@ pub fn token_counter(provider: Provider, model: &str) -> impl Future<Output = To
         match vocabulary(encoding).await {
             Ok(bpe) => TokenCounter::new(provider, &model, Some(bpe)),
             Err(error) => {
-                warn(&format!("token counts for {model} are estimated: {error}"));
+                web_sys::console::warn_1(&format!("token counts for {model} are estimated: {error}").into());
                 TokenCounter::new(provider, &model, None)
             }
         }
@@ -76,13 +76,4 @@ fn extension_url(path: &str) -> Result<String, String> {
         .ok()
         .and_then(|url| url.as_string())
         .ok_or_else(|| "chrome.runtime.getURL failed".to_string())
-}
-
-/// `console.warn`, for the worker's log.
-fn warn(message: &str) {
-    let console = js_sys::Reflect::get(&js_sys::global(), &"console".into());
-    let warn = console.as_ref().ok().and_then(|console| js_sys::Reflect::get(console, &"warn".into()).ok());
-    if let (Ok(console), Some(Ok(warn))) = (console.as_ref(), warn.map(|f| f.dyn_into::<js_sys::Function>())) {
-        let _ = warn.call1(console, &JsValue::from_str(message));
-    }
 }

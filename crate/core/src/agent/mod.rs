@@ -6,7 +6,7 @@ mod drive;
 mod events;
 mod execute;
 #[cfg(test)]
-mod fakes;
+pub(crate) mod fakes;
 mod loop_guard;
 mod navigator;
 mod output;

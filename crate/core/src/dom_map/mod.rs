@@ -8,11 +8,13 @@
 
 mod compose;
 mod icon;
+mod observed;
 mod raw;
 mod registry;
 mod serialize;
 mod stitch;
 
+pub use observed::{describe, frames_of, FrameAnswer, Observation};
 pub use raw::{Attrs, RawFrame, RawNode, RawPage, Viewport};
 pub use registry::ElementRegistry;
 pub use serialize::{elements_in_scope, serialize, MapOptions};

@@ -1,8 +1,8 @@
 //! The tasks under way, each with its own chat, tab, cancel token and approvals, and those waiting
 //! for a place: the user's limit (`Settings::task_limit`) says how many run at once.
 
-use agent_core::agent::Review;
-use agent_core::cancel::CancelToken;
+use crate::agent::Review;
+use crate::cancel::CancelToken;
 use futures::channel::oneshot;
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};

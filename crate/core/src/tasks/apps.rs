@@ -1,50 +1,26 @@
 //! AI apps using the agent through the MCP host (crate/native-host, reached over the native
-//! messaging port the service worker holds while the user allows it): each tool call is checked
-//! against the user's setting, then runs as a task or as one command of a session the app drives.
+//! messaging port the worker holds while the user allows it): each tool call is checked against
+//! the user's setting and pairing, then runs as a task or as one command of a session the app
+//! drives.
 
-use crate::chats::Start;
-use crate::tasks::{Asker, Task};
-use crate::{to_js, Core, HostBrowser, Job, Prepared, TimedGate};
-use agent_core::agent::{drive_session, AgentEvent, DriveCommand, DriveReply, DriveRequest, TaskConfig};
-use agent_core::browser::Browser;
-use agent_core::i18n::Message;
-use agent_core::mcp::{self, HostMessage, Pairing, TaskReport, Tool};
-use agent_core::settings::Settings;
+use super::app_call::AppCall;
+use super::chats::Start;
+use super::gate::TimedGate;
+use super::host::{Host, Reply};
+use super::job::Job;
+use super::prepare::Prepared;
+use super::queue::{Asker, Task};
+use super::shared_tabs::SharedTabs;
+use super::TaskManager;
+use crate::agent::{drive_session, AgentEvent, DriveCommand, DriveReply, DriveRequest, TaskConfig};
+use crate::browser::Browser;
+use crate::i18n::Message;
+use crate::mcp::{self, HostMessage, Pairing, Tool};
+use crate::settings::Settings;
 use futures::channel::{mpsc, oneshot};
 use serde_json::Value;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use wasm_bindgen::prelude::*;
-
-/// One tool call of an app: where its answers go, and what a task it started reports.
-pub struct AppCall {
-    pub id: u64,
-    pub client: String,
-    /// The token the browser gave the app when the user allowed it "Always", if any.
-    pub token: Option<String>,
-    reply: js_sys::Function,
-    pub max_steps: Option<u32>,
-    pub url: Option<String>,
-    report: RefCell<TaskReport>,
-}
-
-impl AppCall {
-    fn new(id: u64, client: String, reply: js_sys::Function) -> AppCall {
-        AppCall { id, client, token: None, reply, max_steps: None, url: None, report: RefCell::default() }
-    }
-
-    /// Sends a message to the app (through the host); a port closed meanwhile drops it.
-    pub fn send(&self, message: &Value) {
-        let _ = self.reply.call1(&JsValue::NULL, &to_js(message));
-    }
-
-    /// Tells the app what an event of its call means for it: a step, a wait, the end.
-    pub fn on_event(&self, event: &AgentEvent) {
-        if let Some(message) = self.report.borrow_mut().on_event(self.id, event) {
-            self.send(&message);
-        }
-    }
-}
 
 /// What apps have under way: the session one drives (its commands go to `session`) and the call
 /// whose command it is serving. (Their tasks are among the core's, marked by who asked.)
@@ -75,7 +51,7 @@ struct PairState {
     /// The calls waiting for the user's answer.
     waiting: Vec<oneshot::Sender<Result<(), String>>>,
     /// Where messages to the app's server go (the token of an "Always").
-    reply: Option<js_sys::Function>,
+    reply: Option<Reply>,
 }
 
 #[derive(Default, Clone, Copy, PartialEq, Eq, Debug)]
@@ -103,31 +79,29 @@ pub fn on_end_tab(apps: &Rc<Apps>, task: &Rc<Task>, for_app: bool) -> Rc<dyn Fn(
 
 /// Opens `url` for a task an app asked for, in a new tab next to `tab`, if the site settings
 /// allow it; the tab is shared with apps (it joins the group).
-pub async fn open_start_page(browser: &HostBrowser, settings: &Settings, tab: i32, url: &str) -> Result<i32, String> {
+pub async fn open_start_page(host: &impl Host, settings: &Settings, tab: i32, url: &str) -> Result<i32, String> {
     let policy = settings.site_policy().map_err(|err| err.to_string())?;
     let url = policy.check(url).map_err(|refusal| format!("The task's page {url} was not opened: {refusal}."))?;
-    let opened = browser.open_tab(tab, &url).await;
+    let opened = host.browser().open_tab(tab, &url).await;
     let (id, _) = opened.map_err(|err| format!("The task's page {url} could not be opened: {err}."))?;
-    crate::shared_tabs::share(browser, &[id])
+    host.share_tabs(&[id])
         .await
         .map_err(|err| format!("The task's page {url} was opened but could not be shared with AI apps: {err}."))?;
     Ok(id)
 }
 
-#[wasm_bindgen]
-impl Core {
-    /// Handles one message from the MCP host; answers go to `reply`.
-    #[wasm_bindgen(js_name = handleHostMessage)]
-    pub fn handle_host_message(&self, message: JsValue, reply: js_sys::Function) {
-        let parsed = serde_wasm_bindgen::from_value::<Value>(message)
+impl<H: Host> TaskManager<H> {
+    /// Handles one message from the MCP host (or why it could not be read); answers go to `reply`.
+    pub fn handle_host_message(&self, message: Result<Value, String>, reply: Reply) {
+        let parsed = message
             .map_err(|err| mcp::Refusal { id: None, message: format!("an unreadable message ({err})") })
             .and_then(|value| HostMessage::parse(&value));
         match parsed {
-            Err(refusal) => AppCall::new(0, String::new(), reply).send(&mcp::refusal(&refusal)),
+            Err(refusal) => AppCall::new(0, String::new(), None, reply).send(&mcp::refusal(&refusal)),
             Ok(HostMessage::Call { id, client, token, tool }) => {
-                let core = self.share();
-                let call = AppCall { token, ..AppCall::new(id, client, reply) };
-                wasm_bindgen_futures::spawn_local(async move { core.call(call, tool).await });
+                let manager = self.share();
+                let call = AppCall::new(id, client, token, reply);
+                self.spawn(async move { manager.call(call, tool).await });
             }
             Ok(HostMessage::Cancel { id }) => {
                 if let Some(task) = self.tasks.find(|task| task.asker == Asker::AppTask(id)) {
@@ -142,39 +116,22 @@ impl Core {
                     }
                 }
             }
-            Ok(HostMessage::Disconnected) => self.apps_gone(),
-            Ok(HostMessage::HostError(message)) => self.browser.emit(&AgentEvent::Warning {
+            Ok(HostMessage::Disconnected) => self.host_disconnected(),
+            Ok(HostMessage::HostError(message)) => self.emit(&AgentEvent::Warning {
                 message: format!("A message between the browser and an AI app could not be read: {message}").into(),
             }),
         }
     }
 
-    /// The name of the native messaging host to connect to.
-    #[wasm_bindgen(js_name = mcpHostName)]
-    pub fn mcp_host_name() -> String {
-        mcp::HOST_NAME.to_string()
-    }
-
-    /// The host went away (the setting was turned off, or it ended): what apps started ends.
-    #[wasm_bindgen(js_name = hostDisconnected)]
-    pub fn host_disconnected(&self) {
-        self.apps_gone();
-    }
-
     /// The question whether an app may use the agent, while it is asked (for a panel that opens
-    /// meanwhile); `null` when none is.
-    #[wasm_bindgen(js_name = pairingQuestion)]
-    pub fn pairing_question(&self) -> JsValue {
+    /// meanwhile); `None` when none is.
+    pub fn pairing_question(&self) -> Option<Value> {
         let pairing = self.apps.pairing.borrow();
-        match pairing.state {
-            Paired::Asking => crate::to_js(&mcp::pairing_question(Some(&pairing.client))),
-            _ => JsValue::NULL,
-        }
+        (pairing.state == Paired::Asking).then(|| mcp::pairing_question(Some(&pairing.client)))
     }
 
     /// The user revoked remembered apps in the settings: an app let in by its "Always" is asked
     /// again on its next call.
-    #[wasm_bindgen(js_name = appsRevoked)]
     pub fn apps_revoked(&self) {
         let mut pairing = self.apps.pairing.borrow_mut();
         if pairing.state == Paired::Allowed && pairing.always {
@@ -183,9 +140,9 @@ impl Core {
     }
 }
 
-impl Core {
+impl<H: Host> TaskManager<H> {
     /// The user's answer in the panel to whether the app asking may use the agent.
-    pub fn answer_pairing(&self, decision: Pairing) {
+    pub(super) fn answer_pairing(&self, decision: Pairing) {
         let (client, reply) = {
             let pairing = self.apps.pairing.borrow();
             if pairing.state != Paired::Asking {
@@ -193,18 +150,18 @@ impl Core {
             }
             (pairing.client.clone(), pairing.reply.clone())
         };
-        self.browser.emit_value(&mcp::pairing_question(None));
+        self.host.emit(&mcp::pairing_question(None));
         let core = self.share();
-        wasm_bindgen_futures::spawn_local(async move {
+        self.spawn(async move {
             let outcome = match decision {
                 Pairing::Deny => Err(mcp::pairing_denied(&client)),
                 Pairing::Once => Ok(false),
-                Pairing::Always => match crate::shared_tabs::remember(&core.browser, &client).await {
+                Pairing::Always => match core.host.remember_app(&client).await {
                     Ok(token) => {
                         // To the app's server before the answer to its call, so that it keeps the token.
                         if let Some(reply) = &reply {
                             let paired = serde_json::json!({"type": "paired", "client": client, "token": token});
-                            let _ = reply.call1(&JsValue::NULL, &crate::to_js(&paired));
+                            reply(&paired);
                         }
                         Ok(true)
                     }
@@ -236,7 +193,7 @@ impl Core {
             Paired::Asking => {}
             Paired::Unknown => {
                 if let Some(token) = &call.token {
-                    if crate::shared_tabs::remembered(&self.browser, &call.client, token).await {
+                    if self.host.app_remembered(&call.client, token).await {
                         let mut pairing = self.apps.pairing.borrow_mut();
                         if pairing.state == Paired::Unknown {
                             *pairing = PairState {
@@ -266,14 +223,14 @@ impl Core {
                         waiting: vec![answer],
                         reply: Some(call.reply.clone()),
                     };
-                    self.browser.emit_value(&mcp::pairing_question(Some(&call.client)));
+                    self.host.emit(&mcp::pairing_question(Some(&call.client)));
                 }
             }
         }
         let waiting =
             serde_json::json!({"type": "waiting", "id": call.id, "message": mcp::pairing_waiting(&call.client)});
         call.send(&waiting);
-        let timeout = self.browser.sleep(mcp::APPROVAL_TIMEOUT_MS);
+        let timeout = self.host.sleep(mcp::APPROVAL_TIMEOUT_MS);
         futures::pin_mut!(timeout);
         match futures::future::select(answered, timeout).await {
             futures::future::Either::Left((Ok(answer), _)) => answer,
@@ -286,7 +243,7 @@ impl Core {
                     for waiting in std::mem::take(&mut *pairing).waiting {
                         let _ = waiting.send(Err(unanswered.clone()));
                     }
-                    self.browser.emit_value(&mcp::pairing_question(None));
+                    self.host.emit(&mcp::pairing_question(None));
                 }
                 Err(unanswered)
             }
@@ -295,20 +252,22 @@ impl Core {
 
     /// The tab an app's call acts in when it names none: where its last task or session ended,
     /// else the active tab, else the first tab shared; each only while shared with apps.
-    pub async fn app_tab(&self) -> Result<i32, String> {
-        let shared = crate::shared_tabs::shared(&self.browser).await;
+    pub(super) async fn app_tab(&self) -> Result<i32, String> {
+        let shared = self.host.shared_tabs().await;
         let ended_in = self.apps.tab.get().filter(|tab| shared.contains(tab));
-        let active = self.browser.active_tab().await.ok().filter(|tab| shared.contains(tab));
+        let active = self.host.active_tab().await.ok().filter(|tab| shared.contains(tab));
         ended_in.or(active).or(shared.first().copied()).ok_or_else(mcp::no_shared_tab)
     }
 }
 
-impl Core {
-    fn apps_gone(&self) {
+impl<H: Host> TaskManager<H> {
+    /// The MCP host went away (the setting was turned off, or it ended), or the app did: what
+    /// apps started ends.
+    pub fn host_disconnected(&self) {
         // The answer held for the connection; a question still open is withdrawn.
         let pairing = std::mem::take(&mut *self.apps.pairing.borrow_mut());
         if pairing.state == Paired::Asking {
-            self.browser.emit_value(&mcp::pairing_question(None));
+            self.host.emit(&mcp::pairing_question(None));
         }
         // Dropping the session's sender ends the session, once a question it waits on is
         // withdrawn (an action no app waits for any more is not done).
@@ -326,7 +285,7 @@ impl Core {
 
     async fn call(&self, mut call: AppCall, tool: Tool) {
         let id = call.id;
-        let allowed = self.browser.load_settings().await.and_then(|settings| match settings.mcp {
+        let allowed = self.host.load_settings().await.and_then(|settings| match settings.mcp {
             true => Ok(settings),
             false => Err(mcp::turned_off().into()),
         });
@@ -342,7 +301,7 @@ impl Core {
                 self.end_session().await;
                 (call.url, call.max_steps) = (url, max_steps);
                 let app = Some(Rc::new(call));
-                self.start(Job::New { task, tab_id: None, follow_up: false, chat: crate::new_chat_id(), app });
+                self.start(Job::New { task, tab_id: None, follow_up: false, chat: self.new_chat_id(), app });
             }
             Tool::Drive(command) => {
                 let call = Rc::new(call);
@@ -373,7 +332,7 @@ impl Core {
         };
         let switching = matches!(
             &command,
-            DriveCommand::State { tab: Some(_) } | DriveCommand::Act(agent_core::actions::Action::SwitchTab { .. })
+            DriveCommand::State { tab: Some(_) } | DriveCommand::Act(crate::actions::Action::SwitchTab { .. })
         );
         let (answer, answered) = oneshot::channel();
         *self.apps.serving.borrow_mut() = Some(Rc::clone(call));
@@ -405,13 +364,13 @@ impl Core {
     fn open_session(&self, client: &str, settings: Settings, tab: i32) {
         let (sender, mut requests) = mpsc::unbounded::<DriveRequest>();
         *self.apps.session.borrow_mut() = Some(sender);
-        let chat = crate::new_chat_id();
+        let chat = self.new_chat_id();
         let session = self.tasks.run(chat.clone(), Asker::AppSession);
         session.tab.set(Some(tab));
         let core = self.share();
         let client = client.to_string();
-        wasm_bindgen_futures::spawn_local(async move {
-            let Core { browser, chats, apps, .. } = &core;
+        self.spawn(async move {
+            let TaskManager { host, chats, apps, .. } = &core;
             let task = mcp::session_task(&client);
             let open = match chats.begin(&task, Start::New(&chat)).await {
                 Ok(open) => open,
@@ -429,7 +388,7 @@ impl Core {
                 open.emit(&event);
             };
             open.emit(&AgentEvent::AppDriving { client: client.clone() });
-            match Prepared::new(&settings, task, tab, Rc::default()).await {
+            match Prepared::new(host.as_ref(), &settings, task, tab, Rc::default()).await {
                 Ok(prepared) => {
                     let config = TaskConfig {
                         on_end_tab: Some(on_end_tab(&core.apps, &session, true)),
@@ -437,12 +396,12 @@ impl Core {
                     };
                     let gate = TimedGate {
                         user: &session.user,
-                        browser,
+                        host: host.as_ref(),
                         emit: &emit,
                         time_limit_ms: Some(mcp::APPROVAL_TIMEOUT_MS),
                     };
                     let models = prepared.models();
-                    let browser = crate::shared_tabs::SharedTabs { browser };
+                    let browser = SharedTabs { host: host.as_ref() };
                     drive_session(&config, &client, &browser, models, &gate, &session.cancel, &emit, requests).await;
                 }
                 Err(message) => {
@@ -478,7 +437,7 @@ impl Core {
             if self.tasks.find(|task| task.asker == Asker::AppSession).is_none() {
                 return;
             }
-            self.browser.sleep(50).await;
+            self.host.sleep(50).await;
         }
     }
 }

@@ -1,22 +1,22 @@
-//! The History in the worker: records each running task's chat as its events go to the panel, and
-//! keeps the stored chats (`agent_core::chats`, in `chrome.storage.local` through the host) one
-//! storage operation at a time, in the order they were asked for.
+//! The History in the worker: records each running task's chat as its events go to the panels,
+//! and keeps the stored chats ([`crate::chats`], through the host's storage, one operation at a
+//! time).
 
-use crate::host::HostBrowser;
-use agent_core::agent::AgentEvent;
-use agent_core::chats::{self, Chat, ChatIndex, MAX_CHAT_BYTES};
-use agent_core::i18n::{Message, Text};
-use agent_core::messages::History;
-use agent_core::protocol::{encode_chat, encode_chat_event, encode_chats, encode_trimmed};
-use agent_core::text;
-use agent_core::tokens::TokenCounter;
-use futures::channel::oneshot;
-use futures::future::{FutureExt, LocalBoxFuture, Shared};
+use super::host::{Host, Reply};
+use super::serial::Serial;
+use crate::agent::AgentEvent;
+use crate::browser::Browser;
+use crate::chats::{self, Chat, ChatIndex, MAX_CHAT_BYTES};
+use crate::i18n::{Message, Text};
+use crate::messages::History;
+use crate::protocol::{encode_chat, encode_chat_event, encode_chats, encode_trimmed};
+use crate::text;
+use crate::tokens::TokenCounter;
+use futures::future::FutureExt;
 use serde_json::Value;
 use std::cell::RefCell;
 use std::future::Future;
 use std::rc::Rc;
-use wasm_bindgen::prelude::*;
 
 /// A chat that is no longer stored.
 fn gone() -> Text {
@@ -41,60 +41,23 @@ impl Start<'_> {
     }
 }
 
-/// Where an answer to one panel's request goes: that panel's port, or every panel.
-pub struct Reply {
-    pub to: Option<js_sys::Function>,
-    pub browser: Rc<HostBrowser>,
-}
-
-impl Reply {
-    pub fn send(&self, message: &Value) {
-        match &self.to {
-            // A panel that closed meanwhile needs no answer.
-            Some(port) => drop(port.call1(&JsValue::NULL, &crate::to_js(message))),
-            None => self.browser.emit_value(message),
-        }
-    }
-}
-
-pub struct Chats {
-    browser: Rc<HostBrowser>,
+pub struct Chats<H> {
+    host: Rc<H>,
     /// The chats whose tasks are under way, each recording its task's events.
-    open: RefCell<Vec<Rc<OpenChat>>>,
-    /// The last storage operation asked for: each waits for the one before.
-    tail: RefCell<Shared<LocalBoxFuture<'static, ()>>>,
+    open: RefCell<Vec<Rc<OpenChat<H>>>>,
+    storage: Rc<Serial<H>>,
 }
 
 /// The chat of a task under way: its events so far, and the conversation the task continues.
-pub struct OpenChat {
-    chats: Rc<Chats>,
+pub struct OpenChat<H> {
+    chats: Rc<Chats<H>>,
     chat: RefCell<Chat>,
     pub conversation: Rc<RefCell<History>>,
 }
 
-impl Chats {
-    pub fn new(browser: Rc<HostBrowser>) -> Rc<Chats> {
-        Rc::new(Chats {
-            browser,
-            open: RefCell::default(),
-            tail: RefCell::new(futures::future::ready(()).boxed_local().shared()),
-        })
-    }
-
-    /// Runs `op` once every storage operation asked for before it is done (it runs even if the
-    /// returned future is dropped).
-    fn serial<T: 'static>(&self, op: impl Future<Output = T> + 'static) -> impl Future<Output = Option<T>> {
-        let (sender, receiver) = oneshot::channel();
-        let before = self.tail.borrow().clone();
-        let next = async move {
-            before.await;
-            let _ = sender.send(op.await);
-        }
-        .boxed_local()
-        .shared();
-        *self.tail.borrow_mut() = next.clone();
-        wasm_bindgen_futures::spawn_local(next);
-        receiver.map(Result::ok)
+impl<H: Host> Chats<H> {
+    pub fn new(host: Rc<H>, storage: Rc<Serial<H>>) -> Rc<Chats<H>> {
+        Rc::new(Chats { host, open: RefCell::default(), storage })
     }
 
     /// The ids of the chats whose tasks are under way.
@@ -103,19 +66,19 @@ impl Chats {
     }
 
     /// The open chat `id`, if its task is under way.
-    pub fn open_chat(&self, id: &str) -> Option<Rc<OpenChat>> {
+    pub fn open_chat(&self, id: &str) -> Option<Rc<OpenChat<H>>> {
         self.open.borrow().iter().find(|chat| chat.id() == id).cloned()
     }
 
     /// Opens the chat a task belongs to, with the conversation it continues.
-    pub async fn begin(self: &Rc<Self>, task: &str, start: Start<'_>) -> Result<Rc<OpenChat>, Message> {
+    pub async fn begin(self: &Rc<Self>, task: &str, start: Start<'_>) -> Result<Rc<OpenChat<H>>, Message> {
         let id = start.id().to_string();
         let stored = match start {
             Start::New(_) => None,
             Start::Chat(_) | Start::Resume(_) => {
-                let browser = Rc::clone(&self.browser);
+                let host = Rc::clone(&self.host);
                 let key = id.clone();
-                let loaded = self.serial(async move { browser.load_chat(&key).await }).await.unwrap_or(Ok(None));
+                let loaded = self.storage.run(async move { host.load_chat(&key).await }).await.unwrap_or(Ok(None));
                 match (loaded, &start) {
                     (Ok(chat), Start::Resume(_)) => chat,
                     (Ok(Some(chat)), _) => Some(chat),
@@ -131,7 +94,7 @@ impl Chats {
             }
             _ => History::default(),
         };
-        let chat = stored.unwrap_or_else(|| Chat::new(id, task, js_sys::Date::now()));
+        let chat = stored.unwrap_or_else(|| Chat::new(id, task, self.host.browser().now_ms()));
         let open = Rc::new(OpenChat {
             chats: Rc::clone(self),
             chat: RefCell::new(chat),
@@ -143,8 +106,8 @@ impl Chats {
 
     /// Stores a chat as a task would have (for tests and the benchmark), bounds included.
     pub fn store(&self, chat: Chat) -> impl Future<Output = Result<(), String>> {
-        let browser = Rc::clone(&self.browser);
-        self.serial(async move { store(&browser, chat).await }).map(|done| done.unwrap_or(Ok(())))
+        let host = Rc::clone(&self.host);
+        self.storage.run(async move { store(host.as_ref(), chat).await }).map(|done| done.unwrap_or(Ok(())))
     }
 
     /// Answers `list_chats`.
@@ -155,17 +118,20 @@ impl Chats {
     /// Answers `open_chat` with the chat, or with the list saying why it cannot be opened.
     pub fn open(self: &Rc<Self>, id: String, reply: Reply) {
         let this = Rc::clone(self);
-        let browser = Rc::clone(&self.browser);
-        wasm_bindgen_futures::spawn_local(async move {
-            let loaded = this.serial(async move { browser.load_chat(&id).await }).await.unwrap_or(Ok(None));
-            match loaded {
-                Ok(Some(chat)) => reply.send(&encode_chat(&chat)),
-                Ok(None) => this.answer_with_list(reply, |_| Some(gone().english())),
-                Err(problem) => {
-                    this.answer_with_list(reply, move |_| Some(format!("The chat could not be read: {problem}.")))
+        let host = Rc::clone(&self.host);
+        self.host.spawn(
+            async move {
+                let loaded = this.storage.run(async move { host.load_chat(&id).await }).await.unwrap_or(Ok(None));
+                match loaded {
+                    Ok(Some(chat)) => reply(&encode_chat(&chat)),
+                    Ok(None) => this.answer_with_list(reply, |_| Some(gone().english())),
+                    Err(problem) => {
+                        this.answer_with_list(reply, move |_| Some(format!("The chat could not be read: {problem}.")))
+                    }
                 }
             }
-        });
+            .boxed_local(),
+        );
     }
 
     /// Answers `delete_chat`: the chat is deleted unless its task is running.
@@ -191,8 +157,8 @@ impl Chats {
     /// it, and answers with the list.
     fn answer_with_list(self: &Rc<Self>, reply: Reply, change: impl FnOnce(&mut Listing) -> Option<String> + 'static) {
         let this = Rc::clone(self);
-        let work = self.serial(async move {
-            let (stored, mut message) = match this.browser.load_chat_index().await {
+        let work = self.storage.run(async move {
+            let (stored, mut message) = match this.host.load_chat_index().await {
                 Ok(index) => (index, None),
                 Err(problem) => (ChatIndex::default(), Some(format!("The History could not be read: {problem}."))),
             };
@@ -204,18 +170,21 @@ impl Chats {
                 for id in &listing.remove {
                     listing.stored.remove(id);
                 }
-                if let Err(problem) = this.browser.save_chats(&listing.stored, None, &listing.remove).await {
+                if let Err(problem) = this.host.save_chats(&listing.stored, None, &listing.remove).await {
                     message = Some(format!("The History could not be changed: {problem}."));
-                    listing.stored = this.browser.load_chat_index().await.unwrap_or_default();
+                    listing.stored = this.host.load_chat_index().await.unwrap_or_default();
                 }
             }
             encode_chats(listing.stored.summaries(), &listing.running, message.as_deref())
         });
-        wasm_bindgen_futures::spawn_local(async move {
-            if let Some(answer) = work.await {
-                reply.send(&answer);
+        self.host.spawn(
+            async move {
+                if let Some(answer) = work.await {
+                    reply(&answer);
+                }
             }
-        });
+            .boxed_local(),
+        );
     }
 }
 
@@ -228,7 +197,7 @@ struct Listing {
     remove: Vec<String>,
 }
 
-impl OpenChat {
+impl<H: Host> OpenChat<H> {
     pub fn id(&self) -> String {
         self.chat.borrow().id.clone()
     }
@@ -245,8 +214,9 @@ impl OpenChat {
         // restart loses none of it (and saved again, whole, when the task ends).
         let save_now =
             matches!(event, AgentEvent::TaskStarted { .. } | AgentEvent::TaskResumed { .. } | AgentEvent::Step { .. });
-        self.chat.borrow_mut().record(message.clone(), js_sys::Date::now());
-        self.chats.browser.emit_value(&message);
+        let host = &self.chats.host;
+        self.chat.borrow_mut().record(message.clone(), host.browser().now_ms());
+        host.emit(&message);
         if save_now {
             self.save();
         }
@@ -270,25 +240,25 @@ impl OpenChat {
             chat.cap(MAX_CHAT_BYTES, &encode_trimmed());
             chat.clone()
         };
-        let browser = Rc::clone(&self.chats.browser);
+        let host = Rc::clone(&self.chats.host);
         let chat = snapshot.id.clone();
-        drop(self.chats.serial(async move {
-            if let Err(problem) = store(&browser, snapshot).await {
+        drop(self.chats.storage.run(async move {
+            if let Err(problem) = store(host.as_ref(), snapshot).await {
                 let message = text!("core_warning_chat_not_saved", problem).into();
-                browser.emit_value(&encode_chat_event(&chat, &AgentEvent::Warning { message }));
+                host.emit(&encode_chat_event(&chat, &AgentEvent::Warning { message }));
             }
         }));
     }
 }
 
 /// Writes a chat and the index with its summary, dropping the chats the bounds leave out.
-async fn store(browser: &HostBrowser, mut chat: Chat) -> Result<(), String> {
+async fn store(host: &impl Host, mut chat: Chat) -> Result<(), String> {
     if !chats::is_valid_id(&chat.id) {
         return Err(format!("\"{}\" is not a chat id", chat.id));
     }
     chat.cap(MAX_CHAT_BYTES, &encode_trimmed());
-    let mut index = browser.load_chat_index().await.unwrap_or_default();
+    let mut index = host.load_chat_index().await.unwrap_or_default();
     index.upsert(chat.summary());
     let removed = index.bound(&chat.id);
-    browser.save_chats(&index, Some(&chat), &removed).await
+    host.save_chats(&index, Some(&chat), &removed).await
 }
