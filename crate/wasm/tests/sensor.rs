@@ -2,7 +2,7 @@
 //! records must build the right page map, and its operations must really act on the page.
 #![cfg(target_arch = "wasm32")]
 
-use agent_core::actions::{Click, PageOp};
+use agent_core::browser::{Click, PageOp};
 use agent_core::browser::OpOutcome;
 use agent_core::dom_map::{serialize, ElementRegistry, MapElement, MapOptions, PageMap, RawFrame, RawPage};
 use serde::Serialize;
@@ -260,7 +260,7 @@ fn a_field_in_a_closed_shadow_root_is_typed_into_read_back_and_submits_its_form(
     // Enter in the focused field: what it would send is known beforehand, and it is what is sent.
     let submission = perform(&PageOp::FocusedSubmission { frame: 0 }).submission.expect("Enter submits the form");
     assert_eq!(submission.fields, [("email".to_string(), "ann@example.com".to_string())]);
-    let enter = agent_core::actions::parse_keys("Enter").unwrap();
+    let enter = agent_core::browser::parse_keys("Enter").unwrap();
     assert!(perform(&PageOp::Keys { frame: 0, keys: enter }).ok);
     assert!(click(find(&collect(), "Join")).ok);
     assert_eq!(
@@ -435,7 +435,7 @@ fn typing_sends_real_key_events_that_keyup_searches_and_key_code_readers_see() {
     assert!(outcome.ok, "{outcome:?}");
     assert_eq!(script_text("document.getElementById('results').textContent"), "Egypt");
     assert_eq!(script_text("document.getElementById('codes').textContent"), "69:69:E 71:71:g");
-    let keys = agent_core::actions::parse_keys("ArrowDown Enter").unwrap();
+    let keys = agent_core::browser::parse_keys("ArrowDown Enter").unwrap();
     assert!(perform(&PageOp::Keys { frame: 0, keys }).ok);
     assert_eq!(
         script_text("document.getElementById('codes').textContent"),
