@@ -2,8 +2,8 @@
 //! records must build the right page map, and its operations must really act on the page.
 #![cfg(target_arch = "wasm32")]
 
-use agent_core::browser::{Click, PageOp};
 use agent_core::browser::OpOutcome;
+use agent_core::browser::{Click, PageOp};
 use agent_core::dom_map::{serialize, ElementRegistry, MapElement, MapOptions, PageMap, RawFrame, RawPage};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
