@@ -4,7 +4,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchAgentBrowser, proposeWorkflow } from '../../runner/launch.mjs';
+import { askWorker, launchAgentBrowser, proposeWorkflow } from '../../runner/launch.mjs';
 import { waitUntil } from '../support/fixtures.mjs';
 
 const ZONE = 'Europe/Berlin';
@@ -22,8 +22,16 @@ let workflow;
 
 before(async () => {
   agent = await launchAgentBrowser({ env: { TZ: ZONE } });
-  workflow = { ...(await proposeWorkflow(agent, RECORD)), name: NAME };
+  workflow = await proposeWorkflow(agent, RECORD);
+  await ask({ type: 'save_workflow', workflow, name: NAME });
 });
+
+/** Asks the worker as the panel does; throws the problem it answers, if any. */
+async function ask(request) {
+  const answer = await askWorker(agent, request);
+  assert.equal(answer.problem, null, JSON.stringify(answer));
+  return answer;
+}
 
 after(async () => {
   await agent?.close();
@@ -47,13 +55,12 @@ function eightOClock(days) {
   return asUtc - hours * 3_600_000;
 }
 
-/** Stores the workflow with a schedule, in place of any other; resolves with the alarm the worker
- * sets for it. */
+/** Schedules the workflow through the worker, as the panel does, in place of its earlier
+ * schedule; resolves with the alarm the worker sets for it. */
 async function schedule(repeat, firstMs) {
-  const store = (stored) => agent.worker.evaluate(async (s) => chrome.storage.local.set(s), stored);
-  await store({ schedules: [] });
+  await ask({ type: 'remove_schedule', workflow: NAME });
   await waitUntil(async () => (await agent.worker.evaluate((name) => chrome.alarms.get(name), `schedule:${NAME}`)) === undefined);
-  await store({ workflows: [workflow], schedules: [{ workflow: NAME, values: {}, repeat, first_ms: firstMs }] });
+  await ask({ type: 'set_schedule', schedule: { workflow: NAME, values: {}, repeat, first_ms: firstMs } });
   return alarmOtherThan(undefined);
 }
 
