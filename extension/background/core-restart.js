@@ -20,6 +20,7 @@
 // again), it is not restarted once more: the panels are told the core failed and to reload.
 
 import { t } from '../shared/i18n.js';
+import { PROTOCOL_VERSION } from '../shared/worker.js';
 
 const FINAL = new Set(['result', 'error', 'stopped']);
 
@@ -63,7 +64,7 @@ export async function restartAfterPanic({ panic, running, host, broadcast, repla
     await host.saveTask(chat, null).catch(() => {});
     const tabs = saved[chat]?.taskTabs;
     if (Array.isArray(tabs)) await host.finish(tabs).catch(() => {});
-    broadcast({ v: 1, type: 'error', chat, steps, message: t('worker_core_panicked', panic) });
+    broadcast({ v: PROTOCOL_VERSION, type: 'error', chat, steps, message: t('worker_core_panicked', panic) });
   }
   if (starting) throw new Error(panic);
   starting = true;

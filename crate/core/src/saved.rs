@@ -7,7 +7,7 @@
 use crate::agent::AgentEvent;
 use crate::i18n::Text;
 use crate::llm::local::find_local_servers;
-use crate::llm::{AnyModel, HttpClient};
+use crate::llm::HttpClient;
 use crate::protocol::{encode_event, malformed, message, PanelRequest};
 use crate::safety::{Secret, Secrets};
 use crate::settings::{Settings, SettingsError};
@@ -333,15 +333,8 @@ async fn list_models(tools: &impl Tools, value: &Value) -> Value {
         Ok(settings) => settings,
         Err(problem) => return json!({"models": [], "problem": problem}),
     };
-    let http = tools.http(settings.request_timeout_seconds.max(1) * 1000);
-    let model = AnyModel::new(
-        settings.provider,
-        &settings.base_url,
-        &settings.model,
-        &settings.api_key,
-        settings.model_options(),
-        http,
-    );
+    let http = tools.http(settings.request_timeout_ms());
+    let model = settings.model(&settings.model, settings.model_options(), http);
     match model.list_models().await {
         Ok(models) => json!({"models": models, "problem": null}),
         Err(err) => json!({"models": [], "problem": problem(err.text())}),

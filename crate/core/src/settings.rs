@@ -5,7 +5,7 @@ use crate::agent::minimum_budget;
 use crate::i18n::Text;
 use crate::llm::context::input_budget;
 use crate::llm::pricing::{price_of, Price};
-use crate::llm::{Effort, ModelOptions, Provider};
+use crate::llm::{AnyModel, Effort, HttpClient, ModelOptions, Provider};
 use crate::messages::{RequestStyle, StyleChoice};
 use crate::safety::{Secret, Secrets, SitePlan, SitePolicy};
 use crate::text;
@@ -278,6 +278,16 @@ impl Settings {
     /// The validator's allowance of rejections, or `None` when it is off.
     pub fn validator_rejections(&self) -> Option<u32> {
         self.validator.then_some(self.validator_retries.min(5))
+    }
+
+    /// The user's provider's model `name`, with `options`, over `http`.
+    pub fn model<Http: HttpClient>(&self, name: &str, options: ModelOptions, http: Http) -> AnyModel<Http> {
+        AnyModel::new(self.provider, &self.base_url, name, &self.api_key, options, http)
+    }
+
+    /// How long a model may take to answer one request.
+    pub fn request_timeout_ms(&self) -> u32 {
+        self.request_timeout_seconds.max(1) * 1000
     }
 
     pub fn model_options(&self) -> ModelOptions {

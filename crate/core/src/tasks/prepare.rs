@@ -6,7 +6,7 @@ use crate::agent::{Budgets, Models, TaskConfig};
 use crate::dom_map::MapOptions;
 use crate::i18n::Message;
 use crate::llm::context::input_budget;
-use crate::llm::{AnyModel, HttpClient, ModelOptions, Provider};
+use crate::llm::{AnyModel, Provider};
 use crate::messages::{Budget, History};
 use crate::settings::Settings;
 use crate::tokens::TokenCounter;
@@ -34,7 +34,7 @@ impl<H: Host> Prepared<H> {
         let policy = settings.site_policy().map_err(|err| err.text())?;
         let secrets = settings.named_secrets().map_err(|err| err.text())?;
         let names = settings.model_names();
-        let model_named = |name: &str, options| model(settings, name, options, host.http(request_timeout_ms(settings)));
+        let model_named = |name: &str, options| settings.model(name, options, host.http(settings.request_timeout_ms()));
         let navigator = model_named(&names[0], settings.model_options());
         let planner = model_named(&names[1], settings.agent_options(true));
         let validator = model_named(&names[2], settings.agent_options(false));
@@ -83,16 +83,6 @@ impl<H: Host> Prepared<H> {
     pub fn models(&self) -> Models<'_, AnyModel<H::Http>> {
         Models { navigator: &self.navigator, planner: &self.planner, validator: &self.validator }
     }
-}
-
-/// The user's provider's model `name`, with `options`, over `http`.
-pub fn model<Http: HttpClient>(settings: &Settings, name: &str, options: ModelOptions, http: Http) -> AnyModel<Http> {
-    AnyModel::new(settings.provider, &settings.base_url, name, &settings.api_key, options, http)
-}
-
-/// How long a model may take to answer one request.
-pub fn request_timeout_ms(settings: &Settings) -> u32 {
-    settings.request_timeout_seconds.max(1) * 1000
 }
 
 /// Each agent's model name with its token counter, as `load` gives it (its vocabulary loaded).
