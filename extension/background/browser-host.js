@@ -2,6 +2,7 @@
 // Failures throw an Error with a `code`: tab_closed, restricted, navigation or script.
 
 import { loadSettings } from '../shared/settings-store.js';
+import { heldFile } from './task-files.js';
 
 const SENSOR_FILE = 'extension/page/sensor.js';
 // Every injection uses injectImmediately: waiting for document_idle would stall on frames that
@@ -763,6 +764,13 @@ export function createBrowserHost(emit) {
         injectImmediately: true,
       }).catch(() => {})));
       await Promise.all(tabIds.filter((tabId) => attachedTabs.has(tabId)).map(detachDebugger));
+    },
+
+    /** The bytes of a file held for a task (task-files.js), by handle. */
+    async readFile(handle) {
+      const file = await heldFile(handle);
+      if (!file) throw hostError('script', `the file ${handle} is no longer held`);
+      return file.bytes;
     },
 
   };

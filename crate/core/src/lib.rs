@@ -12,6 +12,7 @@
 //! - [`dom_map`]: the indexed map of a page's interactive elements.
 //! - [`actions`]: what the model may ask for and how it is validated.
 //! - [`browser`]: the small interface the browser edge implements.
+//! - [`files`]: the task's files: the agent's notebook, the user's attachments, downloads.
 //! - [`tabs`]: the short names the model gives tabs, and which tabs it is shown.
 //! - [`chats`]: past chats kept for the panel's History, and the bounds of their store.
 //! - [`tasks`]: the task manager: the queue and its limit, resume, scheduled runs, AI apps.
@@ -28,6 +29,7 @@ pub mod cancel;
 pub mod chats;
 pub mod content;
 pub mod dom_map;
+pub mod files;
 pub mod i18n;
 pub mod llm;
 pub mod markdown;

@@ -73,6 +73,9 @@ extern "C" {
     async fn restrict(this: &BrowserHost, rules: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method)]
     async fn finish(this: &BrowserHost, tabs: Vec<TabId>);
+    /// Resolves with a `Uint8Array`.
+    #[wasm_bindgen(method, catch, js_name = readFile)]
+    async fn read_file(this: &BrowserHost, handle: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = loadSettings)]
     async fn load_settings(this: &BrowserHost) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = activeTab)]
@@ -383,6 +386,11 @@ impl Browser for HostBrowser {
 
     async fn finish(&self, tabs: &[TabId]) {
         self.host.finish(tabs.to_vec()).await;
+    }
+
+    async fn read_file(&self, handle: &str) -> Result<Vec<u8>, BrowserError> {
+        let bytes = self.host.read_file(handle).await.map_err(browser_error)?;
+        Ok(js_sys::Uint8Array::new(&bytes).to_vec())
     }
 
     async fn perform(&self, tab: TabId, op: &PageOp) -> Result<OpOutcome, BrowserError> {

@@ -3,6 +3,7 @@
 
 use super::replay::Replay;
 use crate::browser::TabId;
+use crate::files::TaskFiles;
 use crate::i18n::Message;
 use crate::safety::DataFlow;
 use crate::tabs::{TabAliases, TaskGroup};
@@ -46,6 +47,9 @@ pub struct Checkpoint {
     /// Where the user's data may go: the sites chosen, the data seen (see `safety::DataFlow`).
     #[serde(default)]
     pub data_flow: DataFlow,
+    /// The task's files as they were: the notebook's text, what was attached and downloaded.
+    #[serde(default)]
+    pub files: TaskFiles,
     /// When it was saved (milliseconds since the epoch, the host's clock).
     pub saved_at_ms: f64,
 }
@@ -88,6 +92,11 @@ mod tests {
                 let mut flow = DataFlow::default();
                 flow.choose("https://shop.test/");
                 flow
+            },
+            files: {
+                let mut files = TaskFiles::default();
+                files.add_held("cv.pdf", crate::files::Source::Attached, "application/pdf", 52_000, "a1");
+                files
             },
             saved_at_ms: 1_000.0,
         };

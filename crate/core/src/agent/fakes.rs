@@ -99,6 +99,8 @@ pub struct FakeShop {
     last_group: Cell<GroupId>,
     /// Whether the window can group tabs (a popup window cannot).
     pub groups_work: Cell<bool>,
+    /// The bytes of the files the host holds for the task, by handle.
+    pub held_files: RefCell<HashMap<String, Vec<u8>>>,
 }
 
 /// The id of the first tab group the fake browser makes (the task's, in most tests).
@@ -138,6 +140,7 @@ impl FakeShop {
             tracks_changes: Cell::new(false),
             read_at: Cell::new((0, 0)),
             network: RefCell::default(),
+            held_files: RefCell::default(),
             error_page: Cell::new(false),
             group_names: RefCell::default(),
             last_group: Cell::new(FIRST_GROUP - 1),
@@ -419,6 +422,11 @@ impl Browser for FakeShop {
         self.highlights.borrow_mut().push(Vec::new());
         self.finished.set(true);
     }
+
+    async fn read_file(&self, handle: &str) -> Result<Vec<u8>, BrowserError> {
+        let gone = || BrowserError::Script(format!("no file {handle}"));
+        self.held_files.borrow().get(handle).cloned().ok_or_else(gone)
+    }
 }
 
 /// A user who answers every approval request the same way, and the ids asked.
@@ -516,6 +524,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         on_end_tab: None,
         replay: None,
         answer_language: String::new(),
+        files: Default::default(),
     }
 }
 

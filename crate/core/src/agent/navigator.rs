@@ -17,6 +17,7 @@ use crate::actions::Action;
 use crate::browser::{Browser, BrowserError, Highlight, TabId};
 use crate::cancel::CancelToken;
 use crate::dom_map::{elements_in_scope, ElementRegistry, PageMap};
+use crate::files::TaskFiles;
 use crate::i18n::{Arg, Message, Text};
 use crate::llm::{ChatMessage, ChatModel};
 use crate::messages::{History, Kind, Part};
@@ -118,6 +119,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     pub(super) data_flow: RefCell<DataFlow>,
     /// What the data flow found in the page texts read so far (not saved: scanned again after a resume).
     page_scans: RefCell<PageScans>,
+    /// The task's files: the notebook, the attached and the downloaded ones.
+    pub(super) files: RefCell<TaskFiles>,
     /// Approval requests made so far (their ids).
     pub(super) approvals: Cell<u32>,
     /// Input and output tokens used so far.
@@ -174,6 +177,7 @@ impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
             warned: RefCell::default(),
             tainted_hosts: RefCell::default(),
             data_flow: RefCell::default(),
+            files: RefCell::new(config.files.clone()),
             page_scans: RefCell::default(),
             approvals: Cell::new(0),
             usage: Cell::new((0, 0)),
@@ -202,6 +206,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         self.rejections.set(checkpoint.rejections);
         self.replan.set(checkpoint.replan);
         *self.data_flow.borrow_mut() = checkpoint.data_flow.clone();
+        *self.files.borrow_mut() = checkpoint.files.clone();
         if let Some((_, next)) = &checkpoint.replay {
             self.replay_cursor.set(*next);
         }
@@ -289,6 +294,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             replan: self.replan.get(),
             replay: self.config.replay.clone().map(|replay| (replay, self.replay_cursor.get())),
             data_flow: self.data_flow.borrow().clone(),
+            files: self.files.borrow().clone(),
             saved_at_ms: 0.0,
         });
     }

@@ -7,6 +7,7 @@ use super::replay::Replay;
 use crate::actions::{SearchEngine, Strictness};
 use crate::browser::TabId;
 use crate::dom_map::MapOptions;
+use crate::files::TaskFiles;
 use crate::llm::pricing::Price;
 use crate::messages::{Budget, History, RequestStyle};
 use crate::safety::{Secrets, SitePlan, SitePolicy};
@@ -64,6 +65,8 @@ pub struct TaskConfig {
     pub replay: Option<Replay>,
     /// The user's language (a BCP 47 code, the browser's), for the final answer.
     pub answer_language: String,
+    /// The files the task starts with: those the user attached.
+    pub files: TaskFiles,
 }
 
 impl TaskConfig {

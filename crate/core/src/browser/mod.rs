@@ -74,6 +74,9 @@ pub trait Browser {
     /// released, its blocking rules removed (other tasks' stay), the browser free to discard them
     /// again (a tab is kept loaded from the task's first look at it).
     async fn finish(&self, tabs: &[TabId]);
+    /// The bytes of a file the host holds for the task (attached by the user, or downloaded), by
+    /// its handle (`files::TaskFile::handle`).
+    async fn read_file(&self, handle: &str) -> Result<Vec<u8>, BrowserError>;
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -4,6 +4,7 @@
 use super::host::Host;
 use crate::agent::{Budgets, Models, TaskConfig};
 use crate::dom_map::MapOptions;
+use crate::files::TaskFiles;
 use crate::i18n::Message;
 use crate::llm::context::input_budget;
 use crate::llm::{AnyModel, Provider};
@@ -76,6 +77,7 @@ impl<H: Host> Prepared<H> {
             on_end_tab: None,
             replay: None,
             answer_language: settings.answer_language.clone(),
+            files: TaskFiles::default(),
         };
         Ok(Prepared { config, navigator, planner, validator })
     }

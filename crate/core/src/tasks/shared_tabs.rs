@@ -128,4 +128,8 @@ impl<H: Host> Browser for SharedTabs<'_, H> {
     async fn finish(&self, tabs: &[TabId]) {
         self.host.browser().finish(tabs).await;
     }
+
+    async fn read_file(&self, handle: &str) -> Result<Vec<u8>, BrowserError> {
+        self.host.browser().read_file(handle).await
+    }
 }
