@@ -3,6 +3,7 @@
 
 import init, { Core } from './core/agent_wasm.js';
 import { createBrowserHost } from './background/browser-host.js';
+import { watchTabRequests } from './background/downloads.js';
 import { createAppsHost } from './background/apps-host.js';
 import { createSavedHost } from './background/saved-host.js';
 import { notifyScheduledRun, syncAlarms, watchSchedules } from './background/schedules.js';
@@ -24,6 +25,8 @@ function broadcast(event) {
 }
 
 const browserHost = createBrowserHost(broadcast);
+// Which tab asked for what, so that a download is known to be a task's (background/downloads.js).
+watchTabRequests();
 
 // The worker alone writes the user's saved things (the pages ask it); what follows a change is
 // done here: the MCP host connected or not, the schedules' alarms set again, an app revoked in the

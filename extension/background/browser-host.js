@@ -3,6 +3,7 @@
 
 import { loadSettings } from '../shared/settings-store.js';
 import { heldFile } from './task-files.js';
+import { taskDownloads } from './downloads.js';
 
 const SENSOR_FILE = 'extension/page/sensor.js';
 // Every injection uses injectImmediately: waiting for document_idle would stall on frames that
@@ -770,7 +771,15 @@ export function createBrowserHost(emit) {
     async readFile(handle) {
       const file = await heldFile(handle);
       if (!file) throw hostError('script', `the file ${handle} is no longer held`);
+      if (!file.bytes) {
+        throw hostError('script', file.unread ? `the agent could not read ${file.name}: ${file.unread}` : `${file.name} is too large for the agent to read`);
+      }
       return file.bytes;
+    },
+
+    /** The task's downloads not reported before (background/downloads.js). */
+    downloads(tabIds, sinceMs, maxBytes) {
+      return taskDownloads(tabIds, sinceMs, maxBytes);
     },
 
   };

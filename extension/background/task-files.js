@@ -37,10 +37,10 @@ async function transaction(mode, work) {
   });
 }
 
-/** Keeps a file's bytes (a Uint8Array) with its name and type; resolves with its new handle. */
-export async function holdFile({ name, mime, bytes }) {
-  const handle = crypto.randomUUID();
-  await transaction('readwrite', (store) => store.put({ name, mime, bytes }, handle));
+/** Keeps a file's bytes (a Uint8Array; null when they are not kept, with what the caller notes
+ * of why) with its name and type, under `handle` (a new one unless given); resolves with it. */
+export async function holdFile({ name, mime, bytes, ...notes }, handle = crypto.randomUUID()) {
+  await transaction('readwrite', (store) => store.put({ name, mime, bytes, ...notes }, handle));
   return handle;
 }
 

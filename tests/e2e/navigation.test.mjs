@@ -113,7 +113,7 @@ test('a file is reported as downloaded, with its name, in the tab and in a new t
   assert.equal(end.type, 'result', JSON.stringify(end));
   const steps = `${site.origin}/actions/steps.html`;
   const downloaded = 'it is a file, "report 2024.pdf", which the browser downloaded instead of showing it';
-  const cannotRead = 'The agent cannot read downloaded files: look for the information on a web page, or tell the user the file was downloaded.';
+  const cannotRead = 'The files the task downloaded are named after this, with whether the agent can read them.';
 
   assert.equal(actions[0].outcome, `${report} did not open as a page: ${downloaded}; the tab still shows ${steps}. ${cannotRead}`);
   assert.equal(actions[0].ok, true);

@@ -4,6 +4,7 @@
 use crate::fetch::FetchClient;
 use crate::{to_js, vocabulary};
 use agent_core::browser::trusted_input::InputCommand;
+use agent_core::browser::Download;
 use agent_core::browser::PageOp;
 use agent_core::browser::{
     Browser, BrowserError, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, Screenshot, TabId, TabInfo,
@@ -76,6 +77,9 @@ extern "C" {
     /// Resolves with a `Uint8Array`.
     #[wasm_bindgen(method, catch, js_name = readFile)]
     async fn read_file(this: &BrowserHost, handle: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    async fn downloads(this: &BrowserHost, tabs: Vec<TabId>, since_ms: f64, max_bytes: f64)
+        -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = loadSettings)]
     async fn load_settings(this: &BrowserHost) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = activeTab)]
@@ -391,6 +395,12 @@ impl Browser for HostBrowser {
     async fn read_file(&self, handle: &str) -> Result<Vec<u8>, BrowserError> {
         let bytes = self.host.read_file(handle).await.map_err(browser_error)?;
         Ok(js_sys::Uint8Array::new(&bytes).to_vec())
+    }
+
+    async fn downloads(&self, tabs: &[TabId], since_ms: f64, max_bytes: u64) -> Result<Vec<Download>, BrowserError> {
+        let value = self.host.downloads(tabs.to_vec(), since_ms, max_bytes as f64).await.map_err(browser_error)?;
+        serde_wasm_bindgen::from_value(value)
+            .map_err(|err| BrowserError::Script(format!("unexpected download list: {err}")))
     }
 
     async fn perform(&self, tab: TabId, op: &PageOp) -> Result<OpOutcome, BrowserError> {

@@ -119,6 +119,14 @@ pub enum AgentEvent {
     Stopped {
         steps: u32,
     },
+    /// The task downloaded a file, now one of its files as `name`; `download_id` is the browser's
+    /// id of the download, for the panel to show the user the file.
+    Downloaded {
+        name: String,
+        mime: String,
+        size: u64,
+        download_id: Option<i64>,
+    },
 }
 
 /// One action of a step, as the panel shows it.

@@ -41,7 +41,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 });
                 return Ok((reports, Some((*success, text.clone()))));
             }
-            let done = self.run_action(action, seen, latest.take()).await?;
+            let mut done = self.run_action(action, seen, latest.take()).await?;
+            self.note_downloads(&mut done.report).await;
             let ok = done.report.ok;
             reports.push(done.report);
             let rest = &actions[i + 1..];
@@ -489,6 +490,7 @@ fn tab_closed() -> StepError {
     StepError::Fatal(text!("core_task_tab_closed"))
 }
 
+mod downloads;
 mod dropdown;
 mod extract;
 mod flow;

@@ -5,6 +5,7 @@ use super::task_config::{Budgets, Models, Review, TaskConfig, UserGate};
 use super::AgentEvent;
 use crate::actions::{SearchEngine, Strictness};
 use crate::browser::trusted_input::InputCommand;
+use crate::browser::Download;
 use crate::browser::{
     Browser, BrowserError, FoundText, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, PageOp, ScrollState,
     Submission, TabId, TabInfo,
@@ -101,6 +102,10 @@ pub struct FakeShop {
     pub groups_work: Cell<bool>,
     /// The bytes of the files the host holds for the task, by handle.
     pub held_files: RefCell<HashMap<String, Vec<u8>>>,
+    /// Downloads the next `downloads` call reports (the host held their bytes in `held_files`),
+    /// and the size bound each call gave.
+    pub pending_downloads: RefCell<Vec<Download>>,
+    pub download_bounds: RefCell<Vec<u64>>,
 }
 
 /// The id of the first tab group the fake browser makes (the task's, in most tests).
@@ -141,6 +146,8 @@ impl FakeShop {
             read_at: Cell::new((0, 0)),
             network: RefCell::default(),
             held_files: RefCell::default(),
+            pending_downloads: RefCell::default(),
+            download_bounds: RefCell::default(),
             error_page: Cell::new(false),
             group_names: RefCell::default(),
             last_group: Cell::new(FIRST_GROUP - 1),
@@ -426,6 +433,11 @@ impl Browser for FakeShop {
     async fn read_file(&self, handle: &str) -> Result<Vec<u8>, BrowserError> {
         let gone = || BrowserError::Script(format!("no file {handle}"));
         self.held_files.borrow().get(handle).cloned().ok_or_else(gone)
+    }
+
+    async fn downloads(&self, _tabs: &[TabId], _since_ms: f64, max_bytes: u64) -> Result<Vec<Download>, BrowserError> {
+        self.download_bounds.borrow_mut().push(max_bytes);
+        Ok(std::mem::take(&mut *self.pending_downloads.borrow_mut()))
     }
 }
 

@@ -174,6 +174,11 @@ impl Recorder {
         Recorder { task: task.to_string(), price, started_ms, resumed_at_step: None, steps: Vec::new() }
     }
 
+    /// When the run (or its resumption) started, on the browser's clock.
+    pub fn started_ms(&self) -> f64 {
+        self.started_ms
+    }
+
     /// The step under way (a step 0 collects what happens before the first).
     fn current(&mut self) -> &mut StepRecord {
         if self.steps.is_empty() {

@@ -77,6 +77,30 @@ pub trait Browser {
     /// The bytes of a file the host holds for the task (attached by the user, or downloaded), by
     /// its handle (`files::TaskFile::handle`).
     async fn read_file(&self, handle: &str) -> Result<Vec<u8>, BrowserError>;
+    /// The files downloaded from these tabs that started at or after `since_ms` (`now_ms`'s clock)
+    /// and were not reported before, each once finished (the host waits, bounded, for one under
+    /// way). The host holds each one's bytes under its handle, unless it is larger than
+    /// `max_bytes` or they could not be had (`Download::unread`).
+    async fn downloads(&self, tabs: &[TabId], since_ms: f64, max_bytes: u64) -> Result<Vec<Download>, BrowserError>;
+}
+
+/// A file the browser downloaded for the task, as the host reports it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Download {
+    /// Its name as saved, without the folder.
+    pub name: String,
+    /// Its media type as the server gave it (`application/pdf`), empty when none was given.
+    pub mime: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// The host's name for what it holds of it (`Browser::read_file`).
+    pub handle: String,
+    /// Why its bytes are not held (the page no longer had them, the server refused them again),
+    /// in words for the model; none when they are, or when it is too large to be read.
+    pub unread: Option<String>,
+    /// The browser's id of the download (`chrome.downloads`), for the user to find the file.
+    pub download_id: Option<i64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

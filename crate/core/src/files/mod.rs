@@ -7,6 +7,11 @@
 //! Attached and downloaded files' bytes stay with the host, named by a handle
 //! (`Browser::read_file` gives them back); the core keeps their name, type and size.
 
+mod downloads;
+mod pdf;
+
+pub use downloads::{downloaded_sentence, media_type, size_text, MAX_DOWNLOAD_BYTES};
+pub use pdf::pdf_text;
 use serde::{Deserialize, Serialize};
 
 /// Where a task's file came from, which says what may be done with it.

@@ -6,6 +6,7 @@
 
 use super::host::Host;
 use crate::browser::trusted_input::InputCommand;
+use crate::browser::Download;
 use crate::browser::PageOp;
 use crate::browser::{
     Browser, BrowserError, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, Screenshot, TabId, TabInfo,
@@ -131,5 +132,9 @@ impl<H: Host> Browser for SharedTabs<'_, H> {
 
     async fn read_file(&self, handle: &str) -> Result<Vec<u8>, BrowserError> {
         self.host.browser().read_file(handle).await
+    }
+
+    async fn downloads(&self, tabs: &[TabId], since_ms: f64, max_bytes: u64) -> Result<Vec<Download>, BrowserError> {
+        self.host.browser().downloads(tabs, since_ms, max_bytes).await
     }
 }

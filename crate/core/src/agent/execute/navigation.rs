@@ -75,10 +75,12 @@ impl Arrival {
             Arrival::NetError(code) => net_error(code),
             Arrival::Download(name) => (
                 match name {
-                    Some(name) => format!("it is a file, \"{name}\", which the browser downloaded instead of showing it"),
+                    Some(name) => {
+                        format!("it is a file, \"{name}\", which the browser downloaded instead of showing it")
+                    }
                     None => "it is a file, which the browser downloaded instead of showing it".into(),
                 },
-                "The agent cannot read downloaded files: look for the information on a web page, or tell the user the file was downloaded.",
+                "The files the task downloaded are named after this, with whether the agent can read them.",
             ),
             Arrival::Nothing(Some(status @ (204 | 205))) => (
                 format!("the server answered {} with nothing to show", status_name(*status)),
@@ -89,7 +91,8 @@ impl Arrival {
                 "Try another address, or another way to the page.",
             ),
             Arrival::Nothing(None) => (
-                "the navigation was cancelled before any page came (by the page, the browser or another navigation)".into(),
+                "the navigation was cancelled before any page came (by the page, the browser or another navigation)"
+                    .into(),
                 "Look at the page as it is now, and try again if it is still needed.",
             ),
         })

@@ -118,7 +118,7 @@ fn a_download_is_said_with_its_file_name_and_leaves_the_page_as_it_was() {
     assert_eq!(
         said,
         Said {
-            text: "https://shop.test/report did not open as a page: it is a file, \"report 2024.pdf\", which the browser downloaded instead of showing it; the tab still shows https://shop.test/. The agent cannot read downloaded files: look for the information on a web page, or tell the user the file was downloaded.".into(),
+            text: "https://shop.test/report did not open as a page: it is a file, \"report 2024.pdf\", which the browser downloaded instead of showing it; the tab still shows https://shop.test/. The files the task downloaded are named after this, with whether the agent can read them.".into(),
             ok: true,
             left_page: false,
         }
@@ -136,7 +136,7 @@ fn a_download_is_said_with_its_file_name_and_leaves_the_page_as_it_was() {
     assert_eq!(
         said,
         Said {
-            text: "https://shop.test/report did not open as a page: it is a file, \"r.pdf\", which the browser downloaded instead of showing it; the browser closed the new tab again, and the current tab is still t1. The agent cannot read downloaded files: look for the information on a web page, or tell the user the file was downloaded.".into(),
+            text: "https://shop.test/report did not open as a page: it is a file, \"r.pdf\", which the browser downloaded instead of showing it; the browser closed the new tab again, and the current tab is still t1. The files the task downloaded are named after this, with whether the agent can read them.".into(),
             ok: true,
             left_page: false,
         }
@@ -311,7 +311,7 @@ mod in_the_agent {
         ]);
         let (_, events) = run(&shop, &model, 5);
         let said = outcomes(&events);
-        assert_eq!(said[0], "https://shop.test/invoice did not open as a page: it is a file, \"invoice-7.pdf\", which the browser downloaded instead of showing it; the tab still shows http://shop.test/. The agent cannot read downloaded files: look for the information on a web page, or tell the user the file was downloaded.");
+        assert_eq!(said[0], "https://shop.test/invoice did not open as a page: it is a file, \"invoice-7.pdf\", which the browser downloaded instead of showing it; the tab still shows http://shop.test/. The files the task downloaded are named after this, with whether the agent can read them.");
         assert_eq!(said[1], "Clicked <button> \"Add blue mug\" [1].");
         assert_eq!((shop.cart.get(), shop.url.borrow().as_str()), (1, "http://shop.test/"));
     }
@@ -330,7 +330,7 @@ mod in_the_agent {
         ]);
         let (_, events) = run(&shop, &model, 5);
         let said = outcomes(&events);
-        assert_eq!(said[0], "https://shop.test/file did not open as a page: it is a file, which the browser downloaded instead of showing it; the browser closed the new tab again, and the current tab is still t1. The agent cannot read downloaded files: look for the information on a web page, or tell the user the file was downloaded.");
+        assert_eq!(said[0], "https://shop.test/file did not open as a page: it is a file, which the browser downloaded instead of showing it; the browser closed the new tab again, and the current tab is still t1. The files the task downloaded are named after this, with whether the agent can read them.");
         assert!(model.state(1).contains("Current URL: http://shop.test/\n"), "{}", model.state(1));
         // The download's tab took an id, not a name.
         assert_eq!(shop.current_tab.get(), 3);

@@ -1,0 +1,100 @@
+use crate::agent::fakes::{config, outcomes, reply, run_with, FakeShop, ScriptedModel};
+use crate::agent::{AgentEvent, Checkpoint, TaskConfig};
+use crate::browser::Download;
+use crate::files::{Source, MAX_DOWNLOAD_BYTES};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+fn download(name: &str, mime: &str, size: u64, handle: &str) -> Download {
+    Download { name: name.into(), mime: mime.into(), size, handle: handle.into(), download_id: Some(7), unread: None }
+}
+
+/// Runs a click then `done`, with `downloads` coming of the click; the events and the last
+/// checkpoint (the task's files as the navigator kept them).
+fn click_that_downloads(shop: &FakeShop, model: &ScriptedModel) -> (Vec<AgentEvent>, Checkpoint) {
+    let saved = Rc::new(RefCell::new(Vec::<Checkpoint>::new()));
+    let sink = Rc::clone(&saved);
+    let config =
+        TaskConfig { on_checkpoint: Some(Rc::new(move |checkpoint| sink.borrow_mut().push(checkpoint))), ..config(5) };
+    let (_, events) = run_with(&config, shop, model);
+    let last = saved.borrow().last().cloned().expect("a checkpoint after the click");
+    (events, last)
+}
+
+fn click_then_done() -> ScriptedModel {
+    ScriptedModel::new(vec![
+        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
+        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+    ])
+}
+
+#[test]
+fn a_download_becomes_a_task_file_the_model_is_told_of() {
+    let shop = FakeShop::new();
+    shop.pending_downloads.replace(vec![download("invoice.pdf", "application/pdf", 12 * 1024, "download-7")]);
+    let model = click_then_done();
+    let (events, checkpoint) = click_that_downloads(&shop, &model);
+
+    let said = "Downloaded invoice.pdf (application/pdf, 12 KB); read_file reads it.";
+    assert!(outcomes(&events)[0].ends_with(said), "{:?}", outcomes(&events));
+    assert!(
+        model.requests.borrow()[1].messages.iter().any(|m| m.content.contains(said)),
+        "the next request tells the model"
+    );
+    let file = checkpoint.files.get("invoice.pdf").expect("a task file");
+    assert_eq!((file.source, file.mime.as_str(), file.size), (Source::Downloaded, "application/pdf", 12 * 1024));
+    assert_eq!(file.handle.as_deref(), Some("download-7"));
+    assert!(events.contains(&AgentEvent::Downloaded {
+        name: "invoice.pdf".into(),
+        mime: "application/pdf".into(),
+        size: 12 * 1024,
+        download_id: Some(7),
+    }));
+    assert_eq!(shop.download_bounds.borrow()[0], MAX_DOWNLOAD_BYTES, "the host is told the bound");
+}
+
+#[test]
+fn a_second_file_of_the_same_name_gets_its_own_and_one_reported_again_is_kept_once() {
+    let shop = FakeShop::new();
+    let mut checkpoint_files = crate::files::TaskFiles::default();
+    checkpoint_files.add_held("invoice.pdf", Source::Downloaded, "application/pdf", 10, "download-1");
+    shop.pending_downloads.replace(vec![
+        download("invoice.pdf", "application/pdf", 10, "download-1"),
+        download("invoice.pdf", "application/pdf", 20, "download-2"),
+    ]);
+    let model = click_then_done();
+    let saved = Rc::new(RefCell::new(Vec::<Checkpoint>::new()));
+    let sink = Rc::clone(&saved);
+    let config = TaskConfig {
+        files: checkpoint_files,
+        on_checkpoint: Some(Rc::new(move |checkpoint| sink.borrow_mut().push(checkpoint))),
+        ..config(5)
+    };
+    let (_, events) = run_with(&config, &shop, &model);
+    let said = &outcomes(&events)[0];
+    assert!(said.ends_with("Downloaded invoice (2).pdf (application/pdf, 20 bytes); read_file reads it."), "{said}");
+    assert_eq!(said.matches("Downloaded").count(), 1, "{said}");
+    let files = saved.borrow().last().unwrap().files.clone();
+    assert_eq!(files.iter().map(|file| file.name.as_str()).collect::<Vec<_>>(), ["invoice.pdf", "invoice (2).pdf"]);
+}
+
+#[test]
+fn a_download_too_large_to_read_is_listed_and_said_to_be_so() {
+    let shop = FakeShop::new();
+    shop.pending_downloads.replace(vec![download(
+        "backup.zip",
+        "application/zip",
+        MAX_DOWNLOAD_BYTES + 1,
+        "download-3",
+    )]);
+    let model = click_then_done();
+    let (events, checkpoint) = click_that_downloads(&shop, &model);
+    assert!(
+        outcomes(&events)[0].ends_with(
+            "Downloaded backup.zip (application/zip, 10.0 MB); it is too large for the agent to read (at most 10.0 MB), but the user has it."
+        ),
+        "{:?}",
+        outcomes(&events)
+    );
+    assert!(checkpoint.files.get("backup.zip").is_some(), "the user is offered it all the same");
+}

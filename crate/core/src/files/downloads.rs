@@ -1,0 +1,94 @@
+//! What the task downloaded, as the model is told of it.
+
+use crate::browser::Download;
+
+/// The largest download whose bytes the host keeps for the agent to read; the user gets larger
+/// ones all the same.
+pub const MAX_DOWNLOAD_BYTES: u64 = 10 * 1024 * 1024;
+
+/// A size as people read it: `512 bytes`, `12 KB`, `3.4 MB`.
+pub fn size_text(bytes: u64) -> String {
+    const KB: f64 = 1024.0;
+    let size = bytes as f64;
+    if bytes < 1024 {
+        format!("{bytes} bytes")
+    } else if size < KB * KB {
+        format!("{} KB", (size / KB).round())
+    } else {
+        format!("{:.1} MB", size / (KB * KB))
+    }
+}
+
+/// The download's media type: the server's, else the one its name says for the kinds the agent
+/// reads, else `application/octet-stream`.
+pub fn media_type(download: &Download) -> String {
+    if !download.mime.is_empty() {
+        return download.mime.clone();
+    }
+    let extension = download.name.rsplit_once('.').map(|(_, extension)| extension.to_ascii_lowercase());
+    match extension.as_deref() {
+        Some("pdf") => "application/pdf",
+        Some("csv") => "text/csv",
+        Some("json") => "application/json",
+        Some("txt" | "md") => "text/plain",
+        _ => "application/octet-stream",
+    }
+    .to_string()
+}
+
+/// What the model is told of a download kept as the task's file `name`: `Downloaded invoice.pdf
+/// (application/pdf, 12 KB).`, with why it cannot be read when it cannot.
+pub fn downloaded_sentence(name: &str, download: &Download) -> String {
+    let said = format!("Downloaded {name} ({}, {})", media_type(download), size_text(download.size));
+    if download.size > MAX_DOWNLOAD_BYTES {
+        format!(
+            "{said}; it is too large for the agent to read (at most {}), but the user has it.",
+            size_text(MAX_DOWNLOAD_BYTES)
+        )
+    } else if let Some(problem) = &download.unread {
+        format!("{said}; the agent could not read it ({problem}), but the user has it.")
+    } else {
+        format!("{said}; read_file reads it.")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn download(name: &str, mime: &str, size: u64) -> Download {
+        Download { name: name.into(), mime: mime.into(), size, handle: "d1".into(), ..Download::default() }
+    }
+
+    #[test]
+    fn sizes_read_as_people_say_them() {
+        assert_eq!(size_text(512), "512 bytes");
+        assert_eq!(size_text(12 * 1024 + 100), "12 KB");
+        assert_eq!(size_text(3_565_158), "3.4 MB");
+    }
+
+    #[test]
+    fn a_download_is_said_with_its_type_and_size_and_whether_it_can_be_read() {
+        let invoice = download("invoice.pdf", "application/pdf", 12 * 1024);
+        assert_eq!(
+            downloaded_sentence("invoice.pdf", &invoice),
+            "Downloaded invoice.pdf (application/pdf, 12 KB); read_file reads it."
+        );
+        // A type the server did not give is taken from the name.
+        let list = download("list.csv", "", 300);
+        assert_eq!(
+            downloaded_sentence("list (2).csv", &list),
+            "Downloaded list (2).csv (text/csv, 300 bytes); read_file reads it."
+        );
+        let huge = download("video.zip", "application/zip", 30 * 1024 * 1024);
+        assert_eq!(
+            downloaded_sentence("video.zip", &huge),
+            "Downloaded video.zip (application/zip, 30.0 MB); it is too large for the agent to read (at most 10.0 MB), but the user has it."
+        );
+        let gone = Download { unread: Some("the page no longer had it".into()), ..download("a.txt", "text/plain", 10) };
+        assert_eq!(
+            downloaded_sentence("a.txt", &gone),
+            "Downloaded a.txt (text/plain, 10 bytes); the agent could not read it (the page no longer had it), but the user has it."
+        );
+    }
+}
