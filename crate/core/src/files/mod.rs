@@ -7,6 +7,12 @@
 //! Attached and downloaded files' bytes stay with the host, named by a handle
 //! (`Browser::read_file` gives them back); the core keeps their name, type and size.
 
+mod notebook;
+mod read;
+
+pub use notebook::{MAX_FILE_CHARS, MAX_NAME_CHARS, MAX_NOTEBOOK_CHARS, MAX_NOTEBOOK_FILES, TODO};
+pub use read::{page_of, text_of, Page, READ_PAGE_CHARS};
+
 use serde::{Deserialize, Serialize};
 
 /// Where a task's file came from, which says what may be done with it.
