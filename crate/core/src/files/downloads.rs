@@ -1,10 +1,23 @@
 //! What the task downloaded, as the model is told of it.
 
+use super::TaskFile;
 use crate::browser::Download;
 
 /// The largest download whose bytes the host keeps for the agent to read; the user gets larger
 /// ones all the same.
 pub const MAX_DOWNLOAD_BYTES: u64 = 10 * 1024 * 1024;
+
+/// Why a held file cannot be read for its size: the host keeps no bytes of a file larger than
+/// [`MAX_DOWNLOAD_BYTES`].
+pub fn too_large_to_read(file: &TaskFile) -> Option<String> {
+    (file.text.is_none() && file.size > MAX_DOWNLOAD_BYTES).then(|| {
+        format!(
+            "it is {}, larger than the {} the agent reads; the user has the file, tell them if the task needs it",
+            size_text(file.size),
+            size_text(MAX_DOWNLOAD_BYTES)
+        )
+    })
+}
 
 /// A size as people read it: `512 bytes`, `12 KB`, `3.4 MB`.
 pub fn size_text(bytes: u64) -> String {

@@ -8,10 +8,14 @@
 //! (`Browser::read_file` gives them back); the core keeps their name, type and size.
 
 mod downloads;
+mod notebook;
 mod pdf;
+mod read;
 
-pub use downloads::{downloaded_sentence, media_type, size_text, MAX_DOWNLOAD_BYTES};
-pub use pdf::pdf_text;
+pub use downloads::{downloaded_sentence, media_type, size_text, too_large_to_read, MAX_DOWNLOAD_BYTES};
+pub use notebook::{MAX_FILE_CHARS, MAX_NAME_CHARS, MAX_NOTEBOOK_CHARS, MAX_NOTEBOOK_FILES, TODO};
+pub use read::{page_of, text_of, Page, READ_PAGE_CHARS};
+
 use serde::{Deserialize, Serialize};
 
 /// Where a task's file came from, which says what may be done with it.

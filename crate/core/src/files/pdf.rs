@@ -4,7 +4,7 @@ use lopdf::Document;
 
 /// The PDF's text, its pages separated by a blank line; why not when the file is not a PDF the
 /// parser can read (damaged, encrypted with a password).
-pub fn pdf_text(bytes: &[u8]) -> Result<String, String> {
+pub(super) fn pdf_text(bytes: &[u8]) -> Result<String, String> {
     let document = Document::load_mem(bytes).map_err(|error| error.to_string())?;
     let pages: Vec<String> = document
         .get_pages()

@@ -98,3 +98,54 @@ fn a_download_too_large_to_read_is_listed_and_said_to_be_so() {
     );
     assert!(checkpoint.files.get("backup.zip").is_some(), "the user is offered it all the same");
 }
+
+/// Runs a click that downloads `downloads`, then a step of each of `reads` (read_file actions),
+/// then `done`; what the actions said.
+fn download_then_read(downloads: Vec<Download>, held: &[(&str, &[u8])], reads: &[&str]) -> Vec<String> {
+    let shop = FakeShop::new();
+    shop.pending_downloads.replace(downloads);
+    for (handle, bytes) in held {
+        shop.held_files.borrow_mut().insert(handle.to_string(), bytes.to_vec());
+    }
+    let clicks = reply(r#"[{"click_element":{"index":1,"click":null}}]"#);
+    let done = reply(r#"[{"done":{"text":"ok","success":true}}]"#);
+    let replies = std::iter::once(clicks).chain(reads.iter().map(|read| reply(read))).chain([done]);
+    let model = ScriptedModel::new(replies.collect());
+    let (_, events) = run_with(&config(5), &shop, &model);
+    outcomes(&events)
+}
+
+#[test]
+fn a_downloaded_pdf_is_read_as_its_text() {
+    let invoice: &[u8] = include_bytes!("../../../files/fixtures/invoice.pdf");
+    let said = download_then_read(
+        vec![download("invoice.pdf", "application/pdf", invoice.len() as u64, "download-7")],
+        &[("download-7", invoice)],
+        &[r#"[{"read_file":{"name":"invoice.pdf","start_line":null}}]"#],
+    );
+    assert!(said[1].starts_with("Read all 7 lines of the downloaded file invoice.pdf."), "{said:?}");
+    assert!(said[1].contains("Item: Descaling kit (3 packs) Amount: 38.25 EUR\n"), "{said:?}");
+}
+
+#[test]
+fn a_download_too_large_or_unread_is_refused_with_why() {
+    let huge = download("backup.zip", "application/zip", MAX_DOWNLOAD_BYTES * 3, "download-3");
+    let gone = Download {
+        unread: Some("the page no longer has it".into()),
+        ..download("rows.csv", "text/csv", 40, "download-4")
+    };
+    let said = download_then_read(
+        vec![huge, gone],
+        &[],
+        &[
+            r#"[{"read_file":{"name":"backup.zip","start_line":null}}]"#,
+            r#"[{"read_file":{"name":"rows.csv","start_line":null}}]"#,
+        ],
+    );
+    assert_eq!(
+        said[1],
+        "Could not read backup.zip: it is 30.0 MB, larger than the 10.0 MB the agent reads; the user has the file, tell them if the task needs it."
+    );
+    // The host holds no bytes of it, and says why (the fake browser: that it has none).
+    assert!(said[2].starts_with("Could not read rows.csv: the browser no longer holds it"), "{said:?}");
+}
