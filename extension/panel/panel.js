@@ -4,6 +4,7 @@
 import { t, localize, said } from '../shared/i18n.js';
 import { element, button, download } from '../shared/dom.js';
 import { onRunWorkflow, saveAsWorkflowButton } from './workflows.js';
+import { downloadsList } from './downloads.js';
 import { setupApps, showPairing } from './apps.js';
 import { listen, send } from '../shared/worker.js';
 
@@ -599,6 +600,14 @@ function render(view, event) {
       // Where the History left out the oldest part of a long chat (crate/core/src/chats.rs).
       view.append(element('div', 'message notice trimmed', t('panel_trimmed')));
       break;
+    case 'downloaded':
+      // Offered once the task ends, below its last word.
+      (view.downloads ??= []).push(event);
+      break;
+  }
+  if (['result', 'error', 'stopped'].includes(event.type) && view.downloads?.length) {
+    view.append(downloadsList(view.downloads));
+    view.downloads = null;
   }
   const { pendingRun } = view;
   if (['result', 'error', 'stopped'].includes(event.type) && pendingRun) {

@@ -13,6 +13,8 @@
 //   { raw: "text" }                                      reply content sent as is (malformed output)
 //   { status: 401, body: {...}, headers?: {...} }        an HTTP error with that JSON body (and headers)
 //   { hang: true }                                       never answers; counts in `aborted` when the client gives up
+//   (request) => reply                                   a reply made from what the request says (as a model reads
+//       what it is sent: a file's text, a total to work out); the request is as recorded in `requests`
 // Any reply may carry `delay: ms`, the time the model takes to answer it, or `hold: promise`: it is
 // sent once the promise resolves (the agent waits on the model meanwhile, while the test acts).
 //
@@ -391,7 +393,8 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
       }
       requests.push(request);
       headers.push(req.headers);
-      const step = script.tasks ? replyForTask(script.tasks, request) : script[requests.length - 1];
+      const scripted = script.tasks ? replyForTask(script.tasks, request) : script[requests.length - 1];
+      const step = typeof scripted === 'function' ? scripted(request) : scripted;
       if (!step) return send(500, JSON.stringify({ error: { message: script.tasks ? 'no scripted reply for this task and step' : `script exhausted after ${script.length} replies` } }));
       if (step.hang) {
         res.on('close', () => { stats.aborted += 1; });
