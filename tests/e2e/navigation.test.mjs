@@ -113,9 +113,10 @@ test('a file is reported as downloaded, with its name, in the tab and in a new t
   assert.equal(end.type, 'result', JSON.stringify(end));
   const steps = `${site.origin}/actions/steps.html`;
   const downloaded = 'it is a file, "report 2024.pdf", which the browser downloaded instead of showing it';
-  const cannotRead = 'The files the task downloaded are named after this, with whether the agent can read them.';
+  const named = 'The files the task downloaded are named after this, with whether the agent can read them.';
+  const kept = (name) => `Downloaded ${name} (application/pdf, 19 bytes); read_file reads it.`;
 
-  assert.equal(actions[0].outcome, `${report} did not open as a page: ${downloaded}; the tab still shows ${steps}. ${cannotRead}`);
+  assert.equal(actions[0].outcome, `${report} did not open as a page: ${downloaded}; the tab still shows ${steps}. ${named} ${kept('report 2024.pdf')}`);
   assert.equal(actions[0].ok, true);
   // The page stayed: the step's next action ran on it.
   assert.equal(actions[1].name, 'scroll');
@@ -123,10 +124,11 @@ test('a file is reported as downloaded, with its name, in the tab and in a new t
   assert.match(states[1], new RegExp(`Current URL: ${escape(steps)}\\n`));
 
   // Chrome closes a tab it opened only for a download; the task stays where it was.
-  assert.equal(actions[2].outcome, `${report} did not open as a page: ${downloaded}; the browser closed the new tab again, and the current tab is still t1. ${cannotRead}`);
+  assert.equal(actions[2].outcome, `${report} did not open as a page: ${downloaded}; the browser closed the new tab again, and the current tab is still t1. ${named} ${kept('report 2024 (2).pdf')}`);
   assert.ok(states[2].includes(actions[2].outcome), states[2]);
   assert.match(states[2], new RegExp(`Current URL: ${escape(steps)}\\n`));
-  assert.equal(files.served.filter((path) => path === '/report').length, 2);
+  // Each asked for twice: by the browser, then by the agent for the file's bytes.
+  assert.equal(files.served.filter((path) => path === '/report').length, 4);
 
   assert.equal(actions[3].outcome, `Opened ${files.origin}/moved, which redirected to ${site.origin}/actions/article.html.`);
   assert.ok(states[3].includes(actions[3].outcome), states[3]);
