@@ -8,6 +8,7 @@
 //! (`Browser::read_file` gives them back); the core keeps their name, type and size.
 
 mod notebook;
+mod outline;
 mod read;
 
 pub use notebook::{MAX_FILE_CHARS, MAX_NAME_CHARS, MAX_NOTEBOOK_CHARS, MAX_NOTEBOOK_FILES, TODO};
