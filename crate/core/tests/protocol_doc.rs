@@ -62,6 +62,7 @@ fn one_of_each_event() -> Vec<AgentEvent> {
         AgentEvent::Paused { step: 1 },
         AgentEvent::Resumed { step: 1 },
         AgentEvent::Stopped { steps: 1 },
+        AgentEvent::Files { files: vec![] },
         AgentEvent::Downloaded { name: text(), mime: text(), size: 1, download_id: Some(1) },
     ]
 }
@@ -90,7 +91,8 @@ fn kind_index(event: &AgentEvent) -> usize {
         AgentEvent::Paused { .. } => 17,
         AgentEvent::Resumed { .. } => 18,
         AgentEvent::Stopped { .. } => 19,
-        AgentEvent::Downloaded { .. } => 20,
+        AgentEvent::Files { .. } => 20,
+        AgentEvent::Downloaded { .. } => 21,
     }
 }
 

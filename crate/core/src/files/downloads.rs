@@ -1,5 +1,6 @@
 //! What the task downloaded, as the model is told of it.
 
+use super::outline::size_words;
 use super::TaskFile;
 use crate::browser::Download;
 
@@ -13,23 +14,10 @@ pub fn too_large_to_read(file: &TaskFile) -> Option<String> {
     (file.text.is_none() && file.size > MAX_DOWNLOAD_BYTES).then(|| {
         format!(
             "it is {}, larger than the {} the agent reads; the user has the file, tell them if the task needs it",
-            size_text(file.size),
-            size_text(MAX_DOWNLOAD_BYTES)
+            size_words(file.size),
+            size_words(MAX_DOWNLOAD_BYTES)
         )
     })
-}
-
-/// A size as people read it: `512 bytes`, `12 KB`, `3.4 MB`.
-pub fn size_text(bytes: u64) -> String {
-    const KB: f64 = 1024.0;
-    let size = bytes as f64;
-    if bytes < 1024 {
-        format!("{bytes} bytes")
-    } else if size < KB * KB {
-        format!("{} KB", (size / KB).round())
-    } else {
-        format!("{:.1} MB", size / (KB * KB))
-    }
 }
 
 /// The download's media type: the server's, else the one its name says for the kinds the agent
@@ -52,11 +40,11 @@ pub fn media_type(download: &Download) -> String {
 /// What the model is told of a download kept as the task's file `name`: `Downloaded invoice.pdf
 /// (application/pdf, 12 KB).`, with why it cannot be read when it cannot.
 pub fn downloaded_sentence(name: &str, download: &Download) -> String {
-    let said = format!("Downloaded {name} ({}, {})", media_type(download), size_text(download.size));
+    let said = format!("Downloaded {name} ({}, {})", media_type(download), size_words(download.size));
     if download.size > MAX_DOWNLOAD_BYTES {
         format!(
             "{said}; it is too large for the agent to read (at most {}), but the user has it.",
-            size_text(MAX_DOWNLOAD_BYTES)
+            size_words(MAX_DOWNLOAD_BYTES)
         )
     } else if let Some(problem) = &download.unread {
         format!("{said}; the agent could not read it ({problem}), but the user has it.")
@@ -71,13 +59,6 @@ mod tests {
 
     fn download(name: &str, mime: &str, size: u64) -> Download {
         Download { name: name.into(), mime: mime.into(), size, handle: "d1".into(), ..Download::default() }
-    }
-
-    #[test]
-    fn sizes_read_as_people_say_them() {
-        assert_eq!(size_text(512), "512 bytes");
-        assert_eq!(size_text(12 * 1024 + 100), "12 KB");
-        assert_eq!(size_text(3_565_158), "3.4 MB");
     }
 
     #[test]
