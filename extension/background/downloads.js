@@ -24,6 +24,8 @@ const REMEMBERED_PER_TAB = 30;
 
 /** tabId -> [{url, method}]: what each tab's top frame asked for. */
 const asked = new Map();
+/** Downloads already waited for once: a later call only looks whether they have ended. */
+const waitedFor = new Set();
 
 /** Notes each tab's top-level requests; called once, when the worker starts. */
 export function watchTabRequests() {
@@ -61,8 +63,8 @@ function taskTabOf(item, tabIds, tabUrls) {
 }
 
 /** The download once it has ended (complete or interrupted), or null if it is still under way
- * after FINISH_TIMEOUT_MS. */
-function ended(id) {
+ * after `timeoutMs`. */
+function ended(id, timeoutMs) {
   return new Promise((resolve) => {
     const done = (item) => {
       clearTimeout(timer);
@@ -74,9 +76,9 @@ function ended(id) {
       if (!item || item.state !== 'in_progress') done(item ?? null);
     };
     const onChanged = (delta) => delta.id === id && delta.state && check();
-    const timer = setTimeout(() => done(null), FINISH_TIMEOUT_MS);
+    const timer = timeoutMs > 0 ? setTimeout(() => done(null), timeoutMs) : null;
     chrome.downloads.onChanged.addListener(onChanged);
-    check();
+    check().then(() => timer === null && done(null));
   });
 }
 
@@ -146,13 +148,14 @@ async function fetchBytes(item, tabId, maxBytes) {
   return { size: bytes.length, bytes: bytes.length > maxBytes ? null : bytes, name };
 }
 
-/** Holds what can be had of a finished download under `download-<id>`; the core's Download. */
+/** Holds what can be had of a download under `download-<id>`: its bytes once it is complete,
+ * unless it is larger than `maxBytes` (held without them, finished or not); the core's Download. */
 async function hold(item, tabId, maxBytes) {
   const handle = `download-${item.id}`;
   const known = item.fileSize > 0 ? item.fileSize : item.totalBytes;
   let fetched = { size: known, bytes: null, name: null };
   let unread = null;
-  if (item.state !== 'complete') {
+  if (item.state === 'interrupted') {
     unread = `the browser's download failed (${item.error ?? 'interrupted'})`;
   } else if (!(known > maxBytes)) {
     try {
@@ -172,7 +175,8 @@ async function hold(item, tabId, maxBytes) {
 /**
  * The downloads of tabs `tabIds` that started at or after `sinceMs` and were not reported before
  * (the Download list of crate/core/src/browser), each once ended; one still under way after
- * FINISH_TIMEOUT_MS is left for a later call.
+ * FINISH_TIMEOUT_MS is left for a later call, which does not wait for it again. One known to be
+ * larger than `maxBytes` is reported at once, without its bytes.
  */
 export async function taskDownloads(tabIds, sinceMs, maxBytes) {
   const items = await chrome.downloads.search({ startedAfter: new Date(sinceMs - 1).toISOString() });
@@ -185,7 +189,9 @@ export async function taskDownloads(tabIds, sinceMs, maxBytes) {
   for (const found of items.sort((a, b) => a.id - b.id)) {
     const tabId = taskTabOf(found, tabIds, tabUrls);
     if (tabId === undefined || (await heldFile(`download-${found.id}`))) continue;
-    const item = await ended(found.id);
+    const tooLarge = found.totalBytes > maxBytes;
+    const item = tooLarge ? found : await ended(found.id, waitedFor.has(found.id) ? 0 : FINISH_TIMEOUT_MS);
+    waitedFor.add(found.id);
     if (item) reported.push(await hold(item, tabId, maxBytes));
   }
   return reported;

@@ -18,6 +18,7 @@ import { waitUntil } from '../support/fixtures.mjs';
 
 const TIMEOUT = 60_000;
 const SESSION = 'session=bean-and-steam-42';
+const BACKUP_BYTES = 11 * 1024 * 1024;
 
 let agent;
 let site;
@@ -37,6 +38,7 @@ async function startInvoicesSite() {
 <p>Invoice ${INVOICE.number}, November 2026.</p>
 <p><a href="/invoices/${INVOICE.number}.pdf">Download invoice ${INVOICE.number} (PDF)</a></p>
 <p><button id="csv" type="button">Export invoice lines as CSV</button></p>
+<p><a href="/backup.zip">Download all invoices (backup)</a></p>
 <script>
   document.getElementById('csv').addEventListener('click', () => {
     const link = document.createElement('a');
@@ -53,6 +55,11 @@ async function startInvoicesSite() {
         'content-length': pdf.length,
       });
       res.end(Buffer.from(pdf));
+    } else if (req.url === '/backup.zip') {
+      // Larger than the 10 MB the agent reads.
+      const backup = Buffer.alloc(BACKUP_BYTES, 1);
+      res.writeHead(200, { 'content-type': 'application/zip', 'content-disposition': 'attachment; filename="backup.zip"', 'content-length': backup.length });
+      res.end(backup);
     } else {
       res.writeHead(404).end();
     }
@@ -161,6 +168,35 @@ test('a downloaded PDF invoice and a CSV export are read back, totalled, and off
     assert.deepEqual(kept.map((item) => new URL(item.referrer).hostname).sort(), ['127.0.0.1', '127.0.0.1', 'localhost']);
     const named = new Set([...said(llm.requests.at(-1)).matchAll(/Downloaded (.+?) \(/g)].map((m) => m[1]));
     assert.deepEqual([...named], [`${INVOICE.number}.pdf`, `${INVOICE.number}-lines.csv`]);
+    await panel.close();
+  } finally {
+    await llm.close();
+  }
+});
+
+test('a file too large to read is listed as such, refused by read_file, and still offered to the user', async () => {
+  const llm = await startLlmServer([
+    { actions: [{ click_element: { target: 'Download all invoices (backup)' } }] },
+    { actions: [{ read_file: { name: 'backup.zip' } }] },
+    { actions: [{ done: { text: 'The backup is too large to read.', success: false } }] },
+  ]);
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted', apiKey: '', maxSteps: 10, highlights: false });
+    const target = await openTarget(agent, `${site.origin}/`);
+    const panel = await openPanel(agent, target.tabId);
+    await panel.fill('#task', 'download the backup of all invoices');
+    await panel.press('#task', 'Enter');
+    await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
+
+    const said = (n) => llm.requests[n].messages.at(-1).content;
+    assert.match(said(1), /Downloaded backup\.zip \(application\/zip, 11\.0 MB\); it is too large for the agent to read \(at most 10\.0 MB\), but the user has it\./);
+    assert.match(said(2), /Could not read backup\.zip: it is 11\.0 MB, larger than the 10\.0 MB the agent reads; the user has the file, tell them if the task needs it\./);
+    // The agent did not ask for it again: its bytes were never wanted.
+    assert.equal(site.served.filter((path) => path.endsWith('/backup.zip')).length, 1);
+    const offered = panel.locator('.downloads li');
+    await offered.first().waitFor({ timeout: TIMEOUT });
+    assert.deepEqual(await offered.locator('.download-name').allTextContents(), ['backup.zip']);
+    assert.equal(await offered.locator('.download-size').textContent(), '11 MB');
     await panel.close();
   } finally {
     await llm.close();
