@@ -198,14 +198,15 @@ impl Chat {
             let removed: usize = self.events.drain(mark + 1..end).map(|e| json_len(&e) + 1).sum();
             size -= removed.min(size);
         }
-        // The last task's oldest events, keeping its start and its end.
+        // The last task's oldest events, keeping its start, its end, its files and its downloads.
         let removable: Vec<(usize, usize)> = self
             .events
             .iter()
             .enumerate()
             .skip(mark + 1)
             .filter(|(_, e)| {
-                !matches!(type_of(e), "task_started" | "run_recorded" | "files") && !FINAL_EVENTS.contains(&type_of(e))
+                !matches!(type_of(e), "task_started" | "run_recorded" | "files" | "downloaded")
+                    && !FINAL_EVENTS.contains(&type_of(e))
             })
             .map(|(i, e)| (i, json_len(e) + 1))
             .collect();
@@ -517,6 +518,24 @@ mod tests {
         assert!(chat.json_len() <= 20_000);
         let kept = chat.events.iter().find(|e| type_of(e) == "files").expect("the files stay");
         assert_eq!(kept["files"][0]["text"], "item,price\n".repeat(100));
+    }
+
+    #[test]
+    fn a_task_keeps_its_downloads_when_its_oldest_steps_are_cut() {
+        let mut chat = Chat::new("c1".into(), "invoices", 0.0);
+        chat.record(json!({"v": 1, "type": "task_started", "task": "invoices"}), 0.0);
+        let text = "x".repeat(1_000);
+        for step in 1..=100 {
+            chat.record(json!({"v": 1, "type": "step", "step": step, "next_goal": text}), 0.0);
+            if step % 25 == 0 {
+                let name = format!("invoice-{step}.pdf");
+                chat.record(json!({"v": 1, "type": "downloaded", "name": name, "mime": "application/pdf", "size": 9, "download_id": step}), 0.0);
+            }
+        }
+        chat.record(event("result"), 0.0);
+        assert!(chat.cap(20_000, &encode_trimmed()));
+        // The panel offers every one of them under the answer, as it did when the task ran.
+        assert_eq!(types(&chat).iter().filter(|t| **t == "downloaded").count(), 4);
     }
 
     #[test]
