@@ -3,7 +3,7 @@
 
 import { loadSettings } from '../shared/settings-store.js';
 import { heldFile } from './task-files.js';
-import { taskDownloads } from './downloads.js';
+import { shownFileBytes, taskDownloads } from './downloads.js';
 
 const SENSOR_FILE = 'extension/page/sensor.js';
 // Every injection uses injectImmediately: waiting for document_idle would stall on frames that
@@ -780,6 +780,15 @@ export function createBrowserHost(emit) {
     /** The task's downloads not reported before (background/downloads.js). */
     downloads(tabIds, sinceMs, maxBytes) {
       return taskDownloads(tabIds, sinceMs, maxBytes);
+    },
+
+    /** The bytes of the file the tab shows in the browser's viewer (a PDF). */
+    async shownFile(tabId, maxBytes) {
+      try {
+        return await shownFileBytes(tabId, maxBytes);
+      } catch (err) {
+        throw hostError(/No tab with id/i.test(err.message) ? 'tab_closed' : 'script', err.message);
+      }
     },
 
   };

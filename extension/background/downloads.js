@@ -196,3 +196,19 @@ export async function taskDownloads(tabIds, sinceMs, maxBytes) {
   }
   return reported;
 }
+
+/** The bytes of the file tab `tabId` shows in the browser's own viewer (a PDF), asked for again
+ * with the browser's cookies; throws why not. */
+export async function shownFileBytes(tabId, maxBytes) {
+  const { url } = await chrome.tabs.get(tabId);
+  const tooLarge = () => new Error(`it is larger than the ${maxBytes / (1024 * 1024)} MB the agent reads`);
+  const response = await fetch(url, { credentials: 'include' });
+  if (!response.ok) throw new Error(`the server answered ${response.status} when it was asked for again`);
+  if (Number(response.headers.get('content-length')) > maxBytes) {
+    response.body?.cancel();
+    throw tooLarge();
+  }
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  if (bytes.length > maxBytes) throw tooLarge();
+  return bytes;
+}

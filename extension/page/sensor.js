@@ -1019,6 +1019,8 @@
     const json = JSON.stringify({
       url: location.href,
       title: document.title,
+      // A file the browser shows in its own viewer (a PDF) has none of its text in the page.
+      contentType: document.contentType,
       blocks: blocks.map(({ tag, landmark, parts }) => ({ tag, landmark, parts })),
     });
     return { ok: true, message: '', content: json };

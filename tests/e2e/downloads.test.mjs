@@ -55,6 +55,11 @@ async function startInvoicesSite() {
         'content-length': pdf.length,
       });
       res.end(Buffer.from(pdf));
+    } else if (req.url === `/invoices/${INVOICE.number}/view`) {
+      // The same invoice, shown in the browser's PDF viewer.
+      if (!req.headers.cookie?.includes(SESSION)) return res.writeHead(403).end('sign in first');
+      res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': pdf.length });
+      res.end(Buffer.from(pdf));
     } else if (req.url === '/backup.zip') {
       // Larger than the 10 MB the agent reads.
       const backup = Buffer.alloc(BACKUP_BYTES, 1);
@@ -197,6 +202,31 @@ test('a file too large to read is listed as such, refused by read_file, and stil
     await offered.first().waitFor({ timeout: TIMEOUT });
     assert.deepEqual(await offered.locator('.download-name').allTextContents(), ['backup.zip']);
     assert.equal(await offered.locator('.download-size').textContent(), '11 MB');
+    await panel.close();
+  } finally {
+    await llm.close();
+  }
+});
+
+test('extract reads the text of a PDF the tab shows in the browser\'s viewer', async () => {
+  const view = `${site.origin}/invoices/${INVOICE.number}/view`;
+  const llm = await startLlmServer([
+    { actions: [{ go_to_url: { url: view } }] },
+    { actions: [{ extract: { query: 'the amounts of the invoice' } }] },
+    // The extraction request: the model adds up what the PDF's text says.
+    (request) => ({ raw: JSON.stringify({ found: true, answer: `The amounts total ${total(said(request), /Amount: (\d+\.\d\d) EUR/g)} EUR.` }) }),
+    (request) => ({ actions: [{ done: { text: said(request).match(/The amounts total [\d.]+ EUR\./g).at(-1), success: true } }] }),
+  ]);
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted', apiKey: '', maxSteps: 10, highlights: false });
+    const target = await openTarget(agent, `${site.origin}/`);
+    const panel = await openPanel(agent, target.tabId);
+    await panel.fill('#task', `total the amounts of invoice ${INVOICE.number}`);
+    await panel.press('#task', 'Enter');
+    await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
+    assert.equal(await panel.locator('.answer').textContent(), `The amounts total ${invoiceTotal(INVOICE)} EUR.`);
+    // Shown, not downloaded: nothing is offered.
+    assert.equal(await panel.locator('.downloads').count(), 0);
     await panel.close();
   } finally {
     await llm.close();

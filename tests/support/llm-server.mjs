@@ -394,7 +394,12 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
       requests.push(request);
       headers.push(req.headers);
       const scripted = script.tasks ? replyForTask(script.tasks, request) : script[requests.length - 1];
-      const step = typeof scripted === 'function' ? scripted(request) : scripted;
+      let step;
+      try {
+        step = typeof scripted === 'function' ? scripted(request) : scripted;
+      } catch (err) {
+        return send(500, JSON.stringify({ error: { message: `script error: ${err.message}` } }));
+      }
       if (!step) return send(500, JSON.stringify({ error: { message: script.tasks ? 'no scripted reply for this task and step' : `script exhausted after ${script.length} replies` } }));
       if (step.hang) {
         res.on('close', () => { stats.aborted += 1; });

@@ -80,6 +80,9 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     async fn downloads(this: &BrowserHost, tabs: Vec<TabId>, since_ms: f64, max_bytes: f64)
         -> Result<JsValue, JsValue>;
+    /// Resolves with a `Uint8Array`.
+    #[wasm_bindgen(method, catch, js_name = shownFile)]
+    async fn shown_file(this: &BrowserHost, tab: TabId, max_bytes: f64) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = loadSettings)]
     async fn load_settings(this: &BrowserHost) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = activeTab)]
@@ -401,6 +404,11 @@ impl Browser for HostBrowser {
         let value = self.host.downloads(tabs.to_vec(), since_ms, max_bytes as f64).await.map_err(browser_error)?;
         serde_wasm_bindgen::from_value(value)
             .map_err(|err| BrowserError::Script(format!("unexpected download list: {err}")))
+    }
+
+    async fn shown_file(&self, tab: TabId, max_bytes: u64) -> Result<Vec<u8>, BrowserError> {
+        let bytes = self.host.shown_file(tab, max_bytes as f64).await.map_err(browser_error)?;
+        Ok(js_sys::Uint8Array::new(&bytes).to_vec())
     }
 
     async fn perform(&self, tab: TabId, op: &PageOp) -> Result<OpOutcome, BrowserError> {

@@ -106,6 +106,8 @@ pub struct FakeShop {
     /// and the size bound each call gave.
     pub pending_downloads: RefCell<Vec<Download>>,
     pub download_bounds: RefCell<Vec<u64>>,
+    /// The PDF the tab shows in the browser's viewer, if it shows one.
+    pub shown_pdf: RefCell<Option<Vec<u8>>>,
 }
 
 /// The id of the first tab group the fake browser makes (the task's, in most tests).
@@ -148,6 +150,7 @@ impl FakeShop {
             held_files: RefCell::default(),
             pending_downloads: RefCell::default(),
             download_bounds: RefCell::default(),
+            shown_pdf: RefCell::default(),
             error_page: Cell::new(false),
             group_names: RefCell::default(),
             last_group: Cell::new(FIRST_GROUP - 1),
@@ -321,6 +324,10 @@ impl Browser for FakeShop {
                 let count = if text == "mug" { 2 } else { 0 };
                 OpOutcome { found: Some(FoundText { count, snippets: vec!["Add blue mug".into()] }), ..ok }
             }
+            PageOp::Content { .. } if self.shown_pdf.borrow().is_some() => OpOutcome {
+                content: Some(r#"{"url":"http://shop.test/invoice.pdf","title":"invoice.pdf","contentType":"application/pdf","blocks":[]}"#.into()),
+                ..ok
+            },
             PageOp::Content { .. } => OpOutcome {
                 content: Some(
                     r#"{"url":"http://shop.test/","title":"Shop","blocks":[{"tag":"p","landmark":"main","parts":[{"text":"Shipping takes 2 days."}]}]}"#
@@ -438,6 +445,10 @@ impl Browser for FakeShop {
     async fn downloads(&self, _tabs: &[TabId], _since_ms: f64, max_bytes: u64) -> Result<Vec<Download>, BrowserError> {
         self.download_bounds.borrow_mut().push(max_bytes);
         Ok(std::mem::take(&mut *self.pending_downloads.borrow_mut()))
+    }
+
+    async fn shown_file(&self, _tab: TabId, _max_bytes: u64) -> Result<Vec<u8>, BrowserError> {
+        self.shown_pdf.borrow().clone().ok_or_else(|| BrowserError::Script("the tab shows no file".into()))
     }
 }
 

@@ -82,6 +82,9 @@ pub trait Browser {
     /// way). The host holds each one's bytes under its handle, unless it is larger than
     /// `max_bytes` or they could not be had (`Download::unread`).
     async fn downloads(&self, tabs: &[TabId], since_ms: f64, max_bytes: u64) -> Result<Vec<Download>, BrowserError>;
+    /// The bytes of the file the tab shows in the browser's own viewer (a PDF), asked for again as
+    /// the tab loaded it (with the browser's cookies); fails when it is larger than `max_bytes`.
+    async fn shown_file(&self, tab: TabId, max_bytes: u64) -> Result<Vec<u8>, BrowserError>;
 }
 
 /// A file the browser downloaded for the task, as the host reports it.

@@ -11,6 +11,10 @@ use serde::Deserialize;
 pub struct RawContent {
     pub url: String,
     pub title: String,
+    /// The document's media type: `application/pdf` for a PDF the browser shows in its viewer,
+    /// whose text is not in the page.
+    #[serde(rename = "contentType")]
+    pub content_type: String,
     pub blocks: Vec<RawBlock>,
 }
 
@@ -161,7 +165,12 @@ mod tests {
     }
 
     fn page(blocks: Vec<RawBlock>) -> RawContent {
-        RawContent { url: "https://shop.test/mugs/blue".into(), title: "Blue mug".into(), blocks }
+        RawContent {
+            url: "https://shop.test/mugs/blue".into(),
+            title: "Blue mug".into(),
+            blocks,
+            ..RawContent::default()
+        }
     }
 
     #[test]

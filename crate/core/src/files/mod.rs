@@ -15,7 +15,7 @@ mod read;
 
 pub use downloads::{downloaded_sentence, media_type, too_large_to_read, MAX_DOWNLOAD_BYTES};
 pub use notebook::{MAX_FILE_CHARS, MAX_NAME_CHARS, MAX_NOTEBOOK_CHARS, MAX_NOTEBOOK_FILES, TODO};
-pub use read::{page_of, text_of, Page, READ_PAGE_CHARS};
+pub use read::{page_of, text_of, text_of_pdf, Page, READ_PAGE_CHARS};
 
 use serde::{Deserialize, Serialize};
 

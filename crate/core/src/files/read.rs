@@ -40,7 +40,7 @@ pub fn text_of(file: &TaskFile, bytes: &[u8]) -> Result<String, String> {
 }
 
 /// A PDF's text, or why there is none to read.
-fn text_of_pdf(name: &str, bytes: &[u8]) -> Result<String, String> {
+pub fn text_of_pdf(name: &str, bytes: &[u8]) -> Result<String, String> {
     let text = pdf_text(bytes).map_err(|problem| format!("{name} could not be read as a PDF ({problem})"))?;
     if text.trim().is_empty() {
         return Err(format!("{name} has no text to read: its pages are only pictures (a scanned document)"));

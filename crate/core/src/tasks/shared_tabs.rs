@@ -137,4 +137,8 @@ impl<H: Host> Browser for SharedTabs<'_, H> {
     async fn downloads(&self, tabs: &[TabId], since_ms: f64, max_bytes: u64) -> Result<Vec<Download>, BrowserError> {
         self.host.browser().downloads(tabs, since_ms, max_bytes).await
     }
+
+    async fn shown_file(&self, tab: TabId, max_bytes: u64) -> Result<Vec<u8>, BrowserError> {
+        self.host.browser().shown_file(tab, max_bytes).await
+    }
 }

@@ -8,6 +8,7 @@ use crate::agent::record::Role;
 use crate::agent::task_config::UserGate;
 use crate::browser::{Browser, PageOp};
 use crate::content::{chunks, to_markdown, RawContent};
+use crate::files::{text_of_pdf, MAX_DOWNLOAD_BYTES};
 use crate::llm::repair::{outermost_object, parse_lenient};
 use crate::llm::ChatModel;
 use crate::text::truncate_words;
@@ -28,6 +29,12 @@ pub(super) fn parse_extraction(reply: &str) -> Option<(bool, String)> {
 }
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
+    /// The text of the PDF the tab shows in the browser's viewer (whose text is not in the page).
+    async fn shown_pdf_text(&self, content: &RawContent) -> Result<String, String> {
+        let bytes = self.browser.shown_file(self.tab.get(), MAX_DOWNLOAD_BYTES).await.map_err(|err| err.to_string())?;
+        text_of_pdf(&content.title, &bytes)
+    }
+
     pub(super) async fn extract(&self, query: &str) -> Outcome {
         let name = "extract";
         let outcome = self.perform(&PageOp::Content { frame: 0 }).await?;
@@ -42,7 +49,15 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 ))
             }
         };
-        let markdown = to_markdown(&content);
+        let markdown = match content.content_type.as_str() {
+            "application/pdf" => match self.shown_pdf_text(&content).await {
+                Ok(text) => text,
+                Err(problem) => {
+                    return Ok(report(name, None, false, format!("Could not read the PDF the tab shows: {problem}.")))
+                }
+            },
+            _ => to_markdown(&content),
+        };
         // A chunk and the instructions fit the model's budget with room to spare.
         let budget = &self.config.budgets.navigator;
         let pieces = chunks(&markdown, EXTRACT_CHUNK_TOKENS.min(budget.max_input_tokens / 2));

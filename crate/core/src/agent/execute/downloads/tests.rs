@@ -149,3 +149,18 @@ fn a_download_too_large_or_unread_is_refused_with_why() {
     // The host holds no bytes of it, and says why (the fake browser: that it has none).
     assert!(said[2].starts_with("Could not read rows.csv: the browser no longer holds it"), "{said:?}");
 }
+
+#[test]
+fn extract_reads_the_text_of_a_pdf_the_tab_shows() {
+    let shop = FakeShop::new();
+    shop.shown_pdf.replace(Some(include_bytes!("../../../files/fixtures/invoice.pdf").to_vec()));
+    let model = ScriptedModel::new(vec![
+        reply(r#"[{"extract":{"query":"the amounts of the invoice"}}]"#),
+        Ok(r#"{"found":true,"answer":"149.90, 38.25, 64.00, 12.35"}"#.into()),
+        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+    ]);
+    let (_, events) = run_with(&config(5), &shop, &model);
+    let extraction = model.requests.borrow()[1].messages.iter().map(|m| m.content.clone()).collect::<String>();
+    assert!(extraction.contains("Item: Milk frother replacement Amount: 64.00 EUR"), "{extraction}");
+    assert_eq!(outcomes(&events)[0], "Extracted for \"the amounts of the invoice\": 149.90, 38.25, 64.00, 12.35");
+}
