@@ -3,7 +3,7 @@
 
 import { loadSettings } from '../shared/settings-store.js';
 import { heldFile } from './task-files.js';
-import { shownFileBytes, taskDownloads } from './downloads.js';
+import { releaseDownloads, shownFileBytes, taskDownloads } from './downloads.js';
 
 const SENSOR_FILE = 'extension/page/sensor.js';
 // Every injection uses injectImmediately: waiting for document_idle would stall on frames that
@@ -753,7 +753,7 @@ export function createBrowserHost(emit) {
     },
 
     /** The task is over in its tabs: highlights off, the debugger released, its rules gone, the
-     * browser free to discard them again. The core gives the ids as an Int32Array, whose map
+     * bytes of its downloads let go of, the browser free to discard them again. The core gives the ids as an Int32Array, whose map
      * would make numbers of what it returns. */
     async finish(ids) {
       const tabIds = Array.from(ids);
@@ -765,6 +765,7 @@ export function createBrowserHost(emit) {
         injectImmediately: true,
       }).catch(() => {})));
       await Promise.all(tabIds.filter((tabId) => attachedTabs.has(tabId)).map(detachDebugger));
+      await releaseDownloads(tabIds).catch(() => {});
     },
 
     /** The bytes of a file held for a task (task-files.js), by handle. */

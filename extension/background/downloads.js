@@ -14,7 +14,7 @@
 // while the page keeps them), data: addresses decoded here. A file fetched with POST (a form
 // sent) cannot be asked for again and is listed without its bytes.
 
-import { heldFile, holdFile } from './task-files.js';
+import { heldFile, holdFile, releaseFilesWhere } from './task-files.js';
 
 /** How long a download under way is waited for before this call gives up on it (a later call
  * takes it up once finished). */
@@ -168,7 +168,7 @@ async function hold(item, tabId, maxBytes) {
   const size = known > 0 ? known : fetched.size ?? 0;
   const name = fetched.name || baseName(item.filename) || baseName(new URL(item.finalUrl || item.url).pathname) || 'download';
   const mime = item.mime || '';
-  await holdFile({ name, mime, bytes: fetched.bytes, unread, downloadId: item.id }, handle);
+  await holdFile({ name, mime, bytes: fetched.bytes, unread, downloadId: item.id, tabId }, handle);
   return { name, mime, size, handle, unread, downloadId: item.id };
 }
 
@@ -195,6 +195,12 @@ export async function taskDownloads(tabIds, sinceMs, maxBytes) {
     if (item) reported.push(await hold(item, tabId, maxBytes));
   }
   return reported;
+}
+
+/** Lets go of the bytes of the downloads of these tabs, whose task is over (the files stay where
+ * the browser saved them: the panel shows them from there). */
+export function releaseDownloads(tabIds) {
+  return releaseFilesWhere((file) => file.downloadId !== undefined && tabIds.includes(file.tabId));
 }
 
 /** The bytes of the file tab `tabId` shows in the browser's own viewer (a PDF), asked for again

@@ -49,6 +49,19 @@ export async function heldFile(handle) {
   return (await transaction('readonly', (store) => store.get(handle))) ?? null;
 }
 
+/** Lets go of the files held whose record (`{name, mime, bytes, ...notes}`) `test` accepts. */
+export async function releaseFilesWhere(test) {
+  await transaction('readwrite', (store) => {
+    const walk = store.openCursor();
+    walk.onsuccess = () => {
+      const cursor = walk.result;
+      if (!cursor) return;
+      if (test(cursor.value)) cursor.delete();
+      cursor.continue();
+    };
+  });
+}
+
 /** Lets go of the files held under these handles. */
 export async function releaseFiles(handles) {
   await transaction('readwrite', (store) => { for (const handle of handles) store.delete(handle); });

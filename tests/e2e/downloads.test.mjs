@@ -99,6 +99,22 @@ async function userDownloadsInOwnTab() {
   await own.close();
 }
 
+/** How many downloads' bytes the worker holds (background/task-files.js). */
+function heldDownloads() {
+  return agent.worker.evaluate(() => new Promise((resolve, reject) => {
+    const open = indexedDB.open('agent-task-files');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const all = open.result.transaction('files').objectStore('files').getAll();
+      all.onerror = () => reject(all.error);
+      all.onsuccess = () => {
+        resolve(all.result.filter((file) => file.downloadId !== undefined).length);
+        open.result.close();
+      };
+    };
+  }));
+}
+
 /** Everything the request shows the model. */
 const said = (request) => request.messages.map((m) => m.content).join('\n');
 
@@ -173,6 +189,7 @@ test('a downloaded PDF invoice and a CSV export are read back, totalled, and off
     assert.deepEqual(kept.map((item) => new URL(item.referrer).hostname).sort(), ['127.0.0.1', '127.0.0.1', 'localhost']);
     const named = new Set([...said(llm.requests.at(-1)).matchAll(/Downloaded (.+?) \(/g)].map((m) => m[1]));
     assert.deepEqual([...named], [`${INVOICE.number}.pdf`, `${INVOICE.number}-lines.csv`]);
+    assert.equal(await heldDownloads(), 0, 'the bytes are let go of once the task is over');
     await panel.close();
   } finally {
     await llm.close();

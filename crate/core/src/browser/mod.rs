@@ -71,8 +71,9 @@ pub trait Browser {
     /// replacing the task's earlier ones).
     async fn restrict(&self, rules: &[serde_json::Value]) -> Result<(), BrowserError>;
     /// Ends the task's presence in the tabs it worked in: highlights removed, trusted input
-    /// released, its blocking rules removed (other tasks' stay), the browser free to discard them
-    /// again (a tab is kept loaded from the task's first look at it).
+    /// released, its blocking rules removed (other tasks' stay), the bytes of its downloads let go
+    /// of (the files stay where the browser saved them), the browser free to discard them again
+    /// (a tab is kept loaded from the task's first look at it).
     async fn finish(&self, tabs: &[TabId]);
     /// The bytes of a file the host holds for the task (attached by the user, or downloaded), by
     /// its handle (`files::TaskFile::handle`).
