@@ -1,6 +1,7 @@
 //! What the task downloaded, as the model is told of it.
 
 use super::outline::size_words;
+use super::read::readable_as;
 use super::TaskFile;
 use crate::browser::Download;
 
@@ -20,21 +21,13 @@ pub fn too_large_to_read(file: &TaskFile) -> Option<String> {
     })
 }
 
-/// The download's media type: the server's, else the one its name says for the kinds the agent
-/// reads, else `application/octet-stream`.
+/// The download's media type as the server gave it, `application/octet-stream` when it gave none
+/// (read_file still reads a text or PDF file by its name).
 pub fn media_type(download: &Download) -> String {
-    if !download.mime.is_empty() {
-        return download.mime.clone();
+    match download.mime.as_str() {
+        "" => "application/octet-stream".to_string(),
+        mime => mime.to_string(),
     }
-    let extension = download.name.rsplit_once('.').map(|(_, extension)| extension.to_ascii_lowercase());
-    match extension.as_deref() {
-        Some("pdf") => "application/pdf",
-        Some("csv") => "text/csv",
-        Some("json") => "application/json",
-        Some("txt" | "md") => "text/plain",
-        _ => "application/octet-stream",
-    }
-    .to_string()
 }
 
 /// What the model is told of a download kept as the task's file `name`: `Downloaded invoice.pdf
@@ -48,6 +41,8 @@ pub fn downloaded_sentence(name: &str, download: &Download) -> String {
         )
     } else if let Some(problem) = &download.unread {
         format!("{said}; the agent could not read it ({problem}), but the user has it.")
+    } else if readable_as(name, &download.mime).is_none() {
+        format!("{said}; read_file does not read this kind of file (it reads text, CSV, JSON and PDF), but the user has it.")
     } else {
         format!("{said}; read_file reads it.")
     }
@@ -68,16 +63,21 @@ mod tests {
             downloaded_sentence("invoice.pdf", &invoice),
             "Downloaded invoice.pdf (application/pdf, 12 KB); read_file reads it."
         );
-        // A type the server did not give is taken from the name.
+        // A type the server did not give is said as such.
         let list = download("list.csv", "", 300);
         assert_eq!(
             downloaded_sentence("list (2).csv", &list),
-            "Downloaded list (2).csv (text/csv, 300 bytes); read_file reads it."
+            "Downloaded list (2).csv (application/octet-stream, 300 bytes); read_file reads it."
         );
         let huge = download("video.zip", "application/zip", 30 * 1024 * 1024);
         assert_eq!(
             downloaded_sentence("video.zip", &huge),
             "Downloaded video.zip (application/zip, 30.0 MB); it is too large for the agent to read (at most 10.0 MB), but the user has it."
+        );
+        let archive = download("photos.zip", "application/zip", 2048);
+        assert_eq!(
+            downloaded_sentence("photos.zip", &archive),
+            "Downloaded photos.zip (application/zip, 2 KB); read_file does not read this kind of file (it reads text, CSV, JSON and PDF), but the user has it."
         );
         let gone = Download { unread: Some("the page no longer had it".into()), ..download("a.txt", "text/plain", 10) };
         assert_eq!(

@@ -14,23 +14,40 @@ const TEXT_TYPES: &[&str] = &["application/json", "application/csv", "applicatio
 /// `application/octet-stream`).
 const TEXT_EXTENSIONS: &[&str] = &["txt", "md", "csv", "tsv", "json", "ndjson", "xml", "log"];
 
-/// The text of a held file's `bytes`, when it is of a kind read as text (UTF-8, or Latin-1 when
-/// not valid UTF-8); otherwise why it cannot be read.
-pub fn text_of(file: &TaskFile, bytes: &[u8]) -> Result<String, String> {
-    let mime = file.mime.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
-    let extension = file.name.rsplit_once('.').map(|(_, extension)| extension.to_ascii_lowercase());
+/// The kinds of file read_file reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Readable {
+    Text,
+    Pdf,
+}
+
+/// Which kind of file read_file reads a file of this name and media type as, if any.
+pub fn readable_as(name: &str, mime: &str) -> Option<Readable> {
+    let mime = mime.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    let extension = name.rsplit_once('.').map(|(_, extension)| extension.to_ascii_lowercase());
     if mime == "application/pdf" || extension.as_deref() == Some("pdf") {
-        return text_of_pdf(&file.name, bytes);
+        return Some(Readable::Pdf);
     }
     let textual = mime.starts_with("text/")
         || TEXT_TYPES.contains(&mime.as_str())
         || extension.as_deref().is_some_and(|extension| TEXT_EXTENSIONS.contains(&extension));
-    if !textual {
-        return Err(format!(
-            "{} is {}, which read_file cannot read: it reads text, CSV, JSON and PDF files",
-            file.name,
-            if mime.is_empty() { "of an unknown type" } else { &mime }
-        ));
+    textual.then_some(Readable::Text)
+}
+
+/// The text of a held file's `bytes`, when it is of a kind read as text (UTF-8, or Latin-1 when
+/// not valid UTF-8) or a PDF; otherwise why it cannot be read.
+pub fn text_of(file: &TaskFile, bytes: &[u8]) -> Result<String, String> {
+    match readable_as(&file.name, &file.mime) {
+        Some(Readable::Pdf) => return text_of_pdf(&file.name, bytes),
+        Some(Readable::Text) => {}
+        None => {
+            let mime = file.mime.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+            return Err(format!(
+                "{} is {}, which read_file cannot read: it reads text, CSV, JSON and PDF files",
+                file.name,
+                if mime.is_empty() { "of an unknown type" } else { &mime }
+            ));
+        }
     }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     Ok(match std::str::from_utf8(bytes) {
