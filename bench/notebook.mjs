@@ -1,7 +1,9 @@
 // Tokens per step against items collected: the 200-item catalogue (tests/sites/list, 10 pages)
 // collected by the scripted model into a CSV file of the notebook with append_file, and, for
 // comparison, kept in the model's memory field instead. Counted by the extension with the o200k
-// vocabulary (model gpt-4o), from the run record.
+// vocabulary (model gpt-4o), from the run record. Older steps are summarised every 4 steps (every
+// 10 by default), which bounds what the conversation adds; the memory field cannot be summarised
+// away, the file's rows never join the conversation.
 // Usage: ./build.sh bench notebook
 // Prints a markdown table for the README.
 
@@ -22,7 +24,7 @@ try {
   const columns = [];
   for (const run of RUNS) {
     const task = { url: `${site.origin}/list/?page=1`, task: CATALOGUE_TASK, script: steps(10, run.decide) };
-    const record = await scriptedRecord(agent, task, { ...run.settings, maxSteps: 20 });
+    const record = await scriptedRecord(agent, task, { ...run.settings, maxSteps: 20, memoryInterval: 4 });
     columns.push(record.steps.map((step) => step.requests.filter((r) => r.role === 'navigator').reduce((sum, r) => sum + r.tokens, 0)));
   }
   const rows = columns[0].map((_, i) => `| ${i + 1} | ${i * 20} | ${columns.map((c) => c[i] ?? '').join(' | ')} |`);

@@ -23,7 +23,8 @@ let site;
 withSiteAndBrowser((started) => ({ site, agent } = started));
 
 async function start(llm) {
-  await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted-model', apiKey: 'sk-test-key', maxSteps: 20 });
+  // Older steps are summarised every 4 steps, as they are every 10 by default.
+  await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted-model', apiKey: 'sk-test-key', maxSteps: 20, memoryInterval: 4 });
   const target = await openTarget(agent, `${site.origin}/list/?page=1`);
   const panel = await openPanel(agent, target.tabId);
   await panel.fill('#task', TASK);

@@ -101,6 +101,12 @@ impl TaskFiles {
         Ok(&self.files[at])
     }
 
+    /// The notebook files of `files` (a chat's last list, for the chat's next task to go on with);
+    /// the others are left out: their bytes went with the task that had them.
+    pub fn notebook_of(files: impl IntoIterator<Item = TaskFile>) -> TaskFiles {
+        TaskFiles { files: files.into_iter().filter(|file| file.source == Source::Notebook).collect() }
+    }
+
     fn notebook(&self) -> impl Iterator<Item = &TaskFile> {
         self.files.iter().filter(|file| file.source == Source::Notebook)
     }
