@@ -74,10 +74,10 @@ test('200 items on 10 pages end up in a CSV equal to the page data, and requests
     for (const [i, request] of llm.requests.entries()) {
       if (i > 0) assert.match(request.messages.at(-1).content, new RegExp(`- ${FILE}: notebook, ${i * 20 + 1} lines, `));
     }
-    // The conversation keeps only the start of each text appended: page 1's eleventh item is in
-    // the file, not in the last request.
+    // The conversation keeps only the start of each text appended: of page 9's items, the last
+    // request carries the first, not the eleventh, which is in the file alone.
     const history = llm.requests.at(-1).messages.slice(0, -1).map((m) => m.content).join('\n');
-    assert.ok(history.includes(ITEMS[0].name) && !history.includes(ITEMS[10].name), history);
+    assert.ok(history.includes(ITEMS[160].name) && !history.includes(ITEMS[170].name), history);
     const [, second, ...rest] = figures;
     for (const later of rest) assert.ok(later.tokens < second.tokens * 1.5, `step ${later.step}: ${later.tokens} tokens against ${second.tokens} at step 2`);
   } finally {
