@@ -5,8 +5,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { applySettings, openTarget, openPanel } from '../../runner/launch.mjs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { applySettings, openTarget, openPanel, EXTENSION_DIR } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { requestTokens } from '../support/tokens.mjs';
 import { withSiteAndBrowser, waitUntil } from '../support/fixtures.mjs';
@@ -14,6 +15,7 @@ import { ITEMS } from '../sites/list/items.js';
 import { CATALOGUE_CSV, CATALOGUE_FILE, CATALOGUE_TASK, steps } from '../support/catalogue.mjs';
 
 const TIMEOUT = 60_000;
+const ARTIFACTS = join(EXTENSION_DIR, 'tests', 'artifacts');
 const TASK = CATALOGUE_TASK;
 const FILE = CATALOGUE_FILE;
 const TRUTH = CATALOGUE_CSV;
@@ -50,7 +52,7 @@ async function storedFile(task, name) {
 test('200 items on 10 pages end up in a CSV equal to the page data, and requests do not grow with it', { timeout: 180_000 }, async () => {
   const llm = await startLlmServer(steps(10));
   try {
-    const { panel } = await start(llm);
+    const { panel, tabId } = await start(llm);
     await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
     assert.equal(await panel.locator('.answer').textContent(), `All the items are in ${FILE}.`);
     assert.equal(llm.requests.length, 10);
@@ -64,8 +66,18 @@ test('200 items on 10 pages end up in a CSV equal to the page data, and requests
     // Viewing it shows the same text.
     await item.locator('button.view').click();
     assert.equal(await item.locator('.task-file-text').textContent(), TRUTH);
-    // The chat keeps it: the History has the same file.
+    // The chat keeps it: the History has the same file, and shows it in a past chat opened.
     assert.equal(await storedFile(TASK, FILE), TRUTH);
+    const reader = await openPanel(agent, tabId);
+    await reader.click('#history-button');
+    await reader.locator('.chat-item').first().locator('.open').click();
+    await reader.locator('.history-notice').waitFor({ timeout: TIMEOUT });
+    const kept = reader.locator(`.task-files .task-file[data-name="${FILE}"]`);
+    await kept.locator('button.view').click();
+    assert.equal(await kept.locator('.task-file-text').textContent(), TRUTH);
+    await mkdir(ARTIFACTS, { recursive: true });
+    await reader.screenshot({ path: join(ARTIFACTS, 'notebook-files.png') });
+    await reader.close();
 
     // Each step's request shows the file's outline, never its rows; its size stays flat as the
     // file grows (the figures: items collected before each step, and its tokens).
