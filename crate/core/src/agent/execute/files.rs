@@ -1,6 +1,6 @@
 //! The file actions: `write_file` and `append_file` keep the task's notebook, `read_file` reads
-//! any of the task's files a page at a time. What a file says is data, like a page's text: it is
-//! fenced, its attempts to instruct the agent defused and reported to the user.
+//! any of the task's files a page at a time. What a file says is data: it is fenced, and a held
+//! file's attempts to instruct the agent are defused and reported to the user, as a page's are.
 
 use super::report::{report, Outcome};
 use crate::agent::navigator::Navigator;
