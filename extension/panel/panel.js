@@ -4,9 +4,9 @@
 import { t, localize, said } from '../shared/i18n.js';
 import { element, button, download } from '../shared/dom.js';
 import { onRunWorkflow, saveAsWorkflowButton } from './workflows.js';
-import { downloadsList } from './downloads.js';
 import { setupApps, showPairing } from './apps.js';
 import { listen, send } from '../shared/worker.js';
+import { renderFiles } from './task-files.js';
 
 localize();
 
@@ -48,6 +48,8 @@ class ChatView {
     this.step = null;
     this.thinking = null;
     this.checklist = null;
+    /** The list of the current task's files, when it has any. */
+    this.files = null;
     /** The record of the task that just ended, until its export buttons are shown. */
     this.pendingRun = null;
     /** The task last sent, for an error's "Try again". */
@@ -504,6 +506,7 @@ function render(view, event) {
     case 'task_started':
       view.box.querySelector('.queued')?.remove();
       view.checklist = null;
+      view.files = null;
       view.started = true;
       view.title ||= event.task;
       view.step = null;
@@ -600,14 +603,15 @@ function render(view, event) {
       // Where the History left out the oldest part of a long chat (crate/core/src/chats.rs).
       view.append(element('div', 'message notice trimmed', t('panel_trimmed')));
       break;
-    case 'downloaded':
-      // Offered once the task ends, below its last word.
-      (view.downloads ??= []).push(event);
+    case 'files':
+      // One list per task, where its latest files are, replacing the one before.
+      view.files?.remove();
+      view.files = view.append(renderFiles(event, view.downloadIds));
       break;
-  }
-  if (['result', 'error', 'stopped'].includes(event.type) && view.downloads?.length) {
-    view.append(downloadsList(view.downloads));
-    view.downloads = null;
+    case 'downloaded':
+      // The browser's id of each download, for its Show in folder in the files' list.
+      (view.downloadIds ??= new Map()).set(event.name, event.download_id);
+      break;
   }
   const { pendingRun } = view;
   if (['result', 'error', 'stopped'].includes(event.type) && pendingRun) {

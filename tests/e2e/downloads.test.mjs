@@ -143,21 +143,31 @@ test('a downloaded PDF invoice and a CSV export are read back, totalled, and off
   let csvName;
   let pdfTotal;
   const llm = await startLlmServer([
-    // The user's own download comes first, while the model thinks.
-    () => ({ actions: [{ click_element: { target: `Download invoice ${INVOICE.number}` } }], hold: userDownloadsInOwnTab() }),
+    // The user's own download comes first, while the model thinks: the reply waits for it, which
+    // starts only when the request comes (a thenable: the server calls its then then).
+    {
+      actions: [{ click_element: { target: `Download invoice ${INVOICE.number}` } }],
+      hold: { then: (resume) => userDownloadsInOwnTab().then(resume) },
+    },
     { actions: [{ click_element: { target: 'Export invoice lines as CSV' } }] },
-    (request) => {
-      pdfName = downloadedName(request, 'application/pdf');
-      return { actions: [{ read_file: { name: pdfName } }] };
+    {
+      decide: (state, request) => {
+        pdfName = downloadedName(request, 'application/pdf');
+        return { actions: [{ read_file: { name: pdfName } }] };
+      },
     },
-    (request) => {
-      pdfTotal = total(readText(request, pdfName), /Amount: (\d+\.\d\d) EUR/g);
-      csvName = downloadedName(request, 'text/csv');
-      return { actions: [{ read_file: { name: csvName } }] };
+    {
+      decide: (state, request) => {
+        pdfTotal = total(readText(request, pdfName), /Amount: (\d+\.\d\d) EUR/g);
+        csvName = downloadedName(request, 'text/csv');
+        return { actions: [{ read_file: { name: csvName } }] };
+      },
     },
-    (request) => {
-      const csvTotal = total(readText(request, csvName), /,(\d+\.\d\d)$/gm);
-      return { actions: [{ done: { text: `Invoice ${INVOICE.number} totals ${pdfTotal} EUR; its CSV lines total ${csvTotal} EUR.`, success: true } }] };
+    {
+      decide: (state, request) => {
+        const csvTotal = total(readText(request, csvName), /,(\d+\.\d\d)$/gm);
+        return { actions: [{ done: { text: `Invoice ${INVOICE.number} totals ${pdfTotal} EUR; its CSV lines total ${csvTotal} EUR.`, success: true } }] };
+      },
     },
   ]);
   try {
@@ -178,12 +188,11 @@ test('a downloaded PDF invoice and a CSV export are read back, totalled, and off
     // The invoice was asked for again with the site's cookie (once by the browser, once by the agent).
     assert.equal(site.served.filter((path) => path === `${new URL(site.origin).host}/invoices/${INVOICE.number}.pdf`).length, 2);
 
-    // The panel offers both files, with their sizes and a way to show each.
-    const offered = panel.locator('.downloads li');
+    // The panel's list of the task's files offers both, with their sizes and a way to show each.
+    const offered = panel.locator('.task-file:has(button.download-show)');
     await offered.first().waitFor({ timeout: TIMEOUT });
-    assert.deepEqual(await offered.locator('.download-name').allTextContents(), [`${INVOICE.number}.pdf`, `${INVOICE.number}-lines.csv`]);
-    assert.match((await offered.locator('.download-size').allTextContents())[0], /^2 kB$/);
-    assert.equal(await offered.locator('button.download-show').count(), 2);
+    assert.deepEqual(await offered.locator('.task-file-name').allTextContents(), [`${INVOICE.number}.pdf`, `${INVOICE.number}-lines.csv`]);
+    assert.deepEqual(await offered.locator('.task-file-about').allTextContents(), ['downloaded, 2 KB', 'downloaded, 1 KB']);
     // The browser has every file; the one the user downloaded themselves was never the task's.
     const kept = await agent.worker.evaluate(() => chrome.downloads.search({ state: 'complete' }));
     assert.deepEqual(kept.map((item) => new URL(item.referrer).hostname).sort(), ['127.0.0.1', '127.0.0.1', 'localhost']);
@@ -215,10 +224,10 @@ test('a file too large to read is listed as such, refused by read_file, and stil
     assert.match(said(2), /Could not read backup\.zip: it is 11\.0 MB, larger than the 10\.0 MB the agent reads; the user has the file, tell them if the task needs it\./);
     // The agent did not ask for it again: its bytes were never wanted.
     assert.equal(site.served.filter((path) => path.endsWith('/backup.zip')).length, 1);
-    const offered = panel.locator('.downloads li');
+    const offered = panel.locator('.task-file:has(button.download-show)');
     await offered.first().waitFor({ timeout: TIMEOUT });
-    assert.deepEqual(await offered.locator('.download-name').allTextContents(), ['backup.zip']);
-    assert.equal(await offered.locator('.download-size').textContent(), '11 MB');
+    assert.deepEqual(await offered.locator('.task-file-name').allTextContents(), ['backup.zip']);
+    assert.equal(await offered.locator('.task-file-about').textContent(), 'downloaded, 11.0 MB');
     await panel.close();
   } finally {
     await llm.close();
@@ -231,8 +240,8 @@ test('extract reads the text of a PDF the tab shows in the browser\'s viewer', a
     { actions: [{ go_to_url: { url: view } }] },
     { actions: [{ extract: { query: 'the amounts of the invoice' } }] },
     // The extraction request: the model adds up what the PDF's text says.
-    (request) => ({ raw: JSON.stringify({ found: true, answer: `The amounts total ${total(said(request), /Amount: (\d+\.\d\d) EUR/g)} EUR.` }) }),
-    (request) => ({ actions: [{ done: { text: said(request).match(/The amounts total [\d.]+ EUR\./g).at(-1), success: true } }] }),
+    { decide: (state, request) => ({ raw: JSON.stringify({ found: true, answer: `The amounts total ${total(said(request), /Amount: (\d+\.\d\d) EUR/g)} EUR.` }) }) },
+    { decide: (state) => ({ actions: [{ done: { text: state.match(/The amounts total [\d.]+ EUR\./g).at(-1), success: true } }] }) },
   ]);
   try {
     await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted', apiKey: '', maxSteps: 10, highlights: false });
@@ -243,7 +252,7 @@ test('extract reads the text of a PDF the tab shows in the browser\'s viewer', a
     await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
     assert.equal(await panel.locator('.answer').textContent(), `The amounts total ${invoiceTotal(INVOICE)} EUR.`);
     // Shown, not downloaded: nothing is offered.
-    assert.equal(await panel.locator('.downloads').count(), 0);
+    assert.equal(await panel.locator('button.download-show').count(), 0);
     await panel.close();
   } finally {
     await llm.close();

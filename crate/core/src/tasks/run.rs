@@ -149,6 +149,8 @@ impl<H: Host> TaskManager<H> {
             on_checkpoint: Some(Rc::new(on_checkpoint)),
             on_end_tab: Some(apps::on_end_tab(&self.apps, task, app.is_some())),
             replay,
+            // A follow-up goes on with the notebook its chat's last task left.
+            files: self.chats.open_chat(&task.chat).map(|open| open.notebook()).unwrap_or_default(),
             ..prepared.config.clone()
         };
         let (models, cancel) = (prepared.models(), &task.cancel);
