@@ -119,6 +119,11 @@ pub enum AgentEvent {
     Stopped {
         steps: u32,
     },
+    /// The task's answer as structured data, in the shape its output schema asks for (checked
+    /// against it); sent just before the final `Result`.
+    Answer {
+        data: serde_json::Value,
+    },
 }
 
 /// One action of a step, as the panel shows it.
@@ -176,6 +181,7 @@ impl AgentEvent {
                 url: redact(&url),
                 data: data.iter().map(|d| redact(d)).collect(),
             },
+            AgentEvent::Answer { data } => AgentEvent::Answer { data: super::record::redact_strings(data, redact) },
             other => other,
         }
     }

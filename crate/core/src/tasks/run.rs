@@ -116,6 +116,7 @@ impl<H: Host> TaskManager<H> {
         };
         let mut max_steps = settings.max_steps;
         let app: Option<Rc<AppCall>> = job.app();
+        let output_schema = job.output_schema();
         let (description, tab, resume, replay) = match job {
             Job::New { task: description, app: Some(app), .. } => {
                 max_steps = app.max_steps.unwrap_or(max_steps);
@@ -149,6 +150,7 @@ impl<H: Host> TaskManager<H> {
             on_checkpoint: Some(Rc::new(on_checkpoint)),
             on_end_tab: Some(apps::on_end_tab(&self.apps, task, app.is_some())),
             replay,
+            output_schema,
             ..prepared.config.clone()
         };
         let (models, cancel) = (prepared.models(), &task.cancel);
