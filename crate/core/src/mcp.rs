@@ -130,7 +130,8 @@ impl Tool {
                 let output_schema = match args.get("output_schema") {
                     None | Some(Value::Null) => None,
                     Some(schema) => Some(
-                        OutputSchema::new(schema.clone()).map_err(|why| format!("output_schema cannot be used: {why}"))?,
+                        OutputSchema::new(schema.clone())
+                            .map_err(|why| format!("output_schema cannot be used: {why}"))?,
                     ),
                 };
                 Ok(Tool::RunTask { task, url: string("url"), max_steps, output_schema })

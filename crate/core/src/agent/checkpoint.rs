@@ -102,7 +102,7 @@ mod tests {
                 files
             },
             saved_at_ms: 1_000.0,
-            output_schema: Some(crate::answer::OutputSchema::table(&["name".into()]).unwrap()),
+            output_schema: Some(crate::answer::OutputSchema::new(serde_json::json!({"type": "array"})).unwrap()),
         };
         let text = serde_json::to_string(&checkpoint).unwrap();
         assert_eq!(serde_json::from_str::<Checkpoint>(&text).unwrap(), checkpoint);

@@ -2,12 +2,12 @@
 //! the providers' rules read it, and so does the grammar check of the end-to-end suite (through
 //! `cargo run -p agent-core --example request_schemas`).
 
+use super::navigator::answer::with_answer;
 use super::planner::planner_prompt;
 use super::prompt::{extraction_prompt, navigator_schema};
-use super::navigator::answer::with_answer;
 use super::summarizer::summary_prompt;
-use crate::answer::OutputSchema;
 use super::validator::validator_prompt;
+use crate::answer::OutputSchema;
 use crate::messages::{Prompt, RequestStyle};
 use serde::Serialize;
 use serde_json::Value;

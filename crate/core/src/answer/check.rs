@@ -107,7 +107,9 @@ pub(super) fn readable(root: &Value, schema: &Value, path: &str) -> Result<(), S
             "$ref" => {
                 resolve(root, value)?;
             }
-            "minItems" | "maxItems" | "minLength" | "maxLength" | "minProperties" | "maxProperties" if !value.is_u64() => {
+            "minItems" | "maxItems" | "minLength" | "maxLength" | "minProperties" | "maxProperties"
+                if !value.is_u64() =>
+            {
                 return Err(format!("{here} must be a whole number"))
             }
             "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" if !value.is_number() => {

@@ -55,8 +55,13 @@ fn hold(schema: &Value) -> Option<Value> {
             if object.get("additionalProperties").is_some_and(|extra| extra != &json!(false)) {
                 return None;
             }
-            let required: Vec<&str> =
-                object.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+            let required: Vec<&str> = object
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
             let mut held_properties = Map::new();
             for (name, sub) in properties {
                 let sub = hold(sub)?;
@@ -139,11 +144,17 @@ pub(super) fn settled(schema: &Value, data: Value) -> Value {
     match data {
         Value::Object(members) => {
             let properties = schema.get("properties").and_then(Value::as_object);
-            let required: Vec<&str> =
-                schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
             let members = members.into_iter().filter_map(|(name, value)| {
                 let property = properties.and_then(|p| p.get(&name));
-                let left_out = value.is_null() && !required.contains(&name.as_str()) && !property.is_some_and(takes_null);
+                let left_out =
+                    value.is_null() && !required.contains(&name.as_str()) && !property.is_some_and(takes_null);
                 match (left_out, property) {
                     (true, _) => None,
                     (false, Some(property)) => Some((name, settled(property, value))),

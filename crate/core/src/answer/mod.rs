@@ -8,7 +8,7 @@ mod held;
 mod tests;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// The shape a task's answer must have: a JSON Schema the core can check an answer against.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -23,24 +23,6 @@ impl OutputSchema {
     pub fn new(schema: Value) -> Result<OutputSchema, String> {
         check::readable(&schema, &schema, "")?;
         Ok(OutputSchema { schema })
-    }
-
-    /// A table's schema: a list of rows, each with the columns the user named, as text.
-    pub fn table(columns: &[String]) -> Result<OutputSchema, String> {
-        let columns: Vec<&str> = columns.iter().map(|c| c.trim()).filter(|c| !c.is_empty()).collect();
-        if columns.is_empty() {
-            return Err("name at least one column".into());
-        }
-        let properties: serde_json::Map<String, Value> =
-            columns.iter().map(|c| (c.to_string(), json!({"type": "string"}))).collect();
-        OutputSchema::new(json!({
-            "type": "object",
-            "properties": {"rows": {"type": "array", "items": {
-                "type": "object", "properties": properties, "required": columns, "additionalProperties": false
-            }}},
-            "required": ["rows"],
-            "additionalProperties": false
-        }))
     }
 
     pub fn schema(&self) -> &Value {

@@ -53,7 +53,8 @@ fn each_breach_says_where_and_what() {
 
 #[test]
 fn a_schema_the_core_cannot_check_is_refused_saying_what_to_change() {
-    let refused = OutputSchema::new(json!({"type": "object", "properties": {"zip": {"type": "string", "pattern": "^[0-9]+$"}}}));
+    let refused =
+        OutputSchema::new(json!({"type": "object", "properties": {"zip": {"type": "string", "pattern": "^[0-9]+$"}}}));
     assert_eq!(
         refused.unwrap_err(),
         "the output schema uses \"pattern\" (at /properties/zip), which the agent cannot check: leave it out"
@@ -70,14 +71,6 @@ fn settling_drops_the_nulls_of_fields_left_out_and_keeps_every_other() {
     assert_eq!(jobs().settled(sent), json!({"jobs": [{"title": "Baker", "salary": 1}]}));
     let nullable = schema(json!({"type": "object", "properties": {"a": {"type": ["string", "null"]}}}));
     assert_eq!(nullable.settled(json!({"a": null})), json!({"a": null}), "null is an answer where it is allowed");
-}
-
-#[test]
-fn a_table_is_a_list_of_rows_with_the_named_columns() {
-    let table = OutputSchema::table(&["Title".into(), " Price ".into(), "".into()]).unwrap();
-    assert!(table.breaches(&json!({"rows": [{"Title": "Mug", "Price": "$4"}]})).is_empty());
-    assert_eq!(table.breaches(&json!({"rows": [{"Title": "Mug"}]})), vec!["at /rows/0: \"Price\" is missing"]);
-    assert_eq!(OutputSchema::table(&[" ".into()]).unwrap_err(), "name at least one column");
 }
 
 #[test]
@@ -124,8 +117,17 @@ fn any_json() -> impl Strategy<Value = Value> {
     leaf.prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
-            prop::collection::btree_map(prop_oneof![Just("title".to_string()), Just("salary".to_string()), Just("jobs".to_string()), "[a-z]{1,2}"], inner, 0..4)
-                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            prop::collection::btree_map(
+                prop_oneof![
+                    Just("title".to_string()),
+                    Just("salary".to_string()),
+                    Just("jobs".to_string()),
+                    "[a-z]{1,2}"
+                ],
+                inner,
+                0..4
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
 }

@@ -140,5 +140,9 @@ pub enum SavedJob {
         #[serde(default)]
         output_schema: Option<OutputSchema>,
     },
-    Replay { replay: Replay, tab_id: Option<i32>, scheduled: Option<String> },
+    Replay {
+        replay: Replay,
+        tab_id: Option<i32>,
+        scheduled: Option<String>,
+    },
 }

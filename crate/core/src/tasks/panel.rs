@@ -36,7 +36,9 @@ impl<H: Host> TaskManager<H> {
             Ok(PanelRequest::StartTask { task, tab_id, follow_up, chat_id, output_schema }) => {
                 let chat = chat_id.unwrap_or_else(|| self.new_chat_id());
                 match output_schema.map(OutputSchema::new).transpose() {
-                    Ok(output_schema) => self.start(Job::New { task, tab_id, follow_up, chat, app: None, output_schema }),
+                    Ok(output_schema) => {
+                        self.start(Job::New { task, tab_id, follow_up, chat, app: None, output_schema })
+                    }
                     Err(why) => self.emit_to(&chat, AgentEvent::Error { message: unusable_schema(why), steps: 0 }),
                 }
             }

@@ -33,7 +33,9 @@ pub(super) fn answer_problem(schema: Option<&OutputSchema>, output: &NavigatorOu
         return None;
     }
     let Some(data) = &output.answer else {
-        return Some("done has no \"data\": give the answer in done's \"data\" field, following the output schema".into());
+        return Some(
+            "done has no \"data\": give the answer in done's \"data\" field, following the output schema".into(),
+        );
     };
     let breaches = schema.breaches(&schema.settled(data.clone()));
     (!breaches.is_empty())
@@ -77,7 +79,10 @@ mod tests {
     }
 
     fn data_events(events: &[AgentEvent]) -> Vec<serde_json::Value> {
-        events.iter().filter_map(|e| if let AgentEvent::Answer { data } = e { Some(data.clone()) } else { None }).collect()
+        events
+            .iter()
+            .filter_map(|e| if let AgentEvent::Answer { data } = e { Some(data.clone()) } else { None })
+            .collect()
     }
 
     #[test]

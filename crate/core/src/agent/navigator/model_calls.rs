@@ -71,7 +71,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         // The model never sees a secret's value, whatever the page shows (the history is kept redacted).
         let state = self.config.secrets.redact(&state);
         parts.push(Part::new(Kind::State, ChatMessage::user(state).with_images(images)));
-        let (schema, strict) = (navigator_schema(last_step, self.config.style), self.config.style == RequestStyle::Full);
+        let (schema, strict) =
+            (navigator_schema(last_step, self.config.style), self.config.style == RequestStyle::Full);
         let (schema, strict) = match &self.config.output_schema {
             Some(output) => with_answer(schema, output, strict),
             None => (schema, strict),
