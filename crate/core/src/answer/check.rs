@@ -189,9 +189,12 @@ fn check_string(schema: &Map<String, Value>, text: &str, at: &str, found: &mut V
     }
 }
 
+/// A bound's keyword, whether a number keeps it, and what a number that breaks it is.
+type NumberRule = (&'static str, fn(f64, f64) -> bool, &'static str);
+
 fn check_number(schema: &Map<String, Value>, number: f64, at: &str, found: &mut Vec<String>) {
     let bound = |key: &str| schema.get(key).and_then(Value::as_f64);
-    let rules: [(&str, fn(f64, f64) -> bool, &str); 4] = [
+    let rules: [NumberRule; 4] = [
         ("minimum", |n, b| n >= b, "less than"),
         ("maximum", |n, b| n <= b, "more than"),
         ("exclusiveMinimum", |n, b| n > b, "not more than"),
