@@ -181,7 +181,6 @@ impl AgentEvent {
                 url: redact(&url),
                 data: data.iter().map(|d| redact(d)).collect(),
             },
-            AgentEvent::Answer { data } => AgentEvent::Answer { data: super::record::redact_strings(data, redact) },
             other => other,
         }
     }

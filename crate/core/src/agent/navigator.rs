@@ -73,7 +73,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         Err(text) => AgentEvent::Error { message: text.into(), steps: 0 },
     };
     if let (AgentEvent::Result { .. }, Some(data)) = (&end, navigator.answer.take()) {
-        emit(AgentEvent::Answer { data });
+        emit(AgentEvent::Answer { data: redact_strings(data, &redact) });
     }
     navigator.release_group().await;
     browser.finish(&navigator.worked_tabs()).await;
