@@ -134,6 +134,17 @@ mod tests {
     }
 
     #[test]
+    fn a_misfit_after_an_unreadable_reply_is_told_before_it_can_end_the_task() {
+        let misfit = reply(&done_with(r#"{"mugs":[{"name":"Blue mug","price":-12}]}"#));
+        let fitting = reply(&done_with(r#"{"mugs":[{"name":"Blue mug","price":12}]}"#));
+        let model = ScriptedModel::unconstrained(vec![Ok("I will answer now".into()), misfit, fitting]);
+        let (end, events) = run_with(&with_mugs_schema(), &FakeShop::new(), &model);
+        assert!(matches!(end, AgentEvent::Result { success: true, steps: 2, .. }), "{end:?}");
+        assert_eq!(data_events(&events), vec![json!({"mugs": [{"name": "Blue mug", "price": 12}]})]);
+        assert!(model.state(2).contains("at /mugs/0/price: -12 is less than 0"), "{}", model.state(2));
+    }
+
+    #[test]
     fn a_task_given_up_ends_without_data_unless_what_it_gathered_fits() {
         let gave_up = |data: &str| {
             let model = ScriptedModel::new(vec![reply(&format!(

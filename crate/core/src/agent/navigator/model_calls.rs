@@ -27,6 +27,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         last_step: bool,
     ) -> Result<Result<NavigatorOutput, (String, String)>, StepError> {
         let mut reply = self.ask_model(state.clone(), images.clone(), last_step).await?;
+        // Whether the model was told that its answer does not fit the output schema.
+        let mut misfit_told = false;
         for attempt in 0..2 {
             let reason = match parse_navigator_output(&reply) {
                 Ok(output) => match answer_problem(self.config.output_schema.as_ref(), &output) {
@@ -37,12 +39,15 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                         }
                         return Ok(Ok(output));
                     }
-                    // An answer that still does not fit ends the task: the schema may ask for
-                    // what the page does not have.
-                    Some(problem) if attempt > 0 => {
+                    // An answer that still does not fit once told ends the task: the schema may
+                    // ask for what the pages do not have.
+                    Some(problem) if misfit_told => {
                         return Err(StepError::Fatal(text!("core_answer_not_in_schema", problem)))
                     }
-                    Some(problem) => problem,
+                    Some(problem) => {
+                        misfit_told = true;
+                        problem
+                    }
                 },
                 Err(reason) => reason,
             };
