@@ -120,7 +120,7 @@ pub enum AgentEvent {
         steps: u32,
     },
     /// The task's answer as structured data, in the shape its output schema asks for (checked
-    /// against it); sent just before the final `Result`.
+    /// against it); sent before the run's record and the final `Result`.
     Answer {
         data: serde_json::Value,
     },
