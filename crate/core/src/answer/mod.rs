@@ -21,6 +21,13 @@ impl OutputSchema {
     /// Takes the user's schema, refusing one the core could not check an answer against; the
     /// error says what to change.
     pub fn new(schema: Value) -> Result<OutputSchema, String> {
+        // It goes with every navigator request, twice (in the task and in the reply's schema).
+        const MAX_CHARS: usize = 20_000;
+        let length = schema.to_string().chars().count();
+        if length > MAX_CHARS {
+            let (length, most) = (crate::text::thousands(length), crate::text::thousands(MAX_CHARS));
+            return Err(format!("the output schema is {length} characters long, at most {most}: make it smaller"));
+        }
         check::readable(&schema, &schema, "")?;
         Ok(OutputSchema { schema })
     }

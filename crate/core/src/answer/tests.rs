@@ -62,6 +62,11 @@ fn a_schema_the_core_cannot_check_is_refused_saying_what_to_change() {
     assert!(OutputSchema::new(json!({"$ref": "#/$defs/missing"})).unwrap_err().contains("points to nothing"));
     assert!(OutputSchema::new(json!({"type": "text"})).unwrap_err().contains("not a JSON Schema type"));
     assert!(OutputSchema::new(json!("object")).is_err());
+    let huge = json!({"type": "object", "description": "x".repeat(20_000)});
+    assert_eq!(
+        OutputSchema::new(huge).unwrap_err(),
+        "the output schema is 20,034 characters long, at most 20,000: make it smaller"
+    );
     assert!(serde_json::from_value::<OutputSchema>(json!({"type": "strng"})).is_err());
 }
 
