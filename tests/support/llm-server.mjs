@@ -315,7 +315,8 @@ function answer(res, request, status, body, headers = {}) {
 /** In a script of tasks, the reply for this request's task at its step (undefined past the end). */
 function replyForTask(tasks, request) {
   const task = request.messages.find((m) => m.role === 'user' && m.content.startsWith('Your task: '));
-  const text = task?.content.slice('Your task: '.length);
+  // The task's words, without what the core adds after them (the output schema's instruction).
+  const text = task?.content.slice('Your task: '.length).split('\n\nGive the final answer as JSON')[0];
   const written = (key) => new RegExp(`^${key.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{site:[a-z]+\}/g, '\\S+').replace(/[{}]/g, '\\$&')}$`);
   const everything = request.messages.map((m) => m.content).join('\n');
   const fits = (key) => {
