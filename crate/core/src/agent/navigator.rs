@@ -601,9 +601,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         };
         let page = self.observe(Look::Peek).await?;
         let page = page.as_ref().map_err(Clone::clone);
-        let files = self.files.borrow().clone();
-        let state =
-            state_message(step, self.config.max_steps, page, &[], &[], &files, &self.config.map, self.config.style);
+        let (max_steps, map, style) = (self.config.max_steps, &self.config.map, self.config.style);
+        let state = state_message(step, max_steps, page, &[], &[], &self.files.borrow(), map, style);
         let plan = match self.config.planning_interval.is_some_and(|n| n > 0) {
             true => self.ask_planner(&state).await?,
             false => None,
