@@ -1,7 +1,8 @@
 // Structured answers end to end, with a scripted model held to each request's schema: the panel's
-// "Answer as a table" shown as a table with CSV (quoted, formulas defused) and JSON downloads; the runner's --output-schema
-// printing the data (an answer that breaks the schema sent back to the model once, saying where);
-// ./build.sh eval with --output-schema and a `data` check, one run passing and one failing.
+// "Answer as a table" shown as a table with CSV (quoted, formulas defused) and JSON downloads;
+// the runner's --output-schema printing the data (an answer that breaks the schema sent back to
+// the model once, saying where); ./build.sh eval with --output-schema and a `data` check, one run
+// passing and one failing.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
