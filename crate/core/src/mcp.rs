@@ -9,6 +9,7 @@
 
 use crate::actions::Action;
 use crate::agent::{app_name, AgentEvent, DriveCommand, DriveReply};
+use crate::answer::OutputSchema;
 use crate::tabs::TabAlias;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -46,6 +47,8 @@ pub enum Tool {
         task: String,
         url: Option<String>,
         max_steps: Option<u32>,
+        /// The shape of the answer the app wants back as data (`structuredContent.data`).
+        output_schema: Option<OutputSchema>,
     },
     /// A primitive, served by the drive session.
     Drive(DriveCommand),
@@ -124,7 +127,14 @@ impl Tool {
                             as u32,
                     ),
                 };
-                Ok(Tool::RunTask { task, url: string("url"), max_steps })
+                let output_schema = match args.get("output_schema") {
+                    None | Some(Value::Null) => None,
+                    Some(schema) => Some(
+                        OutputSchema::new(schema.clone())
+                            .map_err(|why| format!("output_schema cannot be used: {why}"))?,
+                    ),
+                };
+                Ok(Tool::RunTask { task, url: string("url"), max_steps, output_schema })
             }
             "get_state" => match string("tab") {
                 None => Ok(Tool::Drive(DriveCommand::State { tab: None })),
@@ -286,6 +296,8 @@ pub fn pairing_question(client: Option<&str>) -> Value {
 #[derive(Debug, Default)]
 pub struct TaskReport {
     steps: Vec<StepSummary>,
+    /// The structured answer, which comes just before the result.
+    answer: Option<Value>,
 }
 
 #[derive(Debug, Serialize)]
@@ -317,7 +329,14 @@ impl TaskReport {
                 let mut value =
                     result(id, *success, &format!("{text}\n\n(The task {outcome} in {steps} steps.)\n{summary}"));
                 value["data"] = json!({"answer": text, "success": success, "steps": self.steps});
+                if let Some(data) = self.answer.take() {
+                    value["data"]["data"] = data;
+                }
                 Some(value)
+            }
+            AgentEvent::Answer { data } => {
+                self.answer = Some(data.clone());
+                None
             }
             AgentEvent::Error { message, .. } => Some(result(id, false, &format!("The task failed: {message}"))),
             AgentEvent::Stopped { steps } => Some(result(
@@ -442,7 +461,12 @@ mod tests {
     fn run_task_reads_its_task_url_and_steps() {
         assert_eq!(
             call("run_task", json!({"task": "buy a mug", "url": "https://shop.test/", "max_steps": 5})),
-            Ok(Tool::RunTask { task: "buy a mug".into(), url: Some("https://shop.test/".into()), max_steps: Some(5) })
+            Ok(Tool::RunTask {
+                task: "buy a mug".into(),
+                url: Some("https://shop.test/".into()),
+                max_steps: Some(5),
+                output_schema: None
+            })
         );
         assert!(call("run_task", json!({"task": "  "})).unwrap_err().contains("needs a task"));
         assert!(call("run_task", json!({"task": "x", "max_steps": 0})).unwrap_err().contains("1 to 100"));

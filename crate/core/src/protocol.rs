@@ -72,6 +72,9 @@ pub enum PanelRequest {
         /// knows its events by it), or with `followUp` a stored one. Without it, a new chat.
         #[serde(rename = "chatId", default)]
         chat_id: Option<String>,
+        /// A JSON Schema the answer must follow: it then comes as data (an `answer` event).
+        #[serde(rename = "outputSchema", default)]
+        output_schema: Option<Value>,
     },
     /// Runs a recorded task again (its `run_recorded` record) on a tab, without asking the model
     /// where the page still matches.
@@ -246,6 +249,11 @@ pub fn not_replayable(why: String) -> Message {
     text!("core_replay_impossible", why).into()
 }
 
+/// An output schema the core cannot check an answer against, and why.
+pub fn unusable_schema(why: String) -> Message {
+    text!("core_output_schema_unusable", why).into()
+}
+
 /// A workflow that cannot run with the values given, and why.
 pub fn not_runnable(why: String) -> Message {
     text!("core_workflow_impossible", why).into()
@@ -337,7 +345,13 @@ mod tests {
     fn reads_start_and_stop() {
         assert_eq!(
             PanelRequest::parse(&json!({"v": 1, "type": "start_task", "task": "buy a mug", "tabId": 4})),
-            Ok(PanelRequest::StartTask { task: "buy a mug".into(), tab_id: Some(4), follow_up: false, chat_id: None })
+            Ok(PanelRequest::StartTask {
+                task: "buy a mug".into(),
+                tab_id: Some(4),
+                follow_up: false,
+                chat_id: None,
+                output_schema: None
+            })
         );
         assert_eq!(PanelRequest::parse(&json!({"v": 1, "type": "stop"})), Ok(PanelRequest::Stop { chat: None }));
         assert_eq!(
@@ -380,7 +394,8 @@ mod tests {
                 task: "and a plate".into(),
                 tab_id: None,
                 follow_up: true,
-                chat_id: Some("18bc-0a1b".into())
+                chat_id: Some("18bc-0a1b".into()),
+                output_schema: None
             })
         );
         assert_eq!(PanelRequest::parse(&json!({"v": 1, "type": "list_chats"})), Ok(PanelRequest::ListChats {}));

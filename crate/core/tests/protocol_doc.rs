@@ -63,6 +63,7 @@ fn one_of_each_event() -> Vec<AgentEvent> {
         AgentEvent::Resumed { step: 1 },
         AgentEvent::Stopped { steps: 1 },
         AgentEvent::Files { files: vec![] },
+        AgentEvent::Answer { data: Value::Null },
         AgentEvent::Downloaded { name: text(), mime: text(), size: 1, download_id: Some(1) },
     ]
 }
@@ -92,7 +93,8 @@ fn kind_index(event: &AgentEvent) -> usize {
         AgentEvent::Resumed { .. } => 18,
         AgentEvent::Stopped { .. } => 19,
         AgentEvent::Files { .. } => 20,
-        AgentEvent::Downloaded { .. } => 21,
+        AgentEvent::Answer { .. } => 21,
+        AgentEvent::Downloaded { .. } => 22,
     }
 }
 

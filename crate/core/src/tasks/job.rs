@@ -3,6 +3,7 @@
 use super::app_call::AppCall;
 use super::chats::Start;
 use crate::agent::{Checkpoint, Replay};
+use crate::answer::OutputSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::rc::Rc;
@@ -17,6 +18,8 @@ pub enum Job {
         follow_up: bool,
         chat: String,
         app: Option<Rc<AppCall>>,
+        /// The shape the answer must have, when the task asks for data.
+        output_schema: Option<OutputSchema>,
     },
     /// `scheduled` is the workflow's name when its schedule started it: the user, perhaps away,
     /// hears through notifications what it needs and how it ended.
@@ -50,6 +53,15 @@ impl Job {
         }
     }
 
+    /// The shape the task's answer must have, if it asks for data.
+    pub fn output_schema(&self) -> Option<OutputSchema> {
+        match self {
+            Job::New { output_schema, .. } => output_schema.clone(),
+            Job::Resume { checkpoint, .. } => checkpoint.output_schema.clone(),
+            Job::Replay { .. } => None,
+        }
+    }
+
     pub fn app(&self) -> Option<Rc<AppCall>> {
         match self {
             Job::New { app, .. } => app.clone(),
@@ -68,9 +80,12 @@ impl Job {
     pub fn saved(&self) -> Option<SavedJob> {
         Some(match self {
             Job::New { app: Some(_), .. } | Job::Resume { .. } => return None,
-            Job::New { task, tab_id, follow_up, .. } => {
-                SavedJob::New { task: task.clone(), tab_id: *tab_id, follow_up: *follow_up }
-            }
+            Job::New { task, tab_id, follow_up, output_schema, .. } => SavedJob::New {
+                task: task.clone(),
+                tab_id: *tab_id,
+                follow_up: *follow_up,
+                output_schema: output_schema.clone(),
+            },
             Job::Replay { replay, tab_id, scheduled, .. } => {
                 SavedJob::Replay { replay: replay.clone(), tab_id: *tab_id, scheduled: scheduled.clone() }
             }
@@ -79,7 +94,9 @@ impl Job {
 
     pub fn from_saved(saved: SavedJob, chat: String) -> Job {
         match saved {
-            SavedJob::New { task, tab_id, follow_up } => Job::New { task, tab_id, follow_up, chat, app: None },
+            SavedJob::New { task, tab_id, follow_up, output_schema } => {
+                Job::New { task, tab_id, follow_up, chat, app: None, output_schema }
+            }
             SavedJob::Replay { replay, tab_id, scheduled } => Job::Replay { replay, tab_id, chat, scheduled },
         }
     }
@@ -116,6 +133,16 @@ pub struct SavedWaiting {
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SavedJob {
-    New { task: String, tab_id: Option<i32>, follow_up: bool },
-    Replay { replay: Replay, tab_id: Option<i32>, scheduled: Option<String> },
+    New {
+        task: String,
+        tab_id: Option<i32>,
+        follow_up: bool,
+        #[serde(default)]
+        output_schema: Option<OutputSchema>,
+    },
+    Replay {
+        replay: Replay,
+        tab_id: Option<i32>,
+        scheduled: Option<String>,
+    },
 }

@@ -116,6 +116,7 @@ impl<H: Host> TaskManager<H> {
         };
         let mut max_steps = settings.max_steps;
         let app: Option<Rc<AppCall>> = job.app();
+        let output_schema = job.output_schema();
         let (description, tab, resume, replay) = match job {
             Job::New { task: description, app: Some(app), .. } => {
                 max_steps = app.max_steps.unwrap_or(max_steps);
@@ -151,6 +152,7 @@ impl<H: Host> TaskManager<H> {
             replay,
             // A follow-up goes on with the notebook its chat's last task left.
             files: self.chats.open_chat(&task.chat).map(|open| open.notebook()).unwrap_or_default(),
+            output_schema,
             ..prepared.config.clone()
         };
         let (models, cancel) = (prepared.models(), &task.cancel);
