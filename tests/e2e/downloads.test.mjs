@@ -143,31 +143,21 @@ test('a downloaded PDF invoice and a CSV export are read back, totalled, and off
   let csvName;
   let pdfTotal;
   const llm = await startLlmServer([
-    // The user's own download comes first, while the model thinks: the reply waits for it, which
-    // starts only when the request comes (a thenable: the server calls its then then).
-    {
-      actions: [{ click_element: { target: `Download invoice ${INVOICE.number}` } }],
-      hold: { then: (resume) => userDownloadsInOwnTab().then(resume) },
-    },
+    // The user's own download comes first, while the model thinks (the task has started).
+    () => ({ actions: [{ click_element: { target: `Download invoice ${INVOICE.number}` } }], hold: userDownloadsInOwnTab() }),
     { actions: [{ click_element: { target: 'Export invoice lines as CSV' } }] },
-    {
-      decide: (state, request) => {
-        pdfName = downloadedName(request, 'application/pdf');
-        return { actions: [{ read_file: { name: pdfName } }] };
-      },
+    (request) => {
+      pdfName = downloadedName(request, 'application/pdf');
+      return { actions: [{ read_file: { name: pdfName } }] };
     },
-    {
-      decide: (state, request) => {
-        pdfTotal = total(readText(request, pdfName), /Amount: (\d+\.\d\d) EUR/g);
-        csvName = downloadedName(request, 'text/csv');
-        return { actions: [{ read_file: { name: csvName } }] };
-      },
+    (request) => {
+      pdfTotal = total(readText(request, pdfName), /Amount: (\d+\.\d\d) EUR/g);
+      csvName = downloadedName(request, 'text/csv');
+      return { actions: [{ read_file: { name: csvName } }] };
     },
-    {
-      decide: (state, request) => {
-        const csvTotal = total(readText(request, csvName), /,(\d+\.\d\d)$/gm);
-        return { actions: [{ done: { text: `Invoice ${INVOICE.number} totals ${pdfTotal} EUR; its CSV lines total ${csvTotal} EUR.`, success: true } }] };
-      },
+    (request) => {
+      const csvTotal = total(readText(request, csvName), /,(\d+\.\d\d)$/gm);
+      return { actions: [{ done: { text: `Invoice ${INVOICE.number} totals ${pdfTotal} EUR; its CSV lines total ${csvTotal} EUR.`, success: true } }] };
     },
   ]);
   try {
@@ -240,8 +230,8 @@ test('extract reads the text of a PDF the tab shows in the browser\'s viewer', a
     { actions: [{ go_to_url: { url: view } }] },
     { actions: [{ extract: { query: 'the amounts of the invoice' } }] },
     // The extraction request: the model adds up what the PDF's text says.
-    { decide: (state, request) => ({ raw: JSON.stringify({ found: true, answer: `The amounts total ${total(said(request), /Amount: (\d+\.\d\d) EUR/g)} EUR.` }) }) },
-    { decide: (state) => ({ actions: [{ done: { text: state.match(/The amounts total [\d.]+ EUR\./g).at(-1), success: true } }] }) },
+    (request) => ({ raw: JSON.stringify({ found: true, answer: `The amounts total ${total(said(request), /Amount: (\d+\.\d\d) EUR/g)} EUR.` }) }),
+    (request) => ({ actions: [{ done: { text: said(request).match(/The amounts total [\d.]+ EUR\./g).at(-1), success: true } }] }),
   ]);
   try {
     await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted', apiKey: '', maxSteps: 10, highlights: false });
