@@ -104,6 +104,11 @@ const CATALOG: &[Spec] = &[
         help: "read the whole page's main content (not only the visible part) and answer the query (at most 2,000 characters) from it",
     },
     Spec {
+        name: "upload_file",
+        params: &[INDEX, ("name", Kind::Text, true, "\"cv.pdf\"")],
+        help: "put the task's file of this name (one the user attached, or your own notebook file) into the file input or drop zone [N]",
+    },
+    Spec {
         name: "done",
         params: &[("text", Kind::Text, true, DONE_EXAMPLE), ("success", Kind::Boolean, true, "true")],
         help: "finish with the answer (at most 50,000 characters); success false when the task could not be completed",
@@ -130,6 +135,7 @@ pub(crate) const ACTION_NAMES: &[&str] = &[
     "switch_tab",
     "close_tab",
     "extract",
+    "upload_file",
     "done",
 ];
 

@@ -86,26 +86,72 @@ fn parse_click(value: Option<&str>) -> Result<Click, String> {
 /// never by the browser's tab id.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
-    GoToUrl { url: String },
-    Search { query: String },
+    GoToUrl {
+        url: String,
+    },
+    Search {
+        query: String,
+    },
     GoBack,
     GoForward,
     Reload,
-    Wait { seconds: f64 },
-    ClickElement { index: u32, click: Click },
-    InputText { index: u32, text: String, clear: bool },
-    SendKeys { keys: String },
-    Hover { index: u32 },
-    SelectOption { index: u32, text: String },
-    GetDropdownOptions { index: u32 },
-    Scroll { direction: ScrollDirection, pages: f64, index: Option<u32> },
-    ScrollToText { text: String },
-    FindText { text: String },
-    OpenTab { url: String },
-    SwitchTab { tab: TabAlias },
-    CloseTab { tab: TabAlias },
-    Extract { query: String },
-    Done { text: String, success: bool },
+    Wait {
+        seconds: f64,
+    },
+    ClickElement {
+        index: u32,
+        click: Click,
+    },
+    InputText {
+        index: u32,
+        text: String,
+        clear: bool,
+    },
+    SendKeys {
+        keys: String,
+    },
+    Hover {
+        index: u32,
+    },
+    SelectOption {
+        index: u32,
+        text: String,
+    },
+    GetDropdownOptions {
+        index: u32,
+    },
+    Scroll {
+        direction: ScrollDirection,
+        pages: f64,
+        index: Option<u32>,
+    },
+    ScrollToText {
+        text: String,
+    },
+    FindText {
+        text: String,
+    },
+    OpenTab {
+        url: String,
+    },
+    SwitchTab {
+        tab: TabAlias,
+    },
+    CloseTab {
+        tab: TabAlias,
+    },
+    Extract {
+        query: String,
+    },
+    /// Puts the task's file `name` into the file input or drop zone [index].
+    UploadFile {
+        index: u32,
+        name: String,
+    },
+    Done {
+        text: String,
+        success: bool,
+    },
 }
 
 impl Action {
@@ -130,6 +176,7 @@ impl Action {
             Action::SwitchTab { .. } => "switch_tab",
             Action::CloseTab { .. } => "close_tab",
             Action::Extract { .. } => "extract",
+            Action::UploadFile { .. } => "upload_file",
             Action::Done { .. } => "done",
         }
     }
@@ -141,7 +188,8 @@ impl Action {
             | Action::InputText { index, .. }
             | Action::Hover { index }
             | Action::SelectOption { index, .. }
-            | Action::GetDropdownOptions { index } => Some(*index),
+            | Action::GetDropdownOptions { index }
+            | Action::UploadFile { index, .. } => Some(*index),
             Action::Scroll { index, .. } => *index,
             _ => None,
         }
@@ -181,6 +229,7 @@ impl Action {
             Action::ScrollToText { text } | Action::FindText { text } => json!({ "text": text }),
             Action::SwitchTab { tab } | Action::CloseTab { tab } => json!({ "tab": tab.to_string() }),
             Action::Done { text, success } => json!({ "text": text, "success": success }),
+            Action::UploadFile { index, name } => json!({ "index": index, "name": name }),
         };
         json!({ self.name(): params })
     }
@@ -243,6 +292,14 @@ impl Action {
             "switch_tab" => Action::SwitchTab { tab: p.tab()? },
             "close_tab" => Action::CloseTab { tab: p.tab()? },
             "extract" => Action::Extract { query: p.text("query", MAX_QUERY_CHARS, "ask a shorter question")? },
+            "upload_file" => Action::UploadFile {
+                index: p.index("index")?,
+                name: p.text(
+                    "name",
+                    MAX_LOOKUP_CHARS,
+                    "give the file's name as the list of the task's files shows it",
+                )?,
+            },
             "done" => Action::Done {
                 text: p
                     .text("text", MAX_ANSWER_CHARS, "give a shorter answer: what the user asked for, summed up")

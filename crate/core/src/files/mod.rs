@@ -7,6 +7,8 @@
 //! Attached and downloaded files' bytes stay with the host, named by a handle
 //! (`Browser::read_file` gives them back); the core keeps their name, type and size.
 
+pub mod attach;
+
 use serde::{Deserialize, Serialize};
 
 /// Where a task's file came from, which says what may be done with it.
@@ -74,6 +76,32 @@ impl TaskFiles {
         self.files.is_empty()
     }
 
+    /// The files as the navigator's state lists them, one line each (nothing without files), for
+    /// the actions that take a file by name.
+    pub fn outline(&self) -> String {
+        let lines: Vec<String> = self
+            .files
+            .iter()
+            .map(|file| {
+                let source = match file.source {
+                    Source::Notebook => "your notebook",
+                    Source::Attached => "attached by the user",
+                    Source::Downloaded => "downloaded by the task",
+                };
+                format!("- {} ({source}, {}, {})\n", file.name, file.mime, size_text(file.size))
+            })
+            .collect();
+        match lines.is_empty() {
+            true => String::new(),
+            false => format!("Task files:\n{}", lines.concat()),
+        }
+    }
+
+    /// The handles of the files from `source` the host holds.
+    pub fn handles(&self, source: Source) -> Vec<String> {
+        self.files.iter().filter(|file| file.source == source).filter_map(|file| file.handle.clone()).collect()
+    }
+
     /// `name`, or `stem (2).ext`, `stem (3).ext`... when a file has it.
     fn free_name(&self, name: &str) -> String {
         let name = if name.trim().is_empty() { "file" } else { name.trim() };
@@ -85,6 +113,30 @@ impl TaskFiles {
             .map(|n| if n == 1 { name.to_string() } else { format!("{stem} ({n}){extension}") })
             .find(|candidate| self.get(candidate).is_none())
             .expect("some name is free")
+    }
+}
+
+/// A size for the model: bytes, KB or MB.
+fn size_text(bytes: u64) -> String {
+    match bytes {
+        0..1024 => format!("{bytes} bytes"),
+        1024..1_048_576 => format!("{} KB", bytes.div_ceil(1024)),
+        _ => attach::megabytes(bytes as usize),
+    }
+}
+
+/// The media type a file's name says (a notebook file's, which has no other), text by default.
+pub fn mime_of(name: &str) -> &'static str {
+    let extension = name.rsplit_once('.').map(|(_, extension)| extension.to_ascii_lowercase()).unwrap_or_default();
+    match extension.as_str() {
+        "md" | "markdown" => "text/markdown",
+        "csv" => "text/csv",
+        "tsv" => "text/tab-separated-values",
+        "json" => "application/json",
+        "html" | "htm" => "text/html",
+        "xml" => "application/xml",
+        "yaml" | "yml" => "application/yaml",
+        _ => "text/plain",
     }
 }
 
@@ -100,6 +152,11 @@ mod tests {
         assert_eq!(files.add_held("invoice.pdf", Source::Downloaded, "application/pdf", 12, "d3"), "invoice (3).pdf");
         assert_eq!(files.add_held(" ", Source::Attached, "text/plain", 1, "a1"), "file");
         assert_eq!(files.get("invoice (2).pdf").and_then(|file| file.handle.as_deref()), Some("d2"));
+        assert_eq!(
+            files.outline(),
+            "Task files:\n- invoice.pdf (downloaded by the task, application/pdf, 10 bytes)\n- invoice (2).pdf (downloaded by the task, application/pdf, 12 bytes)\n- invoice (3).pdf (downloaded by the task, application/pdf, 12 bytes)\n- file (attached by the user, text/plain, 1 bytes)\n"
+        );
+        assert_eq!(files.handles(Source::Attached), ["a1"]);
         let saved = serde_json::to_value(&files).unwrap();
         assert_eq!(serde_json::from_value::<TaskFiles>(saved).unwrap(), files);
     }
