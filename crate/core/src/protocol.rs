@@ -72,6 +72,9 @@ pub enum PanelRequest {
         /// knows its events by it), or with `followUp` a stored one. Without it, a new chat.
         #[serde(rename = "chatId", default)]
         chat_id: Option<String>,
+        /// The files the user attached to the task, with their bytes (bounded: `files::attach`).
+        #[serde(default)]
+        files: Vec<crate::files::attach::NewFile>,
     },
     /// Runs a recorded task again (its `run_recorded` record) on a tab, without asking the model
     /// where the page still matches.
@@ -337,7 +340,13 @@ mod tests {
     fn reads_start_and_stop() {
         assert_eq!(
             PanelRequest::parse(&json!({"v": 1, "type": "start_task", "task": "buy a mug", "tabId": 4})),
-            Ok(PanelRequest::StartTask { task: "buy a mug".into(), tab_id: Some(4), follow_up: false, chat_id: None })
+            Ok(PanelRequest::StartTask {
+                task: "buy a mug".into(),
+                tab_id: Some(4),
+                follow_up: false,
+                chat_id: None,
+                files: Vec::new()
+            })
         );
         assert_eq!(PanelRequest::parse(&json!({"v": 1, "type": "stop"})), Ok(PanelRequest::Stop { chat: None }));
         assert_eq!(
@@ -380,7 +389,8 @@ mod tests {
                 task: "and a plate".into(),
                 tab_id: None,
                 follow_up: true,
-                chat_id: Some("18bc-0a1b".into())
+                chat_id: Some("18bc-0a1b".into()),
+                files: Vec::new()
             })
         );
         assert_eq!(PanelRequest::parse(&json!({"v": 1, "type": "list_chats"})), Ok(PanelRequest::ListChats {}));

@@ -3,6 +3,7 @@
 use super::app_call::AppCall;
 use super::chats::Start;
 use crate::agent::{Checkpoint, Replay};
+use crate::files::{Source, TaskFiles};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::rc::Rc;
@@ -17,6 +18,8 @@ pub enum Job {
         follow_up: bool,
         chat: String,
         app: Option<Rc<AppCall>>,
+        /// The files the user attached, held by the worker.
+        files: TaskFiles,
     },
     /// `scheduled` is the workflow's name when its schedule started it: the user, perhaps away,
     /// hears through notifications what it needs and how it ended.
@@ -64,12 +67,21 @@ impl Job {
         }
     }
 
+    /// The handles of the files the user attached to it.
+    pub fn attached_handles(&self) -> Vec<String> {
+        match self {
+            Job::New { files, .. } => files.handles(Source::Attached),
+            Job::Resume { checkpoint, .. } => checkpoint.files.handles(Source::Attached),
+            Job::Replay { .. } => Vec::new(),
+        }
+    }
+
     /// The job as a restarted worker can start it, if it can.
     pub fn saved(&self) -> Option<SavedJob> {
         Some(match self {
             Job::New { app: Some(_), .. } | Job::Resume { .. } => return None,
-            Job::New { task, tab_id, follow_up, .. } => {
-                SavedJob::New { task: task.clone(), tab_id: *tab_id, follow_up: *follow_up }
+            Job::New { task, tab_id, follow_up, files, .. } => {
+                SavedJob::New { task: task.clone(), tab_id: *tab_id, follow_up: *follow_up, files: files.clone() }
             }
             Job::Replay { replay, tab_id, scheduled, .. } => {
                 SavedJob::Replay { replay: replay.clone(), tab_id: *tab_id, scheduled: scheduled.clone() }
@@ -79,7 +91,9 @@ impl Job {
 
     pub fn from_saved(saved: SavedJob, chat: String) -> Job {
         match saved {
-            SavedJob::New { task, tab_id, follow_up } => Job::New { task, tab_id, follow_up, chat, app: None },
+            SavedJob::New { task, tab_id, follow_up, files } => {
+                Job::New { task, tab_id, follow_up, chat, app: None, files }
+            }
             SavedJob::Replay { replay, tab_id, scheduled } => Job::Replay { replay, tab_id, chat, scheduled },
         }
     }
@@ -116,6 +130,16 @@ pub struct SavedWaiting {
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SavedJob {
-    New { task: String, tab_id: Option<i32>, follow_up: bool },
-    Replay { replay: Replay, tab_id: Option<i32>, scheduled: Option<String> },
+    New {
+        task: String,
+        tab_id: Option<i32>,
+        follow_up: bool,
+        #[serde(default)]
+        files: TaskFiles,
+    },
+    Replay {
+        replay: Replay,
+        tab_id: Option<i32>,
+        scheduled: Option<String>,
+    },
 }

@@ -32,9 +32,17 @@ impl<H: Host> TaskManager<H> {
             Ok(PanelRequest::Stop { chat }) => self.stop(chat.as_deref()),
             Ok(PanelRequest::Pause { chat }) => self.control(chat.as_deref(), CancelToken::pause),
             Ok(PanelRequest::Resume { chat }) => self.control(chat.as_deref(), CancelToken::resume),
-            Ok(PanelRequest::StartTask { task, tab_id, follow_up, chat_id }) => {
+            Ok(PanelRequest::StartTask { task, tab_id, follow_up, chat_id, files }) => {
                 let chat = chat_id.unwrap_or_else(|| self.new_chat_id());
-                self.start(Job::New { task, tab_id, follow_up, chat, app: None })
+                let job_chat = chat.clone();
+                self.start_attached(chat, files, move |files| Job::New {
+                    task,
+                    tab_id,
+                    follow_up,
+                    chat: job_chat,
+                    app: None,
+                    files,
+                })
             }
             Ok(PanelRequest::Highlight { tab_id, element }) => self.point_out(tab_id, element),
             Ok(PanelRequest::Replay { record, tab_id, chat_id }) => {
