@@ -6,6 +6,7 @@ import { element, button, download } from '../shared/dom.js';
 import { onRunWorkflow, saveAsWorkflowButton } from './workflows.js';
 import { setupApps, showPairing } from './apps.js';
 import { listen, send } from '../shared/worker.js';
+import { takeAttachments } from './attachments.js';
 
 localize();
 
@@ -669,7 +670,8 @@ form.addEventListener('submit', async (e) => {
   view.box.querySelector('.history-notice')?.remove();
   // A task sent after another in this chat continues its conversation (a chat opened from the
   // History continues where it was stored).
-  send({ type: 'start_task', task, tabId: await targetTabId(), followUp: view.started, chatId: view.chat });
+  const files = await takeAttachments();
+  send({ type: 'start_task', task, tabId: await targetTabId(), followUp: view.started, chatId: view.chat, ...(files.length ? { files } : {}) });
 });
 
 input.addEventListener('keydown', (e) => {
