@@ -50,6 +50,7 @@ pub(crate) const DONE_EXAMPLE: &str = "\"the answer for the user\"";
 
 const INDEX: Param = ("index", Kind::Integer, true, "N");
 const TAB: Param = ("tab", Kind::Text, true, "\"t2\"");
+const FILE_NAME: Param = ("name", Kind::Text, true, "\"results.csv\"");
 
 const CATALOG: &[Spec] = &[
     Spec { name: "go_to_url", params: &[("url", Kind::Text, true, "\"https://...\"")], help: "open a URL (at most 8,000 characters) in the current tab" },
@@ -104,6 +105,21 @@ const CATALOG: &[Spec] = &[
         help: "read the whole page's main content (not only the visible part) and answer the query (at most 2,000 characters) from it",
     },
     Spec {
+        name: "write_file",
+        params: &[FILE_NAME, ("text", Kind::Text, true, "\"...\"")],
+        help: "write a text file of the task's notebook (a name ending in .md, .txt, .csv or .json; at most 100,000 characters), replacing what it held",
+    },
+    Spec {
+        name: "append_file",
+        params: &[FILE_NAME, ("text", Kind::Text, true, "\"...\"")],
+        help: "add text at the end of a notebook file, on a new line, creating the file if need be: keep long lists here (rows of a CSV, page after page) rather than in memory",
+    },
+    Spec {
+        name: "read_file",
+        params: &[FILE_NAME, ("start_line", Kind::Integer, false, "1")],
+        help: "read one of the task's files (the notebook's, attached or downloaded) a page at a time, from line start_line",
+    },
+    Spec {
         name: "upload_file",
         params: &[INDEX, ("name", Kind::Text, true, "\"cv.pdf\"")],
         help: "put the task's file of this name (one the user attached, or your own notebook file) into the file input or drop zone [N]",
@@ -135,6 +151,9 @@ pub(crate) const ACTION_NAMES: &[&str] = &[
     "switch_tab",
     "close_tab",
     "extract",
+    "write_file",
+    "append_file",
+    "read_file",
     "upload_file",
     "done",
 ];

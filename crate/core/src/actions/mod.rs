@@ -4,13 +4,16 @@
 
 pub(crate) mod catalog;
 mod consequence;
+mod kept;
 mod search;
 
 pub use catalog::{actions_prompt, actions_schema, compact_actions_prompt};
 pub use consequence::{assess, Consequence, Kind, Strictness};
+pub use kept::kept_in_history;
 pub use search::{search_url, SearchEngine};
 
 use crate::browser::Click;
+use crate::files::MAX_FILE_CHARS;
 use crate::tabs::TabAlias;
 use crate::text::thousands;
 use serde_json::{json, Map, Value};
@@ -38,6 +41,8 @@ pub const MAX_LOOKUP_CHARS: usize = 1_000;
 pub const MAX_QUERY_CHARS: usize = 2_000;
 /// Longest address `go_to_url` or `open_tab` opens (longer than most servers accept).
 pub const MAX_URL_CHARS: usize = 8_000;
+/// Longest file name an action gives (a held file's name may be longer than a notebook file's).
+pub const MAX_FILE_NAME_CHARS: usize = 1_000;
 /// Longest answer `done` gives the user.
 pub const MAX_ANSWER_CHARS: usize = 50_000;
 
@@ -86,72 +91,30 @@ fn parse_click(value: Option<&str>) -> Result<Click, String> {
 /// never by the browser's tab id.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
-    GoToUrl {
-        url: String,
-    },
-    Search {
-        query: String,
-    },
+    GoToUrl { url: String },
+    Search { query: String },
     GoBack,
     GoForward,
     Reload,
-    Wait {
-        seconds: f64,
-    },
-    ClickElement {
-        index: u32,
-        click: Click,
-    },
-    InputText {
-        index: u32,
-        text: String,
-        clear: bool,
-    },
-    SendKeys {
-        keys: String,
-    },
-    Hover {
-        index: u32,
-    },
-    SelectOption {
-        index: u32,
-        text: String,
-    },
-    GetDropdownOptions {
-        index: u32,
-    },
-    Scroll {
-        direction: ScrollDirection,
-        pages: f64,
-        index: Option<u32>,
-    },
-    ScrollToText {
-        text: String,
-    },
-    FindText {
-        text: String,
-    },
-    OpenTab {
-        url: String,
-    },
-    SwitchTab {
-        tab: TabAlias,
-    },
-    CloseTab {
-        tab: TabAlias,
-    },
-    Extract {
-        query: String,
-    },
-    /// Puts the task's file `name` into the file input or drop zone [index].
-    UploadFile {
-        index: u32,
-        name: String,
-    },
-    Done {
-        text: String,
-        success: bool,
-    },
+    Wait { seconds: f64 },
+    ClickElement { index: u32, click: Click },
+    InputText { index: u32, text: String, clear: bool },
+    SendKeys { keys: String },
+    Hover { index: u32 },
+    SelectOption { index: u32, text: String },
+    GetDropdownOptions { index: u32 },
+    Scroll { direction: ScrollDirection, pages: f64, index: Option<u32> },
+    ScrollToText { text: String },
+    FindText { text: String },
+    OpenTab { url: String },
+    SwitchTab { tab: TabAlias },
+    CloseTab { tab: TabAlias },
+    Extract { query: String },
+    Done { text: String, success: bool },
+    WriteFile { name: String, text: String },
+    AppendFile { name: String, text: String },
+    ReadFile { name: String, start_line: Option<u32> },
+    UploadFile { index: u32, name: String },
 }
 
 impl Action {
@@ -178,6 +141,9 @@ impl Action {
             Action::Extract { .. } => "extract",
             Action::UploadFile { .. } => "upload_file",
             Action::Done { .. } => "done",
+            Action::WriteFile { .. } => "write_file",
+            Action::AppendFile { .. } => "append_file",
+            Action::ReadFile { .. } => "read_file",
         }
     }
 
@@ -229,6 +195,10 @@ impl Action {
             Action::ScrollToText { text } | Action::FindText { text } => json!({ "text": text }),
             Action::SwitchTab { tab } | Action::CloseTab { tab } => json!({ "tab": tab.to_string() }),
             Action::Done { text, success } => json!({ "text": text, "success": success }),
+            Action::WriteFile { name, text } | Action::AppendFile { name, text } => {
+                json!({ "name": name, "text": text })
+            }
+            Action::ReadFile { name, start_line } => json!({ "name": name, "start_line": start_line }),
             Action::UploadFile { index, name } => json!({ "index": index, "name": name }),
         };
         json!({ self.name(): params })
@@ -309,6 +279,16 @@ impl Action {
                     })?,
                 success: p.boolean("success")?.unwrap_or(true),
             },
+            "write_file" => {
+                Action::WriteFile { name: p.file_name()?, text: p.text("text", MAX_FILE_CHARS, FILE_TOO_LONG)? }
+            }
+            "append_file" => {
+                Action::AppendFile { name: p.file_name()?, text: p.text("text", MAX_FILE_CHARS, FILE_TOO_LONG)? }
+            }
+            "read_file" => Action::ReadFile {
+                name: p.file_name()?,
+                start_line: p.number("start_line")?.map(|line| line.max(1.0) as u32),
+            },
             other => {
                 return Err(format!(
                     "unknown action \"{other}\"; the available actions are {}",
@@ -322,6 +302,7 @@ impl Action {
 /// What to do instead of a text over its limit.
 const TYPED_TOO_LONG: &str = "type the text in parts of at most that many characters, each part after the first with \"clear\": false, which appends it to the field";
 const LOOKUP_TOO_LONG: &str = "look for a shorter part of it, a few distinctive words";
+const FILE_TOO_LONG: &str = "write it in parts with append_file, or into several files";
 const URL_TOO_LONG: &str = "open a shorter address, such as the site's own page, and use its search or forms there";
 
 /// Typed access to an action's parameters, with errors that say exactly what is wrong.
@@ -404,6 +385,11 @@ impl Params<'_> {
             .ok_or_else(|| {
                 format!("{}.{key} must be the number of an element in the page map, got {value}", self.action)
             })
+    }
+
+    /// A file's name: the names the model knows the task's files by are short.
+    fn file_name(&self) -> Result<String, String> {
+        self.text("name", MAX_FILE_NAME_CHARS, "give the file's name as the list of the task's files shows it")
     }
 
     /// A tab's alias: `"t2"`, or `"2"` or `2` for `t2`.

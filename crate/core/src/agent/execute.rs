@@ -150,6 +150,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Action::SwitchTab { tab } => self.switch_tab(name, *tab).await,
             Action::CloseTab { tab } => self.close_tab(name, *tab).await,
             Action::Extract { query } => self.extract(query).await,
+            Action::WriteFile { name: file, text } => self.write_file(name, file, text, false),
+            Action::AppendFile { name: file, text } => self.write_file(name, file, text, true),
+            Action::ReadFile { name, start_line } => self.read_file(name, *start_line).await,
             Action::ClickElement { index, .. }
             | Action::InputText { index, .. }
             | Action::Hover { index }
@@ -493,6 +496,7 @@ fn tab_closed() -> StepError {
 
 mod dropdown;
 mod extract;
+mod files;
 mod flow;
 mod input;
 mod navigation;

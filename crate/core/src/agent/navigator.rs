@@ -13,7 +13,6 @@ use super::record::{redact_strings, Phase, Recorder, Role};
 use super::replay::Replayed;
 use super::task_config::{Models, Review, TaskConfig, UserGate};
 use super::validator::{parse_verdict, validator_prompt};
-use crate::actions::Action;
 use crate::browser::{Browser, BrowserError, Highlight, TabId};
 use crate::cancel::CancelToken;
 use crate::dom_map::{elements_in_scope, ElementRegistry, PageMap};
@@ -662,7 +661,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     /// Tells the user, once per task, about page text that tried to instruct the agent, and
     /// remembers the hosts it named (unless the user's own task names them).
-    fn warn_about(&self, findings: &[Finding]) {
+    pub(super) fn warn_about(&self, findings: &[Finding]) {
         let trusted_hosts = mentioned_hosts(&self.config.task);
         for finding in findings {
             let new_hosts = finding.hosts.iter().filter(|host| !trusted_hosts.contains(host));
@@ -712,7 +711,7 @@ fn compact_output(output: &NavigatorOutput) -> String {
             "memory": output.brain.memory,
             "next_goal": output.brain.next_goal,
         },
-        "action": output.actions.iter().map(Action::to_json).collect::<Vec<_>>(),
+        "action": output.actions.iter().map(crate::actions::kept_in_history).collect::<Vec<_>>(),
     })
     .to_string()
 }

@@ -8,6 +8,11 @@
 //! (`Browser::read_file` gives them back); the core keeps their name, type and size.
 
 pub mod attach;
+mod notebook;
+mod read;
+
+pub use notebook::{MAX_FILE_CHARS, MAX_NAME_CHARS, MAX_NOTEBOOK_CHARS, MAX_NOTEBOOK_FILES, TODO};
+pub use read::{page_of, text_of, Page, READ_PAGE_CHARS};
 
 use serde::{Deserialize, Serialize};
 
@@ -122,21 +127,6 @@ fn size_text(bytes: u64) -> String {
         0..1024 => format!("{bytes} bytes"),
         1024..1_048_576 => format!("{} KB", bytes.div_ceil(1024)),
         _ => attach::megabytes(bytes as usize),
-    }
-}
-
-/// The media type a file's name says (a notebook file's, which has no other), text by default.
-pub fn mime_of(name: &str) -> &'static str {
-    let extension = name.rsplit_once('.').map(|(_, extension)| extension.to_ascii_lowercase()).unwrap_or_default();
-    match extension.as_str() {
-        "md" | "markdown" => "text/markdown",
-        "csv" => "text/csv",
-        "tsv" => "text/tab-separated-values",
-        "json" => "application/json",
-        "html" | "htm" => "text/html",
-        "xml" => "application/xml",
-        "yaml" | "yml" => "application/yaml",
-        _ => "text/plain",
     }
 }
 

@@ -11,7 +11,7 @@ use crate::agent::task_config::UserGate;
 use crate::browser::{Browser, PageOp, UploadedFile};
 use crate::dom_map::MapElement;
 use crate::files::attach::{megabytes, MAX_ATTACHED_FILE_BYTES};
-use crate::files::{mime_of, Source, TaskFile};
+use crate::files::{Source, TaskFile};
 use crate::llm::ChatModel;
 use crate::safety::{Carried, Site};
 use crate::text;
@@ -84,7 +84,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Err(refusal) => return Ok(report(NAME, Some(&target), false, refusal)),
         };
         let (bytes, mime) = match (&file.source, &file.text, &file.handle) {
-            (Source::Notebook, Some(text), _) => (text.clone().into_bytes(), mime_of(&file.name).to_string()),
+            (Source::Notebook, Some(text), _) => (text.clone().into_bytes(), file.mime.clone()),
             (_, _, Some(handle)) => match self.browser.read_file(handle).await {
                 Ok(bytes) => (bytes, file.mime.clone()),
                 Err(err) => {
