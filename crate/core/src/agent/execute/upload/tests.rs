@@ -5,7 +5,6 @@ use crate::files::attach::MAX_ATTACHED_FILE_BYTES;
 use crate::files::{Source, TaskFiles};
 use crate::llm::LlmError;
 use base64::Engine;
-use serde_json::json;
 
 const CV: &[u8] = b"%PDF-1.4 Ada Lovelace, analyst";
 
@@ -16,10 +15,8 @@ fn done() -> Result<String, LlmError> {
 /// The task's files: the user's CV, an invoice the task downloaded, a scan too large to send, and
 /// the agent's own notes.
 fn files() -> TaskFiles {
-    let mut files: TaskFiles = serde_json::from_value(json!({"files": [
-        {"name": "notes.md", "source": "notebook", "mime": "text/markdown", "size": 33, "text": "Ada Lovelace, 12 Analytical Way"}
-    ]}))
-    .unwrap();
+    let mut files = TaskFiles::default();
+    files.write("notes.md", "Ada Lovelace, 12 Analytical Way").unwrap();
     files.add_held("cv.pdf", Source::Attached, "application/pdf", CV.len() as u64, "a1");
     files.add_held("invoice.pdf", Source::Downloaded, "application/pdf", 900, "d1");
     files.add_held("scan.tiff", Source::Attached, "image/tiff", MAX_ATTACHED_FILE_BYTES as u64 + 1, "a2");
@@ -79,7 +76,7 @@ fn the_model_sees_the_files_it_may_name() {
     let model = ScriptedModel::new(vec![done()]);
     let task = crate::agent::TaskConfig { files: files(), ..config(3) };
     run_as(&task, &shop, &model, &FakeUser { approves: false, asked: Default::default(), reviews: Default::default() });
-    assert!(model.state(0).contains("Task files:\n- notes.md (your notebook, text/markdown, 33 bytes)\n- cv.pdf (attached by the user, application/pdf, 30 bytes)\n"), "{}", model.state(0));
+    assert!(model.state(0).contains("Task files:\n- notes.md (your notebook, text/markdown, 31 bytes)\n- cv.pdf (attached by the user, application/pdf, 30 bytes)\n"), "{}", model.state(0));
 }
 
 #[test]
