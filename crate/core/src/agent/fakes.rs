@@ -311,6 +311,8 @@ impl Browser for FakeShop {
                 let names: Vec<&str> = files.iter().map(|file| file.name.as_str()).collect();
                 OpOutcome { value: Some(names.join(", ")), ..ok }
             }
+            // Any other element takes a drop, as a page that cancels dragover there does.
+            PageOp::Upload { .. } => ok,
             PageOp::Locate { target, .. } => {
                 // The add button sits at y 20..30 in the fake page (node rects are 10 px per id).
                 OpOutcome { point: Some([50.0, 10.0 * f64::from(target.id) + 5.0]), ..ok }

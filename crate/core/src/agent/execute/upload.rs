@@ -98,10 +98,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let files = vec![UploadedFile { name: file.name.clone(), mime, data }];
         let op = PageOp::Upload { target: element.target.clone(), tag: element.tag.clone(), files };
         let outcome = self.perform(&op).await?;
-        let chosen = outcome.value.clone().filter(|value| !value.is_empty() && value != &file.name);
-        let success = match chosen {
-            Some(all) => format!("Put \"{name}\" into {target}, which now holds {all}."),
-            None => format!("Put \"{name}\" into {target}."),
+        // A file input reports the files it holds; a drop zone, nothing (the page took the drop).
+        let success = match outcome.value.as_deref() {
+            None => format!("Dropped \"{name}\" onto {target}."),
+            Some(all) if all != file.name => format!("Put \"{name}\" into {target}, which now holds {all}."),
+            Some(_) => format!("Put \"{name}\" into {target}."),
         };
         self.after_op(NAME, Some(&target), outcome, success, &format!("Could not upload \"{name}\" to {target}")).await
     }

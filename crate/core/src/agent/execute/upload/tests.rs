@@ -71,6 +71,13 @@ fn an_attached_file_goes_into_the_file_input_with_its_bytes_name_and_type() {
 }
 
 #[test]
+fn a_file_dropped_on_a_drop_zone_is_said_to_be_dropped() {
+    let (shop, said, _) = run_steps(&[r#"[{"upload_file":{"index":3,"name":"cv.pdf"}}]"#], false);
+    assert_eq!(said[0], "Dropped \"cv.pdf\" onto <div> \"Color: Choose\" [3].");
+    assert_eq!(uploads(&shop).len(), 1);
+}
+
+#[test]
 fn the_model_sees_the_files_it_may_name() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![done()]);
