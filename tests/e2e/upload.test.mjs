@@ -176,13 +176,13 @@ test('an attached file bound for a site the user did not choose waits for the us
   // The same server under another name: another site, which the task did not start on.
   const elsewhere = site.origin.replace('127.0.0.1', 'localhost');
   const llm = await startLlmServer([
-    { next_goal: 'Open the other job board', actions: [{ go_to_url: { url: `${elsewhere}/jobs/apply.html` } }] },
+    { next_goal: 'Open the position', actions: [{ click_element: { target: 'Data analyst at Lisbon Analytics' } }] },
     { next_goal: 'Choose the CV', actions: [{ upload_file: { target: 'CV (PDF)', name: 'ada-cv.pdf' } }] },
     done('The user did not allow sending the CV there'),
   ]);
   try {
     await useModel(llm);
-    const target = await openTarget(agent, `${site.origin}/jobs/apply.html`);
+    const target = await openTarget(agent, `${site.origin}/jobs/board.html`);
     const panel = await openPanel(agent, target.tabId);
     const questions = [];
     const files = [{ name: 'ada-cv.pdf', mime: 'application/pdf', data: CV.toString('base64') }];
@@ -191,16 +191,16 @@ test('an attached file bound for a site the user did not choose waits for the us
       request: { type: 'start_task', task: TASK, files },
       tabId: target.tabId,
       onEvent: (e) => events.push(e),
-      // The address the agent wrote may go; the CV may not.
       onApproval: (e) => {
         questions.push(e);
-        return !e.question.includes('ada-cv.pdf');
+        return false;
       },
     });
     const outcomes = events.filter((e) => e.type === 'step').flatMap((e) => e.actions.map((a) => a.outcome));
     assert.equal(end.type, 'result', outcomes.join('\n'));
-    const asked = questions.find((e) => e.question.includes('ada-cv.pdf'));
-    assert.ok(asked, JSON.stringify(questions));
+    // Following the board's link asks nothing; putting the CV into the other site's form does.
+    assert.equal(questions.length, 1, JSON.stringify(questions));
+    const [asked] = questions;
     assert.match(asked.question, /^This would send ada-cv\.pdf \(a file you attached\) to localhost:\d+, by putting it into <input> "CV \(PDF\)" \[\d+\] on localhost:\d+\. Allow it\?$/);
     assert.deepEqual(asked.data, ['ada-cv.pdf']);
     assert.match(outcomes[1], /^The user did not allow sending ada-cv\.pdf to localhost:\d+\./);
