@@ -650,3 +650,21 @@ fn attachments_beyond_the_bounds_are_refused_in_the_task_s_chat() {
     );
     assert!(worker.events("task_started").is_empty() && worker.host.shop.held_files.borrow().is_empty());
 }
+
+#[test]
+fn the_files_of_a_task_that_never_runs_are_let_go_of() {
+    let mut worker = Worker::new(settings(1));
+    worker.host.model.hold();
+    let file = json!({"name": "cv.pdf", "mime": "application/pdf", "data": "JVBERi0xLjQ="});
+    worker.start(&chat(1), "first");
+    // Waiting in line with its file, then stopped.
+    worker.panel(json!({"type": "start_task", "task": "second", "chatId": chat(2), "files": [file.clone()]}));
+    assert_eq!(worker.host.shop.held_files.borrow().len(), 1);
+    worker.panel(json!({"type": "stop", "chat": chat(2)}));
+    assert!(worker.host.shop.held_files.borrow().is_empty());
+    // Refused: its chat already runs a task.
+    worker.panel(json!({"type": "start_task", "task": "again", "chatId": chat(1), "files": [file]}));
+    assert_eq!(worker.events("error").len(), 1);
+    assert!(worker.host.shop.held_files.borrow().is_empty());
+    worker.release_model();
+}
