@@ -103,14 +103,14 @@ impl Chat {
         }
     }
 
-    /// Adds an event the panel was sent. Streamed replies are left out, and a task's `usage`
-    /// replaces the one before it (each carries the task's totals so far).
+    /// Adds an event the panel was sent. Streamed replies are left out, and a task's `usage` and
+    /// `files` replace the one before them (each carries the task's totals, or files, so far).
     pub fn record(&mut self, event: Value, now_ms: f64) {
         match type_of(&event) {
             "model_output" | "hello" | "chats" | "chat" => return,
-            "usage" => {
+            kind @ ("usage" | "files") => {
                 let task_start = self.events.iter().rposition(|e| type_of(e) == "task_started").unwrap_or(0);
-                if let Some(at) = self.events[task_start..].iter().rposition(|e| type_of(e) == "usage") {
+                if let Some(at) = self.events[task_start..].iter().rposition(|e| type_of(e) == kind) {
                     self.events.remove(task_start + at);
                 }
             }
@@ -145,7 +145,7 @@ impl Chat {
     /// conversation to half of that (older results first, then older steps; the tasks and the
     /// memory stay), then the bulk (record and report) of the run records, earlier tasks' first;
     /// then the earliest tasks' events, whole; then the oldest events of the last task, keeping
-    /// its start and its end. The `trimmed` event (`protocol::encode_trimmed`, a message of the
+    /// its start, its files and its end. The `trimmed` event (`protocol::encode_trimmed`, a message of the
     /// panel's like every stored event) marks where events were left out. Returns whether
     /// anything was cut.
     pub fn cap(&mut self, max_bytes: usize, trimmed: &Value) -> bool {
@@ -205,7 +205,7 @@ impl Chat {
             .enumerate()
             .skip(mark + 1)
             .filter(|(_, e)| {
-                !matches!(type_of(e), "task_started" | "run_recorded") && !FINAL_EVENTS.contains(&type_of(e))
+                !matches!(type_of(e), "task_started" | "run_recorded" | "files") && !FINAL_EVENTS.contains(&type_of(e))
             })
             .map(|(i, e)| (i, json_len(e) + 1))
             .collect();
@@ -496,6 +496,27 @@ mod tests {
         chat.cap(40_000, &encode_trimmed());
         assert_eq!(types(&chat).iter().filter(|t| **t == "trimmed").count(), 1);
         assert!(chat.events.len() < before);
+    }
+
+    #[test]
+    fn a_task_keeps_its_latest_files_even_when_its_oldest_steps_are_cut() {
+        let files = |rows: usize| {
+            let text = "item,price\n".repeat(rows);
+            json!({"v": 1, "type": "files", "files": [{"name": "items.csv", "source": "notebook", "mime": "text/csv", "size": text.len(), "text": text}]})
+        };
+        let mut chat = Chat::new("c1".into(), "list", 0.0);
+        chat.record(json!({"v": 1, "type": "task_started", "task": "list"}), 0.0);
+        let text = "x".repeat(1_000);
+        for step in 1..=100 {
+            chat.record(json!({"v": 1, "type": "step", "step": step, "next_goal": text}), 0.0);
+            chat.record(files(step), 0.0);
+        }
+        chat.record(event("result"), 0.0);
+        assert_eq!(types(&chat).iter().filter(|t| **t == "files").count(), 1, "only the latest files are kept");
+        assert!(chat.cap(20_000, &encode_trimmed()));
+        assert!(chat.json_len() <= 20_000);
+        let kept = chat.events.iter().find(|e| type_of(e) == "files").expect("the files stay");
+        assert_eq!(kept["files"][0]["text"], "item,price\n".repeat(100));
     }
 
     #[test]

@@ -62,6 +62,7 @@ fn one_of_each_event() -> Vec<AgentEvent> {
         AgentEvent::Paused { step: 1 },
         AgentEvent::Resumed { step: 1 },
         AgentEvent::Stopped { steps: 1 },
+        AgentEvent::Files { files: vec![] },
     ]
 }
 
@@ -89,6 +90,7 @@ fn kind_index(event: &AgentEvent) -> usize {
         AgentEvent::Paused { .. } => 17,
         AgentEvent::Resumed { .. } => 18,
         AgentEvent::Stopped { .. } => 19,
+        AgentEvent::Files { .. } => 20,
     }
 }
 

@@ -139,8 +139,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Session<'_, '_, B, M, G> {
                 }
                 let (page, tabs) = navigator.look().await?;
                 let config = navigator.config;
-                let state =
-                    state_message(0, 1, page.as_ref().map_err(Clone::clone), &[], &tabs, &config.map, config.style);
+                let seen = page.as_ref().map_err(Clone::clone);
+                let files = navigator.files.borrow();
+                let state = state_message(0, 1, seen, &[], &tabs, &files, &config.map, config.style);
                 // The first line counts the navigator's steps; a session has none.
                 let state = state.split_once('\n').map_or("", |(_, rest)| rest);
                 self.seen = page.ok();

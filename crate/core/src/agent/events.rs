@@ -122,6 +122,11 @@ pub enum AgentEvent {
     Stopped {
         steps: u32,
     },
+    /// The task's files changed (or are shown for the first time): the notebook's, with their
+    /// text, the attached and the downloaded ones, as they are now.
+    Files {
+        files: Vec<crate::files::TaskFile>,
+    },
 }
 
 /// One action of a step, as the panel shows it.
@@ -178,6 +183,12 @@ impl AgentEvent {
                 question: question.redacted(redact),
                 url: redact(&url),
                 data: data.iter().map(|d| redact(d)).collect(),
+            },
+            AgentEvent::Files { files } => AgentEvent::Files {
+                files: files
+                    .into_iter()
+                    .map(|file| crate::files::TaskFile { text: file.text.as_deref().map(redact), ..file })
+                    .collect(),
             },
             other => other,
         }

@@ -120,6 +120,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     page_scans: RefCell<PageScans>,
     /// The task's files: the notebook, the attached and the downloaded ones.
     pub(super) files: RefCell<TaskFiles>,
+    /// The files as the user was last shown them.
+    shown_files: RefCell<TaskFiles>,
     /// Approval requests made so far (their ids).
     pub(super) approvals: Cell<u32>,
     /// Input and output tokens used so far.
@@ -177,6 +179,7 @@ impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
             tainted_hosts: RefCell::default(),
             data_flow: RefCell::default(),
             files: RefCell::new(config.files.clone()),
+            shown_files: RefCell::default(),
             page_scans: RefCell::default(),
             approvals: Cell::new(0),
             usage: Cell::new((0, 0)),
@@ -326,6 +329,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             (self.emit)(AgentEvent::StepStarted { step, max_steps });
             let step_started = self.browser.now_ms();
             let ended = self.step(step, &results).await;
+            self.show_files();
             let step_ms = checkpoint_ms + self.browser.now_ms() - step_started;
             self.recorder.borrow_mut().phase(Phase::Step, step_ms);
             match ended {
@@ -392,6 +396,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             page.as_ref().map_err(Clone::clone),
             previous_results,
             &tabs,
+            &self.files.borrow(),
             &self.config.map,
             self.config.style,
         ) + &self.files.borrow().outline();
@@ -570,6 +575,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             steps_done: plan.steps_done,
         });
         self.keep(Kind::Plan, ChatMessage::user(plan.for_navigator()));
+        self.plan_into_todo(plan);
     }
 
     /// A claimed success: the planner re-plans on it (when planning is on), and the validator
@@ -581,7 +587,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         };
         let page = self.observe(Look::Peek).await?;
         let page = page.as_ref().map_err(Clone::clone);
-        let state = state_message(step, self.config.max_steps, page, &[], &[], &self.config.map, self.config.style);
+        let files = self.files.borrow().clone();
+        let state =
+            state_message(step, self.config.max_steps, page, &[], &[], &files, &self.config.map, self.config.style);
         let plan = match self.config.planning_interval.is_some_and(|n| n > 0) {
             true => self.ask_planner(&state).await?,
             false => None,
@@ -727,6 +735,7 @@ pub(super) fn result_line(report: &ActionReport) -> String {
     format!("{}: {}", report.name, report.outcome)
 }
 
+mod files;
 mod history;
 mod model_calls;
 mod tabs;

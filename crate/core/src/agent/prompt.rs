@@ -6,6 +6,7 @@ use super::planner::planner_prompt;
 use super::validator::validator_prompt;
 use crate::actions::{actions_prompt, actions_schema, compact_actions_prompt};
 use crate::dom_map::{serialize, MapOptions, PageMap, Viewport};
+use crate::files::TaskFiles;
 use crate::llm::ChatMessage;
 use crate::messages::{Kind, Part, Prompt, RequestStyle, WORKING_ROOM_TOKENS};
 use crate::tabs::ListedTab;
@@ -33,7 +34,7 @@ Reply with one JSON object only:
 {{\"current_state\": {{\"evaluation_previous_goal\": \"Success, Failed or Unknown: why\", \"memory\": \"progress and facts to keep\", \"next_goal\": \"...\"}}, \"action\": [{{\"action_name\": {{parameters}}}}, ...]}}
 Actions (? marks optional parameters):
 {}
-At most {} actions; they run in order and stop when the page changes. Buying, sending, publishing, deleting, account changes, payment or password data, and text you write bound for a site the user did not choose wait for the user's approval; if refused, do not try another way. Use done as soon as the task is complete, with the answer the user asked for.",
+At most {} actions; they run in order and stop when the page changes. Long lists: append each page's items to a file (append_file, e.g. results.csv) as you go, not to memory; a long task may keep its plan in todo.md. Buying, sending, publishing, deleting, account changes, payment or password data, and text you write bound for a site the user did not choose wait for the user's approval; if refused, do not try another way. Use done as soon as the task is complete, with the answer the user asked for.",
         compact_actions_prompt(),
         MAX_ACTIONS_PER_STEP
     )
@@ -53,7 +54,7 @@ Reply with one JSON object and nothing else:
 Available actions (each item of \"action\" is an object with exactly one of these keys):
 {}
 
-You may give several actions, at most {}; they run in order and stop early when the page changes. To read information that is not visible, use extract or scroll. Some actions wait for the user's approval: buying, sending, publishing, deleting, account changes, payment or password data, and text you wrote yourself (an address, typed words, a form) bound for a site the user did not choose; if the user does not allow one, do not try another way. Use done as soon as the task is complete, with the answer the user asked for.",
+You may give several actions, at most {}; they run in order and stop early when the page changes. To read information that is not visible, use extract or scroll. For a long list (many items, several pages), append each page's items to a file of the task's notebook (such as results.csv) with append_file as you go, rather than keeping them in memory, and finish by pointing the user to the file; a long task may keep its plan as a checklist in todo.md. The state lists the task's files, which the user gets too. Some actions wait for the user's approval: buying, sending, publishing, deleting, account changes, payment or password data, and text you wrote yourself (an address, typed words, a form) bound for a site the user did not choose; if the user does not allow one, do not try another way. Use done as soon as the task is complete, with the answer the user asked for.",
         actions_prompt(),
         MAX_ACTIONS_PER_STEP
     )
@@ -140,12 +141,14 @@ pub(super) fn tab_lines(tabs: &[ListedTab], style: RequestStyle) -> String {
 }
 
 /// The state message for one step; it is sent once and then dropped from the history.
+#[allow(clippy::too_many_arguments)] // Each is a part of the state; bundling them would only rename them.
 pub fn state_message(
     step: u32,
     max_steps: u32,
     page: Result<&PageMap, String>,
     previous_results: &[String],
     tabs: &[ListedTab],
+    files: &TaskFiles,
     options: &MapOptions,
     style: RequestStyle,
 ) -> String {
@@ -166,6 +169,9 @@ pub fn state_message(
         text.push_str(labels.tabs);
         text.push_str(&tab_lines(tabs, style));
     }
+    if let Some(outline) = files.outline(style == RequestStyle::Compact) {
+        text.push_str(&outline);
+    }
     match page {
         Ok(map) => {
             text.push_str(&format!("{}{}\n{}{}\n", labels.url, map.url, labels.title, map.title));
@@ -181,11 +187,12 @@ pub fn state_message(
 }
 
 /// The least budget a task can work in: each agent's request without task, history or page
-/// ([`fixed_prompts`]), the largest of them, plus [`WORKING_ROOM_TOKENS`] for the task, the latest
-/// steps and a screenful of the page.
+/// ([`fixed_prompts`]), the largest of them, plus the longest outline of the task's files the state
+/// can show, plus [`WORKING_ROOM_TOKENS`] for the task, the latest steps and a screenful of the page.
 pub fn minimum_budget(counter: &TokenCounter, style: RequestStyle, secrets: Option<&str>) -> usize {
     let fixed = fixed_prompts(style, secrets);
-    fixed.iter().map(|prompt| prompt.tokens(counter)).max().unwrap_or_default() + WORKING_ROOM_TOKENS
+    let outline = counter.text(&TaskFiles::longest_outline(style == RequestStyle::Compact));
+    fixed.iter().map(|prompt| prompt.tokens(counter)).max().unwrap_or_default() + outline + WORKING_ROOM_TOKENS
 }
 
 /// The navigator's, the planner's and the validator's requests with only what every request
@@ -199,7 +206,7 @@ fn fixed_prompts(style: RequestStyle, secrets: Option<&str>) -> [Prompt; 3] {
         notes: Vec::new(),
         warnings: Vec::new(),
     };
-    let state = state_message(1, 100, Ok(&page), &[], &[], &MapOptions::default(), style);
+    let state = state_message(1, 100, Ok(&page), &[], &[], &TaskFiles::default(), &MapOptions::default(), style);
     let navigator = Prompt {
         parts: vec![
             Part::new(Kind::System, ChatMessage::system(system_prompt(style, secrets))),
@@ -307,7 +314,9 @@ mod tests {
             current,
         };
         let tabs = [tab(2, "", false), tab(1, "https://shop.test/", true)];
-        let state = state_message(1, 5, Err("gone".into()), &[], &tabs, &MapOptions::default(), RequestStyle::Full);
+        let files = TaskFiles::default();
+        let state =
+            state_message(1, 5, Err("gone".into()), &[], &tabs, &files, &MapOptions::default(), RequestStyle::Full);
         assert!(
             state.contains(
                 "Open tabs:\n- t2: (a page the agent cannot read)\n- t1 (current): Shop (https://shop.test/)\n"
@@ -315,8 +324,16 @@ mod tests {
             "{state}"
         );
         // One tab needs no list.
-        let state =
-            state_message(1, 5, Err("gone".into()), &[], &tabs[1..], &MapOptions::default(), RequestStyle::Full);
+        let state = state_message(
+            1,
+            5,
+            Err("gone".into()),
+            &[],
+            &tabs[1..],
+            &files,
+            &MapOptions::default(),
+            RequestStyle::Full,
+        );
         assert!(!state.contains("Open tabs"), "{state}");
         let compact = state_message(
             2,
@@ -324,6 +341,7 @@ mod tests {
             Err("gone".into()),
             &["clicked".into()],
             &tabs,
+            &files,
             &MapOptions::default(),
             RequestStyle::Compact,
         );
@@ -344,9 +362,14 @@ mod tests {
         eprintln!("fixed part of a navigator request (o200k): compact {compact}, full {full}");
         assert!(compact <= 1_200, "{compact}");
         assert!(full > 2 * compact, "{full} vs {compact}");
-        // The minimum budget holds the largest agent's fixed part and the working room.
+        // The minimum budget holds the largest agent's fixed part, the longest outline of the
+        // task's files and the working room.
         let minimum = minimum_budget(&o200k, RequestStyle::Compact, None);
-        assert!((compact + WORKING_ROOM_TOKENS..=compact + WORKING_ROOM_TOKENS + 100).contains(&minimum), "{minimum}");
+        let outline = o200k.text(&TaskFiles::longest_outline(true));
+        eprintln!("the longest outline of the task's files (o200k): {outline}");
+        assert!(outline <= 600, "{outline}");
+        let least = compact + outline + WORKING_ROOM_TOKENS;
+        assert!((least..=least + 100).contains(&minimum), "{minimum}");
     }
 
     #[test]

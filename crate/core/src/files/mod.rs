@@ -9,6 +9,7 @@
 
 pub mod attach;
 mod notebook;
+mod outline;
 mod read;
 
 pub use notebook::{MAX_FILE_CHARS, MAX_NAME_CHARS, MAX_NOTEBOOK_CHARS, MAX_NOTEBOOK_FILES, TODO};
