@@ -200,7 +200,7 @@ test('the runner attaches --file to the task, which the agent uploads by name; a
     assert.equal(code, 0, stderr);
     const steps = stdout.trim().split('\n').map((line) => JSON.parse(line)).filter((e) => e.type === 'step');
     assert.match(steps[0].actions[0].outcome, /^Put "cv\.pdf" into <input> "CV \(PDF\)" \[\d+\]\.$/);
-    assert.match(llm.requests[0].messages.at(-1).content, /Task files:\n- cv\.pdf \(attached by the user, application\/pdf, 15 bytes\)/);
+    assert.match(llm.requests[0].messages.at(-1).content, /\n- cv\.pdf: attached, application\/pdf, 15 bytes\n/);
   } finally {
     await llm.close();
   }

@@ -111,7 +111,7 @@ test('a CV attached in the panel is uploaded into the form, which the server rec
     assert.ok(fields.cv.bytes.equals(CV), 'the exact bytes of the CV');
     assert.equal(await target.page.locator('h1').textContent(), 'Thank you, Ada Lovelace');
     // The model saw the file it was given, by name.
-    assert.match(llm.requests[0].messages.at(-1).content, /Task files:\n- ada-cv\.pdf \(attached by the user, application\/pdf, 83 bytes\)/);
+    assert.match(llm.requests[0].messages.at(-1).content, /\n- ada-cv\.pdf: attached, application\/pdf, 83 bytes\n/);
     await panel.close();
   } finally {
     await llm.close();

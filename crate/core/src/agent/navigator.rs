@@ -399,7 +399,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             &self.files.borrow(),
             &self.config.map,
             self.config.style,
-        ) + &self.files.borrow().outline();
+        );
         // The previous step's results are in this state message; they join the history once it
         // is gone, before anything this step adds.
         let results_at = self.history.len();

@@ -82,27 +82,6 @@ impl TaskFiles {
         self.files.is_empty()
     }
 
-    /// The files as the navigator's state lists them, one line each (nothing without files), for
-    /// the actions that take a file by name.
-    pub fn outline(&self) -> String {
-        let lines: Vec<String> = self
-            .files
-            .iter()
-            .map(|file| {
-                let source = match file.source {
-                    Source::Notebook => "your notebook",
-                    Source::Attached => "attached by the user",
-                    Source::Downloaded => "downloaded by the task",
-                };
-                format!("- {} ({source}, {}, {})\n", file.name, file.mime, size_text(file.size))
-            })
-            .collect();
-        match lines.is_empty() {
-            true => String::new(),
-            false => format!("Task files:\n{}", lines.concat()),
-        }
-    }
-
     /// The handles of the files from `source` the host holds.
     pub fn handles(&self, source: Source) -> Vec<String> {
         self.files.iter().filter(|file| file.source == source).filter_map(|file| file.handle.clone()).collect()
@@ -122,15 +101,6 @@ impl TaskFiles {
     }
 }
 
-/// A size for the model: bytes, KB or MB.
-fn size_text(bytes: u64) -> String {
-    match bytes {
-        0..1024 => format!("{bytes} bytes"),
-        1024..1_048_576 => format!("{} KB", bytes.div_ceil(1024)),
-        _ => attach::megabytes(bytes as usize),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,10 +113,6 @@ mod tests {
         assert_eq!(files.add_held("invoice.pdf", Source::Downloaded, "application/pdf", 12, "d3"), "invoice (3).pdf");
         assert_eq!(files.add_held(" ", Source::Attached, "text/plain", 1, "a1"), "file");
         assert_eq!(files.get("invoice (2).pdf").and_then(|file| file.handle.as_deref()), Some("d2"));
-        assert_eq!(
-            files.outline(),
-            "Task files:\n- invoice.pdf (downloaded by the task, application/pdf, 10 bytes)\n- invoice (2).pdf (downloaded by the task, application/pdf, 12 bytes)\n- invoice (3).pdf (downloaded by the task, application/pdf, 12 bytes)\n- file (attached by the user, text/plain, 1 bytes)\n"
-        );
         assert_eq!(files.handles(Source::Attached), ["a1"]);
         let saved = serde_json::to_value(&files).unwrap();
         assert_eq!(serde_json::from_value::<TaskFiles>(saved).unwrap(), files);

@@ -83,7 +83,13 @@ fn the_model_sees_the_files_it_may_name() {
     let model = ScriptedModel::new(vec![done()]);
     let task = crate::agent::TaskConfig { files: files(), ..config(3) };
     run_as(&task, &shop, &model, &FakeUser { approves: false, asked: Default::default(), reviews: Default::default() });
-    assert!(model.state(0).contains("Task files:\n- notes.md (your notebook, text/markdown, 31 bytes)\n- cv.pdf (attached by the user, application/pdf, 30 bytes)\n"), "{}", model.state(0));
+    assert!(
+        model
+            .state(0)
+            .contains("- notes.md: notebook, 1 lines, 31 characters\n- cv.pdf: attached, application/pdf, 30 bytes\n"),
+        "{}",
+        model.state(0)
+    );
 }
 
 #[test]
