@@ -203,18 +203,6 @@ function collapseEarlierSteps(view) {
   for (const box of view.box.querySelectorAll('.step:not(.collapsed)')) expandStep(box, false);
 }
 
-/** The user's task as sent, with the names of the files attached to it. */
-function userMessage(event) {
-  const box = element('div', 'message user', event.task);
-  if (event.files?.length) {
-    const files = element('ul', 'attached-names');
-    files.setAttribute('aria-label', t('panel_attached'));
-    files.append(...event.files.map((name) => element('li', 'attached-file', name)));
-    box.append(files);
-  }
-  return box;
-}
-
 function renderStep(event) {
   const box = element('section', 'message step');
   box.setAttribute('aria-label', t('panel_step', event.step));
@@ -521,7 +509,7 @@ function render(view, event) {
       view.step = null;
       if (!replaying) startClock(view);
       setState(view, 'running');
-      view.append(userMessage(event));
+      view.append(element('div', 'message user', event.task));
       break;
     case 'task_resumed':
       view.clearThinking();

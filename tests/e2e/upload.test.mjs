@@ -85,9 +85,6 @@ test('a CV attached in the panel is uploaded into the form, which the server rec
     await panel.press('#task', 'Enter');
     // Sent with the task: the chip is gone.
     await panel.locator('#attached').waitFor({ state: 'hidden' });
-    // The chat shows the task with the file sent with it.
-    await panel.locator('.message.user .attached-file').waitFor({ timeout: TIMEOUT });
-    assert.deepEqual(await panel.locator('.message.user .attached-file').allTextContents(), ['ada-cv.pdf']);
 
     // Sending the application is the user's to allow.
     const approval = panel.locator('.approval');

@@ -35,7 +35,7 @@ fn one_of_each_event() -> Vec<AgentEvent> {
     let text = || "t".to_string();
     vec![
         AgentEvent::AppDriving { client: text() },
-        AgentEvent::TaskStarted { task: text(), files: vec![text()] },
+        AgentEvent::TaskStarted { task: text() },
         AgentEvent::TaskQueued { task: text(), position: 1 },
         AgentEvent::TaskResumed { task: text(), step: 1 },
         AgentEvent::StepStarted { step: 1, max_steps: 2 },

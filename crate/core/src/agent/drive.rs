@@ -74,7 +74,7 @@ pub async fn drive_session<B: Browser, M: ChatModel, G: UserGate>(
     let recorder = RefCell::new(Recorder::new(&config.task, config.price, browser.now_ms()));
     let emit = &|event: AgentEvent| emit(event.redacted(&redact));
     let navigator = Navigator::new(config, browser, models, gate, cancel, emit, &recorder);
-    emit(AgentEvent::TaskStarted { task: config.task.clone(), files: Vec::new() });
+    emit(AgentEvent::TaskStarted { task: config.task.clone() });
     let mut session = Session { navigator: &navigator, seen: None, commands: 0 };
     let end = match navigator.adopt_tab(config.tab).await {
         Err(text) => AgentEvent::Error { message: text.into(), steps: 0 },
@@ -282,10 +282,7 @@ mod tests {
             assert!(missing.contains("[99]"), "{missing}");
         });
         assert_eq!(shop.cart.get(), 1);
-        assert_eq!(
-            events.first(),
-            Some(&AgentEvent::TaskStarted { task: "Driven by claude-code".into(), files: Vec::new() })
-        );
+        assert_eq!(events.first(), Some(&AgentEvent::TaskStarted { task: "Driven by claude-code".into() }));
         let steps = events.iter().filter(|event| matches!(event, AgentEvent::Step { .. })).count();
         assert_eq!(steps, 2, "each action is shown as a step: {events:?}");
         assert_eq!(

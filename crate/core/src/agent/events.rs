@@ -12,9 +12,6 @@ pub enum AgentEvent {
     },
     TaskStarted {
         task: String,
-        /// The names of the files the user attached to it.
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        files: Vec<String>,
     },
     /// The task waits for a free place: as many tasks as the user allows at once are running;
     /// it is `position` in line (1 is next).

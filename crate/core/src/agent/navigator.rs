@@ -16,7 +16,7 @@ use super::validator::{parse_verdict, validator_prompt};
 use crate::browser::{Browser, BrowserError, Highlight, TabId};
 use crate::cancel::CancelToken;
 use crate::dom_map::{elements_in_scope, ElementRegistry, PageMap};
-use crate::files::{Source, TaskFiles};
+use crate::files::TaskFiles;
 use crate::i18n::{Arg, Message, Text};
 use crate::llm::{ChatMessage, ChatModel};
 use crate::messages::{History, Kind, Part};
@@ -221,9 +221,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             (self.emit)(AgentEvent::TaskResumed { task: checkpoint.task.clone(), step: checkpoint.step });
             return (checkpoint.step, checkpoint.results.clone(), checkpoint.failures);
         }
-        let files = self.config.files.iter().filter(|file| file.source == Source::Attached);
-        let files = files.map(|file| file.name.clone()).collect();
-        (self.emit)(AgentEvent::TaskStarted { task: self.config.task.clone(), files });
+        (self.emit)(AgentEvent::TaskStarted { task: self.config.task.clone() });
         let task = self.config.task_for_models();
         let task = if self.history.is_empty() {
             format!("Your task: {task}")
