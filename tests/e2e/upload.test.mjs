@@ -117,7 +117,9 @@ test('a CV attached in the panel is uploaded into the form, which the server rec
 
 test('a file dropped on Ant Design\'s drag-and-drop upload is sent by the library, whole', async () => {
   received.length = 0;
-  const portfolio = Buffer.concat([CV, Buffer.from('portfolio')]);
+  // Some megabytes of every byte value: the file crosses the port, the core, the worker's store and
+  // the page whole.
+  const portfolio = Buffer.concat([CV, Buffer.from(Array.from({ length: 3 * 1024 * 1024 }, (_, i) => (i * 7919) % 256))]);
   const llm = await startLlmServer([
     { next_goal: 'Drop the portfolio', actions: [{ upload_file: { target: 'role=button', name: 'portfolio.pdf' } }] },
     done('Uploaded the portfolio'),
