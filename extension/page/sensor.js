@@ -315,17 +315,30 @@
     let truncated = '';
 
     // Text colour against the background actually behind it, for hiding-in-plain-sight checks.
-    // Colours go to the core as the browser writes them ("rgb(0, 0, 0)"); it parses them.
+    // Colours go to the core as the browser writes them ("rgb(0, 0, 0)"); it parses them. A
+    // translucent background (a 2% grey tint) is seen over what is behind it, so it is given
+    // blended with that.
     const paperOf = new Map();
     const paper = (el, style) => {
       if (!el) return 'rgb(255, 255, 255)';
       let value = paperOf.get(el);
       if (value === undefined) {
         const background = (style ?? getComputedStyle(el)).backgroundColor;
-        value = background.endsWith(', 0)') || background === 'transparent' ? paper(el.parentElement) : background;
+        const tint = /^rgba\((\d+), (\d+), (\d+), ([\d.]+)\)$/.exec(background);
+        if (background === 'transparent' || (tint && Number(tint[4]) === 0)) value = paper(el.parentElement);
+        else if (tint) value = blended(tint.slice(1).map(Number), paper(el.parentElement));
+        else value = background;
         paperOf.set(el, value);
       }
       return value;
+    };
+    /** `[r, g, b, alpha]` over the colour `behind` (as the browser writes it); `behind` when it is
+     * not rgb (a colour space the core does not read either). */
+    const blended = ([r, g, b, alpha], behind) => {
+      const under = /^rgba?\((\d+), (\d+), (\d+)/.exec(behind);
+      if (!under) return behind;
+      const mix = (top, bottom) => Math.round(top * alpha + Number(bottom) * (1 - alpha));
+      return `rgb(${mix(r, under[1])}, ${mix(g, under[2])}, ${mix(b, under[3])})`;
     };
     let hitTests = 0;
     // Bits of a record's flags (see raw.rs in the core).

@@ -121,7 +121,7 @@ test('a file dropped on Ant Design\'s drag-and-drop upload is sent by the librar
   // the page whole.
   const portfolio = Buffer.concat([CV, Buffer.from(Array.from({ length: 3 * 1024 * 1024 }, (_, i) => (i * 7919) % 256))]);
   const llm = await startLlmServer([
-    { next_goal: 'Drop the portfolio', actions: [{ upload_file: { target: 'role=button', name: 'portfolio.pdf' } }] },
+    { next_goal: 'Drop the portfolio', actions: [{ upload_file: { target: 'Drop your portfolio here', name: 'portfolio.pdf' } }] },
     done('Uploaded the portfolio'),
   ]);
   try {
@@ -135,7 +135,7 @@ test('a file dropped on Ant Design\'s drag-and-drop upload is sent by the librar
     const outcomes = events.filter((e) => e.type === 'step').flatMap((e) => e.actions.map((a) => a.outcome));
     assert.equal(end.type, 'result', outcomes.join('\n'));
     // Dropped: the page took the drop (it cancelled dragover), not a file input's choice.
-    assert.match(outcomes[0], /^Dropped "portfolio\.pdf" onto <span> \[\d+\]\.$/);
+    assert.match(outcomes[0], /^Dropped "portfolio\.pdf" onto <span> "Drop your portfolio here, or click to choose it" \[\d+\]\.$/);
     // The library took the drop and sent the file: it reports it done, and the server has it.
     await waitUntil(async () => (await target.page.locator('#uploaded').textContent()) === 'portfolio.pdf: done', 10_000);
     assert.equal(received.length, 1);
