@@ -77,9 +77,14 @@ test('a CV attached in the panel is uploaded into the form, which the server rec
     await panel.setInputFiles('#attach-input', { name: 'scan.tiff', mimeType: 'image/tiff', buffer: Buffer.alloc(10 * 1024 * 1024 + 1) });
     assert.match(await panel.locator('#attach-error').textContent(), /^scan\.tiff is 10 MB; one file may be at most 10 MB/);
     assert.equal(await panel.locator('#attached').isHidden(), true);
-    // The CV is attached: a chip with its name and size.
-    await panel.setInputFiles('#attach-input', { name: 'ada-cv.pdf', mimeType: 'application/pdf', buffer: CV });
+    // Two files attached, each a chip with its name and size; the wrong one removed.
+    await panel.setInputFiles('#attach-input', [
+      { name: 'old-cv.pdf', mimeType: 'application/pdf', buffer: Buffer.alloc(2 * 1024 * 1024) },
+      { name: 'ada-cv.pdf', mimeType: 'application/pdf', buffer: CV },
+    ]);
     assert.equal(await panel.locator('#attach-error').isHidden(), true);
+    assert.deepEqual(await panel.locator('#attached li').allInnerTexts(), ['old-cv.pdf\n2 MB\n×', 'ada-cv.pdf\n1 KB\n×']);
+    await panel.getByRole('button', { name: 'Remove old-cv.pdf' }).click();
     assert.deepEqual(await panel.locator('#attached li').allInnerTexts(), ['ada-cv.pdf\n1 KB\n×']);
     await panel.fill('#task', TASK);
     await panel.press('#task', 'Enter');
@@ -109,6 +114,7 @@ test('a CV attached in the panel is uploaded into the form, which the server rec
     assert.equal(await target.page.locator('h1').textContent(), 'Thank you, Ada Lovelace');
     // The model saw the file it was given, by name.
     assert.match(llm.requests[0].messages.at(-1).content, /\n- ada-cv\.pdf: attached, application\/pdf, 83 bytes\n/);
+    assert.ok(!llm.requests[0].messages.at(-1).content.includes('old-cv.pdf'), 'the file removed was not sent');
     await panel.close();
   } finally {
     await llm.close();
