@@ -58,6 +58,20 @@ async function useModel(llm) {
 
 const done = (text) => ({ actions: [{ done: { text, success: true } }] });
 
+/** How many files' bytes the worker holds (extension/background/task-files.js's store). */
+function heldFiles() {
+  return agent.worker.evaluate(() => new Promise((resolve, reject) => {
+    const open = indexedDB.open('agent-task-files', 1);
+    open.onupgradeneeded = () => open.result.createObjectStore('files');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const count = open.result.transaction('files').objectStore('files').count();
+      count.onsuccess = () => { open.result.close(); resolve(count.result); };
+      count.onerror = () => reject(count.error);
+    };
+  }));
+}
+
 test('a CV attached in the panel is uploaded into the form, which the server receives whole', async () => {
   received.length = 0;
   const llm = await startLlmServer([
@@ -96,6 +110,8 @@ test('a CV attached in the panel is uploaded into the form, which the server rec
     await approval.waitFor({ timeout: TIMEOUT });
     assert.match(await approval.locator('.question').textContent(), /Send application/);
     assert.equal(received.length, 0, 'nothing is sent before the user allows it');
+    // The worker holds the CV's bytes while the task runs...
+    assert.equal(await heldFiles(), 1);
     await approval.locator('button.allow').click();
     await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
     // The model heard that the CV went in.
@@ -112,6 +128,8 @@ test('a CV attached in the panel is uploaded into the form, which the server rec
     assert.equal(fields.cv.type, 'application/pdf');
     assert.ok(fields.cv.bytes.equals(CV), 'the exact bytes of the CV');
     assert.equal(await target.page.locator('h1').textContent(), 'Thank you, Ada Lovelace');
+    // ...and lets go of them once it has ended.
+    await waitUntil(async () => (await heldFiles()) === 0, 10_000);
     // The model saw the file it was given, by name.
     assert.match(llm.requests[0].messages.at(-1).content, /\n- ada-cv\.pdf: attached, application\/pdf, 83 bytes\n/);
     assert.ok(!llm.requests[0].messages.at(-1).content.includes('old-cv.pdf'), 'the file removed was not sent');
