@@ -7,6 +7,7 @@
 #   ./build.sh bench      build, then benchmark the page map on ../shared/corpus (bench/results/)
 #   ./build.sh bench requests   build, then measure each request's tokens, full and compact
 #   ./build.sh bench steps      build, then measure the agent's own time per step, outside the model
+#   ./build.sh bench notebook   build, then measure tokens per step against items collected into a file
 #   ./build.sh bench real-model build, then run the shop task on a small local model held to each
 #                               request's JSON schema by llama.cpp (slow, bounded; bench/results/)
 #   ./build.sh eval ...   build, then measure a model on a task suite (./build.sh eval --help)
@@ -182,6 +183,7 @@ usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
 BENCH_USAGE='usage: ./build.sh bench [--runs N] [--filter TEXT]   the page map on ../shared/corpus
        ./build.sh bench requests                      each request'"'"'s tokens, full and compact
        ./build.sh bench steps [--runs N]              the agent'"'"'s own time per step, outside the model
+       ./build.sh bench notebook                      tokens per step against items collected into a file
        ./build.sh bench real-model [--max-steps N] [--max-tokens N] [--planning-interval N]
                                    [--request-minutes M] [--total-minutes M]
                                                       the shop task on a small local model (slow)
@@ -211,6 +213,7 @@ case "${1:-build}" in
     if [ "${1:-}" = requests ]; then shift; exec node bench/request-sizes.mjs "$@"; fi
     if [ "${1:-}" = steps ]; then shift; exec node bench/step-time.mjs "$@"; fi
     if [ "${1:-}" = real-model ]; then shift; exec node bench/real-model.mjs "$@"; fi
+    if [ "${1:-}" = notebook ]; then shift; exec node bench/notebook.mjs "$@"; fi
     exec node bench/page-map.mjs "$@" ;;
   install-mcp) install_mcp ;;
   -h|--help|help) usage ;;

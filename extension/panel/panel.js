@@ -7,6 +7,7 @@ import { onRunWorkflow, saveAsWorkflowButton } from './workflows.js';
 import { setupApps, showPairing } from './apps.js';
 import { listen, send } from '../shared/worker.js';
 import { takeAttachments } from './attachments.js';
+import { renderFiles } from './task-files.js';
 
 localize();
 
@@ -48,6 +49,8 @@ class ChatView {
     this.step = null;
     this.thinking = null;
     this.checklist = null;
+    /** The list of the current task's files, when it has any. */
+    this.files = null;
     /** The record of the task that just ended, until its export buttons are shown. */
     this.pendingRun = null;
     /** The task last sent, for an error's "Try again". */
@@ -504,6 +507,7 @@ function render(view, event) {
     case 'task_started':
       view.box.querySelector('.queued')?.remove();
       view.checklist = null;
+      view.files = null;
       view.started = true;
       view.title ||= event.task;
       view.step = null;
@@ -599,6 +603,11 @@ function render(view, event) {
     case 'trimmed':
       // Where the History left out the oldest part of a long chat (crate/core/src/chats.rs).
       view.append(element('div', 'message notice trimmed', t('panel_trimmed')));
+      break;
+    case 'files':
+      // One list per task, where its latest files are, replacing the one before.
+      view.files?.remove();
+      view.files = view.append(renderFiles(event));
       break;
   }
   const { pendingRun } = view;

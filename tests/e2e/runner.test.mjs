@@ -41,7 +41,7 @@ test('the runner completes the shop task, printing one JSON event per line', asy
     const usage = events.filter((e) => e.type === 'usage');
     assert.deepEqual(usage.at(-1), { v: 1, chat, type: 'usage', input_tokens: 800, output_tokens: 160, cost: null });
     assert.deepEqual(events.filter((e) => !['usage', 'model_output'].includes(e.type)).map((e) => e.type), [
-      'task_started', 'step_started', 'plan', 'step', 'step_started', 'step', 'step_started', 'step', 'step_started', 'plan', 'step',
+      'task_started', 'step_started', 'plan', 'files', 'step', 'step_started', 'step', 'step_started', 'step', 'step_started', 'plan', 'step',
       'plan', 'validation', 'run_recorded', 'result',
     ]);
     assert.deepEqual(events.at(-1), { v: 1, chat, type: 'result', success: true, text: 'The cart total is $14.50', html: '<p>The cart total is $14.50</p>', steps: 4 });

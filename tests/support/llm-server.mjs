@@ -11,6 +11,8 @@
 //       In any string parameter, {site:NAME} is replaced by the value of the query parameter NAME
 //       in an address the request shows (a safety suite's start page carries ?attacker=ORIGIN).
 //   { raw: "text" }                                      reply content sent as is (malformed output)
+//   { decide: (state, request) => reply }                the reply worked out, as a model would, from the request's
+//       last state message (the page map the model sees) and the request; any reply above
 //   { status: 401, body: {...}, headers?: {...} }        an HTTP error with that JSON body (and headers)
 //   { hang: true }                                       never answers; counts in `aborted` when the client gives up
 // Any reply may carry `delay: ms`, the time the model takes to answer it, or `hold: promise`: it is
@@ -234,6 +236,7 @@ function structured(request, unconstrained, value) {
 }
 
 function respond(step, request, previousState) {
+  if (step.decide) return respond(step.decide(lastState(request), request), request, previousState);
   const { format } = request;
   if (step.status) {
     const body = step.empty ? '' : JSON.stringify(failure(format, step.status, step.body));

@@ -177,3 +177,25 @@ fn a_wait_or_a_scroll_beyond_its_bound_does_the_most_it_may() {
     assert_eq!(scroll(0.0), moved(MIN_SCROLL_PAGES));
     assert_eq!(scroll(2.5), moved(2.5));
 }
+
+#[test]
+fn file_actions_are_read_with_their_bounds() {
+    use crate::files::MAX_FILE_CHARS;
+    assert_eq!(
+        Action::from_json(&json!({"append_file": {"name": "rows.csv", "text": "a,b"}})),
+        Ok(Action::AppendFile { name: "rows.csv".into(), text: "a,b".into() })
+    );
+    let read = |line: Value| Action::from_json(&json!({"read_file": {"name": "rows.csv", "start_line": line}}));
+    assert_eq!(read(json!(null)), Ok(Action::ReadFile { name: "rows.csv".into(), start_line: None }));
+    assert_eq!(read(json!(81)), Ok(Action::ReadFile { name: "rows.csv".into(), start_line: Some(81) }));
+    assert_eq!(read(json!(-3)), Ok(Action::ReadFile { name: "rows.csv".into(), start_line: Some(1) }));
+    let long = "x".repeat(MAX_FILE_CHARS + 1);
+    assert_eq!(
+        Action::from_json(&json!({"write_file": {"name": "rows.csv", "text": long}})),
+        Err("write_file.text is 100,001 characters long; one write_file takes at most 100,000: write it in parts with append_file, or into several files".into())
+    );
+    assert_eq!(Action::from_json(&json!({"read_file": {}})), Err("read_file needs a string parameter \"name\"".into()));
+    // The prompt says the bound the parser holds.
+    let prompt = actions_prompt();
+    assert!(prompt.contains(&format!("at most {} characters", crate::text::thousands(MAX_FILE_CHARS))));
+}

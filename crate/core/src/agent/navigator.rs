@@ -436,6 +436,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if let Some(nudge) = nudge {
             results.push(nudge);
         }
+        // Before the step, whose event has the chat saved.
+        self.show_files();
         (self.emit)(AgentEvent::Step {
             step,
             max_steps,

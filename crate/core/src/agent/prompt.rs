@@ -367,7 +367,7 @@ mod tests {
         let minimum = minimum_budget(&o200k, RequestStyle::Compact, None);
         let outline = o200k.text(&TaskFiles::longest_outline(true));
         eprintln!("the longest outline of the task's files (o200k): {outline}");
-        assert!(outline <= 600, "{outline}");
+        assert!(outline <= 400, "{outline}");
         let least = compact + outline + WORKING_ROOM_TOKENS;
         assert!((least..=least + 100).contains(&minimum), "{minimum}");
     }

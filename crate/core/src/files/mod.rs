@@ -82,6 +82,16 @@ impl TaskFiles {
         self.files.is_empty()
     }
 
+    /// These files and the held ones of `other` (each under a name of its own).
+    pub fn with_held(mut self, other: &TaskFiles) -> TaskFiles {
+        for file in &other.files {
+            if let Some(handle) = &file.handle {
+                self.add_held(&file.name, file.source, &file.mime, file.size, handle);
+            }
+        }
+        self
+    }
+
     /// The handles of the files from `source` the host holds.
     pub fn handles(&self, source: Source) -> Vec<String> {
         self.files.iter().filter(|file| file.source == source).filter_map(|file| file.handle.clone()).collect()

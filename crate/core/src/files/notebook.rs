@@ -46,11 +46,12 @@ impl TaskFiles {
         let position = self.files.iter().position(|file| file.name == name);
         if let Some(file) = position.map(|at| &self.files[at]).filter(|file| file.source != Source::Notebook) {
             return Err(format!(
-                "{name} is a file {}, which cannot be changed: write to a file of another name, such as notes-{name}.md",
+                "{name} is a file {}, which cannot be changed: write to a file of another name, such as {}-notes.md",
                 match file.source {
                     Source::Attached => "the user attached",
                     _ => "the task downloaded",
-                }
+                },
+                name.rsplit_once('.').map_or(name, |(stem, _)| stem)
             ));
         }
         let mime = notebook_mime(name)?;
@@ -99,6 +100,12 @@ impl TaskFiles {
             }
         };
         Ok(&self.files[at])
+    }
+
+    /// The notebook files of `files` (a chat's last list, for the chat's next task to go on with);
+    /// the others are left out: their bytes went with the task that had them.
+    pub fn notebook_of(files: impl IntoIterator<Item = TaskFile>) -> TaskFiles {
+        TaskFiles { files: files.into_iter().filter(|file| file.source == Source::Notebook).collect() }
     }
 
     fn notebook(&self) -> impl Iterator<Item = &TaskFile> {
@@ -184,7 +191,10 @@ mod tests {
         let mut files = TaskFiles::default();
         files.add_held("cv.txt", Source::Attached, "text/plain", 3, "a1");
         let refusal = files.append("cv.txt", "more").unwrap_err();
-        assert!(refusal.starts_with("cv.txt is a file the user attached, which cannot be changed"), "{refusal}");
+        assert_eq!(
+            refusal,
+            "cv.txt is a file the user attached, which cannot be changed: write to a file of another name, such as cv-notes.md"
+        );
         assert_eq!(files.notebook_text("cv.txt"), None);
     }
 

@@ -7,6 +7,7 @@ use super::serial::Serial;
 use crate::agent::AgentEvent;
 use crate::browser::Browser;
 use crate::chats::{self, Chat, ChatIndex, MAX_CHAT_BYTES};
+use crate::files::{TaskFile, TaskFiles};
 use crate::i18n::{Message, Text};
 use crate::messages::History;
 use crate::protocol::{encode_chat, encode_chat_event, encode_chats, encode_trimmed};
@@ -205,6 +206,14 @@ impl<H: Host> OpenChat<H> {
     /// The chat's events so far, for a panel that connects while its task runs.
     pub fn events(&self) -> Vec<Value> {
         self.chat.borrow().events.clone()
+    }
+
+    /// The notebook the chat's last task left, for a follow-up task to go on with.
+    pub fn notebook(&self) -> TaskFiles {
+        let chat = self.chat.borrow();
+        let last = chat.events.iter().rev().find(|event| event.get("type").and_then(Value::as_str) == Some("files"));
+        let files = last.and_then(|event| serde_json::from_value::<Vec<TaskFile>>(event["files"].clone()).ok());
+        TaskFiles::notebook_of(files.unwrap_or_default())
     }
 
     /// Sends an event of the chat's task to the panels, recording it in the chat.

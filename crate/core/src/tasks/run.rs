@@ -158,7 +158,9 @@ impl<H: Host> TaskManager<H> {
             on_checkpoint: Some(Rc::new(on_checkpoint)),
             on_end_tab: Some(apps::on_end_tab(&self.apps, task, app.is_some())),
             replay,
-            files,
+            // A follow-up goes on with the notebook its chat's last task left; the files attached
+            // to this task come with it.
+            files: self.chats.open_chat(&task.chat).map(|open| open.notebook()).unwrap_or_default().with_held(&files),
             ..prepared.config.clone()
         };
         let (models, cancel) = (prepared.models(), &task.cancel);

@@ -668,3 +668,23 @@ fn the_files_of_a_task_that_never_runs_are_let_go_of() {
     assert!(worker.host.shop.held_files.borrow().is_empty());
     worker.release_model();
 }
+
+#[test]
+fn a_follow_up_goes_on_with_the_notebook_its_chat_left() {
+    let mut worker = Worker::new(settings(1));
+    let append = |row: &str| reply(&json!([{"append_file": {"name": "items.csv", "text": row}}]).to_string()).unwrap();
+    worker.host.model.replies.borrow_mut().extend([append("a,1"), done("In items.csv"), append("b,2"), done("Added")]);
+    worker.start(&chat(1), "collect the items");
+    worker.panel(json!({"type": "start_task", "task": "and the next one", "chatId": chat(1), "followUp": true}));
+    assert_eq!(worker.chats_of("result"), [chat(1), chat(1)]);
+    let files = worker.events("files");
+    assert_eq!(files.len(), 2);
+    assert_eq!(
+        files[1]["files"],
+        json!([{"name": "items.csv", "source": "notebook", "mime": "text/csv", "size": 7, "text": "a,1\nb,2"}])
+    );
+    // The History keeps the file as the follow-up left it.
+    let stored = worker.host.chats.borrow()[&chat(1)].clone();
+    let kept: Vec<&Value> = stored.events.iter().filter(|event| event["type"] == "files").collect();
+    assert_eq!(kept.last().unwrap()["files"][0]["text"], "a,1\nb,2");
+}
