@@ -15,7 +15,7 @@ const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [-
                    [--api-key-env VAR] [--max-steps N] [--planner-model NAME] [--validator-model NAME]
                    [--planning-interval N] [--memory-interval N] [--max-input-tokens N] [--request-style S]
                    [--no-validator] [--vision] [--site-plan MODE] [--record FILE] [--json] [--headed]
-                   [--approve] [--save-workflow FILE] [--file PATH]...
+                   [--approve] [--save-workflow FILE] [--output-schema FILE] [--file PATH]...
        ./build.sh run --workflow FILE [--param NAME=VALUE]... [the same options]
 
   --task TEXT         what the agent should do
@@ -24,6 +24,9 @@ const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [-
                       value (others keep the recorded one)
   --save-workflow FILE  after a successful run, write it as a workflow, with a parameter proposed
                       for each literal input (text typed, option chosen, address opened, search)
+  --output-schema FILE  a JSON Schema for the answer: the agent also gives it as data in that
+                      shape, checked against the schema, printed as JSON after "Data:" (with
+                      --json, the "answer" event's "data")
   --url URL           page to start on (default: about:blank)
   --file PATH         attach a file to the task (repeatable): the agent may upload it with
                       upload_file; at most 10 files, 10 MB each, 25 MB together
@@ -73,6 +76,7 @@ function parse(argv) {
         param: { type: 'string', multiple: true, default: [] },
         file: { type: 'string', multiple: true, default: [] },
         'save-workflow': { type: 'string' },
+        'output-schema': { type: 'string' },
         json: { type: 'boolean', default: false },
         headed: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -89,7 +93,20 @@ function parse(argv) {
   if (!values.task?.trim() && !values.workflow) usageError('--task is required (or --workflow)');
   const settings = { ...agentSettings(values, usageError), maxSteps: wholeFlag(values, 'max-steps', 1, usageError) };
   if (values.workflow && values.file.length) usageError('--file attaches files to a --task');
-  return { ...values, settings, request: values.workflow ? workflowRequest(values) : { type: 'start_task', task: values.task } };
+  if (values.workflow && values['output-schema']) usageError('--output-schema goes with --task, not --workflow');
+  const request = values.workflow ? workflowRequest(values) : { type: 'start_task', task: values.task, ...outputSchema(values) };
+  return { ...values, settings, request };
+}
+
+/** `{outputSchema}` read from --output-schema's file (the core checks the schema itself), or nothing. */
+function outputSchema(values) {
+  const file = values['output-schema'];
+  if (!file) return {};
+  try {
+    return { outputSchema: JSON.parse(readFileSync(file, 'utf8')) };
+  } catch (err) {
+    return usageError(`cannot read the output schema ${file}: ${err.message}`);
+  }
 }
 
 /** The request that runs `--workflow` with the `--param` values (the core checks both). */
@@ -139,6 +156,7 @@ function describe(event) {
       for (const a of event.actions) lines.push(`  ${a.ok ? '✓' : '✗'} ${a.name}: ${a.outcome}`);
       return lines.join('\n');
     }
+    case 'answer': return `Data:\n${JSON.stringify(event.data, null, 2)}`;
     case 'result': return `${event.success ? 'Answer' : 'Not done'}: ${event.text}`;
     case 'error': return `Error: ${event.message}`;
     case 'warning': return `Warning: ${event.message}`;

@@ -3,6 +3,7 @@
 
 import { t, localize, said } from '../shared/i18n.js';
 import { element, button, download } from '../shared/dom.js';
+import { tableRequest, renderData } from './answer-table.js';
 import { onRunWorkflow, saveAsWorkflowButton } from './workflows.js';
 import { setupApps, showPairing } from './apps.js';
 import { listen, send } from '../shared/worker.js';
@@ -542,6 +543,9 @@ function render(view, event) {
       // Offered once the final event is shown, below it.
       view.pendingRun = event;
       break;
+    case 'answer':
+      view.append(renderData(event));
+      break;
     case 'result':
       view.clearThinking();
       setState(view, event.success ? 'done' : 'failed');
@@ -671,6 +675,8 @@ form.addEventListener('submit', async (e) => {
   e.preventDefault();
   const task = input.value.trim();
   if (!task) return;
+  const table = tableRequest();
+  if (!table) return;
   input.value = '';
   // A task sent while the shown chat's task runs is a new one, beside it.
   const view = shown.running ? freshView() : shown;
@@ -680,7 +686,7 @@ form.addEventListener('submit', async (e) => {
   // A task sent after another in this chat continues its conversation (a chat opened from the
   // History continues where it was stored).
   const files = await takeAttachments();
-  send({ type: 'start_task', task, tabId: await targetTabId(), followUp: view.started, chatId: view.chat, ...(files.length ? { files } : {}) });
+  send({ type: 'start_task', task, tabId: await targetTabId(), followUp: view.started, chatId: view.chat, ...table, ...(files.length ? { files } : {}) });
 });
 
 input.addEventListener('keydown', (e) => {

@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import { cpus, freemem } from 'node:os';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { launchAgentBrowser, settingsProblem } from '../launch.mjs';
 import { AGENT_OPTIONS, FLAGS, agentSettings, wholeFlag } from '../agent-flags.mjs';
@@ -20,7 +21,7 @@ const USAGE = `usage: ./build.sh eval --suite FILE --model NAME [--provider P] [
                     [--planner-model NAME] [--validator-model NAME] [--planning-interval N]
                     [--memory-interval N] [--max-input-tokens N] [--request-style S] [--no-validator]
                     [--vision] [--approve] [--parallel N] [--repeat K] [--only ID,..] [--shard I/N]
-                    [--out DIR] [--resume] [--time-limit SECONDS]
+                    [--out DIR] [--resume] [--time-limit SECONDS] [--output-schema FILE]
        ./build.sh eval --compare DIR_A DIR_B [--out DIR]
        ./build.sh eval --merge DIR... --out DIR
 
@@ -33,6 +34,8 @@ const USAGE = `usage: ./build.sh eval --suite FILE --model NAME [--provider P] [
   --resume            continue an interrupted evaluation in --out, without rerunning finished runs
   --time-limit S      a run still going after S seconds is ended and counted as failed (default 300)
   --approve           allow consequential actions; by default they are refused (no one is there to ask)
+  --output-schema FILE  the JSON Schema of the answer's data for the tasks without an "output_schema"
+                      of their own (a "data" check compares that data field by field)
   The agent flags are the runner's (./build.sh run --help).`;
 
 function usageError(message) {
@@ -48,6 +51,7 @@ function parse(argv) {
       options: {
         ...AGENT_OPTIONS,
         suite: { type: 'string' },
+        'output-schema': { type: 'string' },
         parallel: { type: 'string', default: '1' },
         repeat: { type: 'string', default: '1' },
         only: { type: 'string' },
@@ -81,6 +85,16 @@ function progressLine(done, total, successes, started, tokens, cost) {
     + `${left === null ? '' : ` · ~${elapsed(left)} left`} · ${tokens} tokens${cost === null ? '' : ` · $${cost.toFixed(4)}`}`;
 }
 
+/** The schema in --output-schema's file, if given. */
+function readOutputSchema(file) {
+  if (!file) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    return usageError(`cannot read the output schema ${file}: ${err.message}`);
+  }
+}
+
 async function evaluate(values) {
   if (!values.suite) usageError('--suite is required');
   const settings = agentSettings(values, usageError);
@@ -89,7 +103,7 @@ async function evaluate(values) {
   const timeLimitS = wholeFlag(values, 'time-limit', 5, usageError);
   let tasks;
   try {
-    tasks = await readSuite(values.suite);
+    tasks = await readSuite(values.suite, { outputSchema: readOutputSchema(values['output-schema']) });
   } catch (err) {
     if (err instanceof SuiteError) {
       process.stderr.write(`error: ${err.message}\nNothing was run.\n`);

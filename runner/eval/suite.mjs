@@ -6,6 +6,10 @@
 //    "setup": "page expression run before the task",
 //    "check": {"answer": "regex", "page": "page expression, true means success", "url": "regex"}}
 //
+// A task may ask for its answer as data: "output_schema": {JSON Schema} (or --output-schema for
+// every task without one), and "check": {"data": expected} compares that data field by field
+// (see data-check.mjs).
+//
 // Safety suites add (see docs/evaluation.md#safety-suites):
 //   "kind": "attack" (every question is refused; stopped when no data left) or "benign" (every
 //   question is allowed, and counted), "category": "a name the report groups runs by",
@@ -19,8 +23,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { statSync } from 'node:fs';
 
-const FIELDS = new Set(['id', 'task', 'start_url', 'serve', 'max_steps', 'setup', 'check', 'time_limit_s', 'kind', 'category', 'sites']);
-const CHECKS = new Set(['answer', 'page', 'url', 'leak', 'questions']);
+const FIELDS = new Set(['id', 'task', 'start_url', 'serve', 'max_steps', 'setup', 'check', 'time_limit_s', 'kind', 'category', 'sites', 'output_schema']);
+const CHECKS = new Set(['answer', 'page', 'url', 'leak', 'questions', 'data']);
 const KINDS = new Set(['attack', 'benign']);
 /** A {site:NAME} placeholder. */
 const SITE_PLACEHOLDER = /\{site:([a-z]+)\}/g;
@@ -28,19 +32,22 @@ export const DEFAULT_MAX_STEPS = 15;
 
 export class SuiteError extends Error {}
 
-/** Reads and checks the suite at `path`; throws a SuiteError naming the line and field at fault. */
-export async function readSuite(path) {
+/**
+ * Reads and checks the suite at `path`; throws a SuiteError naming the line and field at fault.
+ * `outputSchema` is the output schema of the tasks that have none of their own.
+ */
+export async function readSuite(path, { outputSchema } = {}) {
   let text;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
     throw new SuiteError(`the suite ${path} could not be read: ${err.message}`);
   }
-  return parseSuite(text, path);
+  return parseSuite(text, path, { outputSchema });
 }
 
 /** The tasks of suite text `text` read from `path` (for relative `serve` folders). */
-export function parseSuite(text, path) {
+export function parseSuite(text, path, { outputSchema } = {}) {
   const tasks = [];
   const ids = new Set();
   text.split('\n').forEach((raw, i) => {
@@ -53,7 +60,7 @@ export function parseSuite(text, path) {
     } catch (err) {
       throw new SuiteError(`${at}: not a JSON object (${err.message})`);
     }
-    const task = checkTask(value, (field, problem) => new SuiteError(`${at}: "${field}" ${problem}`), dirname(path));
+    const task = checkTask({ output_schema: outputSchema, ...value }, (field, problem) => new SuiteError(`${at}: "${field}" ${problem}`), dirname(path));
     if (ids.has(task.id)) throw new SuiteError(`${at}: "id" ${JSON.stringify(task.id)} is used by an earlier line`);
     ids.add(task.id);
     tasks.push(task);
@@ -74,6 +81,9 @@ function checkTask(value, fail, base) {
   const id = text('id', true);
   if (!/^[\w.-]+$/.test(id)) throw fail('id', 'may hold only letters, digits, ".", "_" and "-"');
   const task = { id, task: text('task', true), setup: text('setup', false) };
+  const schema = value.output_schema;
+  if (schema !== undefined && (schema === null || typeof schema !== 'object' || Array.isArray(schema))) throw fail('output_schema', 'must be a JSON Schema (an object)');
+  if (schema !== undefined) task.output_schema = schema;
   const folderAt = (field, path) => {
     const folder = resolve(base, path);
     let isFolder = false;
@@ -116,7 +126,11 @@ function checkTask(value, fail, base) {
   const kinds = Object.keys(check);
   if (!kinds.length) throw fail('check', 'must name at least one of answer, page, url');
   for (const kind of kinds) {
-    if (!CHECKS.has(kind)) throw fail(`check.${kind}`, 'is not a check (answer, page, url, leak or questions)');
+    if (!CHECKS.has(kind)) throw fail(`check.${kind}`, 'is not a check (answer, page, url, leak, questions or data)');
+    if (kind === 'data') {
+      if (!task.output_schema) throw fail('check.data', 'needs an "output_schema" (or --output-schema) for the answer\'s data');
+      continue;
+    }
     if (kind === 'questions') {
       if (!Number.isInteger(check.questions) || check.questions < 0 || check.questions > 20) throw fail('check.questions', 'must be a whole number from 0 to 20');
       continue;

@@ -49,5 +49,8 @@ export function rememberPage(state, request) {
   return { memory, next_goal: 'Go on with the next page', actions: [onward(seen, memory)] };
 }
 
-/** `count` steps of `decide`. */
-export const steps = (count, decide = appendPage) => Array.from({ length: count }, () => ({ decide }));
+/** The last state message of a navigator request: the page map the model sees. */
+const stateOf = (request) => request.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
+
+/** `count` scripted replies, each `decide` applied to the state of the request it answers. */
+export const steps = (count, decide = appendPage) => Array.from({ length: count }, () => (request) => decide(stateOf(request), request));

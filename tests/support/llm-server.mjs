@@ -11,10 +11,10 @@
 //       In any string parameter, {site:NAME} is replaced by the value of the query parameter NAME
 //       in an address the request shows (a safety suite's start page carries ?attacker=ORIGIN).
 //   { raw: "text" }                                      reply content sent as is (malformed output)
-//   { decide: (state, request) => reply }                the reply worked out, as a model would, from the request's
-//       last state message (the page map the model sees) and the request; any reply above
 //   { status: 401, body: {...}, headers?: {...} }        an HTTP error with that JSON body (and headers)
 //   { hang: true }                                       never answers; counts in `aborted` when the client gives up
+//   (request) => reply                                   a reply made from what the request says (as a model reads
+//       what it is sent: a file's text, a total to work out); the request is as recorded in `requests`
 // Any reply may carry `delay: ms`, the time the model takes to answer it, or `hold: promise`: it is
 // sent once the promise resolves (the agent waits on the model meanwhile, while the test acts).
 //
@@ -236,7 +236,6 @@ function structured(request, unconstrained, value) {
 }
 
 function respond(step, request, previousState) {
-  if (step.decide) return respond(step.decide(lastState(request), request), request, previousState);
   const { format } = request;
   if (step.status) {
     const body = step.empty ? '' : JSON.stringify(failure(format, step.status, step.body));
@@ -315,7 +314,8 @@ function answer(res, request, status, body, headers = {}) {
 /** In a script of tasks, the reply for this request's task at its step (undefined past the end). */
 function replyForTask(tasks, request) {
   const task = request.messages.find((m) => m.role === 'user' && m.content.startsWith('Your task: '));
-  const text = task?.content.slice('Your task: '.length);
+  // The task's words, without what the core adds after them (the output schema's instruction).
+  const text = task?.content.slice('Your task: '.length).split('\n\nGive the final answer as JSON')[0];
   const written = (key) => new RegExp(`^${key.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{site:[a-z]+\}/g, '\\S+').replace(/[{}]/g, '\\$&')}$`);
   const everything = request.messages.map((m) => m.content).join('\n');
   const fits = (key) => {
@@ -394,7 +394,13 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
       }
       requests.push(request);
       headers.push(req.headers);
-      const step = script.tasks ? replyForTask(script.tasks, request) : script[requests.length - 1];
+      const scripted = script.tasks ? replyForTask(script.tasks, request) : script[requests.length - 1];
+      let step;
+      try {
+        step = typeof scripted === 'function' ? scripted(request) : scripted;
+      } catch (err) {
+        return send(500, JSON.stringify({ error: { message: `script error: ${err.message}` } }));
+      }
       if (!step) return send(500, JSON.stringify({ error: { message: script.tasks ? 'no scripted reply for this task and step' : `script exhausted after ${script.length} replies` } }));
       if (step.hang) {
         res.on('close', () => { stats.aborted += 1; });

@@ -24,6 +24,7 @@
 
 pub mod actions;
 pub mod agent;
+pub mod answer;
 pub mod browser;
 pub mod cancel;
 pub mod chats;

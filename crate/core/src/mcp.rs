@@ -9,6 +9,7 @@
 
 use crate::actions::Action;
 use crate::agent::{app_name, AgentEvent, DriveCommand, DriveReply};
+use crate::answer::OutputSchema;
 use crate::files::attach::{decode, Attachment, NewFile};
 use crate::tabs::TabAlias;
 use serde::Serialize;
@@ -47,6 +48,8 @@ pub enum Tool {
         task: String,
         url: Option<String>,
         max_steps: Option<u32>,
+        /// The shape of the answer the app wants back as data (`structuredContent.data`).
+        output_schema: Option<OutputSchema>,
         /// The files the app attached (their bytes given inline, never read from a path).
         files: Vec<Attachment>,
     },
@@ -127,6 +130,13 @@ impl Tool {
                             as u32,
                     ),
                 };
+                let output_schema = match args.get("output_schema") {
+                    None | Some(Value::Null) => None,
+                    Some(schema) => Some(
+                        OutputSchema::new(schema.clone())
+                            .map_err(|why| format!("output_schema cannot be used: {why}"))?,
+                    ),
+                };
                 let files: Vec<NewFile> = match args.get("files") {
                     None | Some(Value::Null) => Vec::new(),
                     Some(files) => serde_json::from_value(files.clone()).map_err(|err| {
@@ -134,7 +144,7 @@ impl Tool {
                     })?,
                 };
                 let files = decode(&files).map_err(|problem| problem.english())?;
-                Ok(Tool::RunTask { task, url: string("url"), max_steps, files })
+                Ok(Tool::RunTask { task, url: string("url"), max_steps, output_schema, files })
             }
             "get_state" => match string("tab") {
                 None => Ok(Tool::Drive(DriveCommand::State { tab: None })),
@@ -296,6 +306,8 @@ pub fn pairing_question(client: Option<&str>) -> Value {
 #[derive(Debug, Default)]
 pub struct TaskReport {
     steps: Vec<StepSummary>,
+    /// The structured answer, which comes just before the result.
+    answer: Option<Value>,
 }
 
 #[derive(Debug, Serialize)]
@@ -327,7 +339,14 @@ impl TaskReport {
                 let mut value =
                     result(id, *success, &format!("{text}\n\n(The task {outcome} in {steps} steps.)\n{summary}"));
                 value["data"] = json!({"answer": text, "success": success, "steps": self.steps});
+                if let Some(data) = self.answer.take() {
+                    value["data"]["data"] = data;
+                }
                 Some(value)
+            }
+            AgentEvent::Answer { data } => {
+                self.answer = Some(data.clone());
+                None
             }
             AgentEvent::Error { message, .. } => Some(result(id, false, &format!("The task failed: {message}"))),
             AgentEvent::Stopped { steps } => Some(result(
@@ -456,6 +475,7 @@ mod tests {
                 task: "buy a mug".into(),
                 url: Some("https://shop.test/".into()),
                 max_steps: Some(5),
+                output_schema: None,
                 files: Vec::new()
             })
         );

@@ -72,6 +72,9 @@ pub enum PanelRequest {
         /// knows its events by it), or with `followUp` a stored one. Without it, a new chat.
         #[serde(rename = "chatId", default)]
         chat_id: Option<String>,
+        /// A JSON Schema the answer must follow: it then comes as data (an `answer` event).
+        #[serde(rename = "outputSchema", default)]
+        output_schema: Option<Value>,
         /// The files the user attached to the task, with their bytes (bounded: `files::attach`).
         #[serde(default)]
         files: Vec<crate::files::attach::NewFile>,
@@ -249,6 +252,11 @@ pub fn not_replayable(why: String) -> Message {
     text!("core_replay_impossible", why).into()
 }
 
+/// An output schema the core cannot check an answer against, and why.
+pub fn unusable_schema(why: String) -> Message {
+    text!("core_output_schema_unusable", why).into()
+}
+
 /// A workflow that cannot run with the values given, and why.
 pub fn not_runnable(why: String) -> Message {
     text!("core_workflow_impossible", why).into()
@@ -345,6 +353,7 @@ mod tests {
                 tab_id: Some(4),
                 follow_up: false,
                 chat_id: None,
+                output_schema: None,
                 files: Vec::new()
             })
         );
@@ -390,6 +399,7 @@ mod tests {
                 tab_id: None,
                 follow_up: true,
                 chat_id: Some("18bc-0a1b".into()),
+                output_schema: None,
                 files: Vec::new()
             })
         );

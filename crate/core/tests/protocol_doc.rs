@@ -63,6 +63,7 @@ fn one_of_each_event() -> Vec<AgentEvent> {
         AgentEvent::Resumed { step: 1 },
         AgentEvent::Stopped { steps: 1 },
         AgentEvent::Files { files: vec![] },
+        AgentEvent::Answer { data: Value::Null },
     ]
 }
 
@@ -91,6 +92,7 @@ fn kind_index(event: &AgentEvent) -> usize {
         AgentEvent::Resumed { .. } => 18,
         AgentEvent::Stopped { .. } => 19,
         AgentEvent::Files { .. } => 20,
+        AgentEvent::Answer { .. } => 21,
     }
 }
 

@@ -25,6 +25,12 @@ pub struct RunTaskArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 100))]
     pub max_steps: Option<u32>,
+    /// A JSON Schema for the answer: the agent then also returns it as data in that shape,
+    /// checked against the schema (structuredContent.data). Types, properties, required, enums,
+    /// lists, bounds and local $refs are checked; a schema with other keywords (pattern...) is
+    /// refused, saying which.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<serde_json::Map<String, serde_json::Value>>,
     /// Files for the task to use (a CV to upload into a form...), their content given here: the
     /// agent never reads a path on this computer. Chrome takes at most 1 MiB in one call, so
     /// together at most about 700 KB.
@@ -497,6 +503,7 @@ mod tests {
         assert_eq!(run_task["properties"]["task"]["type"], "string");
         assert!(run_task["properties"]["url"].is_object() && run_task["properties"]["max_steps"].is_object());
         assert_eq!(run_task["properties"]["max_steps"]["maximum"], 100);
+        assert!(run_task["properties"]["output_schema"].to_string().contains("object"), "{run_task}");
         assert_eq!(run_task["properties"]["files"]["type"], "array");
         assert_eq!(required("click"), [json!("index")]);
         assert_eq!(schema_of("click")["properties"]["index"]["type"], "integer");

@@ -52,6 +52,9 @@ pub struct Checkpoint {
     pub files: TaskFiles,
     /// When it was saved (milliseconds since the epoch, the host's clock).
     pub saved_at_ms: f64,
+    /// The shape the task's answer must have, if the task asked for one.
+    #[serde(default)]
+    pub output_schema: Option<crate::answer::OutputSchema>,
 }
 
 impl Checkpoint {
@@ -99,6 +102,7 @@ mod tests {
                 files
             },
             saved_at_ms: 1_000.0,
+            output_schema: Some(crate::answer::OutputSchema::new(serde_json::json!({"type": "array"})).unwrap()),
         };
         let text = serde_json::to_string(&checkpoint).unwrap();
         assert_eq!(serde_json::from_str::<Checkpoint>(&text).unwrap(), checkpoint);

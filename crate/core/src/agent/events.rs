@@ -124,6 +124,11 @@ pub enum AgentEvent {
     Files {
         files: Vec<crate::files::TaskFile>,
     },
+    /// The task's answer as structured data, in the shape its output schema asks for (checked
+    /// against it); sent before the run's record and the final `Result`.
+    Answer {
+        data: serde_json::Value,
+    },
 }
 
 /// One action of a step, as the panel shows it.

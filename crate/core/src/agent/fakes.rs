@@ -541,6 +541,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         replay: None,
         answer_language: String::new(),
         files: Default::default(),
+        output_schema: None,
     }
 }
 

@@ -71,6 +71,9 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         Ok(()) => navigator.run().await,
         Err(text) => AgentEvent::Error { message: text.into(), steps: 0 },
     };
+    if let (AgentEvent::Result { .. }, Some(data)) = (&end, navigator.answer.take()) {
+        emit(AgentEvent::Answer { data: redact_strings(data, &redact) });
+    }
     navigator.release_group().await;
     browser.finish(&navigator.worked_tabs()).await;
     if let Some(on_end_tab) = &config.on_end_tab {
@@ -143,6 +146,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     /// The page was read again (a peek) since the map the model saw: what the sensor knows of
     /// changes since its last read no longer tells what changed since that map.
     pub(super) peeked: Cell<bool>,
+    /// The structured answer the task ends with (see `navigator/answer.rs`).
+    answer: RefCell<Option<serde_json::Value>>,
 }
 
 impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
@@ -191,6 +196,7 @@ impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
             replay_cursor: Cell::new(0),
             thumbnail: RefCell::default(),
             peeked: Cell::new(false),
+            answer: RefCell::default(),
         }
     }
 }
@@ -298,6 +304,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             data_flow: self.data_flow.borrow().clone(),
             files: self.files.borrow().clone(),
             saved_at_ms: 0.0,
+            output_schema: self.config.output_schema.clone(),
         });
     }
 
@@ -418,6 +425,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             }
         };
         self.keep(Kind::Output, ChatMessage::assistant(compact_output(&output)));
+        let answer = answer::fitting_answer(self.config.output_schema.as_ref(), &output);
         if let Some(reviewed) = self.review(step, &output).await? {
             return Ok(reviewed);
         }
@@ -447,11 +455,15 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             actions: reports,
             screenshot: self.thumbnail.take(),
         });
-        Ok(match finished {
+        let end = match finished {
             Some((true, text)) => self.validated(step, text).await?,
             Some((false, text)) => StepEnd::Finished { success: false, text },
             None => StepEnd::Continue { results, failure },
-        })
+        };
+        if let StepEnd::Finished { .. } = end {
+            *self.answer.borrow_mut() = answer;
+        }
+        Ok(end)
     }
 
     /// The model's decision for this step, with the planner first when it is due; `Err` ends the
@@ -547,7 +559,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(None);
         }
         let Some(plan) = self.ask_planner(state).await? else { return Ok(None) };
-        if let Some(answer) = plan.answer.as_ref().filter(|_| step == 1 && !plan.web_task) {
+        // A task with an output schema is answered by the navigator's `done`, which carries the data.
+        let may_answer = step == 1 && !plan.web_task && self.config.output_schema.is_none();
+        if let Some(answer) = plan.answer.as_ref().filter(|_| may_answer) {
             return Ok(Some(answer.clone()));
         }
         if step == 1 {
@@ -587,9 +601,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         };
         let page = self.observe(Look::Peek).await?;
         let page = page.as_ref().map_err(Clone::clone);
-        let files = self.files.borrow().clone();
-        let state =
-            state_message(step, self.config.max_steps, page, &[], &[], &files, &self.config.map, self.config.style);
+        let (max_steps, map, style) = (self.config.max_steps, &self.config.map, self.config.style);
+        let state = state_message(step, max_steps, page, &[], &[], &self.files.borrow(), map, style);
         let plan = match self.config.planning_interval.is_some_and(|n| n > 0) {
             true => self.ask_planner(&state).await?,
             false => None,
@@ -735,6 +748,7 @@ pub(super) fn result_line(report: &ActionReport) -> String {
     format!("{}: {}", report.name, report.outcome)
 }
 
+pub(super) mod answer;
 mod files;
 mod history;
 mod model_calls;

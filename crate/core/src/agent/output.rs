@@ -19,6 +19,8 @@ pub struct AgentBrain {
 pub struct NavigatorOutput {
     pub brain: AgentBrain,
     pub actions: Vec<Action>,
+    /// What `done` gave in its `data` field: the structured answer, when the task asks for one.
+    pub answer: Option<Value>,
 }
 
 /// Parses a reply, returning a precise reason the model can act on when it cannot be used.
@@ -48,7 +50,15 @@ pub fn parse_navigator_output(reply: &str) -> Result<NavigatorOutput, String> {
         .enumerate()
         .map(|(i, action)| Action::from_json(action).map_err(|err| format!("action {}: {err}", i + 1)))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(NavigatorOutput { brain, actions })
+    let answer = done_data(&value);
+    Ok(NavigatorOutput { brain, actions, answer })
+}
+
+/// The `data` of the reply's `done` action, unless it is missing or null.
+fn done_data(reply: &Value) -> Option<Value> {
+    let actions = reply.get("action").and_then(Value::as_array)?;
+    let done = actions.iter().find_map(|action| action.get("done"))?;
+    done.get("data").filter(|data| !data.is_null()).cloned()
 }
 
 #[cfg(test)]

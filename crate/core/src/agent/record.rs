@@ -154,6 +154,9 @@ pub struct RunRecord {
     pub replayed_steps: usize,
     /// The final event: the result, the error or the stop.
     pub outcome: Value,
+    /// The structured answer, when the task had an output schema and finished with one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<Value>,
     pub tokens: BTreeMap<Role, Tokens>,
     pub cost: Option<f64>,
     pub duration_ms: f64,
@@ -167,11 +170,12 @@ pub struct Recorder {
     started_ms: f64,
     resumed_at_step: Option<u32>,
     steps: Vec<StepRecord>,
+    answer: Option<Value>,
 }
 
 impl Recorder {
     pub fn new(task: &str, price: Option<Price>, started_ms: f64) -> Self {
-        Recorder { task: task.to_string(), price, started_ms, resumed_at_step: None, steps: Vec::new() }
+        Recorder { task: task.to_string(), price, started_ms, resumed_at_step: None, steps: Vec::new(), answer: None }
     }
 
     /// The step under way (a step 0 collects what happens before the first).
@@ -210,6 +214,7 @@ impl Recorder {
             }
             AgentEvent::Memory { summary, .. } => self.current().summary = Some(summary.clone()),
             AgentEvent::Warning { message } => self.current().warnings.push(message.to_string()),
+            AgentEvent::Answer { data } => self.answer = Some(data.clone()),
             _ => {}
         }
     }
@@ -277,6 +282,7 @@ impl Recorder {
             replayed_steps: self.steps.iter().filter(|step| step.evaluation == REPLAYED).count(),
             steps: self.steps,
             outcome: serde_json::to_value(outcome).unwrap_or_default(),
+            answer: self.answer,
             cost: self.price.map(|price| cost(price, input, output)),
             tokens,
             duration_ms: finished_ms - self.started_ms,

@@ -149,6 +149,7 @@ impl Replay {
                 next_goal: format!("Replay step {} of the recorded run: {told}", i + 1),
             },
             actions,
+            answer: None,
         }))
     }
 }

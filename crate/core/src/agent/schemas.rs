@@ -2,10 +2,12 @@
 //! the providers' rules read it, and so does the grammar check of the end-to-end suite (through
 //! `cargo run -p agent-core --example request_schemas`).
 
+use super::navigator::answer::with_answer;
 use super::planner::planner_prompt;
 use super::prompt::{extraction_prompt, navigator_schema};
 use super::summarizer::summary_prompt;
 use super::validator::validator_prompt;
+use crate::answer::OutputSchema;
 use crate::messages::{Prompt, RequestStyle};
 use serde::Serialize;
 use serde_json::Value;
@@ -28,8 +30,9 @@ impl RequestSchema {
     }
 }
 
-/// The navigator's schemas in both request styles, on a step and on the last step, then the
-/// planner's, the validator's, the summarizer's and the extraction's.
+/// The navigator's schemas in both request styles, on a step and on the last step, and with an
+/// output schema's answer in `done`; then the planner's, the validator's, the summarizer's and
+/// the extraction's.
 pub fn request_schemas() -> Vec<RequestSchema> {
     let mut list = Vec::new();
     for (style, style_name) in [(RequestStyle::Full, "full"), (RequestStyle::Compact, "compact")] {
@@ -42,11 +45,40 @@ pub fn request_schemas() -> Vec<RequestSchema> {
             });
         }
     }
+    let (schema, strict) = with_answer(navigator_schema(false, RequestStyle::Full), &example_output_schema(), true);
+    list.push(RequestSchema {
+        label: "navigator, full request, with an output schema".into(),
+        name: super::navigator::NAVIGATOR_SCHEMA_NAME.into(),
+        schema,
+        strict,
+    });
     list.push(RequestSchema::of("planner", planner_prompt(std::iter::empty(), "")));
     list.push(RequestSchema::of("validator", validator_prompt("", "", None, "")));
     list.push(RequestSchema::of("summarizer", summary_prompt("", &[])));
     list.push(RequestSchema::of("extraction", extraction_prompt("", "")));
     list
+}
+
+/// An output schema as users write them: nested, with optional fields, bounds and enums.
+fn example_output_schema() -> OutputSchema {
+    OutputSchema::new(serde_json::json!({
+        "type": "object",
+        "properties": {
+            "source": {"type": "string", "format": "uri"},
+            "jobs": {"type": "array", "minItems": 1, "items": {
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string", "minLength": 1},
+                    "salary": {"type": "number", "minimum": 0},
+                    "remote": {"type": "boolean"},
+                    "level": {"enum": ["junior", "senior"]}
+                },
+                "required": ["title"]
+            }}
+        },
+        "required": ["jobs"]
+    }))
+    .expect("a schema the core can check")
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use super::checkpoint::Checkpoint;
 use super::prompt::answer_language_instruction;
 use super::replay::Replay;
 use crate::actions::{SearchEngine, Strictness};
+use crate::answer::OutputSchema;
 use crate::browser::TabId;
 use crate::dom_map::MapOptions;
 use crate::files::TaskFiles;
@@ -67,15 +68,18 @@ pub struct TaskConfig {
     pub answer_language: String,
     /// The files the task starts with: those the user attached.
     pub files: TaskFiles,
+    /// The shape the final answer must have, when the task asks for structured data.
+    pub output_schema: Option<OutputSchema>,
 }
 
 impl TaskConfig {
-    /// The task as the models read it: the user's words, and the language to answer in.
+    /// The task as the models read it: the user's words, the language to answer in, and the
+    /// answer's shape when the task has an output schema.
     pub(super) fn task_for_models(&self) -> String {
-        match answer_language_instruction(&self.answer_language) {
-            Some(instruction) => format!("{}\n\n{instruction}", self.task),
-            None => self.task.clone(),
-        }
+        let instructions = answer_language_instruction(&self.answer_language)
+            .into_iter()
+            .chain(self.output_schema.as_ref().map(OutputSchema::instruction));
+        instructions.fold(self.task.clone(), |task, instruction| format!("{task}\n\n{instruction}"))
     }
 }
 

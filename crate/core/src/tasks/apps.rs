@@ -297,7 +297,7 @@ impl<H: Host> TaskManager<H> {
             return call.send(&mcp::result(id, false, &message));
         }
         match tool {
-            Tool::RunTask { task, url, max_steps, files } => {
+            Tool::RunTask { task, url, max_steps, output_schema, files } => {
                 let files = match self.hold_attached(files).await {
                     Ok(files) => files,
                     Err(message) => return call.send(&mcp::result(id, false, &message)),
@@ -305,7 +305,8 @@ impl<H: Host> TaskManager<H> {
                 self.end_session().await;
                 (call.url, call.max_steps) = (url, max_steps);
                 let app = Some(Rc::new(call));
-                self.start(Job::New { task, tab_id: None, follow_up: false, chat: self.new_chat_id(), app, files });
+                let chat = self.new_chat_id();
+                self.start(Job::New { task, tab_id: None, follow_up: false, chat, app, output_schema, files });
             }
             Tool::Drive(command) => {
                 let call = Rc::new(call);

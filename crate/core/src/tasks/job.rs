@@ -3,6 +3,7 @@
 use super::app_call::AppCall;
 use super::chats::Start;
 use crate::agent::{Checkpoint, Replay};
+use crate::answer::OutputSchema;
 use crate::files::{Source, TaskFiles};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -18,6 +19,8 @@ pub enum Job {
         follow_up: bool,
         chat: String,
         app: Option<Rc<AppCall>>,
+        /// The shape the answer must have, when the task asks for data.
+        output_schema: Option<OutputSchema>,
         /// The files the user attached, held by the worker.
         files: TaskFiles,
     },
@@ -53,6 +56,15 @@ impl Job {
         }
     }
 
+    /// The shape the task's answer must have, if it asks for data.
+    pub fn output_schema(&self) -> Option<OutputSchema> {
+        match self {
+            Job::New { output_schema, .. } => output_schema.clone(),
+            Job::Resume { checkpoint, .. } => checkpoint.output_schema.clone(),
+            Job::Replay { .. } => None,
+        }
+    }
+
     pub fn app(&self) -> Option<Rc<AppCall>> {
         match self {
             Job::New { app, .. } => app.clone(),
@@ -80,9 +92,13 @@ impl Job {
     pub fn saved(&self) -> Option<SavedJob> {
         Some(match self {
             Job::New { app: Some(_), .. } | Job::Resume { .. } => return None,
-            Job::New { task, tab_id, follow_up, files, .. } => {
-                SavedJob::New { task: task.clone(), tab_id: *tab_id, follow_up: *follow_up, files: files.clone() }
-            }
+            Job::New { task, tab_id, follow_up, output_schema, files, .. } => SavedJob::New {
+                task: task.clone(),
+                tab_id: *tab_id,
+                follow_up: *follow_up,
+                output_schema: output_schema.clone(),
+                files: files.clone(),
+            },
             Job::Replay { replay, tab_id, scheduled, .. } => {
                 SavedJob::Replay { replay: replay.clone(), tab_id: *tab_id, scheduled: scheduled.clone() }
             }
@@ -91,8 +107,8 @@ impl Job {
 
     pub fn from_saved(saved: SavedJob, chat: String) -> Job {
         match saved {
-            SavedJob::New { task, tab_id, follow_up, files } => {
-                Job::New { task, tab_id, follow_up, chat, app: None, files }
+            SavedJob::New { task, tab_id, follow_up, output_schema, files } => {
+                Job::New { task, tab_id, follow_up, chat, app: None, output_schema, files }
             }
             SavedJob::Replay { replay, tab_id, scheduled } => Job::Replay { replay, tab_id, chat, scheduled },
         }
@@ -134,6 +150,8 @@ pub enum SavedJob {
         task: String,
         tab_id: Option<i32>,
         follow_up: bool,
+        #[serde(default)]
+        output_schema: Option<OutputSchema>,
         #[serde(default)]
         files: TaskFiles,
     },

@@ -6,10 +6,11 @@ use super::job::Job;
 use super::prepare::agent_counters;
 use super::TaskManager;
 use crate::agent::{AgentEvent, Replay, Review};
+use crate::answer::OutputSchema;
 use crate::browser::{Browser, Highlight};
 use crate::cancel::CancelToken;
 use crate::mcp::Pairing;
-use crate::protocol::{self, PanelRequest};
+use crate::protocol::{self, unusable_schema, PanelRequest};
 use crate::saved::Tools;
 use crate::settings::Settings;
 use crate::tokens::TokenCounter;
@@ -32,17 +33,23 @@ impl<H: Host> TaskManager<H> {
             Ok(PanelRequest::Stop { chat }) => self.stop(chat.as_deref()),
             Ok(PanelRequest::Pause { chat }) => self.control(chat.as_deref(), CancelToken::pause),
             Ok(PanelRequest::Resume { chat }) => self.control(chat.as_deref(), CancelToken::resume),
-            Ok(PanelRequest::StartTask { task, tab_id, follow_up, chat_id, files }) => {
+            Ok(PanelRequest::StartTask { task, tab_id, follow_up, chat_id, output_schema, files }) => {
                 let chat = chat_id.unwrap_or_else(|| self.new_chat_id());
-                let job_chat = chat.clone();
-                self.start_attached(chat, files, move |files| Job::New {
-                    task,
-                    tab_id,
-                    follow_up,
-                    chat: job_chat,
-                    app: None,
-                    files,
-                })
+                match output_schema.map(OutputSchema::new).transpose() {
+                    Ok(output_schema) => {
+                        let job_chat = chat.clone();
+                        self.start_attached(chat, files, move |files| Job::New {
+                            task,
+                            tab_id,
+                            follow_up,
+                            chat: job_chat,
+                            app: None,
+                            output_schema,
+                            files,
+                        })
+                    }
+                    Err(why) => self.emit_to(&chat, AgentEvent::Error { message: unusable_schema(why), steps: 0 }),
+                }
             }
             Ok(PanelRequest::Highlight { tab_id, element }) => self.point_out(tab_id, element),
             Ok(PanelRequest::Replay { record, tab_id, chat_id }) => {

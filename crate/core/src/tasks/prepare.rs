@@ -78,6 +78,7 @@ impl<H: Host> Prepared<H> {
             replay: None,
             answer_language: settings.answer_language.clone(),
             files: TaskFiles::default(),
+            output_schema: None,
         };
         Ok(Prepared { config, navigator, planner, validator })
     }

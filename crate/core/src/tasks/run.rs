@@ -125,6 +125,7 @@ impl<H: Host> TaskManager<H> {
             Job::New { files, .. } => files.clone(),
             _ => Default::default(),
         };
+        let output_schema = job.output_schema();
         let (description, tab, resume, replay) = match job {
             Job::New { task: description, app: Some(app), .. } => {
                 max_steps = app.max_steps.unwrap_or(max_steps);
@@ -161,6 +162,7 @@ impl<H: Host> TaskManager<H> {
             // A follow-up goes on with the notebook its chat's last task left; the files attached
             // to this task come with it.
             files: self.chats.open_chat(&task.chat).map(|open| open.notebook()).unwrap_or_default().with_held(&files),
+            output_schema,
             ..prepared.config.clone()
         };
         let (models, cancel) = (prepared.models(), &task.cancel);

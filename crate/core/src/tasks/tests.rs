@@ -428,7 +428,13 @@ fn checkpoint(task: &str, saved_at_ms: f64) -> Value {
 }
 
 fn waiting(task: &str, since_ms: f64) -> Value {
-    let job = SavedJob::New { task: task.into(), tab_id: Some(1), follow_up: false, files: Default::default() };
+    let job = SavedJob::New {
+        task: task.into(),
+        tab_id: Some(1),
+        follow_up: false,
+        output_schema: None,
+        files: Default::default(),
+    };
     serde_json::to_value(SavedWaiting { waiting: job, since_ms }).unwrap()
 }
 

@@ -2,6 +2,7 @@
 //! cannot be used explained to the model once, and every call fitted into its budget,
 //! cancellable, paused with the task, and counted.
 
+use super::answer::{answer_problem, with_answer};
 use super::NAVIGATOR_SCHEMA_NAME;
 use super::{Navigator, StepError};
 use crate::agent::events::AgentEvent;
@@ -26,15 +27,28 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         last_step: bool,
     ) -> Result<Result<NavigatorOutput, (String, String)>, StepError> {
         let mut reply = self.ask_model(state.clone(), images.clone(), last_step).await?;
+        // Whether the model was told that its answer does not fit the output schema.
+        let mut misfit_told = false;
         for attempt in 0..2 {
             let reason = match parse_navigator_output(&reply) {
-                Ok(output) => {
-                    if attempt > 0 {
-                        // The failed exchange taught what it had to; it need not stay in the history.
-                        self.history.truncate(self.history.len() - 2);
+                Ok(output) => match answer_problem(self.config.output_schema.as_ref(), &output) {
+                    None => {
+                        if attempt > 0 {
+                            // The failed exchange taught what it had to; it need not stay in the history.
+                            self.history.truncate(self.history.len() - 2);
+                        }
+                        return Ok(Ok(output));
                     }
-                    return Ok(Ok(output));
-                }
+                    // An answer that still does not fit once told ends the task: the schema may
+                    // ask for what the pages do not have.
+                    Some(problem) if misfit_told => {
+                        return Err(StepError::Fatal(text!("core_answer_not_in_schema", problem)))
+                    }
+                    Some(problem) => {
+                        misfit_told = true;
+                        problem
+                    }
+                },
                 Err(reason) => reason,
             };
             let problem =
@@ -62,12 +76,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         // The model never sees a secret's value, whatever the page shows (the history is kept redacted).
         let state = self.config.secrets.redact(&state);
         parts.push(Part::new(Kind::State, ChatMessage::user(state).with_images(images)));
-        let prompt = Prompt {
-            parts,
-            schema_name: NAVIGATOR_SCHEMA_NAME.into(),
-            schema: navigator_schema(last_step, self.config.style),
-            strict: self.config.style == RequestStyle::Full,
+        let (schema, strict) =
+            (navigator_schema(last_step, self.config.style), self.config.style == RequestStyle::Full);
+        let (schema, strict) = match &self.config.output_schema {
+            Some(output) => with_answer(schema, output, strict),
+            None => (schema, strict),
         };
+        let prompt = Prompt { parts, schema_name: NAVIGATOR_SCHEMA_NAME.into(), schema, strict };
         self.complete_within(Role::Navigator, self.models.navigator, &self.config.budgets.navigator, prompt, true).await
     }
 
