@@ -1,7 +1,8 @@
 // Structured answers end to end, with a scripted model held to each request's schema: the panel's
-// "Answer as a table" shown as a table with CSV and JSON downloads; the runner's --output-schema
-// printing the data (an answer that breaks the schema sent back to the model once, saying where);
-// ./build.sh eval with --output-schema and a `data` check, one run passing and one failing.
+// "Answer as a table" shown as a table with CSV (quoted, formulas defused) and JSON downloads;
+// the runner's --output-schema printing the data (an answer that breaks the schema sent back to
+// the model once, saying where); ./build.sh eval with --output-schema and a `data` check, one run
+// passing and one failing.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -69,6 +70,32 @@ test('the panel answers as a table with the columns the user names, downloadable
     assert.equal(await readFile(await csv.path(), 'utf8'), `Mug,Price\r\n${truth.map(({ name, price }) => `${name},${price}\r\n`).join('')}`);
     const [json] = await Promise.all([panel.waitForEvent('download'), panel.click('.data-card button.json')]);
     assert.deepEqual(JSON.parse(await readFile(await json.path(), 'utf8')), rows);
+    await panel.close();
+  } finally {
+    await llm.close();
+  }
+});
+
+test('the CSV quotes commas, quotes and line breaks, and a page\'s formula opens as text', async () => {
+  const { tabId } = await openTarget(agent, `${site.origin}/shop/mugs.html`);
+  const rows = [
+    { Name: 'Mug, "large"', Note: 'two\nlines' },
+    { Name: '=HYPERLINK("http://evil.test","x")', Note: '-5' },
+  ];
+  const llm = await startLlmServer([{ actions: [{ done: { text: 'Two rows', success: true, data: rows } }] }]);
+  try {
+    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted-model', apiKey: 'sk-test', maxSteps: 5, planningInterval: 0 });
+    const panel = await openPanel(agent, tabId);
+    await panel.check('#answer-table');
+    await panel.fill('#answer-columns', 'Name, Note');
+    await panel.fill('#task', 'list the odd rows');
+    await panel.press('#task', 'Enter');
+    await panel.locator('.data-table').waitFor({ timeout: TIMEOUT });
+    // The table shows the cells as they are.
+    assert.equal(await panel.locator('.data-table tbody tr').nth(1).locator('td').first().textContent(), rows[1].Name);
+    const [csv] = await Promise.all([panel.waitForEvent('download'), panel.click('.data-card button.csv')]);
+    assert.equal(await readFile(await csv.path(), 'utf8'),
+      'Name,Note\r\n"Mug, ""large""","two\nlines"\r\n"\'=HYPERLINK(""http://evil.test"",""x"")",-5\r\n');
     await panel.close();
   } finally {
     await llm.close();

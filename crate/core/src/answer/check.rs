@@ -3,9 +3,10 @@
 //! where it is (a JSON pointer into the answer). Schemas that use anything else are refused up
 //! front (`pattern` and the like), so that no part of a schema goes unchecked unnoticed.
 //!
-//! Why not the `jsonschema` crate (which the tests use to check this against): it adds about
-//! 2 MB to the extension's wasm (regular expressions, formats, big numbers) for what a task's
-//! answer needs, an eighth of it.
+//! Why not the `jsonschema` crate (0.61, which the tests check this against): it builds for wasm
+//! without its default features, but more than doubles the extension's wasm (2.55 MB to 5.29 MB
+//! after `./build.sh`, 0.96 to 1.86 MB gzipped: regular expressions, formats, big numbers),
+//! where structured answers as a whole, this checker included, add 56 KB.
 
 use serde_json::{Map, Value};
 
