@@ -8,6 +8,7 @@ import { createAppsHost } from './background/apps-host.js';
 import { createSavedHost } from './background/saved-host.js';
 import { notifyScheduledRun, syncAlarms, watchSchedules } from './background/schedules.js';
 import { restartAfterPanic, runningTasks } from './background/core-restart.js';
+import { holdFile, releaseFiles } from './background/task-files.js';
 import { loadSettings } from './shared/settings-store.js';
 import { t } from './shared/i18n.js';
 import { PROTOCOL_VERSION } from './shared/worker.js';
@@ -45,7 +46,7 @@ let core = startCore();
 // so that a reconnecting panel learns that its tasks are still running.
 function startCore() {
   return init().then(async () => {
-    const host = { ...browserHost, ...createAppsHost(), ...saved, notify: notifyScheduledRun, corePanicked };
+    const host = { ...browserHost, ...createAppsHost(), ...saved, holdFile, releaseFiles, notify: notifyScheduledRun, corePanicked };
     const agent = new Core(host);
     await agent.resumeInterrupted();
     // Reachable from the worker's own console and from the runner, benchmark and tests (which

@@ -7,7 +7,7 @@
 
 import { parseArgs } from 'node:util';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { launchAgentBrowser, applySettings, settingsProblem, openTarget, openPanel, runTask, proposeWorkflow } from './launch.mjs';
+import { launchAgentBrowser, attachFiles, applySettings, settingsProblem, openTarget, openPanel, runTask, proposeWorkflow } from './launch.mjs';
 import { AGENT_OPTIONS, FLAGS, agentSettings, wholeFlag } from './agent-flags.mjs';
 import { median } from './eval/stats.mjs';
 
@@ -15,7 +15,7 @@ const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [-
                    [--api-key-env VAR] [--max-steps N] [--planner-model NAME] [--validator-model NAME]
                    [--planning-interval N] [--memory-interval N] [--max-input-tokens N] [--request-style S]
                    [--no-validator] [--vision] [--site-plan MODE] [--record FILE] [--json] [--headed]
-                   [--approve] [--save-workflow FILE] [--output-schema FILE]
+                   [--approve] [--save-workflow FILE] [--output-schema FILE] [--file PATH]...
        ./build.sh run --workflow FILE [--param NAME=VALUE]... [the same options]
 
   --task TEXT         what the agent should do
@@ -28,6 +28,8 @@ const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [-
                       shape, checked against the schema, printed as JSON after "Data:" (with
                       --json, the "answer" event's "data")
   --url URL           page to start on (default: about:blank)
+  --file PATH         attach a file to the task (repeatable): the agent may upload it with
+                      upload_file; at most 10 files, 10 MB each, 25 MB together
   --provider P        openai, anthropic, gemini, azure or openai-compatible (the default)
   --base-url URL      the API root; required for openai-compatible servers, optional for the others
   --model NAME        model name, e.g. gpt-4o-mini
@@ -72,6 +74,7 @@ function parse(argv) {
         record: { type: 'string' },
         workflow: { type: 'string' },
         param: { type: 'string', multiple: true, default: [] },
+        file: { type: 'string', multiple: true, default: [] },
         'save-workflow': { type: 'string' },
         'output-schema': { type: 'string' },
         json: { type: 'boolean', default: false },
@@ -89,6 +92,7 @@ function parse(argv) {
   if (values.task !== undefined && values.workflow) usageError('give --task or --workflow, not both');
   if (!values.task?.trim() && !values.workflow) usageError('--task is required (or --workflow)');
   const settings = { ...agentSettings(values, usageError), maxSteps: wholeFlag(values, 'max-steps', 1, usageError) };
+  if (values.workflow && values.file.length) usageError('--file attaches files to a --task');
   if (values.workflow && values['output-schema']) usageError('--output-schema goes with --task, not --workflow');
   const request = values.workflow ? workflowRequest(values) : { type: 'start_task', task: values.task, ...outputSchema(values) };
   return { ...values, settings, request };
@@ -223,6 +227,8 @@ async function run(agent, options) {
 
 
 const options = parse(process.argv.slice(2));
+// Read before the browser starts: a file missing or too large is said at once.
+if (options.file.length) options.request.files = await attachFiles(options.file).catch((err) => usageError(err.message));
 const agent = await launchAgentBrowser({ headless: !options.headed });
 let exitCode = 1;
 try {

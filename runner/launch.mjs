@@ -5,12 +5,38 @@ import { chromium } from 'playwright-core';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { join, resolve, dirname } from 'node:path';
+import { basename, extname, join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { attachmentProblem } from '../extension/shared/attachments.js';
 
 export const EXTENSION_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 export const PANEL_PATH = 'extension/panel/panel.html';
+
+/** Media types by extension, for the files attached with `--file` (the rest go untyped). */
+const MEDIA_TYPES = {
+  '.pdf': 'application/pdf', '.txt': 'text/plain', '.md': 'text/markdown', '.csv': 'text/csv', '.json': 'application/json',
+  '.html': 'text/html', '.xml': 'application/xml', '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif', '.webp': 'image/webp', '.svg': 'image/svg+xml', '.zip': 'application/zip',
+  '.doc': 'application/msword', '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', '.odt': 'application/vnd.oasis.opendocument.text',
+};
+
+/** The files at `paths`, as a start request attaches them (`files` of start_task, docs/protocol.md);
+ * throws saying which file is not there or what bound they pass. */
+export async function attachFiles(paths) {
+  const files = [];
+  for (const path of paths) {
+    const bytes = await readFile(path).catch((err) => { throw new Error(`cannot read the file ${path}: ${err.message}`); });
+    files.push({ name: basename(path), mime: MEDIA_TYPES[extname(path).toLowerCase()] ?? '', bytes });
+  }
+  const problem = attachmentProblem(files.map(({ name, bytes }) => ({ name, size: bytes.length })));
+  if (problem) {
+    const [key, ...args] = problem;
+    throw new Error(`the files cannot be attached (${key.replace('panel_attach_', '').replaceAll('_', ' ')}: ${args.join(', ')})`);
+  }
+  return files.map(({ name, mime, bytes }) => ({ name, mime, data: bytes.toString('base64') }));
+}
 
 /**
  * A copy of the extension whose optional permissions in `grant` are granted at install, as if

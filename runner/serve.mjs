@@ -23,12 +23,27 @@ function fileFor(root, path) {
   return file.startsWith(`${base}/`) ? file : null;
 }
 
-/** Serves `root` on 127.0.0.1 at a free port; resolves to its origin, the paths requested and `close()`. */
-export async function serveFolder(root) {
+/** The request's body, whole. */
+async function bodyOf(req) {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/** Serves `root` on 127.0.0.1 at a free port; resolves to its origin, the paths requested and `close()`.
+ * With `post`, a POST is answered by `post(path, headers, body)`: `{ status?, type?, body }` (a
+ * form's receiver; without it a POST gets the file as a GET would). */
+export async function serveFolder(root, { post } = {}) {
   const base = resolve(root);
   const requests = [];
   const server = createServer(async (req, res) => {
     requests.push(req.url);
+    if (req.method === 'POST' && post) {
+      const answer = await post(new URL(req.url, 'http://x').pathname, req.headers, await bodyOf(req));
+      res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'text/html; charset=utf-8', 'content-security-policy': STRICT_CSP });
+      res.end(answer.body);
+      return;
+    }
     const file = fileFor(base, decodeURIComponent(new URL(req.url, 'http://x').pathname));
     if (!file) {
       res.writeHead(403).end();

@@ -315,17 +315,30 @@
     let truncated = '';
 
     // Text colour against the background actually behind it, for hiding-in-plain-sight checks.
-    // Colours go to the core as the browser writes them ("rgb(0, 0, 0)"); it parses them.
+    // Colours go to the core as the browser writes them ("rgb(0, 0, 0)"); it parses them. A
+    // translucent background (a 2% grey tint) is seen over what is behind it, so it is given
+    // blended with that.
     const paperOf = new Map();
     const paper = (el, style) => {
       if (!el) return 'rgb(255, 255, 255)';
       let value = paperOf.get(el);
       if (value === undefined) {
         const background = (style ?? getComputedStyle(el)).backgroundColor;
-        value = background.endsWith(', 0)') || background === 'transparent' ? paper(el.parentElement) : background;
+        const tint = /^rgba\((\d+), (\d+), (\d+), ([\d.]+)\)$/.exec(background);
+        if (background === 'transparent' || (tint && Number(tint[4]) === 0)) value = paper(el.parentElement);
+        else if (tint) value = blended(tint.slice(1).map(Number), paper(el.parentElement));
+        else value = background;
         paperOf.set(el, value);
       }
       return value;
+    };
+    /** `[r, g, b, alpha]` over the colour `behind` (as the browser writes it); `behind` when it is
+     * not rgb (a colour space the core does not read either). */
+    const blended = ([r, g, b, alpha], behind) => {
+      const under = /^rgba?\((\d+), (\d+), (\d+)/.exec(behind);
+      if (!under) return behind;
+      const mix = (top, bottom) => Math.round(top * alpha + Number(bottom) * (1 - alpha));
+      return `rgb(${mix(r, under[1])}, ${mix(g, under[2])}, ${mix(b, under[3])})`;
     };
     let hitTests = 0;
     // Bits of a record's flags (see raw.rs in the core).
@@ -1026,6 +1039,84 @@
     return { ok: true, message: '', content: json };
   }
 
+  // Uploads: the task's files (bytes in base64) put into a file input as the user's choice in the
+  // file picker puts them (its files set, then input and change), or dropped onto a drop zone as
+  // a drop from the desktop is (dragenter, dragover, drop, with the files in the DataTransfer).
+  // An element takes a drop when its page cancels dragover, as the HTML drag and drop model asks
+  // of a drop target.
+
+  function fileOf({ name, mime, data }) {
+    const binary = atob(data);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+    return new File([bytes], name, { type: mime, lastModified: Date.now() });
+  }
+
+  /** Whether a file input's `accept` list (extensions, types, `image/*`) takes the file. */
+  function accepts(input, file) {
+    const wanted = input.accept.split(',').map((item) => item.trim().toLowerCase()).filter(Boolean);
+    if (wanted.length === 0) return true;
+    const name = file.name.toLowerCase();
+    const type = file.type.toLowerCase();
+    return wanted.some((item) => (item.startsWith('.') ? name.endsWith(item)
+      : item.endsWith('/*') ? type.startsWith(item.slice(0, -1)) : type === item));
+  }
+
+  /** The file input the element is, or is the label of. */
+  function fileInputOf(el) {
+    const input = el instanceof HTMLLabelElement ? el.control : el;
+    return input instanceof HTMLInputElement && input.type === 'file' ? input : null;
+  }
+
+  function chooseFiles(input, files) {
+    if (input.disabled) return { ok: false, message: `${describe(input)} is disabled` };
+    const refused = files.find((file) => !accepts(input, file));
+    if (refused) return { ok: false, message: `${describe(input)} accepts only ${input.accept}, which "${refused.name}" is not` };
+    // A multiple input keeps the files chosen before (a file of the same name is replaced).
+    const kept = input.multiple ? [...input.files].filter((old) => !files.some((file) => file.name === old.name)) : [];
+    const chosen = [...kept, ...files];
+    if (!input.multiple && chosen.length > 1) return { ok: false, message: `${describe(input)} takes one file only` };
+    const transfer = new DataTransfer();
+    for (const file of chosen) transfer.items.add(file);
+    input.files = transfer.files;
+    input.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    input.dispatchEvent(new Event('change', { bubbles: true }));
+    return { ok: true, message: '', value: [...input.files].map((file) => file.name).join(', ') };
+  }
+
+  /** Drops the files onto the element; null when it does not take a drop. */
+  function dropFiles(el, files) {
+    el.scrollIntoView({ block: 'center', inline: 'center' });
+    const rect = el.getBoundingClientRect();
+    const transfer = new DataTransfer();
+    for (const file of files) transfer.items.add(file);
+    const init = {
+      bubbles: true, cancelable: true, composed: true, dataTransfer: transfer,
+      clientX: rect.left + rect.width / 2, clientY: rect.top + rect.height / 2,
+    };
+    el.dispatchEvent(new DragEvent('dragenter', init));
+    const over = new DragEvent('dragover', init);
+    el.dispatchEvent(over);
+    if (!over.defaultPrevented) {
+      el.dispatchEvent(new DragEvent('dragleave', init));
+      return null;
+    }
+    el.dispatchEvent(new DragEvent('drop', init));
+    return { ok: true, message: '' };
+  }
+
+  function upload(el, op) {
+    const files = op.files.map(fileOf);
+    const input = fileInputOf(el);
+    if (input) return chooseFiles(input, files);
+    const dropped = dropFiles(el, files);
+    if (dropped) return dropped;
+    // A styled picker (a button or box around a hidden file input).
+    const inside = el.querySelectorAll('input[type=file]');
+    if (inside.length === 1) return chooseFiles(inside[0], files);
+    return { ok: false, message: `${describe(el)} is neither a file input nor a drop zone (it does not take a dropped file)` };
+  }
+
   /** Operations on the frame as a whole. */
   const FRAME_OPS = {
     scroll_page: (op) => scrollOf(pageScroller(), op.direction, op.pages),
@@ -1055,6 +1146,7 @@
       const submitter = submitterOf(el);
       return submissionOf(submitter?.form, submitter);
     },
+    upload: (el, op) => upload(el, op),
   };
 
   function perform(op) {

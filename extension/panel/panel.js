@@ -7,6 +7,7 @@ import { tableRequest, renderData } from './answer-table.js';
 import { onRunWorkflow, saveAsWorkflowButton } from './workflows.js';
 import { setupApps, showPairing } from './apps.js';
 import { listen, send } from '../shared/worker.js';
+import { takeAttachments } from './attachments.js';
 import { renderFiles } from './task-files.js';
 
 localize();
@@ -688,7 +689,8 @@ form.addEventListener('submit', async (e) => {
   view.box.querySelector('.history-notice')?.remove();
   // A task sent after another in this chat continues its conversation (a chat opened from the
   // History continues where it was stored).
-  send({ type: 'start_task', task, tabId: await targetTabId(), followUp: view.started, chatId: view.chat, ...table });
+  const files = await takeAttachments();
+  send({ type: 'start_task', task, tabId: await targetTabId(), followUp: view.started, chatId: view.chat, ...table, ...(files.length ? { files } : {}) });
 });
 
 input.addEventListener('keydown', (e) => {

@@ -543,3 +543,39 @@ test('an app sees and acts only in the tabs shared with it; sharing a tab makes 
     await app.close();
   }
 });
+
+test('run_task takes files given inline, which the agent uploads by name; a path is no file', async () => {
+  const uploading = await startLlmServer([
+    { actions: [{ upload_file: { target: 'CV (PDF)', name: 'cv.pdf' } }] },
+    { actions: [{ done: { text: 'Chose the CV', success: true } }] },
+  ]);
+  try {
+    await applySettings(agent, { ...settings(true), baseUrl: uploading.baseUrl });
+    await waitFor(socketExists, 'the host Chrome starts to listen');
+    const app = await pairedApp();
+    try {
+      const cv = Buffer.from('%PDF-1.4\n%%EOF\n');
+      const files = [{ name: 'cv.pdf', mime: 'application/pdf', data: cv.toString('base64') }];
+      const result = await app.callTool(
+        { name: 'run_task', arguments: { task: 'choose my CV', url: `${site.origin}/jobs/apply.html`, files } },
+        undefined,
+        { timeout: TIMEOUT },
+      );
+      assert.ok(!result.isError, text(result));
+      assert.match(text(result), /\(upload_file ok\)/);
+      const page = agent.context.pages().find((p) => p.url().endsWith('/jobs/apply.html'));
+      const chosen = await page.locator('#cv').evaluate((input) => input.files[0].arrayBuffer().then((b) => [input.files[0].name, input.files[0].type, [...new Uint8Array(b)]]));
+      assert.deepEqual(chosen, ['cv.pdf', 'application/pdf', [...cv]]);
+      // The host never reads a path for an app: a file without its content is no file.
+      const refused = await app.callTool({ name: 'run_task', arguments: { task: 'x', files: [{ name: 'passwd', path: '/etc/passwd' }] } }, undefined, { timeout: TIMEOUT })
+        .catch((err) => ({ isError: true, content: [{ type: 'text', text: err.message }] }));
+      assert.ok(refused.isError, text(refused));
+      assert.match(text(refused), /data/);
+      assert.ok(!text(refused).includes('root:'), 'nothing of the path was read');
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await uploading.close();
+  }
+});

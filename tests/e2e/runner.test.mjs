@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { startSiteServer } from '../support/site-server.mjs';
@@ -184,4 +184,27 @@ test('the runner refuses to send the user\'s data to a site they did not choose,
   } finally {
     await llm.close();
   }
+});
+
+test('the runner attaches --file to the task, which the agent uploads by name; a missing file is a usage error', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'runner-file-'));
+  const cv = join(dir, 'cv.pdf');
+  await writeFile(cv, Buffer.from('%PDF-1.4\n%%EOF\n'));
+  const llm = await startLlmServer([
+    { actions: [{ upload_file: { target: 'CV (PDF)', name: 'cv.pdf' } }] },
+    { actions: [{ done: { text: 'chosen', success: true } }] },
+  ]);
+  try {
+    const { code, stdout, stderr } = await runRunner(['--task', 'choose my CV', '--url', `${site.origin}/jobs/apply.html`,
+      '--base-url', llm.baseUrl, '--model', 'm', '--file', cv, '--json']);
+    assert.equal(code, 0, stderr);
+    const steps = stdout.trim().split('\n').map((line) => JSON.parse(line)).filter((e) => e.type === 'step');
+    assert.match(steps[0].actions[0].outcome, /^Put "cv\.pdf" into <input> "CV \(PDF\)" \[\d+\]\.$/);
+    assert.match(llm.requests[0].messages.at(-1).content, /\n- cv\.pdf: attached, application\/pdf, 15 bytes\n/);
+  } finally {
+    await llm.close();
+  }
+  const missing = await runRunner(['--task', 'x', '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm', '--file', join(dir, 'gone.pdf')]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /cannot read the file .*gone\.pdf/);
 });

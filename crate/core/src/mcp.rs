@@ -10,6 +10,7 @@
 use crate::actions::Action;
 use crate::agent::{app_name, AgentEvent, DriveCommand, DriveReply};
 use crate::answer::OutputSchema;
+use crate::files::attach::{decode, Attachment, NewFile};
 use crate::tabs::TabAlias;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -49,6 +50,8 @@ pub enum Tool {
         max_steps: Option<u32>,
         /// The shape of the answer the app wants back as data (`structuredContent.data`).
         output_schema: Option<OutputSchema>,
+        /// The files the app attached (their bytes given inline, never read from a path).
+        files: Vec<Attachment>,
     },
     /// A primitive, served by the drive session.
     Drive(DriveCommand),
@@ -134,7 +137,14 @@ impl Tool {
                             .map_err(|why| format!("output_schema cannot be used: {why}"))?,
                     ),
                 };
-                Ok(Tool::RunTask { task, url: string("url"), max_steps, output_schema })
+                let files: Vec<NewFile> = match args.get("files") {
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(files) => serde_json::from_value(files.clone()).map_err(|err| {
+                        format!("files must be a list of {{\"name\", \"mime\", \"data\"}} objects, data being the file's bytes in base64 ({err})")
+                    })?,
+                };
+                let files = decode(&files).map_err(|problem| problem.english())?;
+                Ok(Tool::RunTask { task, url: string("url"), max_steps, output_schema, files })
             }
             "get_state" => match string("tab") {
                 None => Ok(Tool::Drive(DriveCommand::State { tab: None })),
@@ -465,12 +475,31 @@ mod tests {
                 task: "buy a mug".into(),
                 url: Some("https://shop.test/".into()),
                 max_steps: Some(5),
-                output_schema: None
+                output_schema: None,
+                files: Vec::new()
             })
         );
         assert!(call("run_task", json!({"task": "  "})).unwrap_err().contains("needs a task"));
         assert!(call("run_task", json!({"task": "x", "max_steps": 0})).unwrap_err().contains("1 to 100"));
         assert!(call("run_task", json!({"task": "x", "max_steps": 101})).unwrap_err().contains("1 to 100"));
+    }
+
+    #[test]
+    fn run_task_takes_files_given_inline_never_a_path() {
+        let file = json!({"name": "cv.pdf", "mime": "application/pdf", "data": "JVBERi0xLjQ="});
+        let Ok(Tool::RunTask { files, .. }) = call("run_task", json!({"task": "apply", "files": [file]})) else {
+            panic!("refused")
+        };
+        assert_eq!(
+            (files[0].name.as_str(), files[0].mime.as_str(), &files[0].bytes[..]),
+            ("cv.pdf", "application/pdf", &b"%PDF-1.4"[..])
+        );
+        let path = json!({"task": "apply", "files": [{"name": "cv.pdf", "path": "/home/ada/cv.pdf"}]});
+        assert!(call("run_task", path)
+            .unwrap_err()
+            .starts_with("files must be a list of {\"name\", \"mime\", \"data\"} objects"));
+        let broken = json!({"task": "apply", "files": [{"name": "cv.pdf", "data": "%%"}]});
+        assert!(call("run_task", broken).unwrap_err().starts_with("The attached file cv.pdf could not be read"));
     }
 
     #[test]

@@ -75,6 +75,9 @@ pub enum PanelRequest {
         /// A JSON Schema the answer must follow: it then comes as data (an `answer` event).
         #[serde(rename = "outputSchema", default)]
         output_schema: Option<Value>,
+        /// The files the user attached to the task, with their bytes (bounded: `files::attach`).
+        #[serde(default)]
+        files: Vec<crate::files::attach::NewFile>,
     },
     /// Runs a recorded task again (its `run_recorded` record) on a tab, without asking the model
     /// where the page still matches.
@@ -350,7 +353,8 @@ mod tests {
                 tab_id: Some(4),
                 follow_up: false,
                 chat_id: None,
-                output_schema: None
+                output_schema: None,
+                files: Vec::new()
             })
         );
         assert_eq!(PanelRequest::parse(&json!({"v": 1, "type": "stop"})), Ok(PanelRequest::Stop { chat: None }));
@@ -395,7 +399,8 @@ mod tests {
                 tab_id: None,
                 follow_up: true,
                 chat_id: Some("18bc-0a1b".into()),
-                output_schema: None
+                output_schema: None,
+                files: Vec::new()
             })
         );
         assert_eq!(PanelRequest::parse(&json!({"v": 1, "type": "list_chats"})), Ok(PanelRequest::ListChats {}));

@@ -51,7 +51,7 @@ impl Update {
 pub fn too_large_for_chrome(length: usize, limit: usize) -> String {
     let thousands = agent_core::text::thousands;
     format!(
-        "The call was not sent to the browser: it is {} bytes long, and Chrome takes at most {} bytes (1 MiB) in one message from the agent's host. Send less: a shorter task or text; type a long text in parts (type with \"clear\": false appends).",
+        "The call was not sent to the browser: it is {} bytes long, and Chrome takes at most {} bytes (1 MiB) in one message from the agent's host. Send less: a shorter task or text, fewer or smaller files; type a long text in parts (type with \"clear\": false appends).",
         thousands(length),
         thousands(limit)
     )

@@ -31,6 +31,22 @@ pub struct RunTaskArgs {
     /// refused, saying which.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Files for the task to use (a CV to upload into a form...), their content given here: the
+    /// agent never reads a path on this computer. Chrome takes at most 1 MiB in one call, so
+    /// together at most about 700 KB.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<AttachedFileArg>,
+}
+
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AttachedFileArg {
+    /// The file's name, as the agent will know it (cv.pdf).
+    pub name: String,
+    /// Its media type (application/pdf).
+    #[serde(default)]
+    pub mime: String,
+    /// Its content, in standard base64.
+    pub data: String,
 }
 
 #[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
@@ -488,6 +504,7 @@ mod tests {
         assert!(run_task["properties"]["url"].is_object() && run_task["properties"]["max_steps"].is_object());
         assert_eq!(run_task["properties"]["max_steps"]["maximum"], 100);
         assert!(run_task["properties"]["output_schema"].to_string().contains("object"), "{run_task}");
+        assert_eq!(run_task["properties"]["files"]["type"], "array");
         assert_eq!(required("click"), [json!("index")]);
         assert_eq!(schema_of("click")["properties"]["index"]["type"], "integer");
         assert_eq!(required("type"), [json!("index"), json!("text")]);

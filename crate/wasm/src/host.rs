@@ -96,6 +96,11 @@ extern "C" {
     pub fn core_panicked(this: &BrowserHost, panic: &str);
     #[wasm_bindgen(method, catch, js_name = saveTask)]
     async fn save_task(this: &BrowserHost, chat: &str, checkpoint: JsValue) -> Result<JsValue, JsValue>;
+    /// Resolves with the handle of the file (`{name, mime, bytes}`) now held (task-files.js).
+    #[wasm_bindgen(method, catch, js_name = holdFile)]
+    async fn hold_file(this: &BrowserHost, file: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = releaseFiles)]
+    async fn release_files(this: &BrowserHost, handles: Vec<String>) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = loadTasks)]
     async fn load_tasks(this: &BrowserHost) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = loadChatIndex)]
@@ -238,6 +243,24 @@ impl Host for HostBrowser {
 
     async fn save_task(&self, chat: &str, saved: Option<Value>) {
         let _ = self.host.save_task(chat, saved.as_ref().map_or(JsValue::NULL, to_js)).await;
+    }
+
+    async fn hold_file(&self, name: &str, mime: &str, bytes: &[u8]) -> Result<String, String> {
+        let file = js_sys::Object::new();
+        for (key, value) in [
+            ("name", JsValue::from_str(name)),
+            ("mime", JsValue::from_str(mime)),
+            ("bytes", js_sys::Uint8Array::from(bytes).into()),
+        ] {
+            js_sys::Reflect::set(&file, &JsValue::from_str(key), &value).map_err(|err| error_message(&err))?;
+        }
+        let handle = self.host.hold_file(file.into()).await.map_err(|err| error_message(&err))?;
+        handle.as_string().ok_or_else(|| "the worker gave no handle for the file".to_string())
+    }
+
+    async fn release_files(&self, handles: &[String]) {
+        // A file not let go of stays in the extension's own storage; nothing the task can mend.
+        let _ = self.host.release_files(handles.to_vec()).await;
     }
 
     async fn load_tasks(&self) -> Result<BTreeMap<String, Value>, String> {

@@ -120,6 +120,11 @@ const CATALOG: &[Spec] = &[
         help: "read one of the task's files (the notebook's, attached or downloaded; text, CSV, JSON, and a PDF's text) a page at a time, from line start_line",
     },
     Spec {
+        name: "upload_file",
+        params: &[INDEX, ("name", Kind::Text, true, "\"cv.pdf\"")],
+        help: "put the task's file of this name (one the user attached, or your own notebook file) into the file input or drop zone [N]",
+    },
+    Spec {
         name: "done",
         params: &[("text", Kind::Text, true, DONE_EXAMPLE), ("success", Kind::Boolean, true, "true")],
         help: "finish with the answer (at most 50,000 characters); success false when the task could not be completed",
@@ -149,6 +154,7 @@ pub(crate) const ACTION_NAMES: &[&str] = &[
     "write_file",
     "append_file",
     "read_file",
+    "upload_file",
     "done",
 ];
 

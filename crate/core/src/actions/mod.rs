@@ -114,6 +114,7 @@ pub enum Action {
     WriteFile { name: String, text: String },
     AppendFile { name: String, text: String },
     ReadFile { name: String, start_line: Option<u32> },
+    UploadFile { index: u32, name: String },
 }
 
 impl Action {
@@ -138,6 +139,7 @@ impl Action {
             Action::SwitchTab { .. } => "switch_tab",
             Action::CloseTab { .. } => "close_tab",
             Action::Extract { .. } => "extract",
+            Action::UploadFile { .. } => "upload_file",
             Action::Done { .. } => "done",
             Action::WriteFile { .. } => "write_file",
             Action::AppendFile { .. } => "append_file",
@@ -152,7 +154,8 @@ impl Action {
             | Action::InputText { index, .. }
             | Action::Hover { index }
             | Action::SelectOption { index, .. }
-            | Action::GetDropdownOptions { index } => Some(*index),
+            | Action::GetDropdownOptions { index }
+            | Action::UploadFile { index, .. } => Some(*index),
             Action::Scroll { index, .. } => *index,
             _ => None,
         }
@@ -196,6 +199,7 @@ impl Action {
                 json!({ "name": name, "text": text })
             }
             Action::ReadFile { name, start_line } => json!({ "name": name, "start_line": start_line }),
+            Action::UploadFile { index, name } => json!({ "index": index, "name": name }),
         };
         json!({ self.name(): params })
     }
@@ -258,6 +262,14 @@ impl Action {
             "switch_tab" => Action::SwitchTab { tab: p.tab()? },
             "close_tab" => Action::CloseTab { tab: p.tab()? },
             "extract" => Action::Extract { query: p.text("query", MAX_QUERY_CHARS, "ask a shorter question")? },
+            "upload_file" => Action::UploadFile {
+                index: p.index("index")?,
+                name: p.text(
+                    "name",
+                    MAX_LOOKUP_CHARS,
+                    "give the file's name as the list of the task's files shows it",
+                )?,
+            },
             "done" => Action::Done {
                 text: p
                     .text("text", MAX_ANSWER_CHARS, "give a shorter answer: what the user asked for, summed up")

@@ -159,6 +159,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             | Action::Hover { index }
             | Action::SelectOption { index, .. }
             | Action::GetDropdownOptions { index }
+            | Action::UploadFile { index, .. }
             | Action::Scroll { index: Some(index), .. } => {
                 let element = match self.verified_element(*index, seen, latest).await? {
                     Ok(element) => element,
@@ -361,6 +362,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             }
             Action::SelectOption { text, .. } => self.select_custom(element, text).await,
             Action::GetDropdownOptions { .. } => self.list_custom_options(element).await,
+            Action::UploadFile { name, .. } => self.upload(element, name).await,
             _ => unreachable!("only element actions reach here"),
         }
     }
@@ -502,6 +504,7 @@ mod input;
 mod navigation;
 mod report;
 mod tabs;
+mod upload;
 use flow::Outbound;
 use report::{left_page, quote_list, report, said, scroll_sentence, typed_sentence, Done, Outcome};
 #[cfg(test)]

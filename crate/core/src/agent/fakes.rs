@@ -102,6 +102,8 @@ pub struct FakeShop {
     pub groups_work: Cell<bool>,
     /// The bytes of the files the host holds for the task, by handle.
     pub held_files: RefCell<HashMap<String, Vec<u8>>>,
+    /// Whether the page has a file input (a CV's, accepting PDF).
+    pub file_input: Cell<bool>,
     /// Downloads the next `downloads` call reports (the host held their bytes in `held_files`),
     /// and the size bound each call gave.
     pub pending_downloads: RefCell<Vec<Download>>,
@@ -109,6 +111,9 @@ pub struct FakeShop {
     /// The PDF the tab shows in the browser's viewer, if it shows one.
     pub shown_pdf: RefCell<Option<Vec<u8>>>,
 }
+
+/// The node id of the page's file input, when it has one.
+pub const FILE_INPUT_ID: u32 = 12;
 
 /// The id of the first tab group the fake browser makes (the task's, in most tests).
 pub const FIRST_GROUP: GroupId = 1;
@@ -148,6 +153,7 @@ impl FakeShop {
             read_at: Cell::new((0, 0)),
             network: RefCell::default(),
             held_files: RefCell::default(),
+            file_input: Cell::new(false),
             pending_downloads: RefCell::default(),
             download_bounds: RefCell::default(),
             shown_pdf: RefCell::default(),
@@ -238,6 +244,10 @@ impl Browser for FakeShop {
             nodes.push(Self::with_attrs(node(6, Some(0), "div", "Red"), &[("role", "option")]));
             nodes.push(Self::with_attrs(node(7, Some(0), "div", "Blue"), &[("role", "option")]));
         }
+        if self.file_input.get() {
+            nodes
+                .push(Self::with_attrs(node(FILE_INPUT_ID, Some(0), "input", ""), &[("type", "file"), ("name", "cv")]));
+        }
         let mut raw = page(nodes);
         raw.url = self.url.borrow().clone();
         Ok(vec![RawFrame { frame_id: 0, page: Ok(raw) }])
@@ -307,6 +317,12 @@ impl Browser for FakeShop {
                 OpOutcome { value: Some(note.clone()), ..ok }
             }
             PageOp::Keys { .. } | PageOp::Hover { .. } | PageOp::Focus { .. } => ok,
+            PageOp::Upload { target, files, .. } if target.id == FILE_INPUT_ID => {
+                let names: Vec<&str> = files.iter().map(|file| file.name.as_str()).collect();
+                OpOutcome { value: Some(names.join(", ")), ..ok }
+            }
+            // Any other element takes a drop, as a page that cancels dragover there does.
+            PageOp::Upload { .. } => ok,
             PageOp::Locate { target, .. } => {
                 // The add button sits at y 20..30 in the fake page (node rects are 10 px per id).
                 OpOutcome { point: Some([50.0, 10.0 * f64::from(target.id) + 5.0]), ..ok }

@@ -10,7 +10,7 @@ mod page_op;
 pub mod trusted_input;
 
 pub use keys::{parse_keys, KeyPress};
-pub use page_op::{Click, PageOp};
+pub use page_op::{Click, PageOp, UploadedFile};
 
 use crate::dom_map::{ElementRef, RawFrame};
 use crate::i18n::Text;

@@ -141,6 +141,22 @@ pub enum PageOp {
     },
     /// The form Enter in the frame's focused field would submit.
     FocusedSubmission { frame: i32 },
+    /// Puts files into a file input (as the user's choice in the file picker would), or drops
+    /// them onto a drop zone (the drag events a drop from the desktop makes).
+    Upload {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+        files: Vec<UploadedFile>,
+    },
+}
+
+/// A file for the page, its bytes in base64 (operations travel as JSON).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UploadedFile {
+    pub name: String,
+    pub mime: String,
+    pub data: String,
 }
 
 impl PageOp {
@@ -192,7 +208,8 @@ impl PageOp {
             | PageOp::Locate { target, .. }
             | PageOp::Focus { target, .. }
             | PageOp::Value { target, .. }
-            | PageOp::Submission { target, .. } => target.frame_id,
+            | PageOp::Submission { target, .. }
+            | PageOp::Upload { target, .. } => target.frame_id,
             PageOp::ScrollPage { frame, .. }
             | PageOp::Keys { frame, .. }
             | PageOp::Find { frame, .. }

@@ -7,6 +7,7 @@
 //! Attached and downloaded files' bytes stay with the host, named by a handle
 //! (`Browser::read_file` gives them back); the core keeps their name, type and size.
 
+pub mod attach;
 mod downloads;
 mod notebook;
 mod outline;
@@ -84,6 +85,21 @@ impl TaskFiles {
         self.files.is_empty()
     }
 
+    /// These files and the held ones of `other` (each under a name of its own).
+    pub fn with_held(mut self, other: &TaskFiles) -> TaskFiles {
+        for file in &other.files {
+            if let Some(handle) = &file.handle {
+                self.add_held(&file.name, file.source, &file.mime, file.size, handle);
+            }
+        }
+        self
+    }
+
+    /// The handles of the files from `source` the host holds.
+    pub fn handles(&self, source: Source) -> Vec<String> {
+        self.files.iter().filter(|file| file.source == source).filter_map(|file| file.handle.clone()).collect()
+    }
+
     /// `name`, or `stem (2).ext`, `stem (3).ext`... when a file has it.
     fn free_name(&self, name: &str) -> String {
         let name = if name.trim().is_empty() { "file" } else { name.trim() };
@@ -110,6 +126,7 @@ mod tests {
         assert_eq!(files.add_held("invoice.pdf", Source::Downloaded, "application/pdf", 12, "d3"), "invoice (3).pdf");
         assert_eq!(files.add_held(" ", Source::Attached, "text/plain", 1, "a1"), "file");
         assert_eq!(files.get("invoice (2).pdf").and_then(|file| file.handle.as_deref()), Some("d2"));
+        assert_eq!(files.handles(Source::Attached), ["a1"]);
         let saved = serde_json::to_value(&files).unwrap();
         assert_eq!(serde_json::from_value::<TaskFiles>(saved).unwrap(), files);
     }

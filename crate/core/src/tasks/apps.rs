@@ -297,12 +297,16 @@ impl<H: Host> TaskManager<H> {
             return call.send(&mcp::result(id, false, &message));
         }
         match tool {
-            Tool::RunTask { task, url, max_steps, output_schema } => {
+            Tool::RunTask { task, url, max_steps, output_schema, files } => {
+                let files = match self.hold_attached(files).await {
+                    Ok(files) => files,
+                    Err(message) => return call.send(&mcp::result(id, false, &message)),
+                };
                 self.end_session().await;
                 (call.url, call.max_steps) = (url, max_steps);
                 let app = Some(Rc::new(call));
                 let chat = self.new_chat_id();
-                self.start(Job::New { task, tab_id: None, follow_up: false, chat, app, output_schema });
+                self.start(Job::New { task, tab_id: None, follow_up: false, chat, app, output_schema, files });
             }
             Tool::Drive(command) => {
                 let call = Rc::new(call);

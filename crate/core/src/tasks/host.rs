@@ -70,6 +70,11 @@ pub trait Host: Store + LocalZone + 'static {
     async fn load_chat_index(&self) -> Result<ChatIndex, String>;
     /// One stored chat, if it is stored.
     async fn load_chat(&self, id: &str) -> Result<Option<Chat>, String>;
+    /// Keeps the bytes of a file the user attached to a task; the handle `Browser::read_file`
+    /// reads them by.
+    async fn hold_file(&self, name: &str, mime: &str, bytes: &[u8]) -> Result<String, String>;
+    /// Lets go of the files held under these handles.
+    async fn release_files(&self, handles: &[String]);
     /// Writes the index and a chat together, then removes the chats named in `removed`.
     async fn save_chats(&self, index: &ChatIndex, chat: Option<&Chat>, removed: &[String]) -> Result<(), String>;
 }

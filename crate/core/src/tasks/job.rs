@@ -4,6 +4,7 @@ use super::app_call::AppCall;
 use super::chats::Start;
 use crate::agent::{Checkpoint, Replay};
 use crate::answer::OutputSchema;
+use crate::files::{Source, TaskFiles};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::rc::Rc;
@@ -20,6 +21,8 @@ pub enum Job {
         app: Option<Rc<AppCall>>,
         /// The shape the answer must have, when the task asks for data.
         output_schema: Option<OutputSchema>,
+        /// The files the user attached, held by the worker.
+        files: TaskFiles,
     },
     /// `scheduled` is the workflow's name when its schedule started it: the user, perhaps away,
     /// hears through notifications what it needs and how it ended.
@@ -76,15 +79,25 @@ impl Job {
         }
     }
 
+    /// The handles of the files the user attached to it.
+    pub fn attached_handles(&self) -> Vec<String> {
+        match self {
+            Job::New { files, .. } => files.handles(Source::Attached),
+            Job::Resume { checkpoint, .. } => checkpoint.files.handles(Source::Attached),
+            Job::Replay { .. } => Vec::new(),
+        }
+    }
+
     /// The job as a restarted worker can start it, if it can.
     pub fn saved(&self) -> Option<SavedJob> {
         Some(match self {
             Job::New { app: Some(_), .. } | Job::Resume { .. } => return None,
-            Job::New { task, tab_id, follow_up, output_schema, .. } => SavedJob::New {
+            Job::New { task, tab_id, follow_up, output_schema, files, .. } => SavedJob::New {
                 task: task.clone(),
                 tab_id: *tab_id,
                 follow_up: *follow_up,
                 output_schema: output_schema.clone(),
+                files: files.clone(),
             },
             Job::Replay { replay, tab_id, scheduled, .. } => {
                 SavedJob::Replay { replay: replay.clone(), tab_id: *tab_id, scheduled: scheduled.clone() }
@@ -94,8 +107,8 @@ impl Job {
 
     pub fn from_saved(saved: SavedJob, chat: String) -> Job {
         match saved {
-            SavedJob::New { task, tab_id, follow_up, output_schema } => {
-                Job::New { task, tab_id, follow_up, chat, app: None, output_schema }
+            SavedJob::New { task, tab_id, follow_up, output_schema, files } => {
+                Job::New { task, tab_id, follow_up, chat, app: None, output_schema, files }
             }
             SavedJob::Replay { replay, tab_id, scheduled } => Job::Replay { replay, tab_id, chat, scheduled },
         }
@@ -139,6 +152,8 @@ pub enum SavedJob {
         follow_up: bool,
         #[serde(default)]
         output_schema: Option<OutputSchema>,
+        #[serde(default)]
+        files: TaskFiles,
     },
     Replay {
         replay: Replay,

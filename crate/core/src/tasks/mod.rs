@@ -20,6 +20,7 @@
 
 mod app_call;
 mod apps;
+mod attached;
 mod chats;
 mod gate;
 mod host;
@@ -146,6 +147,7 @@ impl<H: Host> TaskManager<H> {
                 app.on_event(&AgentEvent::Stopped { steps: 0 });
             }
             self.emit_to(&waiting.chat, AgentEvent::Stopped { steps: 0 });
+            self.release_attached(&waiting.job);
             drop(self.save_task(&waiting.chat, None));
         }
         self.tell_places();
@@ -161,6 +163,7 @@ impl<H: Host> TaskManager<H> {
             let chat = job.chat().id().to_string();
             if manager.tasks.is_busy(&chat) {
                 let message: Message = text!("core_chat_busy").into();
+                manager.release_attached(&job);
                 return match job.app() {
                     Some(app) => app.send(&mcp::result(app.id, false, &message)),
                     None => manager.emit_to(&chat, AgentEvent::Error { message, steps: 0 }),

@@ -33,11 +33,20 @@ impl<H: Host> TaskManager<H> {
             Ok(PanelRequest::Stop { chat }) => self.stop(chat.as_deref()),
             Ok(PanelRequest::Pause { chat }) => self.control(chat.as_deref(), CancelToken::pause),
             Ok(PanelRequest::Resume { chat }) => self.control(chat.as_deref(), CancelToken::resume),
-            Ok(PanelRequest::StartTask { task, tab_id, follow_up, chat_id, output_schema }) => {
+            Ok(PanelRequest::StartTask { task, tab_id, follow_up, chat_id, output_schema, files }) => {
                 let chat = chat_id.unwrap_or_else(|| self.new_chat_id());
                 match output_schema.map(OutputSchema::new).transpose() {
                     Ok(output_schema) => {
-                        self.start(Job::New { task, tab_id, follow_up, chat, app: None, output_schema })
+                        let job_chat = chat.clone();
+                        self.start_attached(chat, files, move |files| Job::New {
+                            task,
+                            tab_id,
+                            follow_up,
+                            chat: job_chat,
+                            app: None,
+                            output_schema,
+                            files,
+                        })
                     }
                     Err(why) => self.emit_to(&chat, AgentEvent::Error { message: unusable_schema(why), steps: 0 }),
                 }

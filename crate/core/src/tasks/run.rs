@@ -37,6 +37,7 @@ impl<H: Host> TaskManager<H> {
     pub(super) fn launch(&self, chat: String, job: Job) {
         let app = job.app();
         let scheduled = job.scheduled();
+        let attached = job.attached_handles();
         let asker = app.as_ref().map_or(Asker::Panel, |app| Asker::AppTask(app.id));
         let task = self.tasks.run(chat.clone(), asker);
         let manager = self.share();
@@ -75,6 +76,10 @@ impl<H: Host> TaskManager<H> {
                 }
             }
             manager.save_task(&chat, None).await;
+            // The task's end: the files the user attached to it are needed no more.
+            if !attached.is_empty() {
+                host.release_files(&attached).await;
+            }
             task.user.withdraw(None);
             tasks.end(&chat);
             manager.start_waiting();
@@ -116,6 +121,10 @@ impl<H: Host> TaskManager<H> {
         };
         let mut max_steps = settings.max_steps;
         let app: Option<Rc<AppCall>> = job.app();
+        let files = match &job {
+            Job::New { files, .. } => files.clone(),
+            _ => Default::default(),
+        };
         let output_schema = job.output_schema();
         let (description, tab, resume, replay) = match job {
             Job::New { task: description, app: Some(app), .. } => {
@@ -150,8 +159,9 @@ impl<H: Host> TaskManager<H> {
             on_checkpoint: Some(Rc::new(on_checkpoint)),
             on_end_tab: Some(apps::on_end_tab(&self.apps, task, app.is_some())),
             replay,
-            // A follow-up goes on with the notebook its chat's last task left.
-            files: self.chats.open_chat(&task.chat).map(|open| open.notebook()).unwrap_or_default(),
+            // A follow-up goes on with the notebook its chat's last task left; the files attached
+            // to this task come with it.
+            files: self.chats.open_chat(&task.chat).map(|open| open.notebook()).unwrap_or_default().with_held(&files),
             output_schema,
             ..prepared.config.clone()
         };

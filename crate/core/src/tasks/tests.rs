@@ -214,6 +214,20 @@ impl Host for FakeHost {
         Ok(self.settings.borrow().clone())
     }
 
+    async fn hold_file(&self, _name: &str, _mime: &str, bytes: &[u8]) -> Result<String, String> {
+        let mut held = self.shop.held_files.borrow_mut();
+        let handle = format!("h{}", held.len() + 1);
+        held.insert(handle.clone(), bytes.to_vec());
+        Ok(handle)
+    }
+
+    async fn release_files(&self, handles: &[String]) {
+        let mut held = self.shop.held_files.borrow_mut();
+        for handle in handles {
+            held.remove(handle);
+        }
+    }
+
     async fn save_task(&self, chat: &str, saved: Option<Value>) {
         let mut tasks = self.saved_tasks.borrow_mut();
         match saved {
@@ -414,7 +428,13 @@ fn checkpoint(task: &str, saved_at_ms: f64) -> Value {
 }
 
 fn waiting(task: &str, since_ms: f64) -> Value {
-    let job = SavedJob::New { task: task.into(), tab_id: Some(1), follow_up: false, output_schema: None };
+    let job = SavedJob::New {
+        task: task.into(),
+        tab_id: Some(1),
+        follow_up: false,
+        output_schema: None,
+        files: Default::default(),
+    };
     serde_json::to_value(SavedWaiting { waiting: job, since_ms }).unwrap()
 }
 
@@ -589,6 +609,70 @@ fn the_pages_requests_about_saved_things_are_answered_to_the_asker_and_written_o
     let unread = ask(&mut worker, json!({"v": 1, "type": "no_such_request"}));
     assert_eq!(unread["type"], "error", "{unread}");
     assert!(worker.events("error").is_empty());
+}
+
+#[test]
+fn a_task_starts_with_the_files_attached_uploads_them_and_lets_them_go_at_its_end() {
+    use base64::Engine;
+    let mut worker = Worker::new(settings(1));
+    worker.host.shop.file_input.set(true);
+    let upload = json!([{"upload_file": {"index": 5, "name": "cv.pdf"}}]).to_string();
+    worker.host.model.replies.borrow_mut().push_back(reply(&upload).unwrap());
+    worker.host.model.hold();
+    let data = base64::engine::general_purpose::STANDARD.encode(b"%PDF-1.4 CV");
+    let file = json!({"name": "cv.pdf", "mime": "application/pdf", "data": data});
+    worker.panel(json!({"type": "start_task", "task": "apply", "chatId": chat(1), "files": [file]}));
+    // Held while the task runs...
+    assert_eq!(worker.host.shop.held_files.borrow().values().cloned().collect::<Vec<_>>(), [b"%PDF-1.4 CV".to_vec()]);
+    worker.host.model.release();
+    worker.pool.run_until_stalled();
+    let uploaded: Vec<String> = worker
+        .host
+        .shop
+        .ops
+        .borrow()
+        .iter()
+        .filter_map(|op| match op {
+            crate::browser::PageOp::Upload { files, .. } => Some(files[0].data.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(uploaded, [data]);
+    assert_eq!(worker.events("result").len(), 1);
+    // ...and let go of at its end.
+    assert!(worker.host.shop.held_files.borrow().is_empty());
+}
+
+#[test]
+fn attachments_beyond_the_bounds_are_refused_in_the_task_s_chat() {
+    let mut worker = Worker::new(settings(1));
+    let file = json!({"name": "a.pdf", "mime": "application/pdf", "data": "%%%"});
+    worker.panel(json!({"type": "start_task", "task": "apply", "chatId": chat(1), "files": [file]}));
+    let errors = worker.events("error");
+    assert_eq!(errors[0]["chat"], json!(chat(1)));
+    assert!(
+        errors[0]["message"].as_str().unwrap().starts_with("The attached file a.pdf could not be read"),
+        "{errors:?}"
+    );
+    assert!(worker.events("task_started").is_empty() && worker.host.shop.held_files.borrow().is_empty());
+}
+
+#[test]
+fn the_files_of_a_task_that_never_runs_are_let_go_of() {
+    let mut worker = Worker::new(settings(1));
+    worker.host.model.hold();
+    let file = json!({"name": "cv.pdf", "mime": "application/pdf", "data": "JVBERi0xLjQ="});
+    worker.start(&chat(1), "first");
+    // Waiting in line with its file, then stopped.
+    worker.panel(json!({"type": "start_task", "task": "second", "chatId": chat(2), "files": [file.clone()]}));
+    assert_eq!(worker.host.shop.held_files.borrow().len(), 1);
+    worker.panel(json!({"type": "stop", "chat": chat(2)}));
+    assert!(worker.host.shop.held_files.borrow().is_empty());
+    // Refused: its chat already runs a task.
+    worker.panel(json!({"type": "start_task", "task": "again", "chatId": chat(1), "files": [file]}));
+    assert_eq!(worker.events("error").len(), 1);
+    assert!(worker.host.shop.held_files.borrow().is_empty());
+    worker.release_model();
 }
 
 #[test]

@@ -63,6 +63,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 let op = PageOp::Submission { target: element.target.clone(), tag: element.tag.clone() };
                 self.guard_submission(name, Some(&target), &op, text!("core_doing_clicking", &target)).await
             }
+            Action::UploadFile { name, .. } => self.guard_upload(name, element, page_url).await,
             _ => Ok(None),
         }
     }
@@ -135,7 +136,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     /// Asks the user before the user's data goes to a site they did not choose; refuses a secret
     /// outside its sites outright.
-    async fn guard_flow(&self, out: &Outbound<'_>) -> Result<Option<Done>, StepError> {
+    pub(super) async fn guard_flow(&self, out: &Outbound<'_>) -> Result<Option<Done>, StepError> {
         self.guard_flow_unless(out, false).await
     }
 

@@ -127,6 +127,8 @@ pub enum Kind {
     /// Text the agent wrote itself (an address, typed words, a form it filled): it may hold the
     /// user's data in a form no matching can read.
     Written,
+    /// A file the user attached to the task (its bytes are the user's, whatever they hold).
+    File,
 }
 
 impl Kind {
@@ -141,6 +143,7 @@ impl Kind {
             Kind::Words => text!("core_data_words"),
             Kind::Secret => text!("core_data_secret"),
             Kind::Written => text!("core_data_written"),
+            Kind::File => text!("core_data_file"),
         }
     }
 }
@@ -161,6 +164,8 @@ pub enum Source {
     Secret(String),
     /// The agent itself.
     Agent,
+    /// The user attached it to the task.
+    Attached,
 }
 
 impl Source {
@@ -172,6 +177,7 @@ impl Source {
             Source::Page(site) => text!("core_data_read_on", site.to_string()),
             Source::Secret(name) => text!("core_data_your_secret", name),
             Source::Agent => text!("core_data_by_agent"),
+            Source::Attached => text!("core_data_you_attached"),
         }
     }
 
@@ -222,6 +228,8 @@ pub enum Carried<'a> {
     Form(&'a [(String, String)]),
     /// Text typed into a page at the URL.
     Typed(&'a str),
+    /// A file the user attached, by its name, put into a page at the URL (an upload).
+    File(&'a str),
 }
 
 /// One piece of data an action would send, for the user.
@@ -498,6 +506,12 @@ impl DataFlow {
         if chosen {
             return Verdict::Free;
         }
+        // An attached file is the user's data through and through: no site they did not choose
+        // gets it unasked.
+        if let Carried::File(name) = carried {
+            let found = Found { kind: Kind::File, shown: name.to_string(), source: Source::Attached };
+            return Verdict::Ask(Flow { site, found: vec![found] });
+        }
         let mut found: Vec<Found> = Vec::new();
         let mut add = |item: &Item| {
             if !found.iter().any(|f| f.shown == item.shown) {
@@ -570,7 +584,7 @@ impl DataFlow {
             .collect();
         let own = |text: &str| allowed_secrets.iter().fold(text.to_string(), |left, secret| left.replace(secret, ""));
         let shown = match carried {
-            Carried::Link => return None,
+            Carried::Link | Carried::File(_) => return None,
             Carried::Address if self.offers(url) => return None,
             Carried::Address => url.as_str().split_once("://").map_or(url.as_str(), |(_, rest)| rest).to_string(),
             Carried::Typed(text) => own(text),
@@ -696,6 +710,7 @@ fn payload(url: &url::Url, carried: Carried) -> Vec<Part> {
             }
         }
         Carried::Typed(text) => parts = vec![Part::value(text)],
+        Carried::File(name) => parts = vec![Part::value(name)],
     }
     parts
 }

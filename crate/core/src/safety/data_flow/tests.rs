@@ -445,3 +445,17 @@ proptest::proptest! {
         let _ = case.check(&format!("http://{text}/"), Carried::Form(&fields));
     }
 }
+
+#[test]
+fn an_attached_file_goes_unasked_only_to_a_site_the_user_chose() {
+    let case = Case::new("apply for the job on jobs.test with my CV");
+    let file = Carried::File("cv.pdf");
+    assert_eq!(case.check("https://shop.test/upload", file), Verdict::Free, "the task's start");
+    assert_eq!(case.check("https://careers.jobs.test/apply", file), Verdict::Free, "named in the task");
+    let Verdict::Ask(flow) = case.check("https://collector.test/upload", file) else { panic!("not asked") };
+    assert_eq!(flow.data(), ["cv.pdf"]);
+    assert_eq!(
+        flow.question("putting it into <input> [3] on collector.test").to_string(),
+        "This would send cv.pdf (a file you attached) to collector.test, by putting it into <input> [3] on collector.test. Allow it?"
+    );
+}
