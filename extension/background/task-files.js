@@ -3,39 +3,12 @@
 // the bytes by handle). They are kept in the extension's own IndexedDB, which survives the worker
 // being stopped and which no web page or content script can open.
 
+import { objectStore } from '../shared/object-store.js';
+
 const DATABASE = 'agent-task-files';
 const STORE = 'files';
 
-let database = null;
-
-function openDatabase() {
-  database ??= new Promise((resolve, reject) => {
-    const request = indexedDB.open(DATABASE, 1);
-    request.onupgradeneeded = () => request.result.createObjectStore(STORE);
-    request.onsuccess = () => {
-      const db = request.result;
-      db.onversionchange = () => { db.close(); database = null; };
-      resolve(db);
-    };
-    request.onerror = () => { database = null; reject(request.error); };
-    request.onblocked = () => { database = null; reject(new Error('the task files database is blocked')); };
-  });
-  return database;
-}
-
-/** Runs `work(store)` in one transaction; resolves with its request's result once committed. */
-async function transaction(mode, work) {
-  const db = await openDatabase();
-  return new Promise((resolve, reject) => {
-    const tx = db.transaction(STORE, mode);
-    let result;
-    tx.oncomplete = () => resolve(result);
-    tx.onerror = () => reject(tx.error);
-    tx.onabort = () => reject(tx.error ?? new Error('the task files transaction was aborted'));
-    const request = work(tx.objectStore(STORE));
-    if (request) request.onsuccess = () => { result = request.result; };
-  });
-}
+const transaction = objectStore(DATABASE, STORE);
 
 /** Keeps a file's bytes (a Uint8Array; null when they are not kept, with what the caller notes
  * of why) with its name and type, under `handle` (a new one unless given); resolves with it. */

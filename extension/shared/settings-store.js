@@ -12,6 +12,8 @@
 // rewritten without them, older records deleted. Each step leaves a state that loads the same
 // (the settings name a record that exists), so a worker stopped midway finishes at the next load.
 
+import { objectStore } from './object-store.js';
+
 const SETTINGS_KEY = 'settings';
 /** In the stored settings: the id of the database record that completes them. */
 const CREDENTIALS = 'credentials';
@@ -21,38 +23,8 @@ const STORE = 'credentials';
 /** A Web Lock held by one context at a time while it reads or writes the settings. */
 const LOCK = 'agent-settings';
 
-let database = null;
-
-function openDatabase() {
-  database ??= new Promise((resolve, reject) => {
-    const request = indexedDB.open(DATABASE, 1);
-    request.onupgradeneeded = () => request.result.createObjectStore(STORE);
-    request.onsuccess = () => {
-      const db = request.result;
-      // Another context upgrading the database: this connection gives way and is opened anew.
-      db.onversionchange = () => { db.close(); database = null; };
-      resolve(db);
-    };
-    request.onerror = () => { database = null; reject(request.error); };
-    request.onblocked = () => { database = null; reject(new Error('the credentials database is blocked')); };
-  });
-  return database;
-}
-
-/** Runs `work(store)` in one transaction; resolves with what it returned once the transaction committed. */
-async function transaction(mode, work) {
-  const db = await openDatabase();
-  return new Promise((resolve, reject) => {
-    // Written to disk before the transaction completes: the settings then name this record.
-    const tx = db.transaction(STORE, mode, { durability: 'strict' });
-    let result;
-    tx.oncomplete = () => resolve(result);
-    tx.onerror = () => reject(tx.error);
-    tx.onabort = () => reject(tx.error ?? new Error('the credentials transaction was aborted'));
-    const request = work(tx.objectStore(STORE));
-    if (request) request.onsuccess = () => { result = request.result; };
-  });
-}
+// Written to disk before a transaction completes: the settings then name the record it wrote.
+const transaction = objectStore(DATABASE, STORE, { durability: 'strict' });
 
 const readRecord = (id) => transaction('readonly', (store) => store.get(id));
 const recordIds = () => transaction('readonly', (store) => store.getAllKeys());

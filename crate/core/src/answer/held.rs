@@ -55,13 +55,7 @@ fn hold(schema: &Value) -> Option<Value> {
             if object.get("additionalProperties").is_some_and(|extra| extra != &json!(false)) {
                 return None;
             }
-            let required: Vec<&str> = object
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
+            let required = required_names(object.get("required"));
             let mut held_properties = Map::new();
             for (name, sub) in properties {
                 let sub = hold(sub)?;
@@ -144,13 +138,7 @@ pub(super) fn settled(schema: &Value, data: Value) -> Value {
     match data {
         Value::Object(members) => {
             let properties = schema.get("properties").and_then(Value::as_object);
-            let required: Vec<&str> = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
+            let required = required_names(schema.get("required"));
             let members = members.into_iter().filter_map(|(name, value)| {
                 let property = properties.and_then(|p| p.get(&name));
                 let left_out =
@@ -172,6 +160,11 @@ pub(super) fn settled(schema: &Value, data: Value) -> Value {
 }
 
 /// Whether the schema admits null of itself (its type, its enum or one of its choices).
+/// The names a schema's `required` lists.
+fn required_names(required: Option<&Value>) -> Vec<&str> {
+    required.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect()
+}
+
 fn takes_null(schema: &Value) -> bool {
     let typed = match &schema["type"] {
         Value::String(kind) => kind == "null",

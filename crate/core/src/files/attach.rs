@@ -3,14 +3,14 @@
 //! worker holds them (`tasks::Host::hold_file`). The same bounds are the panel's
 //! (`extension/shared/attachments.js`, which a test keeps equal).
 
+use super::{size_words, MAX_FILE_BYTES};
 use crate::i18n::Text;
 use crate::text;
 use base64::Engine;
 use serde::Deserialize;
 
-/// The largest file one may attach: a CV, a scan, a spreadsheet; and what one page operation
-/// carries to the page in base64 (Chrome's messages take 64 MiB).
-pub const MAX_ATTACHED_FILE_BYTES: usize = 10 * 1024 * 1024;
+/// The largest file one may attach (see [`MAX_FILE_BYTES`]).
+const MAX_ATTACHED_FILE_BYTES: usize = MAX_FILE_BYTES as usize;
 /// All the files of one task together.
 pub const MAX_ATTACHED_BYTES: usize = 25 * 1024 * 1024;
 /// How many files one task may carry.
@@ -59,7 +59,7 @@ pub fn decode(files: &[NewFile]) -> Result<Vec<Attachment>, Text> {
         }
         total += bytes.len();
         if total > MAX_ATTACHED_BYTES {
-            return Err(text!("core_attach_too_much", megabytes(MAX_ATTACHED_BYTES)));
+            return Err(text!("core_attach_too_much", size_words(MAX_ATTACHED_BYTES as u64)));
         }
         let mime = match file.mime.trim() {
             "" => "application/octet-stream".to_string(),
@@ -71,13 +71,7 @@ pub fn decode(files: &[NewFile]) -> Result<Vec<Attachment>, Text> {
 }
 
 fn too_large(name: &str, bytes: usize) -> Text {
-    text!("core_attach_too_large", name, megabytes(bytes), megabytes(MAX_ATTACHED_FILE_BYTES))
-}
-
-/// Bytes as megabytes, for the user ("10 MB", "10.5 MB").
-pub fn megabytes(bytes: usize) -> String {
-    let tenths = (bytes as f64 / (1024.0 * 1024.0) * 10.0).round() / 10.0;
-    format!("{tenths} MB")
+    text!("core_attach_too_large", name, size_words(bytes as u64), size_words(MAX_FILE_BYTES))
 }
 
 /// The file's own name, without any folder a client put before it, bounded.

@@ -2,21 +2,17 @@
 
 use super::outline::size_words;
 use super::read::readable_as;
-use super::TaskFile;
+use super::{TaskFile, MAX_FILE_BYTES};
 use crate::browser::Download;
 
-/// The largest download whose bytes the host keeps for the agent to read; the user gets larger
-/// ones all the same.
-pub const MAX_DOWNLOAD_BYTES: u64 = 10 * 1024 * 1024;
-
 /// Why a held file cannot be read for its size: the host keeps no bytes of a file larger than
-/// [`MAX_DOWNLOAD_BYTES`].
+/// [`MAX_FILE_BYTES`].
 pub fn too_large_to_read(file: &TaskFile) -> Option<String> {
-    (file.text.is_none() && file.size > MAX_DOWNLOAD_BYTES).then(|| {
+    (file.text.is_none() && file.size > MAX_FILE_BYTES).then(|| {
         format!(
             "it is {}, larger than the {} the agent reads; the user has the file, tell them if the task needs it",
             size_words(file.size),
-            size_words(MAX_DOWNLOAD_BYTES)
+            size_words(MAX_FILE_BYTES)
         )
     })
 }
@@ -34,10 +30,10 @@ pub fn media_type(download: &Download) -> String {
 /// (application/pdf, 12 KB).`, with why it cannot be read when it cannot.
 pub fn downloaded_sentence(name: &str, download: &Download) -> String {
     let said = format!("Downloaded {name} ({}, {})", media_type(download), size_words(download.size));
-    if download.size > MAX_DOWNLOAD_BYTES {
+    if download.size > MAX_FILE_BYTES {
         format!(
             "{said}; it is too large for the agent to read (at most {}), but the user has it.",
-            size_words(MAX_DOWNLOAD_BYTES)
+            size_words(MAX_FILE_BYTES)
         )
     } else if let Some(problem) = &download.unread {
         format!("{said}; the agent could not read it ({problem}), but the user has it.")

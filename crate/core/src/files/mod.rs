@@ -14,11 +14,17 @@ mod outline;
 mod pdf;
 mod read;
 
-pub use downloads::{downloaded_sentence, media_type, too_large_to_read, MAX_DOWNLOAD_BYTES};
+pub use downloads::{downloaded_sentence, media_type, too_large_to_read};
 pub use notebook::{MAX_FILE_CHARS, MAX_NAME_CHARS, MAX_NOTEBOOK_CHARS, MAX_NOTEBOOK_FILES, TODO};
+pub use outline::size_words;
 pub use read::{page_of, text_of, text_of_pdf, Page, READ_PAGE_CHARS};
 
 use serde::{Deserialize, Serialize};
+
+/// The largest file whose bytes the worker holds for a task: one the user attaches (a CV, a scan,
+/// a spreadsheet; one page operation carries it to the page in base64, and Chrome's messages take
+/// 64 MiB), or one the task downloads (the user gets larger downloads all the same, unread).
+pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
 
 /// Where a task's file came from, which says what may be done with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -82,7 +82,7 @@ fn size_of(file: &TaskFile) -> String {
 }
 
 /// A size as people say it: `512 bytes`, `20 KB`, `3.4 MB`.
-pub(super) fn size_words(bytes: u64) -> String {
+pub fn size_words(bytes: u64) -> String {
     const KB: u64 = 1024;
     match bytes {
         0..KB => format!("{bytes} bytes"),

@@ -5,7 +5,7 @@ use super::super::events::{ActionReport, AgentEvent};
 use super::super::navigator::Navigator;
 use super::super::task_config::UserGate;
 use crate::browser::{Browser, Download};
-use crate::files::{downloaded_sentence, media_type, Source, MAX_DOWNLOAD_BYTES};
+use crate::files::{downloaded_sentence, media_type, Source, MAX_FILE_BYTES};
 use crate::llm::ChatModel;
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
@@ -13,7 +13,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// the task's files and to the action's result.
     pub(super) async fn note_downloads(&self, report: &mut ActionReport) {
         let since = self.recorder.borrow().started_ms();
-        let downloads = match self.browser.downloads(&self.worked_tabs(), since, MAX_DOWNLOAD_BYTES).await {
+        let downloads = match self.browser.downloads(&self.worked_tabs(), since, MAX_FILE_BYTES).await {
             Ok(downloads) => downloads,
             Err(err) => {
                 report.outcome.push_str(&format!(" The browser's downloads could not be looked at: {err}."));

@@ -8,7 +8,7 @@ use crate::agent::record::Role;
 use crate::agent::task_config::UserGate;
 use crate::browser::{Browser, PageOp};
 use crate::content::{chunks, to_markdown, RawContent};
-use crate::files::{text_of_pdf, MAX_DOWNLOAD_BYTES};
+use crate::files::{text_of_pdf, MAX_FILE_BYTES};
 use crate::llm::repair::{outermost_object, parse_lenient};
 use crate::llm::ChatModel;
 use crate::text::truncate_words;
@@ -31,7 +31,7 @@ pub(super) fn parse_extraction(reply: &str) -> Option<(bool, String)> {
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// The text of the PDF the tab shows in the browser's viewer (whose text is not in the page).
     async fn shown_pdf_text(&self, content: &RawContent) -> Result<String, String> {
-        let bytes = self.browser.shown_file(self.tab.get(), MAX_DOWNLOAD_BYTES).await.map_err(|err| err.to_string())?;
+        let bytes = self.browser.shown_file(self.tab.get(), MAX_FILE_BYTES).await.map_err(|err| err.to_string())?;
         text_of_pdf(&content.title, &bytes)
     }
 

@@ -10,7 +10,7 @@ use crate::agent::navigator::{Navigator, StepError};
 use crate::agent::task_config::UserGate;
 use crate::browser::{Browser, PageOp, UploadedFile};
 use crate::dom_map::MapElement;
-use crate::files::attach::{megabytes, MAX_ATTACHED_FILE_BYTES};
+use crate::files::{size_words, MAX_FILE_BYTES};
 use crate::files::{Source, TaskFile};
 use crate::llm::ChatModel;
 use crate::safety::{Carried, Site};
@@ -65,12 +65,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if file.source == Source::Downloaded {
             return Err(format!("\"{name}\" was downloaded by the task: it is not the user's to send. Only the files the user attached and your notebook's files can be uploaded."));
         }
-        let size = file.size as usize;
-        if size > MAX_ATTACHED_FILE_BYTES {
+        if file.size > MAX_FILE_BYTES {
             return Err(format!(
                 "\"{name}\" is {}; an upload takes at most {}. Tell the user the file is too large to upload.",
-                megabytes(size),
-                megabytes(MAX_ATTACHED_FILE_BYTES)
+                size_words(file.size),
+                size_words(MAX_FILE_BYTES)
             ));
         }
         Ok(file.clone())

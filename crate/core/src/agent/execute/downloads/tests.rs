@@ -1,7 +1,7 @@
 use crate::agent::fakes::{config, outcomes, reply, run_with, FakeShop, ScriptedModel};
 use crate::agent::{AgentEvent, Checkpoint, TaskConfig};
 use crate::browser::Download;
-use crate::files::{Source, MAX_DOWNLOAD_BYTES};
+use crate::files::{Source, MAX_FILE_BYTES};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -50,7 +50,7 @@ fn a_download_becomes_a_task_file_the_model_is_told_of() {
         size: 12 * 1024,
         download_id: Some(7),
     }));
-    assert_eq!(shop.download_bounds.borrow()[0], MAX_DOWNLOAD_BYTES, "the host is told the bound");
+    assert_eq!(shop.download_bounds.borrow()[0], MAX_FILE_BYTES, "the host is told the bound");
 }
 
 #[test]
@@ -81,12 +81,7 @@ fn a_second_file_of_the_same_name_gets_its_own_and_one_reported_again_is_kept_on
 #[test]
 fn a_download_too_large_to_read_is_listed_and_said_to_be_so() {
     let shop = FakeShop::new();
-    shop.pending_downloads.replace(vec![download(
-        "backup.zip",
-        "application/zip",
-        MAX_DOWNLOAD_BYTES + 1,
-        "download-3",
-    )]);
+    shop.pending_downloads.replace(vec![download("backup.zip", "application/zip", MAX_FILE_BYTES + 1, "download-3")]);
     let model = click_then_done();
     let (events, checkpoint) = click_that_downloads(&shop, &model);
     assert!(
@@ -129,7 +124,7 @@ fn a_downloaded_pdf_is_read_as_its_text() {
 
 #[test]
 fn a_download_too_large_or_unread_is_refused_with_why() {
-    let huge = download("backup.zip", "application/zip", MAX_DOWNLOAD_BYTES * 3, "download-3");
+    let huge = download("backup.zip", "application/zip", MAX_FILE_BYTES * 3, "download-3");
     let gone = Download {
         unread: Some("the page no longer has it".into()),
         ..download("rows.csv", "text/csv", 40, "download-4")

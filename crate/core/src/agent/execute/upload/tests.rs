@@ -1,7 +1,7 @@
 use crate::agent::fakes::{config, outcomes, reply, run_as, FakeShop, FakeUser, ScriptedModel};
 use crate::agent::AgentEvent;
 use crate::browser::PageOp;
-use crate::files::attach::MAX_ATTACHED_FILE_BYTES;
+use crate::files::MAX_FILE_BYTES;
 use crate::files::{Source, TaskFiles};
 use crate::llm::LlmError;
 use base64::Engine;
@@ -19,7 +19,7 @@ fn files() -> TaskFiles {
     files.write("notes.md", "Ada Lovelace, 12 Analytical Way").unwrap();
     files.add_held("cv.pdf", Source::Attached, "application/pdf", CV.len() as u64, "a1");
     files.add_held("invoice.pdf", Source::Downloaded, "application/pdf", 900, "d1");
-    files.add_held("scan.tiff", Source::Attached, "image/tiff", MAX_ATTACHED_FILE_BYTES as u64 + 1, "a2");
+    files.add_held("scan.tiff", Source::Attached, "image/tiff", MAX_FILE_BYTES + 1, "a2");
     files
 }
 
@@ -117,7 +117,7 @@ fn a_file_too_large_is_refused_before_it_is_read() {
     let (shop, said, _) = run_steps(&[r#"[{"upload_file":{"index":5,"name":"scan.tiff"}}]"#], true);
     assert_eq!(
         said[0],
-        "\"scan.tiff\" is 10 MB; an upload takes at most 10 MB. Tell the user the file is too large to upload."
+        "\"scan.tiff\" is 10.0 MB; an upload takes at most 10.0 MB. Tell the user the file is too large to upload."
     );
     assert!(uploads(&shop).is_empty());
 }
