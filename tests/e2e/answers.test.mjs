@@ -46,8 +46,11 @@ test('the panel answers as a table with the columns the user names, downloadable
     await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted-model', apiKey: 'sk-test', maxSteps: 5, planningInterval: 0 });
     const panel = await openPanel(agent, tabId);
     await panel.fill('#task', 'list the mugs with their prices');
+    // The columns are asked for only once a table is.
+    assert.equal(await panel.isVisible('#answer-columns'), false);
     // A table with no column named is refused in the form, and nothing is sent.
     await panel.check('#answer-table');
+    assert.equal(await panel.isVisible('#answer-columns'), true);
     await panel.press('#task', 'Enter');
     assert.equal(await panel.inputValue('#task'), 'list the mugs with their prices');
     assert.match(await panel.$eval('#answer-columns', (field) => field.validationMessage), /Name at least one column/);
