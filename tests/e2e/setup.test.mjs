@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openTarget, openPanel, runTask } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
-import { SHOP_TASK, shopScript, withSiteAndBrowser } from '../support/fixtures.mjs';
+import { SHOP_TASK, shopScript, waitUntil, withSiteAndBrowser } from '../support/fixtures.mjs';
 
 const OLLAMA_PORT = 11434;
 const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
@@ -117,10 +117,15 @@ test('a saved task with a placeholder is inserted with / and run; saved tasks ar
     await panel.click('#save-task');
     await input.fill('/');
     await panel.click('button[aria-label^="Move up: find the opening hours"]');
+    // The worker writes each change after the click that asked for it: wait for it, then compare.
     const stored = async () => (await agent.worker.evaluate(() => chrome.storage.local.get('savedTasks'))).savedTasks;
-    assert.deepEqual(await stored(), ['find the opening hours of {shop} on {day}', 'add the {colour} mug to the cart, then tell me the cart total']);
+    const storedAs = async (expected) => {
+      await waitUntil(async () => JSON.stringify(await stored()) === JSON.stringify(expected)).catch(() => {});
+      assert.deepEqual(await stored(), expected);
+    };
+    await storedAs(['find the opening hours of {shop} on {day}', 'add the {colour} mug to the cart, then tell me the cart total']);
     await panel.click('button[aria-label^="Delete: add the"]');
-    assert.deepEqual(await stored(), ['find the opening hours of {shop} on {day}']);
+    await storedAs(['find the opening hours of {shop} on {day}']);
     await input.press('Escape');
     assert.equal(await panel.locator('#saved-list').isHidden(), true);
     // Ctrl+K goes back to the input from anywhere in the panel.

@@ -34,7 +34,7 @@ Reply with one JSON object only:
 {{\"current_state\": {{\"evaluation_previous_goal\": \"Success, Failed or Unknown: why\", \"memory\": \"progress and facts to keep\", \"next_goal\": \"...\"}}, \"action\": [{{\"action_name\": {{parameters}}}}, ...]}}
 Actions (? marks optional parameters):
 {}
-At most {} actions; they run in order and stop when the page changes. Long lists: append each page's items to a file (append_file, e.g. results.csv) as you go, not to memory; a long task may keep its plan in todo.md. Buying, sending, publishing, deleting, account changes, payment or password data, and text you write bound for a site the user did not choose wait for the user's approval; if refused, do not try another way. Use done as soon as the task is complete, with the answer the user asked for.",
+At most {} actions; they run in order and stop when the page changes. Long lists: append_file each page's items (e.g. to results.csv), not memory. Buying, sending, publishing, deleting, account changes, payment or password data, and text you write bound for a site the user did not choose wait for the user's approval; if refused, do not try another way. Use done as soon as the task is complete, with the answer the user asked for.",
         compact_actions_prompt(),
         MAX_ACTIONS_PER_STEP
     )
