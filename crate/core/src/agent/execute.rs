@@ -280,6 +280,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let target = element.describe();
         let at = element.target.clone();
         let tag = element.tag.clone();
+        // A number for a slider or spinner: the control is brought to it.
+        if let Action::InputText { text, .. } = action {
+            if let Some((control, wanted)) = NumberControl::of(element).zip(values::number_in(text)) {
+                return self.input_number(element, control, text, wanted).await;
+            }
+        }
         match action {
             Action::ClickElement { .. }
                 if element.link.as_deref().is_some_and(|link| self.config.policy.check(link).is_err()) =>
@@ -314,11 +320,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 .await
             }
             Action::InputText { text, clear, .. } => {
-                let outcome = if self.trusted_here(element) {
-                    self.trusted_type(at, tag, text, *clear).await?
-                } else {
-                    self.type_into(at, tag, text, *clear).await?
-                };
+                let outcome = self.type_text(element, text, *clear).await?;
                 let typed = typed_sentence(text, &target, outcome.value.as_deref());
                 self.after_op(name, Some(&target), outcome, typed, &format!("Could not type into {target}")).await
             }
@@ -341,6 +343,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     return Ok(report(name, Some(&target), false, listed));
                 }
                 let chosen = outcome.value.clone().unwrap_or_default();
+                if let (true, Some(selected)) = (outcome.ok, &outcome.selected) {
+                    return Ok(report(
+                        name,
+                        Some(&target),
+                        true,
+                        values::multiple_sentence(&target, &chosen, selected),
+                    ));
+                }
                 self.after_op(
                     name,
                     Some(&target),
@@ -505,7 +515,9 @@ mod navigation;
 mod report;
 mod tabs;
 mod upload;
+mod values;
 use flow::Outbound;
 use report::{left_page, quote_list, report, said, scroll_sentence, typed_sentence, Done, Outcome};
+use values::NumberControl;
 #[cfg(test)]
 mod tests;

@@ -149,6 +149,23 @@ pub enum PageOp {
         tag: String,
         files: Vec<UploadedFile>,
     },
+    /// Set an input's value (a range, a number, a spinner) as an edit that ends sets it, and
+    /// report the control's number.
+    SetValue {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+        value: String,
+    },
+    /// Press `key` `times` in a slider or spinner (or its one thumb inside), the page rendering
+    /// after each, and report its number; `times` 0 only reads it.
+    Step {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+        key: KeyPress,
+        times: u32,
+    },
 }
 
 /// A file for the page, its bytes in base64 (operations travel as JSON).
@@ -209,7 +226,9 @@ impl PageOp {
             | PageOp::Focus { target, .. }
             | PageOp::Value { target, .. }
             | PageOp::Submission { target, .. }
-            | PageOp::Upload { target, .. } => target.frame_id,
+            | PageOp::Upload { target, .. }
+            | PageOp::SetValue { target, .. }
+            | PageOp::Step { target, .. } => target.frame_id,
             PageOp::ScrollPage { frame, .. }
             | PageOp::Keys { frame, .. }
             | PageOp::Find { frame, .. }
@@ -226,6 +245,7 @@ impl PageOp {
         match self {
             PageOp::Hover { .. } => Some(450),
             PageOp::Type { more: true, .. } => None,
+            PageOp::Step { times: 0, .. } => None,
             _ if self.may_change_page() => Some(150),
             _ => None,
         }
