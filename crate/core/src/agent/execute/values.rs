@@ -2,7 +2,7 @@
 //! spinner to a number (`input_text` with a number), judged by the number the control then
 //! shows; and what a multiple select holds after `select_option` added or took out an option.
 
-use super::report::{quote_list, quoted, report, typed_sentence, Outcome};
+use super::report::{quote_list, quoted, report, Outcome};
 use crate::agent::navigator::{Navigator, StepError};
 use crate::agent::task_config::UserGate;
 use crate::browser::{parse_keys, Browser, NumberState, OpOutcome, PageOp};
@@ -103,6 +103,12 @@ pub(super) fn next_press(value: f64, wanted: f64, learned: Learned) -> Option<(&
     Some((arrow, presses.min(MAX_PRESSES)))
 }
 
+/// The bounds and step the page map shows of the control (`min`, `max`, `step`).
+fn bounds_shown(element: &MapElement) -> NumberState {
+    let number = |name: &str| element.attrs.iter().find(|(k, _)| k == name).and_then(|(_, v)| number_in(v));
+    NumberState { value: None, min: number("min"), max: number("max"), step: number("step"), text: String::new() }
+}
+
 /// `wanted` within the control's bounds.
 fn bounded(wanted: f64, state: &NumberState) -> f64 {
     let low = state.min.map_or(wanted, |min| wanted.max(min));
@@ -196,12 +202,16 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     ) -> Outcome {
         let name = "input_text";
         let target = element.describe();
+        // A field takes what it is given, beyond its bounds too: it is given the nearest bound.
+        let bounds = bounds_shown(element);
+        let goal = bounded(wanted, &bounds);
         let mut first = None;
         if control == NumberControl::Field {
-            let typed = self.type_text(element, text, true).await?;
-            let reached = typed.value.as_deref().and_then(number_in).is_some_and(|value| same(value, wanted));
-            if typed.ok && reached {
-                return Ok(report(name, Some(&target), true, typed_sentence(text, &target, typed.value.as_deref())));
+            let typed = self.type_text(element, &shown(goal), true).await?;
+            let value = typed.value.as_deref().and_then(number_in);
+            if typed.ok && value.is_some_and(|value| same(value, goal)) {
+                let (ok, said) = number_outcome(&target, wanted, &NumberState { value, ..bounds }, None);
+                return Ok(report(name, Some(&target), ok, said));
             }
             first = Some(match typed.value {
                 Some(value) if typed.ok => format!("Typing {} left it at {}; ", quoted(text), quoted(&value)),
@@ -210,12 +220,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
         let mut state = None;
         if control != NumberControl::Keyed {
+            let value = shown(goal);
             let set = self.number_op(
                 element,
-                PageOp::SetValue { target: element.target.clone(), tag: element.tag.clone(), value: shown(wanted) },
+                PageOp::SetValue { target: element.target.clone(), tag: element.tag.clone(), value },
             );
             match set.await? {
-                Ok(now) if now.value.is_some_and(|value| same(value, wanted)) || control == NumberControl::Range => {
+                Ok(now) if now.value.is_some_and(|value| same(value, goal)) || control == NumberControl::Range => {
                     state = Some(now);
                 }
                 _ => {}

@@ -1,0 +1,27 @@
+// Sliders and a number field from MUI and Ant Design, as an app uses them: each reports its value
+// to the app's state, which the page shows.
+import { useEffect, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import Slider from '@mui/material/Slider';
+import { InputNumber, Slider as AntSlider } from 'antd';
+
+function App() {
+  const [temperature, setTemperature] = useState(20);
+  const [discount, setDiscount] = useState(10);
+  const [rooms, setRooms] = useState(1);
+  useEffect(() => { document.body.dataset.ready = 'yes'; }, []);
+  return (
+    <main style={{ padding: 16, display: 'grid', gap: 16, maxWidth: 360 }}>
+      <h1>Booking preferences</h1>
+      <Slider aria-label="Room temperature" value={temperature} onChange={(event, value) => setTemperature(value)}
+        min={16} max={28} step={0.5} />
+      <output id="temperature">{temperature}</output>
+      <AntSlider ariaLabelForHandle="Discount" value={discount} onChange={setDiscount} min={0} max={50} />
+      <output id="discount">{discount}</output>
+      <InputNumber aria-label="Rooms" value={rooms} onChange={setRooms} min={1} max={8} />
+      <output id="rooms">{rooms ?? 'none'}</output>
+    </main>
+  );
+}
+
+createRoot(document.getElementById('root')).render(<App />);
