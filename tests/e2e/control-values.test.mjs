@@ -145,3 +145,13 @@ test('React Select multi: select_option adds a second option to the first', asyn
   ]);
   assert.equal(await output(page, 'toppings'), 'nuts,sauce', seen);
 });
+
+test('React Select multi: choosing a chosen option again takes it out', async () => {
+  const { page, outcomes, seen } = await run('react-select.html', [
+    [{ select_option: { target: 'label=Toppings', text: 'Nuts' } }],
+    [{ select_option: { target: 'label=Toppings', text: 'Caramel sauce' } }],
+    [{ select_option: { target: 'label=Toppings', text: 'Nuts' } }],
+  ]);
+  assert.equal(await output(page, 'toppings'), 'sauce', seen);
+  assert.match(outcomes[2], /^Took "Nuts" out of the choice in /, seen);
+});

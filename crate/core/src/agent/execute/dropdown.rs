@@ -94,6 +94,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Ok(options) => options,
         };
         let Some(option) = best_match(&options, wanted) else {
+            if let Some(taken_out) = self.take_out_chosen(element, wanted).await? {
+                return Ok(taken_out);
+            }
             let labels: Vec<String> = options.iter().map(option_label).collect();
             return Ok(report(
                 name,

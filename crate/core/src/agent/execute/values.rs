@@ -2,10 +2,10 @@
 //! spinner to a number (`input_text` with a number), judged by the number the control then
 //! shows; and what a multiple select holds after `select_option` added or took out an option.
 
-use super::report::{quote_list, quoted, report, Outcome};
-use crate::agent::navigator::{Navigator, StepError};
+use super::report::{quote_list, quoted, report, Done, Outcome};
+use crate::agent::navigator::{Look, Navigator, StepError};
 use crate::agent::task_config::UserGate;
-use crate::browser::{parse_keys, Browser, NumberState, OpOutcome, PageOp};
+use crate::browser::{parse_keys, Browser, Click, NumberState, OpOutcome, PageOp};
 use crate::dom_map::MapElement;
 use crate::llm::ChatModel;
 
@@ -277,6 +277,39 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         Ok(Ok((state, learned.arrow)))
     }
 
+    /// A custom multiple select that shows each chosen option with a remove button named after it
+    /// ("Remove Nuts", as React Select's): choosing a chosen option again takes it out, as in a
+    /// native one. `None` when there is no such button.
+    pub(super) async fn take_out_chosen(&self, element: &MapElement, wanted: &str) -> Result<Option<Done>, StepError> {
+        let name = "select_option";
+        let Ok(now) = self.observe(Look::Peek).await? else { return Ok(None) };
+        let Some(remove) = now.elements().find(|e| is_remover_of(e, wanted)) else { return Ok(None) };
+        let target = element.describe();
+        let op = PageOp::Click { target: remove.target.clone(), tag: remove.tag.clone(), click: Click::Single };
+        let outcome = self.perform(&op).await?;
+        let gone = match self.observe(Look::Peek).await? {
+            Ok(after) => !after.elements().any(|e| is_remover_of(e, wanted)),
+            Err(_) => false,
+        };
+        let wanted = wanted.trim();
+        Ok(Some(if outcome.ok && gone {
+            report(
+                name,
+                Some(&target),
+                true,
+                format!("Took \"{wanted}\" out of the choice in {target} (it was selected; choosing a selected option again deselects it)."),
+            )
+        } else {
+            let why = if outcome.ok { "it is still there".to_string() } else { outcome.message };
+            report(
+                name,
+                Some(&target),
+                false,
+                format!("Could not take \"{wanted}\" out of the choice in {target}: {why}."),
+            )
+        }))
+    }
+
     /// Runs a set or step operation: the control's number after it, or why it failed.
     async fn number_op(&self, element: &MapElement, op: PageOp) -> Result<Result<NumberState, String>, StepError> {
         let outcome: OpOutcome = self.perform(&op).await?;
@@ -286,6 +319,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             (false, _) => Err(outcome.message),
         })
     }
+}
+
+/// The button that takes `option` out of a custom multiple select's choice: "Remove Nuts".
+pub(super) fn is_remover_of(element: &MapElement, option: &str) -> bool {
+    let wanted = format!("remove {}", option.trim().to_lowercase());
+    element.attrs.iter().any(|(k, v)| k == "aria-label" && v.trim().to_lowercase() == wanted)
 }
 
 #[cfg(test)]

@@ -138,3 +138,11 @@ fn a_multiple_select_says_what_was_added_or_taken_out_and_all_that_is_chosen() {
     assert!(said.ends_with("now selected: \"Lolita\"."), "{said}");
     assert!(multiple_sentence(target, "Lolita", &[]).ends_with("now nothing is selected."));
 }
+
+#[test]
+fn a_chosen_option_is_taken_out_with_the_button_named_after_it() {
+    let remove = element("div", &[("role", "button"), ("aria-label", "Remove Caramel sauce")]);
+    assert!(is_remover_of(&remove, " caramel SAUCE "));
+    assert!(!is_remover_of(&remove, "Caramel"));
+    assert!(!is_remover_of(&element("div", &[("role", "button"), ("aria-label", "Caramel sauce")]), "Caramel sauce"));
+}
