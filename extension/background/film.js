@@ -18,6 +18,8 @@ const PADDING = 8;
 const CAPTION_FONT = '14px system-ui, sans-serif';
 const CAPTION_BAR = CAPTION_LINES * LINE_HEIGHT + 2 * PADDING;
 const OUTLINE_COLOUR = '#ff2d55';
+/** The most films kept (each at most a frame a step, 200 steps): older ones go first. */
+const MAX_FILMS = 20;
 /** The quality of the kept frames (JPEG): the GIF's palette is coarser. */
 const FRAME_QUALITY = 0.85;
 
@@ -36,6 +38,25 @@ export function keepFilmFrame(event) {
 async function keepFrame({ chat, film, step, image, outline, masks, caption }) {
   const picture = await drawPicture(image, outline, masks);
   await transaction('readwrite', (store) => store.put({ step, caption, ...picture }, frameKey(chat, film, step)));
+  if (!started.has(film)) {
+    started.add(film);
+    await forgetOldFilms();
+  }
+}
+
+/** Films whose first frame this worker kept (a new film is when older ones may go). */
+const started = new Set();
+
+/** Lets go of the films beyond the newest MAX_FILMS (a film's name is when its run started). */
+async function forgetOldFilms() {
+  const keys = await transaction('readonly', (store) => store.getAllKeys());
+  const films = [...new Map(keys.map(([chat, film]) => [`${chat}\u0000${film}`, [chat, film]])).values()]
+    .sort((a, b) => Number(b[1]) - Number(a[1]));
+  const old = films.slice(MAX_FILMS);
+  if (!old.length) return;
+  await transaction('readwrite', (store) => {
+    for (const [chat, film] of old) store.delete(IDBKeyRange.bound([chat, film, -Infinity], [chat, film, Infinity]));
+  });
 }
 
 /** The screenshot at the film's width, the secrets blacked out and the acted element outlined:

@@ -130,7 +130,10 @@ test('with the film on, a run downloads as a GIF from the panel and the History,
     await panel.locator('.answer').waitFor({ timeout: TIMEOUT });
     assert.equal(await panel.locator('.answer').textContent(), 'The cart total is $14.50');
     // The model was not shown the film's screenshots (vision is off).
-    assert.ok(llm.requests.every((request) => JSON.stringify(request.messages).indexOf('image_url') === -1));
+    const images = llm.requests.flatMap((request) => request.raw.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])))
+      .filter((part) => part.type === 'image_url');
+    assert.deepEqual(images, []);
+    assert.equal(await panel.locator('.step .step-screenshot').count(), 0, 'nor do the steps show them');
 
     const bytes = await downloadFilm(panel);
     const film = await checkFilm(panel, bytes);
