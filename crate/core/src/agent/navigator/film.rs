@@ -128,4 +128,24 @@ mod tests {
         let (_, events) = run_with(&config, &shop, &model);
         assert_eq!(frames(&events), [(1, "Type <secret>pin</secret> in the PIN field".to_string(), false)]);
     }
+
+    #[test]
+    fn a_field_holding_a_secret_is_blacked_out_in_later_frames() {
+        let shop = FakeShop::new();
+        let model = ScriptedModel::new(vec![
+            reply(r#"[{"input_text":{"index":2,"text":"<secret>pin</secret>","clear":null}}]"#),
+            reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+        ]);
+        let secret = Secret { name: "pin".into(), value: "Orbit-4242".into(), domains: vec![] };
+        let config = TaskConfig { film: true, secrets: Secrets::new(vec![secret]).unwrap(), ..config(5) };
+        let (_, events) = run_with(&config, &shop, &model);
+        let masks: Vec<usize> = events
+            .iter()
+            .filter_map(|event| match event {
+                AgentEvent::FilmFrame { masks, .. } => Some(masks.len()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(masks, [0, 1], "the note holds the secret once it is typed");
+    }
 }
