@@ -493,8 +493,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     self.keep_film_shot(&shot.image);
                     Vec::new()
                 }
-                Err(err) => {
+                Err(err) if self.config.vision => {
                     self.warn_once(text!("core_vision_no_screenshot", err.text()));
+                    Vec::new()
+                }
+                Err(err) => {
+                    self.warn_once(text!("core_film_no_screenshot", err.text()));
                     Vec::new()
                 }
             },
