@@ -29,6 +29,9 @@ const frameKey = (chat, film, step) => [chat, film, step];
 /** Frames being kept, in order: a film is made once those sent before it are kept. */
 let keeping = Promise.resolve();
 
+/** Films whose first frame this worker kept (a new film is when older ones may go). */
+const started = new Set();
+
 /** Draws and keeps a `film_frame` event's frame. */
 export function keepFilmFrame(event) {
   keeping = keeping.then(() => keepFrame(event)).catch((err) => console.warn('A film frame could not be kept:', err));
@@ -43,9 +46,6 @@ async function keepFrame({ chat, film, step, image, outline, masks, caption }) {
     await forgetOldFilms();
   }
 }
-
-/** Films whose first frame this worker kept (a new film is when older ones may go). */
-const started = new Set();
 
 /** Lets go of the films beyond the newest MAX_FILMS (a film's name is when its run started). */
 async function forgetOldFilms() {
