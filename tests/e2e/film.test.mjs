@@ -1,11 +1,13 @@
 // A film of every run: with the film setting on, the shop task's steps come out as an animated GIF
 // (each step's screenshot, the acted element outlined, the step's goal as caption), downloaded
-// from the panel, from the History, and written by the runner with --gif. The GIFs are decoded
+// from the panel, from the History, written by the runner with --gif and by the evaluation with
+// --films (linked from its report). The GIFs are decoded
 // in Chromium with WebCodecs' ImageDecoder; frame 3 (the click on "Add Blue mug to cart") is kept
 // as a PNG to be looked at.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -182,6 +184,39 @@ test('the runner writes the film with --gif', async () => {
     const page = await openShopPanel();
     await checkFilm(page, bytes);
     await page.close();
+  } finally {
+    await llm.close();
+  }
+});
+
+test('the evaluation makes a film of each run with --films and links it from its report', async () => {
+  const suiteFile = join(EXTENSION_DIR, 'tests', 'eval', 'suite.jsonl');
+  const task = (await readFile(suiteFile, 'utf8')).split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l))
+    .find((t) => t.id === 'shop-blue-mug');
+  const scripts = JSON.parse(await readFile(join(EXTENSION_DIR, 'tests', 'eval', 'perfect.json'), 'utf8'));
+  const llm = await startLlmServer({ tasks: { [task.task]: scripts[task.id] } });
+  const out = await mkdtemp(join(tmpdir(), 'agent-eval-films-'));
+  try {
+    const { code, stderr } = await new Promise((done) => {
+      const child = spawn(join(EXTENSION_DIR, 'build.sh'), ['eval', '--suite', suiteFile, '--only', task.id, '--films',
+        '--base-url', llm.baseUrl, '--model', 'scripted', '--planning-interval', '0', '--out', out]);
+      let errors = '';
+      child.stderr.on('data', (d) => { errors += d; });
+      child.on('close', (exit) => done({ code: exit, stderr: errors }));
+    });
+    assert.equal(code, 0, stderr);
+    const [result] = (await readFile(join(out, 'results.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(result.film, join('films', `${task.id}.1.gif`));
+    const bytes = await readFile(join(out, result.film));
+    const page = await openShopPanel();
+    const film = await decode(page, bytes, 0);
+    assert.equal(film.count, result.steps, 'a frame a step');
+    assert.equal(film.frames[0].width, FRAME_WIDTH);
+    await page.close();
+    const report = await agent.context.newPage();
+    await report.goto(`file://${join(out, 'report.html')}`);
+    assert.equal(await report.locator('a.film').getAttribute('href'), result.film);
+    await report.close();
   } finally {
     await llm.close();
   }
