@@ -7,14 +7,14 @@
 
 import { parseArgs } from 'node:util';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { launchAgentBrowser, attachFiles, applySettings, settingsProblem, openTarget, openPanel, runTask, proposeWorkflow } from './launch.mjs';
+import { launchAgentBrowser, attachFiles, applySettings, settingsProblem, openTarget, openPanel, runTask, proposeWorkflow, saveFilm } from './launch.mjs';
 import { AGENT_OPTIONS, FLAGS, agentSettings, wholeFlag } from './agent-flags.mjs';
 import { median } from './eval/stats.mjs';
 
 const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [--base-url URL] --model NAME
                    [--api-key-env VAR] [--max-steps N] [--planner-model NAME] [--validator-model NAME]
                    [--planning-interval N] [--memory-interval N] [--max-input-tokens N] [--request-style S]
-                   [--no-validator] [--vision] [--site-plan MODE] [--record FILE] [--json] [--headed]
+                   [--no-validator] [--vision] [--site-plan MODE] [--record FILE] [--gif FILE] [--json] [--headed]
                    [--approve] [--save-workflow FILE] [--output-schema FILE] [--file PATH]...
        ./build.sh run --workflow FILE [--param NAME=VALUE]... [the same options]
 
@@ -49,6 +49,9 @@ const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [-
                       ask (tell about sites outside the planner's plan) or strict (ask before them)
   --record FILE       write the run's record (each step's URL, decisions, actions, tokens per
                       agent, time per phase and cost; secrets redacted) to FILE as JSON
+  --gif FILE          write a film of the run to FILE as an animated GIF: each step's screenshot,
+                      the element acted on outlined, the step's goal as caption (secrets redacted,
+                      fields holding one blacked out); at most 100 frames, 640 px wide, 8 MB
   --json              print one JSON object per event
   --headed            show the browser window
   --approve           allow consequential actions (buying, sending, deleting...), the user's data
@@ -72,6 +75,7 @@ function parse(argv) {
         url: { type: 'string', default: 'about:blank' },
         'max-steps': { type: 'string', default: '25' },
         record: { type: 'string' },
+        gif: { type: 'string' },
         workflow: { type: 'string' },
         param: { type: 'string', multiple: true, default: [] },
         file: { type: 'string', multiple: true, default: [] },
@@ -91,7 +95,7 @@ function parse(argv) {
   }
   if (values.task !== undefined && values.workflow) usageError('give --task or --workflow, not both');
   if (!values.task?.trim() && !values.workflow) usageError('--task is required (or --workflow)');
-  const settings = { ...agentSettings(values, usageError), maxSteps: wholeFlag(values, 'max-steps', 1, usageError) };
+  const settings = { ...agentSettings(values, usageError), maxSteps: wholeFlag(values, 'max-steps', 1, usageError), film: Boolean(values.gif) };
   if (values.workflow && values.file.length) usageError('--file attaches files to a --task');
   if (values.workflow && values['output-schema']) usageError('--output-schema goes with --task, not --workflow');
   const request = values.workflow ? workflowRequest(values) : { type: 'start_task', task: values.task, ...outputSchema(values) };
@@ -188,6 +192,7 @@ async function run(agent, options) {
   const panel = await openPanel(agent, tabId);
   let usage = null;
   let record = null;
+  let chat = null;
   const end = await runTask(panel, {
     request: options.request,
     tabId,
@@ -195,6 +200,7 @@ async function run(agent, options) {
       if (event.type === 'usage') usage = event;
       if (event.type === 'run_recorded') {
         record = event.record;
+        chat = event.chat;
         if (options.record) writeFileSync(options.record, `${JSON.stringify(record, null, 2)}\n`);
       }
       const line = options.json ? JSON.stringify(event) : describe(event);
@@ -214,6 +220,10 @@ async function run(agent, options) {
     process.stdout.write(`${agentTimeLine(record.steps)}\n`);
     const sizes = requestSizeLine(record.steps);
     if (sizes) process.stdout.write(`${sizes}\n`);
+  }
+  if (options.gif) {
+    const bytes = await saveFilm(agent, chat, record, options.gif);
+    if (!options.json) process.stdout.write(bytes === null ? 'No film: no step had a screenshot.\n' : `Film written to ${options.gif} (${bytes} bytes)\n`);
   }
   const succeeded = end.type === 'result' && end.success;
   if (succeeded && options['save-workflow'] && record) {

@@ -3,6 +3,7 @@
 
 import { chromium } from 'playwright-core';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve, dirname } from 'node:path';
@@ -220,4 +221,15 @@ export async function runTask(panel, { task, request = { type: 'start_task', tas
     connect(false).postMessage({ v: 1, ...request, tabId, chatId: chat });
   }, { bridge, request, tabId });
   return finished;
+}
+
+/** Writes run `record`'s film (the film setting was on) of chat `chat` to `file` as a GIF;
+ * resolves with its size in bytes, or null when the run has no film. */
+export async function saveFilm(agent, chat, record, file) {
+  if (!record?.film || !chat) return null;
+  const gif = await agent.worker.evaluate(({ c, f }) => globalThis.agentFilm(c, f), { c: chat, f: record.film });
+  if (!gif) return null;
+  const bytes = Buffer.from(gif, 'base64');
+  writeFileSync(file, bytes);
+  return bytes.length;
 }

@@ -65,6 +65,7 @@ fn one_of_each_event() -> Vec<AgentEvent> {
         AgentEvent::Files { files: vec![] },
         AgentEvent::Answer { data: Value::Null },
         AgentEvent::Downloaded { name: text(), mime: text(), size: 1, download_id: Some(1) },
+        AgentEvent::FilmFrame { film: text(), step: 1, image: text(), outline: None, masks: vec![], caption: text() },
     ]
 }
 
@@ -95,6 +96,7 @@ fn kind_index(event: &AgentEvent) -> usize {
         AgentEvent::Files { .. } => 20,
         AgentEvent::Answer { .. } => 21,
         AgentEvent::Downloaded { .. } => 22,
+        AgentEvent::FilmFrame { .. } => 23,
     }
 }
 

@@ -565,6 +565,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         answer_language: String::new(),
         files: Default::default(),
         output_schema: None,
+        film: false,
     }
 }
 

@@ -143,6 +143,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     replay_cursor: Cell<usize>,
     /// The small picture of the page the model saw this step, for the panel.
     thumbnail: RefCell<Option<String>>,
+    /// This step's screenshot for the run's film, when the film is on.
+    film_shot: RefCell<Option<crate::llm::Image>>,
     /// The page was read again (a peek) since the map the model saw: what the sensor knows of
     /// changes since its last read no longer tells what changed since that map.
     pub(super) peeked: Cell<bool>,
@@ -195,6 +197,7 @@ impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
             replan: Cell::new(false),
             replay_cursor: Cell::new(0),
             thumbnail: RefCell::default(),
+            film_shot: RefCell::default(),
             peeked: Cell::new(false),
             answer: RefCell::default(),
         }
@@ -444,6 +447,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if let Some(nudge) = nudge {
             results.push(nudge);
         }
+        self.film_frame(step, &output.brain.next_goal, &output.actions, page.as_ref());
         // Before the step, whose event has the chat saved.
         self.show_files();
         (self.emit)(AgentEvent::Step {
@@ -477,14 +481,24 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     ) -> Result<Result<NavigatorOutput, StepEnd>, StepError> {
         let max_steps = self.config.max_steps;
         // The screenshot goes with this step's state message only, and leaves the history with it.
-        let images = match self.config.vision {
+        let images = match self.wants_screenshot() {
             true => match self.browser.screenshot(self.tab.get()).await {
-                Ok(shot) => {
+                Ok(shot) if self.config.vision => {
                     *self.thumbnail.borrow_mut() = shot.thumbnail;
+                    self.keep_film_shot(&shot.image);
                     vec![shot.image]
                 }
-                Err(err) => {
+                // Only the film's.
+                Ok(shot) => {
+                    self.keep_film_shot(&shot.image);
+                    Vec::new()
+                }
+                Err(err) if self.config.vision => {
                     self.warn_once(text!("core_vision_no_screenshot", err.text()));
+                    Vec::new()
+                }
+                Err(err) => {
+                    self.warn_once(text!("core_film_no_screenshot", err.text()));
                     Vec::new()
                 }
             },
@@ -750,6 +764,7 @@ pub(super) fn result_line(report: &ActionReport) -> String {
 
 pub(super) mod answer;
 mod files;
+mod film;
 mod history;
 mod model_calls;
 mod tabs;

@@ -160,6 +160,9 @@ pub struct RunRecord {
     pub tokens: BTreeMap<Role, Tokens>,
     pub cost: Option<f64>,
     pub duration_ms: f64,
+    /// The run's film among its chat's, when one was made (see `AgentEvent::FilmFrame`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub film: Option<String>,
 }
 
 /// Builds the record as the task runs, from its events and the timings the loop reports.
@@ -171,11 +174,20 @@ pub struct Recorder {
     resumed_at_step: Option<u32>,
     steps: Vec<StepRecord>,
     answer: Option<Value>,
+    film: Option<String>,
 }
 
 impl Recorder {
     pub fn new(task: &str, price: Option<Price>, started_ms: f64) -> Self {
-        Recorder { task: task.to_string(), price, started_ms, resumed_at_step: None, steps: Vec::new(), answer: None }
+        Recorder {
+            task: task.to_string(),
+            price,
+            started_ms,
+            resumed_at_step: None,
+            steps: Vec::new(),
+            answer: None,
+            film: None,
+        }
     }
 
     /// When the run (or its resumption) started, on the browser's clock.
@@ -220,6 +232,7 @@ impl Recorder {
             AgentEvent::Memory { summary, .. } => self.current().summary = Some(summary.clone()),
             AgentEvent::Warning { message } => self.current().warnings.push(message.to_string()),
             AgentEvent::Answer { data } => self.answer = Some(data.clone()),
+            AgentEvent::FilmFrame { film, .. } => self.film = Some(film.clone()),
             _ => {}
         }
     }
@@ -291,6 +304,7 @@ impl Recorder {
             cost: self.price.map(|price| cost(price, input, output)),
             tokens,
             duration_ms: finished_ms - self.started_ms,
+            film: self.film,
         }
     }
 }

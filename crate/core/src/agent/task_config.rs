@@ -70,6 +70,8 @@ pub struct TaskConfig {
     pub files: TaskFiles,
     /// The shape the final answer must have, when the task asks for structured data.
     pub output_schema: Option<OutputSchema>,
+    /// Make a film of the run: a frame of each step (see `navigator/film.rs`).
+    pub film: bool,
 }
 
 impl TaskConfig {

@@ -92,6 +92,9 @@ pub struct MapElement {
     /// The address of the frame the element lives in, when that frame is of another site than
     /// the page: what is typed or submitted there goes to that site.
     pub frame_url: Option<String>,
+    /// x, y, width, height in CSS pixels of the top page's viewport when the map was made (for
+    /// outlining the element in the run's film).
+    pub rect: [f64; 4],
 }
 
 impl MapElement {
@@ -257,6 +260,7 @@ impl PageMap {
                 fingerprint: fingerprint(placed.node, &text),
                 text,
                 is_new: registry.is_new(index),
+                rect: placed.rect,
             });
         }
         registry.finish_map(&nodes.iter().map(|placed| placed.doc).collect::<HashSet<_>>());
