@@ -137,6 +137,15 @@ pub enum AgentEvent {
         size: u64,
         download_id: Option<i64>,
     },
+    /// The task waits for the user to do something in the tab `tab` (or answer the question):
+    /// they take over, then continue or stop (answered with the panel's `hand_over` message).
+    HandOverNeeded {
+        id: u32,
+        reason: super::hand_over::Reason,
+        question: Message,
+        url: String,
+        tab: i32,
+    },
 }
 
 /// One action of a step, as the panel shows it.
@@ -200,6 +209,9 @@ impl AgentEvent {
                     .map(|file| crate::files::TaskFile { text: file.text.as_deref().map(redact), ..file })
                     .collect(),
             },
+            AgentEvent::HandOverNeeded { id, reason, question, url, tab } => {
+                AgentEvent::HandOverNeeded { id, reason, question: question.redacted(redact), url: redact(&url), tab }
+            }
             other => other,
         }
     }
