@@ -11,7 +11,8 @@
   const DOC = Array.from(crypto.getRandomValues(new Uint32Array(4)), (n) => n.toString(36)).join('');
   const ATTRS = ['type', 'name', 'role', 'placeholder', 'aria-label', 'title', 'alt', 'href', 'disabled',
     'aria-disabled', 'aria-hidden', 'hidden', 'tabindex', 'onclick', 'aria-expanded', 'aria-checked',
-    'aria-selected', 'aria-pressed', 'aria-haspopup', 'aria-valuenow', 'for', 'contenteditable', 'aria-labelledby'];
+    'aria-selected', 'aria-pressed', 'aria-haspopup', 'aria-valuenow', 'for', 'contenteditable', 'aria-labelledby',
+    'autocomplete', 'inputmode'];
   /** Recorded even without text or attributes, as the core may offer them. */
   const ALWAYS = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'DETAILS', 'OPTION', 'LABEL',
     'IFRAME', 'FRAME', 'IMG', 'VIDEO', 'AUDIO', 'CANVAS']);

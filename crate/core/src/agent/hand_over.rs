@@ -200,6 +200,9 @@ fn has_digit_run(text: &str, len: usize) -> bool {
 pub(super) struct Watch {
     /// What the page last read asks of a person.
     pub(super) needs: PageNeeds,
+    /// The page the task started on (its address without query and fragment): a sign-in form
+    /// there is one the user chose to start on, not a wall the task ran into.
+    start: Option<String>,
     /// The pages (reason and address) already handed over: the user is not asked twice.
     asked: HashSet<(Reason, String)>,
     /// What the user said when they continued: their words, as the task's are.
@@ -252,17 +255,19 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 
     /// At the start of a step, on the page just read: hands over when the page needs a person
-    /// (once per page and reason). Gives the note for the model when the user continued, and
-    /// then the page is to be read again.
+    /// (once per page and reason; a sign-in only on a page the task went to, not the one it
+    /// started on). Gives the note for the model when the user continued, and then the page is
+    /// to be read again.
     pub(super) async fn hand_over_if_needed(&self) -> Result<Option<String>, StepError> {
         let (reason, question, url) = {
             let mut watch = self.hand_overs.borrow_mut();
             let mut words = self.conversation_texts().0;
             words.extend(watch.said.iter().cloned());
-            let Some(reason) = watch.needs.reason(&self.config.secrets, &words) else { return Ok(None) };
             let url = watch.needs.url.clone();
             let page = url.split(['?', '#']).next().unwrap_or_default().to_string();
-            if !watch.asked.insert((reason, page)) {
+            let started_here = watch.start.get_or_insert_with(|| page.clone()) == &page;
+            let Some(reason) = watch.needs.reason(&self.config.secrets, &words) else { return Ok(None) };
+            if (reason == Reason::Login && started_here) || !watch.asked.insert((reason, page)) {
                 return Ok(None);
             }
             (reason, watch.needs.question(reason), url)

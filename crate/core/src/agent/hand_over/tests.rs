@@ -136,11 +136,13 @@ fn run_as(config: &TaskConfig, shop: &FakeShop, model: &ScriptedModel, user: &Ta
     (end, events.into_inner())
 }
 
-/// A sign-in form on the shop's page: a user name and a password field (indices 5 and 6).
-fn sign_in_wall(shop: &FakeShop) {
-    *shop.url.borrow_mut() = "https://shop.test/login".into();
+/// A sign-in form on the shop's pages: a user name and a password field (indices 5 and 6).
+fn sign_in_form(shop: &FakeShop) {
     *shop.extra_nodes.borrow_mut() = vec![input(20, &[("name", "user")]), input(21, &[("type", "password"), ("name", "pw")])];
 }
+
+/// The model's first step: to the shop's sign-in page (where the task runs into the form).
+const TO_SIGN_IN: &str = r#"[{"go_to_url":{"url":"https://shop.test/login"}}]"#;
 
 fn hand_overs(events: &[AgentEvent]) -> Vec<(u32, Reason, String, i32)> {
     events
@@ -157,8 +159,11 @@ fn hand_overs(events: &[AgentEvent]) -> Vec<(u32, Reason, String, i32)> {
 #[test]
 fn a_sign_in_wall_pauses_the_task_until_the_user_signed_in_and_the_page_is_read_afresh() {
     let shop = FakeShop::new();
-    sign_in_wall(&shop);
-    let model = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"signed in, cart empty","success":true}}]"#)]);
+    sign_in_form(&shop);
+    let model = ScriptedModel::new(vec![
+        reply(TO_SIGN_IN),
+        reply(r#"[{"done":{"text":"signed in, cart empty","success":true}}]"#),
+    ]);
     // The user signs in in the tab: the form goes, their account page comes.
     let signing_in = user(&shop, vec![HandOver::Continue(Some("I signed in".into()))], |shop| {
         shop.extra_nodes.borrow_mut().clear();
@@ -171,8 +176,10 @@ fn a_sign_in_wall_pauses_the_task_until_the_user_signed_in_and_the_page_is_read_
     assert_eq!(asked[0].1, Reason::Login);
     assert_eq!(asked[0].3, 1, "the task's tab");
     assert!(asked[0].2.contains("sign in to shop.test"), "{}", asked[0].2);
+    // The form on the page the task started on was the user's to start on: no hand-over there.
+    assert!(model.state(0).contains("password"));
     // The model saw the page after the sign-in, and was told what the user did and said.
-    let state = model.state(0);
+    let state = model.state(1);
     assert!(state.contains("shop.test/account") && !state.contains("password"), "{state}");
     assert!(state.contains("The user took over and pressed Continue. They said: \"I signed in\"."), "{state}");
 }
@@ -180,8 +187,9 @@ fn a_sign_in_wall_pauses_the_task_until_the_user_signed_in_and_the_page_is_read_
 #[test]
 fn a_page_still_asking_after_continue_is_not_handed_over_twice() {
     let shop = FakeShop::new();
-    sign_in_wall(&shop);
+    sign_in_form(&shop);
     let model = ScriptedModel::new(vec![
+        reply(TO_SIGN_IN),
         reply(r#"[{"wait":{"seconds":1}}]"#),
         reply(r#"[{"done":{"text":"could not sign in","success":false}}]"#),
     ]);
@@ -189,14 +197,14 @@ fn a_page_still_asking_after_continue_is_not_handed_over_twice() {
     let (end, events) = run_as(&config(5), &shop, &model, &lazy);
     assert!(matches!(end, AgentEvent::Result { success: false, .. }), "{end:?}");
     assert_eq!(hand_overs(&events).len(), 1, "asked once for the same page");
-    assert!(model.state(0).contains("The user took over and pressed Continue. The page may have changed"));
+    assert!(model.state(1).contains("The user took over and pressed Continue. The page may have changed"));
 }
 
 #[test]
 fn the_time_the_user_takes_is_not_the_tasks() {
     let shop = FakeShop::new();
-    sign_in_wall(&shop);
-    let model = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+    sign_in_form(&shop);
+    let model = ScriptedModel::new(vec![reply(TO_SIGN_IN), reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
     let slow = user(&shop, vec![HandOver::Continue(None)], |shop| shop.extra_nodes.borrow_mut().clear());
     let (_, events) = run_as(&config(5), &shop, &model, &slow);
     let record = events
@@ -210,7 +218,7 @@ fn the_time_the_user_takes_is_not_the_tasks() {
     assert!(waited >= 180_000.0, "{record}");
     let duration = record["duration_ms"].as_f64().unwrap();
     assert!(duration < 10_000.0, "the three minutes the user took are not the task's: {duration}");
-    let step_ms = record["steps"][0]["timing"]["step_ms"].as_f64().unwrap();
+    let step_ms = record["steps"][1]["timing"]["step_ms"].as_f64().unwrap();
     assert!(step_ms < 10_000.0, "nor the step's: {step_ms}");
 }
 
@@ -238,17 +246,19 @@ fn the_model_asks_the_user_and_hears_the_answer() {
 #[test]
 fn a_stop_stops_the_task_and_no_answer_ends_it_saying_why() {
     let shop = FakeShop::new();
-    sign_in_wall(&shop);
-    let model = ScriptedModel::new(vec![]);
+    sign_in_form(&shop);
+    let model = ScriptedModel::new(vec![reply(TO_SIGN_IN)]);
     let (end, _) = run_as(&config(5), &shop, &model, &user(&shop, vec![HandOver::Stop], |_| {}));
-    assert_eq!(end, AgentEvent::Stopped { steps: 1 });
+    assert_eq!(end, AgentEvent::Stopped { steps: 2 });
 
-    let model = ScriptedModel::new(vec![]);
+    let shop = FakeShop::new();
+    sign_in_form(&shop);
+    let model = ScriptedModel::new(vec![reply(TO_SIGN_IN)]);
     let (end, _) = run_as(&config(5), &shop, &model, &user(&shop, vec![HandOver::Unanswered], |_| {}));
     let AgentEvent::Error { message, .. } = end else { panic!("{end:?}") };
     let message = message.to_string();
     assert!(message.contains("no one took over") && message.contains("sign in to shop.test"), "{message}");
-    assert!(model.requests.borrow().is_empty(), "the model was never asked");
+    assert_eq!(model.requests.borrow().len(), 1, "the model was not asked again");
 }
 
 #[test]
@@ -278,7 +288,7 @@ fn a_password_or_code_the_user_did_not_give_is_never_typed() {
             reply(&format!(r#"[{{"input_text":{{"index":6,"text":"{text}","clear":null}}}}]"#)),
             reply(r#"[{"done":{"text":"ok","success":true}}]"#),
         ]);
-        // The user never takes over (the page asks for a sign-in): the task goes on without them.
+        // The user continues without entering anything (the page asks for a code).
         let config = TaskConfig { task: task.into(), secrets, ..config(5) };
         let passing = user(&shop, vec![HandOver::Continue(None), HandOver::Continue(None)], |_| {});
         let (_, events) = run_as(&config, &shop, &model, &passing);
