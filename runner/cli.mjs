@@ -1,7 +1,8 @@
 // The headless runner: ./build.sh run --task "TEXT" [--url URL] --base-url URL --model NAME [options],
 //   or --workflow FILE [--param NAME=VALUE]... instead of --task
 //   (see USAGE below; the options mirror the settings page).
-// Exit status: 0 when the task succeeded, 1 when it failed, 2 on a usage error.
+// Exit status: 0 when the task succeeded, 1 when it failed, 2 on a usage error, 3 when the task
+// needed someone (a question, a sign-in, a CAPTCHA) and no one answered on standard input.
 // Consequential actions, and the user's data going to a site they did not choose, are refused
 // unless --approve is given (no one is there to ask).
 
@@ -10,12 +11,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { launchAgentBrowser, attachFiles, applySettings, settingsProblem, openTarget, openPanel, runTask, proposeWorkflow, saveFilm } from './launch.mjs';
 import { AGENT_OPTIONS, FLAGS, agentSettings, wholeFlag } from './agent-flags.mjs';
 import { median } from './eval/stats.mjs';
+import { handOvers, NO_ONE_THERE } from './hand-over.mjs';
 
 const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [--base-url URL] --model NAME
                    [--api-key-env VAR] [--max-steps N] [--planner-model NAME] [--validator-model NAME]
                    [--planning-interval N] [--memory-interval N] [--max-input-tokens N] [--request-style S]
                    [--no-validator] [--vision] [--site-plan MODE] [--record FILE] [--gif FILE] [--json] [--headed]
-                   [--approve] [--save-workflow FILE] [--output-schema FILE] [--file PATH]...
+                   [--approve] [--no-input] [--save-workflow FILE] [--output-schema FILE] [--file PATH]...
        ./build.sh run --workflow FILE [--param NAME=VALUE]... [the same options]
 
   --task TEXT         what the agent should do
@@ -57,7 +59,11 @@ const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [-
   --approve           allow consequential actions (buying, sending, deleting...), the user's data
                       going to sites the task did not name, and sites outside the plan, without
                       asking; by default the runner refuses them, as no one is there to ask.
-                      A secret never goes outside the sites listed for it, even with --approve`;
+                      A secret never goes outside the sites listed for it, even with --approve
+  --no-input          when the task needs someone (a question, a sign-in, a CAPTCHA, a code), end it
+                      (exit status 3) instead of asking on standard input; without it, the question
+                      is printed and a line read: Enter or an answer continues, "stop" stops, and an
+                      ended standard input (closed, /dev/null) ends the task the same way`;
 
 function usageError(message) {
   process.stderr.write(`error: ${message}\n\n${USAGE}\n`);
@@ -83,6 +89,7 @@ function parse(argv) {
         'output-schema': { type: 'string' },
         json: { type: 'boolean', default: false },
         headed: { type: 'boolean', default: false },
+        'no-input': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -173,6 +180,7 @@ function describe(event) {
     case 'memory': return `Memory: older steps summarised (${event.tokens_before} → ${event.tokens_after} tokens)`;
     case 'validation': return `${event.valid ? 'Checked' : 'Not accepted yet'}: ${event.reason}`;
     case 'approval_needed': return `Approval needed: ${event.question}`;
+    case 'hand_over_needed': return `The agent needs you (${event.reason}): ${event.question}\n  page: ${event.url}`;
     case 'stopped': return `Stopped after ${event.steps} steps.`;
     default: return null;
   }
@@ -193,6 +201,8 @@ async function run(agent, options) {
   let usage = null;
   let record = null;
   let chat = null;
+  const prompt = (text) => (options.json ? process.stderr : process.stdout).write(text);
+  const handOver = handOvers({ noInput: options['no-input'], headed: options.headed, prompt });
   const end = await runTask(panel, {
     request: options.request,
     tabId,
@@ -210,6 +220,7 @@ async function run(agent, options) {
       if (!options.json) process.stdout.write(`  ${options.approve ? 'allowed (--approve)' : 'refused (use --approve to allow)'}\n`);
       return options.approve;
     },
+    onHandOver: handOver.onHandOver,
   });
   if (usage && !options.json) {
     const cost = usage.cost === null ? '' : `, $${usage.cost.toFixed(4)}`;
@@ -232,6 +243,7 @@ async function run(agent, options) {
     const params = workflow.params.map((p) => `${p.name}=${JSON.stringify(p.value)}`).join(', ') || 'none';
     process.stdout.write(`Workflow written to ${options['save-workflow']} (parameters: ${params})\n`);
   }
+  if (handOver.unanswered && end.type === 'error') return NO_ONE_THERE;
   return succeeded ? 0 : 1;
 }
 

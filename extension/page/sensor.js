@@ -12,7 +12,8 @@
   const ATTRS = ['type', 'name', 'role', 'placeholder', 'aria-label', 'title', 'alt', 'href', 'disabled',
     'aria-disabled', 'aria-hidden', 'hidden', 'tabindex', 'onclick', 'aria-expanded', 'aria-checked',
     'aria-selected', 'aria-pressed', 'aria-haspopup', 'aria-valuenow', 'for', 'contenteditable', 'aria-labelledby',
-    'aria-valuemin', 'aria-valuemax', 'min', 'max', 'step', 'multiple', 'aria-multiselectable'];
+    'aria-valuemin', 'aria-valuemax', 'min', 'max', 'step', 'multiple', 'aria-multiselectable',
+    'autocomplete', 'inputmode'];
   /** Recorded even without text or attributes, as the core may offer them. */
   const ALWAYS = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'DETAILS', 'OPTION', 'LABEL',
     'IFRAME', 'FRAME', 'IMG', 'VIDEO', 'AUDIO', 'CANVAS']);

@@ -10,6 +10,7 @@ import { listen, send } from '../shared/worker.js';
 import { takeAttachments } from './attachments.js';
 import { renderFiles } from './task-files.js';
 import { filmButton } from './film.js';
+import { renderHandOver, closeHandOvers } from './hand-over.js';
 
 localize();
 
@@ -187,6 +188,7 @@ function isBlank(view) {
 function setState(view, state) {
   if (replaying) return;
   view.state = state;
+  if (state !== 'asking') closeHandOvers(view.box);
   if (!view.running && view !== shown) view.seen = false;
   if (view.running && view !== shown && isBlank(shown)) show(view);
   else if (view === shown) showState();
@@ -567,6 +569,17 @@ function render(view, event) {
       view.clearThinking();
       setState(view, 'asking');
       view.append(renderApproval(view, event));
+      break;
+    case 'hand_over_needed':
+      view.clearThinking();
+      setState(view, 'asking');
+      view.append(renderHandOver(event, {
+        past: replaying,
+        answer(decision, note) {
+          send({ type: 'hand_over', id: event.id, decision, note, chat: view.chat });
+          if (view.state === 'asking') setState(view, 'running');
+        },
+      }));
       break;
     case 'plan':
       updateChecklist(view, event);

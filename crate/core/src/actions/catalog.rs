@@ -125,6 +125,11 @@ const CATALOG: &[Spec] = &[
         help: "put the task's file of this name (one the user attached, or your own notebook file) into the file input or drop zone [N]",
     },
     Spec {
+        name: "ask_user",
+        params: &[("question", Kind::Text, true, "\"...\"")],
+        help: "hand the tab to the user and wait: for a sign-in, CAPTCHA or code you were not given, or a question only they can answer",
+    },
+    Spec {
         name: "done",
         params: &[("text", Kind::Text, true, DONE_EXAMPLE), ("success", Kind::Boolean, true, "true")],
         help: "finish with the answer (at most 50,000 characters); success false when the task could not be completed",
@@ -155,6 +160,7 @@ pub(crate) const ACTION_NAMES: &[&str] = &[
     "append_file",
     "read_file",
     "upload_file",
+    "ask_user",
     "done",
 ];
 

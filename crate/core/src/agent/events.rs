@@ -149,6 +149,15 @@ pub enum AgentEvent {
         masks: Vec<crate::film::Outline>,
         caption: String,
     },
+    /// The task waits for the user to do something in the tab `tab` (or answer the question):
+    /// they take over, then continue or stop (answered with the panel's `hand_over` message).
+    HandOverNeeded {
+        id: u32,
+        reason: super::hand_over::Reason,
+        question: Message,
+        url: String,
+        tab: i32,
+    },
 }
 
 /// One action of a step, as the panel shows it.
@@ -214,6 +223,9 @@ impl AgentEvent {
             },
             AgentEvent::FilmFrame { film, step, image, outline, masks, caption } => {
                 AgentEvent::FilmFrame { film, step, image, outline, masks, caption: redact(&caption) }
+            }
+            AgentEvent::HandOverNeeded { id, reason, question, url, tab } => {
+                AgentEvent::HandOverNeeded { id, reason, question: question.redacted(redact), url: redact(&url), tab }
             }
             other => other,
         }

@@ -148,6 +148,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             }
             Action::ScrollToText { text } | Action::FindText { text } => self.find(action, text).await,
             Action::OpenTab { url } => self.open_tab(name, url).await,
+            Action::AskUser { question } => {
+                let said = self.ask_user_action(question).await?;
+                // The user may have changed the page: the step's other actions no longer apply.
+                Ok(Done { page_left: true, ..report(name, None, true, said) })
+            }
             Action::SwitchTab { tab } => self.switch_tab(name, *tab).await,
             Action::CloseTab { tab } => self.close_tab(name, *tab).await,
             Action::Extract { query } => self.extract(query).await,
@@ -175,6 +180,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                         return Ok(report(name, None, false, format!("Did not type: {problem}.")));
                     }
                 };
+                if let Action::InputText { text, .. } = &action {
+                    if let Some(refused) = self.guard_secret_field(text, &element, consented) {
+                        return Ok(report(name, Some(&element.describe()), false, refused));
+                    }
+                }
                 if let Some(refused) = self.guard_element(&action, &element, url).await? {
                     return Ok(refused);
                 }

@@ -150,6 +150,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     pub(super) peeked: Cell<bool>,
     /// The structured answer the task ends with (see `navigator/answer.rs`).
     answer: RefCell<Option<serde_json::Value>>,
+    /// What the page asks of a person, and the hand-overs so far (see `hand_over`).
+    pub(super) hand_overs: RefCell<super::hand_over::Watch>,
 }
 
 impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
@@ -200,6 +202,7 @@ impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
             film_shot: RefCell::default(),
             peeked: Cell::new(false),
             answer: RefCell::default(),
+            hand_overs: RefCell::default(),
         }
     }
 }
@@ -397,7 +400,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     async fn step(&mut self, step: u32, previous_results: &[String]) -> Result<StepEnd, StepError> {
         let max_steps = self.config.max_steps;
-        let (page, tabs) = self.look().await?;
+        let (mut page, mut tabs) = self.look().await?;
+        // The page needs a person: once they continue, it is read afresh, and the model told.
+        let handed_over = self.hand_over_if_needed().await?;
+        if handed_over.is_some() {
+            (page, tabs) = self.look().await?;
+        }
+        let previous_results = &previous_results.iter().cloned().chain(handed_over).collect::<Vec<_>>()[..];
         let state = state_message(
             step,
             max_steps,
@@ -669,6 +678,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             }
         };
         self.peeked.set(matches!(look, Look::Peek));
+        self.hand_overs.borrow_mut().needs = super::hand_over::PageNeeds::read(&frames);
         let mut registry = self.registry.borrow_mut();
         Ok(match look {
             Look::Step => PageMap::build(&frames, &mut registry),

@@ -12,6 +12,7 @@ fn element(tag: &str, attrs: &[(&str, &str)]) -> MapElement {
         is_new: false,
         link: None,
         frame_url: None,
+        rect: [0.0; 4],
     }
 }
 
