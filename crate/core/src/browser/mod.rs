@@ -5,10 +5,12 @@
 //! operations on a page ([`PageOp`], with its [`KeyPress`]es) and the trusted input
 //! ([`trusted_input`]) are what the core asks of the page-side sensor and of `chrome.debugger`.
 
+mod drag;
 mod keys;
 mod page_op;
 pub mod trusted_input;
 
+pub use drag::{DragReport, DropOn};
 pub use keys::{parse_keys, KeyPress};
 pub use page_op::{Click, PageOp, UploadedFile};
 
@@ -198,6 +200,8 @@ pub struct OpOutcome {
     pub point: Option<[f64; 2]>,
     /// The form an action would submit.
     pub submission: Option<Submission>,
+    /// What a drag did (or, aimed only, where it would go).
+    pub dragged: Option<DragReport>,
 }
 
 /// A form as it would be sent: its action URL, method and fields (name, value).
