@@ -1,6 +1,6 @@
 // Runs in the page's main world at document_start, in every frame, right after channel.js (the
-// isolated world) and before any script of the page: notes which elements get click-like and hover
-// listeners from page scripts (directly, or through jQuery's or React's delegation), and which host
+// isolated world) and before any script of the page: notes which elements get click-like, hover and
+// drop listeners from page scripts (directly, or through jQuery's or React's delegation), and which host
 // closed shadow roots, none of which the isolated sensor can see cheaply.
 //
 // The page must neither notice it nor speak in its name. So it talks only through an EventTarget
@@ -44,9 +44,12 @@
   const doc = document;
 
   const channel = new Target();
-  const TYPES = new List(['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'mouseenter', 'mouseover']);
-  const TYPE_LIST = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'mouseenter', 'mouseover'];
-  const REACT_HANDLERS = ['onClick', 'onMouseDown', 'onMouseUp', 'onPointerDown', 'onPointerUp', 'onTouchStart'];
+  // A drop listener marks a place to drop on (a drop zone, a sortable list), as a click one marks a
+  // place to click.
+  const TYPE_LIST = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'mouseenter', 'mouseover',
+    'dragover', 'drop'];
+  const TYPES = new List(TYPE_LIST);
+  const REACT_HANDLERS = ['onClick', 'onMouseDown', 'onMouseUp', 'onPointerDown', 'onPointerUp', 'onTouchStart', 'onDrop'];
   const seen = new WeakList();
   /** WeakRefs to the elements given such listeners, and to the hosts of closed shadow roots. */
   const refs = new List();

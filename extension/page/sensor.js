@@ -13,12 +13,19 @@
     'aria-disabled', 'aria-hidden', 'hidden', 'tabindex', 'onclick', 'aria-expanded', 'aria-checked',
     'aria-selected', 'aria-pressed', 'aria-haspopup', 'aria-valuenow', 'for', 'contenteditable', 'aria-labelledby',
     'aria-valuemin', 'aria-valuemax', 'min', 'max', 'step', 'multiple', 'aria-multiselectable',
-    'autocomplete', 'inputmode'];
+    'autocomplete', 'inputmode', 'draggable', 'aria-roledescription'];
+
   /** Recorded even without text or attributes, as the core may offer them. */
   const ALWAYS = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'DETAILS', 'OPTION', 'LABEL',
     'IFRAME', 'FRAME', 'IMG', 'VIDEO', 'AUDIO', 'CANVAS']);
   const SKIPPED = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'META', 'LINK', 'HEAD', 'BASE', 'TITLE']);
   const SVG_NS = 'http://www.w3.org/2000/svg';
+  /** Classes jQuery UI gives what its interactions drag and drop on (it listens on the container,
+   * or on the document for drops), which no listener on them shows. */
+  const DRAG_CLASSES = ['ui-sortable-handle', 'ui-draggable-handle', 'ui-droppable'];
+  const isDragPart = (el) => el.classList.length > 0 && DRAG_CLASSES.some((name) => el.classList.contains(name));
+  /** Cursors that mark a place to act: a click target, or something to drag. */
+  const POINTING_CURSORS = new Set(['pointer', 'grab', 'move']);
   /** Text beyond this in one element is left out; the core shortens further to fit its budget. */
   const MAX_OWN_TEXT = 1000;
   /** Stands in an element's own text for each child element, where it sits among the words. */
@@ -369,7 +376,7 @@
     /** What the walk learns of every element, as record flags (EDITABLE: the element is
      * editable, not yet whether it is where editing starts). */
     const ownFlags = (el, pointer) => (pointer ? POINTER : 0)
-      | (typeof el.onclick === 'function' || listeners.has(el) ? LISTENER : 0)
+      | (typeof el.onclick === 'function' || listeners.has(el) || isDragPart(el) ? LISTENER : 0)
       | (el.isContentEditable ? EDITABLE : 0) | (el.inert ? INERT : 0);
 
     /** One element's record, an array: [id, parent, tag, x, y, width, height, flags, text, slot,
@@ -462,7 +469,8 @@
       const inline = display.startsWith('inline');
       // A pointer cursor marks a click target where it starts; inside a clickable area, only
       // where it is an icon of its own (an empty leaf: a star, a bin).
-      const pointer = elCursor === 'pointer' && (level.cursor !== 'pointer'
+      // A grab or move cursor marks what can be dragged, as a pointer one marks what can be clicked.
+      const pointer = POINTING_CURSORS.has(elCursor) && (level.cursor !== elCursor
         || (!el.firstElementChild && !el.textContent.trim() && (el.hasAttribute('class') || el.namespaceURI === SVG_NS)));
       const shadow = shadowRootOf(el);
       const flags = ownFlags(el, pointer);
@@ -1156,6 +1164,8 @@
     upload: (el, op) => upload(el, op),
     set_value: (el, op) => setControlValue(el, op.value),
     step: (el, op) => stepControl(el, op.key, op.times),
+    drag: (el, op) => drag(el, op),
+    dragged: (el) => dragged(el),
   };
 
   function perform(op) {
@@ -1404,6 +1414,259 @@
       await pageTurn();
     }
     return { ok: true, message: '', control: numberState(holder) };
+  }
+
+  // Drag and drop. A person's drag is a press, moves with the button held, and a release, and
+  // libraries listen to different parts of it: pointer events (dnd-kit, noUiSlider), mouse events
+  // (jQuery UI), or the HTML5 drag events a browser makes of the moves once they start dragging a
+  // draggable element (SortableJS, which sets draggable on the press, and plain draggable="true"
+  // pages). So the press and the first move go out as pointer and mouse events at the element
+  // under each point (elementFromPoint: what follows the pointer, a helper or a placeholder, is
+  // what a browser would hit too); if the pressed element is then draggable and the press was not
+  // cancelled, the rest becomes HTML5 drag events with one DataTransfer (dragstart, drag,
+  // dragenter and dragover on what is under the path, drop where it is let go, dragend), as a
+  // browser does, which sends no more pointer or mouse events then; otherwise the moves and the
+  // release stay pointer and mouse events. Each move waits a frame or so: libraries update on the
+  // next frame or render (React), and wait for some distance (dnd-kit) or time before a drag starts.
+
+  /** Moves along the path: about one per 20 px, at least 8 (some distance, then moves), at most 30. */
+  const DRAG_STEP_PX = 20;
+  const DRAG_MIN_STEPS = 8;
+  const DRAG_MAX_STEPS = 30;
+  /** Waits: after the press, between moves, and over the drop place before letting go. */
+  const DRAG_HOLD_MS = 60;
+  const DRAG_STEP_MS = 20;
+  const DRAG_LINGER_MS = 120;
+  /** The drag last aimed for trusted input: its element and the page as it was, for `dragged`. */
+  let aimedDrag = null;
+
+  const pause = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+  /** The element under a point, or the document's root outside the viewport. */
+  const dragHit = (x, y) => topmostAt(x, y) ?? document.documentElement;
+
+  function inView(el) {
+    const r = el.getBoundingClientRect();
+    return r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
+  }
+
+  /** Both ends in view: the element scrolled near, then the drop element if it is not in view
+   * (the element kept in view too); the point to take it at and the point to let go. */
+  function aimDrag(el, onto, dx, dy) {
+    scrollNear(el);
+    if (onto && !inView(onto)) {
+      onto.scrollIntoView({ block: 'nearest', inline: 'nearest', behavior: 'instant' });
+      if (!inView(el)) {
+        const below = onto.getBoundingClientRect().top > el.getBoundingClientRect().top;
+        el.scrollIntoView({ block: below ? 'start' : 'end', inline: 'nearest', behavior: 'instant' });
+        if (!inView(onto)) return { error: `${describe(onto)} is too far from it to see both at once: drag it in steps with dx, dy, or scroll the list between drags` };
+      }
+    }
+    const taken = aimInView(el);
+    if (taken.error) return { error: `the element to drag ${taken.error}` };
+    let [x, y] = [taken.x, taken.y];
+    if (onto) {
+      const r = onto.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1) return { error: `${describe(onto)} is not shown, so nothing can be dropped on it` };
+      x = Math.min(Math.max(r.left + r.width / 2, 0), innerWidth - 1);
+      y = Math.min(Math.max(r.top + r.height / 2, 0), innerHeight - 1);
+    }
+    return { from: [taken.x, taken.y], to: [x + dx, y + dy] };
+  }
+
+  /** The element's value, for a slider: what assistive technology reads, or a field's value. */
+  function dragValue(el) {
+    const holder = el.closest('[aria-valuenow], [aria-valuetext], input[type=range]') ?? el;
+    return holder.getAttribute('aria-valuetext') ?? holder.getAttribute('aria-valuenow')
+      ?? (holder instanceof HTMLInputElement ? holder.value : null);
+  }
+
+  /** Where the element is: its box, its list, its place among the siblings of its kind, its value. */
+  function dragState(el) {
+    const list = el.parentElement;
+    const kin = list ? Array.from(list.children).filter((n) => n.localName === el.localName) : [el];
+    return { box: el.getBoundingClientRect(), list, place: [kin.indexOf(el) + 1, kin.length], value: dragValue(el), connected: el.isConnected };
+  }
+
+  /** A list by its name: its label, or the heading just before it, or its words. */
+  function listName(list) {
+    const label = list.getAttribute('aria-label');
+    if (label) return `"${label}"`;
+    for (let n = list.previousElementSibling ?? list.parentElement?.firstElementChild; n; n = n.previousElementSibling) {
+      if (/^(h[1-6]|label|legend)$/.test(n.localName)) return `the list under "${n.textContent.trim().slice(0, 60)}"`;
+      if (n === list.parentElement?.firstElementChild) break;
+    }
+    return describe(list);
+  }
+
+  /** Notes changes to the page other than to the dragged element itself (its classes and style
+   * change while it is dragged, whether or not anything comes of it). */
+  function watchDrag(el) {
+    const watched = { changed: false };
+    watched.observer = new MutationObserver((records) => {
+      if (records.some((r) => r.type !== 'attributes' || !isWithin(r.target, el))) watched.changed = true;
+    });
+    watched.observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    return watched;
+  }
+
+  /** What the drag changed, from the state before (`dragState`). */
+  function dragReport(el, before, points, changes, dropped) {
+    changes.observer.disconnect();
+    const after = dragState(el);
+    const moved = after.connected ? [after.box.left - before.box.left, after.box.top - before.box.top] : null;
+    const placeMoved = after.list !== before.list || after.place[0] !== before.place[0];
+    const changed = changes.changed || placeMoved || after.value !== before.value || !after.connected
+      || Math.abs(moved[0]) >= 1 || Math.abs(moved[1]) >= 1;
+    return {
+      ok: true,
+      message: '',
+      dragged: {
+        from: points.from,
+        to: points.to,
+        changed,
+        moved,
+        placeBefore: before.place,
+        placeAfter: after.connected ? after.place : null,
+        newList: after.connected && after.list && after.list !== before.list ? listName(after.list) : null,
+        valueBefore: before.value,
+        valueAfter: after.connected ? after.value : null,
+        dropped,
+      },
+    };
+  }
+
+  /** The HTML5 drag a browser starts from `source` (the draggable element pressed): dragstart with
+   * a DataTransfer; null when the page cancels it. */
+  function startNativeDrag(source, hit, x, y) {
+    const transfer = new DataTransfer();
+    const init = (px, py) => ({ bubbles: true, cancelable: true, composed: true, dataTransfer: transfer,
+      clientX: px, clientY: py, screenX: px, screenY: py, buttons: 1 });
+    if (!source.dispatchEvent(new DragEvent('dragstart', init(x, y)))) return null;
+    // The browser ends the pointer's own events when its drag begins.
+    hit.dispatchEvent(new PointerEvent('pointercancel', pointerInit(mouseInit(x, y, 0, 0))));
+    return { source, transfer, init, over: null, accepted: false };
+  }
+
+  /** One move of an HTML5 drag: drag on the source, dragenter and dragleave as the element under
+   * the point changes, dragover there (cancelled when a drop would be accepted). */
+  function nativeDragMove(native, x, y) {
+    native.source.dispatchEvent(new DragEvent('drag', native.init(x, y)));
+    const under = dragHit(x, y);
+    if (under !== native.over) {
+      under.dispatchEvent(new DragEvent('dragenter', native.init(x, y)));
+      native.over?.dispatchEvent(new DragEvent('dragleave', native.init(x, y)));
+      native.over = under;
+    }
+    const over = new DragEvent('dragover', native.init(x, y));
+    under.dispatchEvent(over);
+    native.accepted = over.defaultPrevented;
+  }
+
+  /** The end of an HTML5 drag: drop where a dragover was accepted, else a dragleave; dragend on
+   * the source. Whether a drop was taken. */
+  function endNativeDrag(native, x, y) {
+    const under = native.over ?? dragHit(x, y);
+    if (native.accepted) {
+      native.transfer.dropEffect = native.transfer.effectAllowed === 'copy' ? 'copy' : 'move';
+      under.dispatchEvent(new DragEvent('drop', native.init(x, y)));
+    } else {
+      native.transfer.dropEffect = 'none';
+      under.dispatchEvent(new DragEvent('dragleave', native.init(x, y)));
+    }
+    native.source.dispatchEvent(new DragEvent('dragend', { ...native.init(x, y), buttons: 0 }));
+    return native.accepted;
+  }
+
+  /** One move of the pointer with the button held: over and out as the element under it changes,
+   * then pointermove and mousemove there. */
+  function pointerDragMove(from, x, y) {
+    const under = dragHit(x, y);
+    const mouse = mouseInit(x, y, 0, 1);
+    if (under !== from) {
+      from.dispatchEvent(new PointerEvent('pointerout', pointerInit(mouse)));
+      from.dispatchEvent(new MouseEvent('mouseout', mouse));
+      under.dispatchEvent(new PointerEvent('pointerover', pointerInit(mouse)));
+      under.dispatchEvent(new MouseEvent('mouseover', mouse));
+    }
+    under.dispatchEvent(new PointerEvent('pointermove', { ...pointerInit(mouse), button: -1 }));
+    under.dispatchEvent(new MouseEvent('mousemove', mouse));
+    return under;
+  }
+
+  /** The whole drag from one point to the other; whether an HTML5 drop was taken (null when the
+   * drag stayed pointer and mouse events). */
+  async function dragAlong(el, [x0, y0], [x1, y1]) {
+    let hit = dragHit(x0, y0);
+    moveOnto(hit, el, x0, y0);
+    const down = mouseInit(x0, y0, 0, 1);
+    hit.dispatchEvent(new PointerEvent('pointerdown', pointerInit(down)));
+    const pressed = hit.dispatchEvent(new MouseEvent('mousedown', down));
+    await pause(DRAG_HOLD_MS);
+    const steps = Math.min(Math.max(Math.round(Math.hypot(x1 - x0, y1 - y0) / DRAG_STEP_PX), DRAG_MIN_STEPS), DRAG_MAX_STEPS);
+    let native = null;
+    for (let i = 1; i <= steps; i++) {
+      const [x, y] = [x0 + ((x1 - x0) * i) / steps, y0 + ((y1 - y0) * i) / steps];
+      if (native) nativeDragMove(native, x, y);
+      else hit = pointerDragMove(hit, x, y);
+      if (i === 1 && pressed) {
+        // The press made the element draggable (or it was): the browser would start its drag now.
+        const source = hit.isConnected && el.isConnected ? el.closest('[draggable="true"]') ?? hit.closest?.('[draggable="true"]') : null;
+        if (source) native = startNativeDrag(source, hit, x, y);
+      }
+      await pause(DRAG_STEP_MS);
+    }
+    // Over the drop place again after a pause: lists move their items as the pointer comes, and
+    // take the place under it as the pointer stays.
+    await pause(DRAG_LINGER_MS);
+    if (native) {
+      nativeDragMove(native, x1, y1);
+      await pause(DRAG_STEP_MS);
+      return endNativeDrag(native, x1, y1);
+    }
+    hit = pointerDragMove(hit, x1, y1);
+    await pause(DRAG_STEP_MS);
+    // A drag is no click: none follows the release (libraries suppress it anyway).
+    const up = mouseInit(x1, y1, 0, 0);
+    const under = dragHit(x1, y1);
+    under.dispatchEvent(new PointerEvent('pointerup', pointerInit(up)));
+    under.dispatchEvent(new MouseEvent('mouseup', up));
+    return null;
+  }
+
+  /** The element the drag drops on, from the operation, or an error. */
+  function dropTarget(op) {
+    if (!op.to) return {};
+    const onto = byId.get(op.to.id)?.deref();
+    if (!onto || !onto.isConnected) return { error: 'the element to drop it on is no longer on the page' };
+    if (onto.localName !== op.to.tag) return { error: `the element to drop it on is now a <${onto.localName}>, not the <${op.to.tag}> that was seen` };
+    return { onto };
+  }
+
+  async function drag(el, op) {
+    const { onto, error } = dropTarget(op);
+    if (error) return { ok: false, message: error };
+    if (onto && (isWithin(onto, el) && onto !== el)) return { ok: false, message: 'the element to drop it on is inside the element dragged' };
+    const points = aimDrag(el, onto, op.dx ?? 0, op.dy ?? 0);
+    if (points.error) return { ok: false, message: points.error };
+    const before = dragState(el);
+    // Trusted input drags with the debugger's mouse, but for a draggable element (see dragReport's
+    // `aimed` in the core): the browser's own drag loop would take those moves over.
+    if (op.aim_only && !el.closest('[draggable="true"]')) {
+      aimedDrag = { el, before, points, changes: watchDrag(el) };
+      return { ok: true, message: '', dragged: { from: points.from, to: points.to, aimed: true } };
+    }
+    const changes = watchDrag(el);
+    const dropped = await dragAlong(el, points.from, points.to);
+    return dragReport(el, before, points, changes, dropped);
+  }
+
+  /** What the drag aimed at `el` for trusted input changed. */
+  function dragged(el) {
+    if (aimedDrag?.el !== el) return { ok: false, message: 'the drag was not aimed at this element' };
+    const { before, points, changes } = aimedDrag;
+    aimedDrag = null;
+    return dragReport(el, before, points, changes, null);
   }
 
   globalThis.agentSensor = { doc: DOC, announce, placed, collect, unchangedDoc, untouched, perform, settle, highlight, clearHighlights };

@@ -134,6 +134,11 @@ const CATALOG: &[Spec] = &[
         params: &[("text", Kind::Text, true, DONE_EXAMPLE), ("success", Kind::Boolean, true, "true")],
         help: "finish with the answer (at most 50,000 characters); success false when the task could not be completed",
     },
+    Spec {
+        name: "drag",
+        params: &[INDEX, ("to", Kind::Integer, false, "N"), ("dx", Kind::Number, false, "0"), ("dy", Kind::Number, false, "0")],
+        help: "drag the element [index] and drop it onto [to], or dx, dy pixels away (from [to]'s centre if given)",
+    },
 ];
 
 pub(crate) const ACTION_NAMES: &[&str] = &[
@@ -162,6 +167,7 @@ pub(crate) const ACTION_NAMES: &[&str] = &[
     "upload_file",
     "ask_user",
     "done",
+    "drag",
 ];
 
 /// Whether the action `name` takes no parameters at all.
@@ -270,7 +276,8 @@ mod tests {
         let prompt = compact_actions_prompt();
         assert!(prompt.contains("\nclick_element{index: N, click?: double|right}\n"), "{prompt}");
         assert!(prompt.contains("\ngo_back{}\n"), "{prompt}");
-        assert!(prompt.ends_with("done{text: text, success: true|false}"), "{prompt}");
+        assert!(prompt.contains("\ndone{text: text, success: true|false}"), "{prompt}");
+        assert!(prompt.contains("\ndrag{index: N, to?: N, dx?: number, dy?: number}"), "{prompt}");
         assert_eq!(prompt.lines().count(), CATALOG.len());
     }
 

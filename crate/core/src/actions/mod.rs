@@ -43,6 +43,8 @@ pub const MAX_QUERY_CHARS: usize = 2_000;
 pub const MAX_URL_CHARS: usize = 8_000;
 /// Longest file name an action gives (a held file's name may be longer than a notebook file's).
 pub const MAX_FILE_NAME_CHARS: usize = 1_000;
+/// Farthest a drag moves by an offset, each way, in CSS pixels (a few screens).
+pub const MAX_DRAG_PIXELS: f64 = 10_000.0;
 /// Longest answer `done` gives the user.
 pub const MAX_ANSWER_CHARS: usize = 50_000;
 
@@ -118,6 +120,7 @@ pub enum Action {
     /// Hands the tab over to the user: something they must do there (sign in, a CAPTCHA, a code
     /// the task did not give), or a question; the task waits for them.
     AskUser { question: String },
+    Drag { index: u32, to: Option<u32>, dx: f64, dy: f64 },
 }
 
 impl Action {
@@ -148,6 +151,7 @@ impl Action {
             Action::AppendFile { .. } => "append_file",
             Action::ReadFile { .. } => "read_file",
             Action::AskUser { .. } => "ask_user",
+            Action::Drag { .. } => "drag",
         }
     }
 
@@ -159,7 +163,8 @@ impl Action {
             | Action::Hover { index }
             | Action::SelectOption { index, .. }
             | Action::GetDropdownOptions { index }
-            | Action::UploadFile { index, .. } => Some(*index),
+            | Action::UploadFile { index, .. }
+            | Action::Drag { index, .. } => Some(*index),
             Action::Scroll { index, .. } => *index,
             _ => None,
         }
@@ -205,6 +210,7 @@ impl Action {
             Action::ReadFile { name, start_line } => json!({ "name": name, "start_line": start_line }),
             Action::UploadFile { index, name } => json!({ "index": index, "name": name }),
             Action::AskUser { question } => json!({ "question": question }),
+            Action::Drag { index, to, dx, dy } => json!({ "index": index, "to": to, "dx": dx, "dy": dy }),
         };
         json!({ self.name(): params })
     }
@@ -295,6 +301,7 @@ impl Action {
                 name: p.file_name()?,
                 start_line: p.number("start_line")?.map(|line| line.max(1.0) as u32),
             },
+            "drag" => p.drag()?,
             other => {
                 return Err(format!(
                     "unknown action \"{other}\"; the available actions are {}",
@@ -391,6 +398,24 @@ impl Params<'_> {
             .ok_or_else(|| {
                 format!("{}.{key} must be the number of an element in the page map, got {value}", self.action)
             })
+    }
+
+    /// A drag: the element [index], dropped on [to]'s centre moved by (dx, dy), or (dx, dy) CSS
+    /// pixels from where it is taken.
+    fn drag(&self) -> Result<Action, String> {
+        let index = self.index("index")?;
+        let to = self.optional_index("to")?;
+        let [dx, dy] = [self.number("dx")?.unwrap_or(0.0), self.number("dy")?.unwrap_or(0.0)];
+        if to.is_none() && dx == 0.0 && dy == 0.0 {
+            return Err("drag needs \"to\" (the element to drop it on) or an offset \"dx\", \"dy\" in pixels".into());
+        }
+        if dx.abs().max(dy.abs()) > MAX_DRAG_PIXELS {
+            return Err(format!(
+                "a drag moves at most {} pixels each way; drag onto an element instead, or in several drags",
+                thousands(MAX_DRAG_PIXELS as usize)
+            ));
+        }
+        Ok(Action::Drag { index, to, dx, dy })
     }
 
     /// A file's name: the names the model knows the task's files by are short.

@@ -199,3 +199,24 @@ fn file_actions_are_read_with_their_bounds() {
     let prompt = actions_prompt();
     assert!(prompt.contains(&format!("at most {} characters", crate::text::thousands(MAX_FILE_CHARS))));
 }
+
+#[test]
+fn a_drag_goes_onto_an_element_or_by_an_offset_and_needs_one_of_them() {
+    let drag = |params: Value| Action::from_json(&json!({ "drag": params }));
+    assert_eq!(
+        drag(json!({"index": 4, "to": "[9]", "dx": null, "dy": null})),
+        Ok(Action::Drag { index: 4, to: Some(9), dx: 0.0, dy: 0.0 })
+    );
+    assert_eq!(
+        drag(json!({"index": 4, "dx": 120, "dy": "-8"})),
+        Ok(Action::Drag { index: 4, to: None, dx: 120.0, dy: -8.0 })
+    );
+    let nowhere = drag(json!({"index": 4, "to": null, "dx": 0, "dy": null})).unwrap_err();
+    assert!(nowhere.contains("\"to\"") && nowhere.contains("\"dx\""), "{nowhere}");
+    let far = drag(json!({"index": 4, "dx": MAX_DRAG_PIXELS + 1.0})).unwrap_err();
+    assert!(far.contains("at most 10,000 pixels"), "{far}");
+    let action = Action::Drag { index: 2, to: Some(5), dx: 0.0, dy: 10.0 };
+    assert_eq!(Action::from_json(&action.to_json()), Ok(action.clone()));
+    assert_eq!(action.index(), Some(2));
+    assert!(!action.leaves_page());
+}

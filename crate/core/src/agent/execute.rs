@@ -159,6 +159,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Action::WriteFile { name: file, text } => self.write_file(name, file, text, false),
             Action::AppendFile { name: file, text } => self.write_file(name, file, text, true),
             Action::ReadFile { name, start_line } => self.read_file(name, *start_line).await,
+            Action::Drag { index, to, dx, dy } => self.drag((*index, *to, *dx, *dy), seen, latest).await,
             Action::ClickElement { index, .. }
             | Action::InputText { index, .. }
             | Action::Hover { index }
@@ -516,6 +517,7 @@ fn tab_closed() -> StepError {
 }
 
 mod downloads;
+mod drag;
 mod dropdown;
 mod extract;
 mod files;

@@ -5,10 +5,12 @@
 //! operations on a page ([`PageOp`], with its [`KeyPress`]es) and the trusted input
 //! ([`trusted_input`]) are what the core asks of the page-side sensor and of `chrome.debugger`.
 
+mod drag;
 mod keys;
 mod page_op;
 pub mod trusted_input;
 
+pub use drag::{DragReport, DropOn};
 pub use keys::{parse_keys, KeyPress};
 pub use page_op::{Click, PageOp, UploadedFile};
 
@@ -202,6 +204,8 @@ pub struct OpOutcome {
     pub selected: Option<Vec<String>>,
     /// A slider's or spinner's number, as it shows it.
     pub control: Option<NumberState>,
+    /// What a drag did (or, aimed only, where it would go).
+    pub dragged: Option<DragReport>,
 }
 
 /// The number a slider or spinner holds, and its bounds and step where it tells them.

@@ -1,6 +1,7 @@
 //! The primitive operations the page-side sensor performs, each in one frame: on one element, or
 //! on the frame as a whole.
 
+use super::drag::DropOn;
 use super::keys::{typing_presses, KeyPress};
 use crate::dom_map::ElementRef;
 use serde::Serialize;
@@ -166,6 +167,27 @@ pub enum PageOp {
         key: KeyPress,
         times: u32,
     },
+    /// Drag the element and drop it on `to`'s centre moved by (`dx`, `dy`), or (`dx`, `dy`) CSS
+    /// pixels from where it is taken, with the pointer, mouse and (for a natively draggable
+    /// element) HTML5 drag events a person's drag makes; report what changed. With `aim_only`,
+    /// only bring both into view and report the two points (for trusted input), remembering the
+    /// page as it was for `Dragged`.
+    Drag {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+        to: Option<DropOn>,
+        dx: f64,
+        dy: f64,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        aim_only: bool,
+    },
+    /// What the drag last aimed at the element changed (once trusted input has performed it).
+    Dragged {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+    },
 }
 
 /// A file for the page, its bytes in base64 (operations travel as JSON).
@@ -229,6 +251,8 @@ impl PageOp {
             | PageOp::Upload { target, .. }
             | PageOp::SetValue { target, .. }
             | PageOp::Step { target, .. } => target.frame_id,
+            | PageOp::Drag { target, .. }
+            | PageOp::Dragged { target, .. } => target.frame_id,
             PageOp::ScrollPage { frame, .. }
             | PageOp::Keys { frame, .. }
             | PageOp::Find { frame, .. }
@@ -246,6 +270,8 @@ impl PageOp {
             PageOp::Hover { .. } => Some(450),
             PageOp::Type { more: true, .. } => None,
             PageOp::Step { times: 0, .. } => None,
+            // Sortable lists animate their items into place (SortableJS for 150 ms).
+            PageOp::Drag { aim_only: false, .. } => Some(300),
             _ if self.may_change_page() => Some(150),
             _ => None,
         }
@@ -262,6 +288,7 @@ impl PageOp {
                 | PageOp::Value { .. }
                 | PageOp::Submission { .. }
                 | PageOp::FocusedSubmission { .. }
+                | PageOp::Dragged { .. }
         )
     }
 }

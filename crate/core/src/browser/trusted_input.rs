@@ -98,6 +98,32 @@ pub fn key_presses(presses: &[KeyPress]) -> Vec<InputCommand> {
         .collect()
 }
 
+/// A drag with the left button from one point of the top frame's viewport to another, in three
+/// parts sent one after the other (the page settles between them, as it would between a person's
+/// moves): press and a first small move, which starts a drag in libraries that wait for some
+/// distance (dnd-kit, jQuery UI); the moves along the path, the button held; the release. Native
+/// HTML5 drags are not driven this way (the browser's own drag loop would take over the moves):
+/// the sensor's synthetic drag events do those.
+pub fn drag_between(from: [f64; 2], to: [f64; 2]) -> [Vec<InputCommand>; 3] {
+    let mouse = |kind: &str, [x, y]: [f64; 2], buttons: u8| InputCommand {
+        method: "Input.dispatchMouseEvent",
+        params: json!({ "type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1 }),
+    };
+    let [dx, dy] = [to[0] - from[0], to[1] - from[1]];
+    let steps = ((dx.hypot(dy) / 20.0).round() as usize).clamp(8, 30);
+    let along = |i: usize| [from[0] + dx * i as f64 / steps as f64, from[1] + dy * i as f64 / steps as f64];
+    let start = [
+        InputCommand {
+            method: "Input.dispatchMouseEvent",
+            params: json!({ "type": "mouseMoved", "x": from[0], "y": from[1], "button": "none", "buttons": 0 }),
+        },
+        mouse("mousePressed", from, 1),
+        mouse("mouseMoved", along(1), 1),
+    ];
+    let path = (2..=steps).map(along).chain([to]).map(|point| mouse("mouseMoved", point, 1)).collect();
+    [start.to_vec(), path, vec![mouse("mouseReleased", to, 0)]]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,5 +168,24 @@ mod tests {
         assert!(commands[2].params.get("text").is_none());
         assert_eq!(commands[4].params["text"], "b");
         assert_eq!(commands[5].params["type"], "keyUp");
+    }
+
+    #[test]
+    fn a_drag_presses_moves_with_the_button_held_and_releases_at_the_end() {
+        let [start, path, end] = drag_between([10.0, 20.0], [410.0, 20.0]);
+        let kinds: Vec<&str> = start.iter().map(|c| c.params["type"].as_str().unwrap()).collect();
+        assert_eq!(kinds, ["mouseMoved", "mousePressed", "mouseMoved"]);
+        assert_eq!((start[1].params["x"].as_f64(), start[1].params["buttons"].as_u64()), (Some(10.0), Some(1)));
+        // 400 px in steps of 20: the first (to 30) taken with the press, the last repeated at the end.
+        assert_eq!(path.len(), 20);
+        assert!(path.iter().all(|c| c.params["type"] == "mouseMoved" && c.params["buttons"] == 1));
+        let xs: Vec<f64> = path.iter().map(|c| c.params["x"].as_f64().unwrap()).collect();
+        assert!(xs.windows(2).all(|w| w[0] <= w[1]), "{xs:?}");
+        assert_eq!((xs[0], *xs.last().unwrap()), (50.0, 410.0));
+        assert_eq!(end[0].params["type"], "mouseReleased");
+        assert_eq!((end[0].params["x"].as_f64(), end[0].params["buttons"].as_u64()), (Some(410.0), Some(0)));
+        // A short drag still moves in several steps (libraries need some distance, then moves).
+        let [_, short, _] = drag_between([0.0, 0.0], [0.0, 5.0]);
+        assert_eq!(short.len(), 8);
     }
 }

@@ -640,6 +640,8 @@ fn is_natively_interactive(node: &RawNode) -> bool {
         || node.attr("role").is_some_and(|role| INTERACTIVE_ROLES.contains(&role))
         || node.editable
         || node.attr("tabindex").and_then(|t| t.trim().parse::<i32>().ok()).is_some_and(|t| t >= 0)
+        // Made to be dragged (HTML5 drag and drop): the `drag` action takes it.
+        || node.attr("draggable") == Some("true")
 }
 
 /// Labels and the controls they name: `<label for=id>` or the first control inside the label.
@@ -705,6 +707,9 @@ fn display_attrs(node: &RawNode, label: Option<&str>, href: Option<String>) -> V
         ("aria-haspopup", "haspopup"),
         ("aria-valuenow", "value"),
         ("href", "href"),
+        // What can be dragged (dnd-kit says "sortable" or "draggable").
+        ("aria-roledescription", "roledescription"),
+        ("draggable", "draggable"),
     ];
     let mut attrs: Vec<(String, String)> = Vec::new();
     if let Some(label) = label.map(str::trim).filter(|l| !l.is_empty()) {
@@ -714,6 +719,9 @@ fn display_attrs(node: &RawNode, label: Option<&str>, href: Option<String>) -> V
         let Some(value) = node.attr(source).map(str::trim).filter(|v| !v.is_empty()) else { continue };
         if source == "type" && node.tag == "button" && value == "button" {
             continue; // Says nothing a model can use.
+        }
+        if source == "draggable" && value != "true" {
+            continue; // Pictures kept from being dragged away.
         }
         let value = if source == "href" {
             href.clone().unwrap_or_else(|| value.to_string())
