@@ -155,3 +155,13 @@ test('React Select multi: choosing a chosen option again takes it out', async ()
   assert.equal(await output(page, 'toppings'), 'sauce', seen);
   assert.match(outcomes[2], /^Took "Nuts" out of the choice in /, seen);
 });
+
+test('Headless UI multiple Listbox: an option is added, a chosen one taken out, the list left open', async () => {
+  const { page, outcomes, seen } = await run('values-react.html', [
+    [{ select_option: { target: 'Labels', text: 'Urgent' } }],
+    [{ select_option: { target: 'Labels', text: 'Bug' } }],
+  ]);
+  assert.equal(await output(page, 'tags'), 'Urgent', seen);
+  assert.match(outcomes[0], /^Added "Urgent" to the choice in .*; now selected: "Bug", "Urgent"\.$/, seen);
+  assert.match(outcomes[1], /^Took "Bug" out of the choice in .*; now selected: "Urgent"\.$/, seen);
+});
