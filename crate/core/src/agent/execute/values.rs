@@ -141,7 +141,8 @@ pub(super) fn number_outcome(target: &str, wanted: f64, state: &NumberState, uni
             format!("{target} does not tell its value (no aria-valuenow); look at the page to see where it is."),
         );
     };
-    let words = if state.text.is_empty() || state.text == shown(value) {
+    // The words only when they say more than the number ("20 °C", not noUiSlider's "65.00").
+    let words = if state.text.is_empty() || number_in(&state.text).is_some_and(|n| same(n, value)) {
         String::new()
     } else {
         format!(" (it shows {})", quoted(&state.text))
