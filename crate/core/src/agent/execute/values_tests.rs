@@ -37,6 +37,8 @@ fn a_number_is_read_as_people_write_it() {
     assert_eq!(number_in(" 42 "), Some(42.0));
     assert_eq!(number_in("-3.5"), Some(-3.5));
     assert_eq!(number_in("1,000"), Some(1000.0));
+    assert_eq!(number_in("1,000,000.5"), Some(1_000_000.5));
+    assert_eq!(number_in("1,5"), Some(1.5));
     assert_eq!(number_in("four"), None);
     assert_eq!(number_in(""), None);
     assert_eq!(number_in("inf"), None);
