@@ -165,3 +165,12 @@ test('Headless UI multiple Listbox: an option is added, a chosen one taken out, 
   assert.match(outcomes[0], /^Added "Urgent" to the choice in .*; now selected: "Bug", "Urgent"\.$/, seen);
   assert.match(outcomes[1], /^Took "Bug" out of the choice in .*; now selected: "Urgent"\.$/, seen);
 });
+
+test('MUI multiple Autocomplete: select_option adds a second option to the first', async () => {
+  const { page, outcomes, seen } = await run('values-react.html', [
+    [{ select_option: { target: 'Cities to visit', text: 'Porto' } }],
+    [{ select_option: { target: 'Cities to visit', text: 'Rome' } }],
+  ]);
+  assert.equal(await output(page, 'cities'), 'Porto,Rome', seen);
+  assert.match(outcomes[1], /^Selected "Rome" in /, seen);
+});

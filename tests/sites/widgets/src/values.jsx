@@ -1,8 +1,10 @@
-// Sliders and a number field from MUI and Ant Design, and Headless UI's multiple Listbox, as an app uses them: each reports its value
+// Sliders and a number field from MUI and Ant Design, Headless UI's multiple Listbox and MUI's multiple Autocomplete, as an app uses them: each reports its value
 // to the app's state, which the page shows.
 import { useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
+import Autocomplete from '@mui/material/Autocomplete';
 import Slider from '@mui/material/Slider';
+import TextField from '@mui/material/TextField';
 import { InputNumber, Slider as AntSlider } from 'antd';
 import { Listbox, ListboxButton, ListboxOption, ListboxOptions } from '@headlessui/react';
 
@@ -13,6 +15,7 @@ function App() {
   const [discount, setDiscount] = useState(10);
   const [rooms, setRooms] = useState(1);
   const [tags, setTags] = useState(['Bug']);
+  const [cities, setCities] = useState([]);
   useEffect(() => { document.body.dataset.ready = 'yes'; }, []);
   return (
     <main style={{ padding: 16, display: 'grid', gap: 16, maxWidth: 360 }}>
@@ -31,6 +34,9 @@ function App() {
         </ListboxOptions>
       </Listbox>
       <output id="tags">{tags.join(',') || 'none'}</output>
+      <Autocomplete multiple options={['Lisbon', 'Porto', 'Madrid', 'Rome']} value={cities}
+        onChange={(event, value) => setCities(value)} renderInput={(params) => <TextField {...params} label="Cities to visit" />} />
+      <output id="cities">{cities.join(',') || 'none'}</output>
     </main>
   );
 }

@@ -135,7 +135,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 let option_selected = now
                     .element(option.index)
                     .is_some_and(|o| o.attrs.iter().any(|(k, v)| (k == "selected" || k == "checked") && v == "true"));
-                control_shows || option_selected
+                control_shows || option_selected || shown_as_chosen(&now, option, &label)
             }
             Err(_) => false,
         };
@@ -186,4 +186,82 @@ fn multiple_choice(now: &PageMap, control: &MapElement, option: &MapElement, lab
             format!("Clicked the option \"{label}\" in {target}, but it did not change; look at the page map."),
         )
     })
+}
+
+/// Whether a multiple select that closed after the click shows the option as one of its chosen
+/// ones: a chip of its own (React Select's, MUI Autocomplete's), not in the control's text.
+fn shown_as_chosen(now: &PageMap, option: &MapElement, label: &str) -> bool {
+    let is_option = |e: &MapElement| {
+        e.tag == "option" || e.attrs.iter().any(|(k, v)| k == "role" && OPTION_ROLES.contains(&v.as_str()))
+    };
+    now.element(option.index).is_none()
+        && now.elements().any(|e| !is_option(e) && e.text.trim().eq_ignore_ascii_case(label.trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom_map::{ElementRef, LineKind, MapLine};
+
+    fn element(index: u32, tag: &str, text: &str, attrs: &[(&str, &str)]) -> MapElement {
+        MapElement {
+            index,
+            target: ElementRef { frame_id: 0, doc: "d".into(), id: index },
+            tag: tag.into(),
+            attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            text: text.into(),
+            fingerprint: u64::from(index),
+            is_new: false,
+            link: None,
+            frame_url: None,
+        }
+    }
+
+    fn map(elements: Vec<MapElement>) -> PageMap {
+        let lines =
+            elements.into_iter().map(|e| MapLine { kind: LineKind::Element(e), depth: 0, rect: [0.0; 4] }).collect();
+        PageMap {
+            url: "http://shop.test/".into(),
+            title: String::new(),
+            viewport: Default::default(),
+            lines,
+            notes: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    fn option(index: u32, text: &str, selected: bool) -> MapElement {
+        element(index, "div", text, &[("role", "option"), ("selected", if selected { "true" } else { "false" })])
+    }
+
+    #[test]
+    fn an_open_multiple_list_tells_what_a_click_added_or_took_out() {
+        let button = element(1, "button", "Bug", &[("expanded", "true")]);
+        let list = element(2, "div", "", &[("role", "listbox"), ("multiple", "true")]);
+        let before = [option(3, "Bug", true), option(4, "Urgent", false)];
+        let added = map(vec![button.clone(), list.clone(), option(3, "Bug", true), option(4, "Urgent", true)]);
+        let done = multiple_choice(&added, &button, &before[1], "Urgent").unwrap();
+        assert!(done.report.ok);
+        assert!(done.report.outcome.starts_with("Added \"Urgent\""), "{}", done.report.outcome);
+        assert!(done.report.outcome.ends_with("now selected: \"Bug\", \"Urgent\"."), "{}", done.report.outcome);
+        let taken_out = map(vec![button.clone(), list.clone(), option(3, "Bug", false), option(4, "Urgent", false)]);
+        let done = multiple_choice(&taken_out, &button, &before[0], "Bug").unwrap();
+        assert!(done.report.ok && done.report.outcome.starts_with("Took \"Bug\" out"), "{}", done.report.outcome);
+        // Nothing changed: a failure.
+        let same = map(vec![button.clone(), list, option(3, "Bug", true), option(4, "Urgent", false)]);
+        assert!(!multiple_choice(&same, &button, &before[1], "Urgent").unwrap().report.ok);
+        // A single list, or one that closed: the usual check.
+        let single = map(vec![button.clone(), option(3, "Bug", true), option(4, "Urgent", true)]);
+        assert!(multiple_choice(&single, &button, &before[1], "Urgent").is_none());
+    }
+
+    #[test]
+    fn a_list_that_closed_shows_a_chosen_option_as_a_chip_of_its_own() {
+        let chosen = option(4, "Rome", false);
+        let chip = element(9, "div", "Rome", &[("role", "button")]);
+        assert!(shown_as_chosen(&map(vec![element(1, "input", "", &[]), chip.clone()]), &chosen, "Rome"));
+        // Still listed as an option: not a chip.
+        assert!(!shown_as_chosen(&map(vec![chosen.clone(), chip]), &chosen, "Rome"));
+        assert!(!shown_as_chosen(&map(vec![element(1, "input", "", &[])]), &chosen, "Rome"));
+    }
 }
