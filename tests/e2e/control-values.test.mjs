@@ -121,7 +121,7 @@ test('a jQuery UI slider is stepped with its keys to 120', async () => {
 test('noUiSlider is stepped with its keys to 65', async () => {
   const { page, outcomes, seen } = await run('values.html', [[{ input_text: { target: 'Walking distance', text: '65' } }]]);
   assert.equal(await inPage(page, "Number(document.getElementById('distance').noUiSlider.get())"), 65, seen);
-  assert.match(outcomes[0], /to 65\b/, seen);
+  assert.match(outcomes[0], /^Set .*Walking distance.* to 65\.$/, seen);
 });
 
 test('MUI Slider takes a value on its step', async () => {
@@ -154,4 +154,23 @@ test('React Select multi: choosing a chosen option again takes it out', async ()
   ]);
   assert.equal(await output(page, 'toppings'), 'sauce', seen);
   assert.match(outcomes[2], /^Took "Nuts" out of the choice in /, seen);
+});
+
+test('Headless UI multiple Listbox: an option is added, a chosen one taken out, the list left open', async () => {
+  const { page, outcomes, seen } = await run('values-react.html', [
+    [{ select_option: { target: 'Labels', text: 'Urgent' } }],
+    [{ select_option: { target: 'Labels', text: 'Bug' } }],
+  ]);
+  assert.equal(await output(page, 'tags'), 'Urgent', seen);
+  assert.match(outcomes[0], /^Added "Urgent" to the choice in .*; now selected: "Bug", "Urgent"\.$/, seen);
+  assert.match(outcomes[1], /^Took "Bug" out of the choice in .*; now selected: "Urgent"\.$/, seen);
+});
+
+test('MUI multiple Autocomplete: select_option adds a second option to the first', async () => {
+  const { page, outcomes, seen } = await run('values-react.html', [
+    [{ select_option: { target: 'Cities to visit', text: 'Porto' } }],
+    [{ select_option: { target: 'Cities to visit', text: 'Rome' } }],
+  ]);
+  assert.equal(await output(page, 'cities'), 'Porto,Rome', seen);
+  assert.match(outcomes[1], /^Selected "Rome" in /, seen);
 });

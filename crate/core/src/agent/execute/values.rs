@@ -34,9 +34,14 @@ impl NumberControl {
     }
 }
 
-/// The number a text asks for ("42", " -3.5 ", "1,000"); `None` when it is not one.
+/// The number a text asks for ("42", " -3.5 ", "1,000", "1,5" as a decimal comma); `None` when it
+/// is not one.
 pub(super) fn number_in(text: &str) -> Option<f64> {
-    let plain: String = text.trim().chars().filter(|c| *c != ',' && *c != '_' && !c.is_whitespace()).collect();
+    let plain: String = text.trim().chars().filter(|c| *c != '_' && !c.is_whitespace()).collect();
+    // A comma groups thousands when three digits follow each one; otherwise it is a decimal comma.
+    let groups =
+        plain.split(',').skip(1).all(|group| group.len() >= 3 && group[..3].bytes().all(|b| b.is_ascii_digit()));
+    let plain = if groups || plain.contains('.') { plain.replace(',', "") } else { plain.replacen(',', ".", 1) };
     plain.parse::<f64>().ok().filter(|n| n.is_finite())
 }
 
@@ -141,7 +146,8 @@ pub(super) fn number_outcome(target: &str, wanted: f64, state: &NumberState, uni
             format!("{target} does not tell its value (no aria-valuenow); look at the page to see where it is."),
         );
     };
-    let words = if state.text.is_empty() || state.text == shown(value) {
+    // The words only when they say more than the number ("20 °C", not noUiSlider's "65.00").
+    let words = if state.text.is_empty() || number_in(&state.text).is_some_and(|n| same(n, value)) {
         String::new()
     } else {
         format!(" (it shows {})", quoted(&state.text))

@@ -38,6 +38,8 @@ fn a_number_is_read_as_people_write_it() {
     assert_eq!(number_in(" 42 "), Some(42.0));
     assert_eq!(number_in("-3.5"), Some(-3.5));
     assert_eq!(number_in("1,000"), Some(1000.0));
+    assert_eq!(number_in("1,000,000.5"), Some(1_000_000.5));
+    assert_eq!(number_in("1,5"), Some(1.5));
     assert_eq!(number_in("four"), None);
     assert_eq!(number_in(""), None);
     assert_eq!(number_in("inf"), None);
@@ -107,6 +109,8 @@ fn the_outcome_says_the_value_reached_and_why_when_it_is_not_the_one_asked() {
     );
     let words = NumberState { text: "40 %".into(), ..state(40.0, None, None, None) };
     assert_eq!(number_outcome(target, 40.0, &words, None), (true, format!("Set {target} to 40 (it shows \"40 %\").")));
+    let digits = NumberState { text: "40.00".into(), ..state(40.0, None, None, None) };
+    assert_eq!(number_outcome(target, 40.0, &digits, None), (true, format!("Set {target} to 40.")));
     // Beyond a bound: the bound, with the range told.
     let (ok, said) = number_outcome(target, 150.0, &state(100.0, Some(0.0), Some(100.0), Some(5.0)), None);
     assert!(ok);
