@@ -153,14 +153,18 @@ fn exact_only_with_the_models_own_vocabulary() {
     );
     let exact = TokenCounter::new(Provider::OpenAi, "gpt-4o", Some(rc.clone()));
     assert!(exact.is_exact());
+    assert_eq!(exact.kind(), "o200k");
     assert_eq!(exact.text(text), o200k.count(text));
     assert_eq!(exact.message(&ChatMessage::user(text)), o200k.count(text) + 3);
     // The wrong encoding for the model is ignored: a cl100k model with o200k is an estimate.
     let wrong = TokenCounter::new(Provider::OpenAi, "gpt-4-turbo", Some(rc.clone()));
     assert!(!wrong.is_exact());
+    assert_eq!(wrong.kind(), "estimate");
     // Claude: o200k scaled up, never exact.
     let claude = TokenCounter::new(Provider::Anthropic, "claude-sonnet-4-5", Some(rc.clone()));
     assert!(!claude.is_exact());
+    assert_eq!(claude.kind(), "estimate");
+    assert_eq!(TokenCounter::estimate().kind(), "estimate");
     assert_eq!(claude.text(text), (o200k.count(text) as f64 * CLAUDE_FACTOR).ceil() as usize);
     let cheap_clone = exact.clone();
     assert_eq!(Rc::strong_count(&rc), 4);
