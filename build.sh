@@ -185,6 +185,7 @@ BENCH_USAGE='usage: ./build.sh bench [--runs N] [--filter TEXT] [--window WIDTHx
        ./build.sh bench requests                      each request'"'"'s tokens by part and agent, full and compact
        ./build.sh bench steps [--runs N]              the agent'"'"'s own time per step, outside the model
        ./build.sh bench notebook                      tokens per step against items collected into a file
+       ./build.sh bench eval-tokens [--parallel N]    input tokens per step and per task on the eval suite, by agent
        ./build.sh bench real-model [--max-steps N] [--max-tokens N] [--planning-interval N]
                                    [--request-minutes M] [--total-minutes M]
                                                       the shop task on a small local model (slow)
@@ -215,6 +216,7 @@ case "${1:-build}" in
     if [ "${1:-}" = steps ]; then shift; exec node bench/step-time.mjs "$@"; fi
     if [ "${1:-}" = real-model ]; then shift; exec node bench/real-model.mjs "$@"; fi
     if [ "${1:-}" = notebook ]; then shift; exec node bench/notebook.mjs "$@"; fi
+    if [ "${1:-}" = eval-tokens ]; then shift; exec node bench/eval-tokens.mjs "$@"; fi
     exec node bench/page-map.mjs "$@" ;;
   install-mcp) install_mcp ;;
   -h|--help|help) usage ;;
