@@ -40,7 +40,9 @@ for (const style of STYLES) {
     const stdout = await evaluate(['--suite', SUITE, '--base-url', llm.baseUrl, '--model', 'gpt-4o', '--request-style', style,
       '--parallel', values.parallel, '--out', out]);
     const report = await readFile(join(out, 'report.md'), 'utf8');
-    const table = report.split('\n\n').find((block) => block.startsWith('Input tokens by agent'));
+    const blocks = report.split('\n\n');
+    const at = blocks.findIndex((block) => block.startsWith('Input tokens by agent'));
+    const table = at < 0 ? null : blocks.slice(at, at + 2).join('\n\n');
     process.stdout.write(`## ${style} requests\n\n${stdout.trim()}\n\n${table ?? 'no input-token table in the report'}\n\n`);
   } finally {
     await llm.close();
