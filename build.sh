@@ -180,7 +180,7 @@ run_tests() {
 
 usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
 
-BENCH_USAGE='usage: ./build.sh bench [--runs N] [--filter TEXT] [--window WIDTHxHEIGHT (1280x720)]
+BENCH_USAGE='usage: ./build.sh bench [--runs N] [--filter TEXT] [--window WIDTHxHEIGHT (1280x720)] [--save-maps DIR]
                                                       the page map on ../shared/corpus, its exact tokens
        ./build.sh bench requests                      each request'"'"'s tokens by part and agent, full and compact
        ./build.sh bench steps [--runs N]              the agent'"'"'s own time per step, outside the model

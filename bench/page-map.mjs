@@ -2,7 +2,8 @@
 // processing, serialization) timed inside the service worker, on the shared corpus.
 // Each map's size in exact o200k and cl100k tokens (js-tiktoken, the same counts as the core's
 // BPE) beside the core's vocabulary-free estimates of them, at a stated window size.
-// Usage: ./build.sh bench [--runs N] [--filter TEXT] [--window WIDTHxHEIGHT]
+// Usage: ./build.sh bench [--runs N] [--filter TEXT] [--window WIDTHxHEIGHT] [--save-maps DIR]
+// (--save-maps: each page's map text into DIR, for counting with other tokenizers: bench/gemma-tokens.mjs)
 // Writes bench/results/page-map.json and prints a table.
 
 import { createServer } from 'node:http';
@@ -109,6 +110,7 @@ export async function measurePage(agent, tabId, runs) {
   const floor = median(measured.floors);
   const exact = exactTokens(measured.text);
   return {
+    text: measured.text,
     elements: measured.elements,
     indexed: measured.indexed,
     // Exact counts, and the core's vocabulary-free estimates of each (`estimate` of o200k,
@@ -166,7 +168,9 @@ export function tokenSummary(rows) {
 
 async function main() {
   const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, filter: { type: 'string', default: '' },
-    window: { type: 'string', default: DEFAULT_WINDOW } } });
+    window: { type: 'string', default: DEFAULT_WINDOW }, 'save-maps': { type: 'string' } } });
+  const saveMaps = values['save-maps'];
+  if (saveMaps) await mkdir(saveMaps, { recursive: true });
   const runs = Number(values.runs);
   const window = parseWindow(values.window);
   const server = await serveCorpus();
@@ -189,8 +193,9 @@ async function main() {
     process.stdout.write(`${header}\n${'-'.repeat(header.length)}\n`);
     for (const { page, path } of await corpusPages(values.filter)) {
       await tab.goto(`${origin}/${path}`, { waitUntil: 'load', timeout: 30000 }).catch(() => {});
-      const row = { page, ...await measurePage(agent, tabId, runs) };
+      const { text, ...row } = { page, ...await measurePage(agent, tabId, runs) };
       results.push(row);
+      if (saveMaps) await writeFile(join(saveMaps, `${page.replace(/\//g, '_')}.txt`), text);
       const s = row.split_ms;
       process.stdout.write(`${line([page, row.elements, row.indexed, row.o200k, row.estimate, row.first_ms, row.ms_median, row.ms_max, row.floor_ms,
         row.ratio, s.collect, s.transfer, s.parse, s.build, s.serialize])}\n`);
