@@ -4,8 +4,8 @@
 #   ./build.sh            install missing tools, build the unpacked extension (load the repository root)
 #   ./build.sh test       build, then every test: cargo test, wasm tests in headless Chrome, end to end
 #   ./build.sh run ...    build, then run a task headlessly (./build.sh run --help)
-#   ./build.sh bench      build, then benchmark the page map on ../shared/corpus (bench/results/)
-#   ./build.sh bench requests   build, then measure each request's tokens, full and compact
+#   ./build.sh bench      build, then benchmark the page map on ../shared/corpus: time, exact tokens (bench/results/)
+#   ./build.sh bench requests   build, then measure each request's tokens by part and agent, full and compact
 #   ./build.sh bench steps      build, then measure the agent's own time per step, outside the model
 #   ./build.sh bench notebook   build, then measure tokens per step against items collected into a file
 #   ./build.sh bench real-model build, then run the shop task on a small local model held to each
@@ -180,10 +180,12 @@ run_tests() {
 
 usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
 
-BENCH_USAGE='usage: ./build.sh bench [--runs N] [--filter TEXT]   the page map on ../shared/corpus
-       ./build.sh bench requests                      each request'"'"'s tokens, full and compact
+BENCH_USAGE='usage: ./build.sh bench [--runs N] [--filter TEXT] [--window WIDTHxHEIGHT (1280x720)] [--save-maps DIR]
+                                                      the page map on ../shared/corpus, its exact tokens
+       ./build.sh bench requests                      each request'"'"'s tokens by part and agent, full and compact
        ./build.sh bench steps [--runs N]              the agent'"'"'s own time per step, outside the model
        ./build.sh bench notebook                      tokens per step against items collected into a file
+       ./build.sh bench eval-tokens [--parallel N]    input tokens per step and per task on the eval suite, by agent
        ./build.sh bench real-model [--max-steps N] [--max-tokens N] [--planning-interval N]
                                    [--request-minutes M] [--total-minutes M]
                                                       the shop task on a small local model (slow)
@@ -214,6 +216,7 @@ case "${1:-build}" in
     if [ "${1:-}" = steps ]; then shift; exec node bench/step-time.mjs "$@"; fi
     if [ "${1:-}" = real-model ]; then shift; exec node bench/real-model.mjs "$@"; fi
     if [ "${1:-}" = notebook ]; then shift; exec node bench/notebook.mjs "$@"; fi
+    if [ "${1:-}" = eval-tokens ]; then shift; exec node bench/eval-tokens.mjs "$@"; fi
     exec node bench/page-map.mjs "$@" ;;
   install-mcp) install_mcp ;;
   -h|--help|help) usage ;;

@@ -1,6 +1,9 @@
 // Page-map benchmark: the full build (page-side collection, transfer to the worker, Rust
 // processing, serialization) timed inside the service worker, on the shared corpus.
-// Usage: ./build.sh bench [--runs N] [--filter TEXT]
+// Each map's size in exact o200k and cl100k tokens (js-tiktoken, the same counts as the core's
+// BPE) beside the core's vocabulary-free estimates of them, at a stated window size.
+// Usage: ./build.sh bench [--runs N] [--filter TEXT] [--window WIDTHxHEIGHT] [--save-maps DIR]
+// (--save-maps: each page's map text into DIR, for counting with other tokenizers: bench/gemma-tokens.mjs)
 // Writes bench/results/page-map.json and prints a table.
 
 import { createServer } from 'node:http';
@@ -10,6 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { launchAgentBrowser, openTarget } from '../runner/launch.mjs';
 import { median } from '../runner/eval/stats.mjs';
+import { Tiktoken } from 'js-tiktoken/lite';
+import o200kRanks from 'js-tiktoken/ranks/o200k_base';
+import cl100kRanks from 'js-tiktoken/ranks/cl100k_base';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CORPUS = resolve(process.env.AGENT_CORPUS ?? join(HERE, '..', '..', 'shared', 'corpus'));
@@ -17,6 +23,14 @@ const RESULTS = join(HERE, 'results', 'page-map.json');
 
 /** Floors shorter than this are below what the page's clock can time. */
 const MIN_FLOOR_MS = 1;
+
+/** Playwright's default viewport, at which the figures before issue 33 were taken. */
+const DEFAULT_WINDOW = '1280x720';
+
+const o200k = new Tiktoken(o200kRanks);
+const cl100k = new Tiktoken(cl100kRanks);
+/** Exact token counts of `text`: o200k (gpt-4o and later) and cl100k (gpt-4, gpt-3.5). */
+export const exactTokens = (text) => ({ o200k: o200k.encode(text, [], []).length, cl100k: cl100k.encode(text, [], []).length });
 
 async function corpusPages(filter) {
   const pages = [];
@@ -89,15 +103,22 @@ export async function measurePage(agent, tabId, runs) {
       floors.push(pass.result);
     }
     return { times, floors, parts, firstMs, firstCollectMs: first.timing.collect_ms, elements: last.elements,
-      indexed: last.indexed, tokens: last.tokens };
+      indexed: last.indexed, text: last.text, estimate: globalThis.agentCore.estimateTokens(last.text) };
   }, { tabId, runs });
   const part = (name) => round(median(measured.parts.map((p) => p[name])));
   const ms = median(measured.times);
   const floor = median(measured.floors);
+  const exact = exactTokens(measured.text);
   return {
+    text: measured.text,
     elements: measured.elements,
     indexed: measured.indexed,
-    tokens: measured.tokens,
+    // Exact counts, and the core's vocabulary-free estimates of each (`estimate` of o200k,
+    // `estimate_cl100k` of cl100k as for gpt-4).
+    o200k: exact.o200k,
+    estimate: measured.estimate.o200k,
+    cl100k: exact.cl100k,
+    estimate_cl100k: measured.estimate.cl100k,
     first_ms: round(measured.firstMs),
     first_collect_ms: round(measured.firstCollectMs),
     ms_median: round(ms),
@@ -116,9 +137,42 @@ export async function measurePage(agent, tabId, runs) {
   };
 }
 
+/** `WIDTHxHEIGHT` as `{ width, height }`. */
+function parseWindow(text) {
+  const match = /^(\d+)x(\d+)$/.exec(text);
+  if (!match) throw new Error(`--window takes WIDTHxHEIGHT, such as ${DEFAULT_WINDOW}: not ${text}`);
+  return { width: Number(match[1]), height: Number(match[2]) };
+}
+
+/** The median and range of `values`, rounded to two places: `median (min–max)`. */
+const spread = (values) => {
+  const r = (x) => Math.round(x * 100) / 100;
+  return { median: r(median(values)), min: r(Math.min(...values)), max: r(Math.max(...values)) };
+};
+const spreadText = ({ median: m, min, max }) => `median ${m} (${min}–${max})`;
+
+/** The figures of a set of rows: exact map tokens (median and worst) and the estimates' ratios. */
+export function tokenSummary(rows) {
+  const worst = rows.reduce((a, b) => (b.o200k > a.o200k ? b : a));
+  return {
+    pages: rows.length,
+    o200k_median: median(rows.map((r) => r.o200k)),
+    o200k_worst: worst.o200k,
+    worst_page: worst.page,
+    cl100k_median: median(rows.map((r) => r.cl100k)),
+    estimate_median: median(rows.map((r) => r.estimate)),
+    estimate_over_o200k: spread(rows.map((r) => r.estimate / Math.max(1, r.o200k))),
+    estimate_cl100k_over_cl100k: spread(rows.map((r) => r.estimate_cl100k / Math.max(1, r.cl100k))),
+  };
+}
+
 async function main() {
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, filter: { type: 'string', default: '' } } });
+  const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, filter: { type: 'string', default: '' },
+    window: { type: 'string', default: DEFAULT_WINDOW }, 'save-maps': { type: 'string' } } });
+  const saveMaps = values['save-maps'];
+  if (saveMaps) await mkdir(saveMaps, { recursive: true });
   const runs = Number(values.runs);
+  const window = parseWindow(values.window);
   const server = await serveCorpus();
   const origin = `http://127.0.0.1:${server.address().port}`;
   const agent = await launchAgentBrowser();
@@ -126,19 +180,24 @@ async function main() {
   await agent.context.route((url) => !url.href.startsWith(origin), (route) => route.abort());
 
   const results = [];
-  const columns = [['page', 44], ['elements', 8], ['indexed', 7], ['tokens', 6], ['first', 7], ['median', 7], ['max', 7], ['floor', 6],
+  const columns = [['page', 44], ['elements', 8], ['indexed', 7], ['o200k', 6], ['est.', 6], ['first', 7], ['median', 7], ['max', 7], ['floor', 6],
     ['ratio', 5], ['collect', 7], ['transfer', 8], ['parse', 6], ['build', 6], ['serial', 6]];
   const line = (values) => values.map((v) => v ?? '-').map((v, i) => (i === 0 ? String(v).padEnd(columns[i][1]) : String(v).padStart(columns[i][1]))).join(' ');
   const header = line(columns.map(([name]) => name));
-  process.stdout.write(`${header}\n${'-'.repeat(header.length)}\n`);
+  let viewport;
   try {
     const { page: tab, tabId } = await openTarget(agent, `${origin}/synthetic/rows-200.html`);
+    await tab.setViewportSize(window);
+    viewport = await tab.evaluate(() => ({ width: innerWidth, height: innerHeight }));
+    process.stdout.write(`window ${viewport.width}×${viewport.height}; map tokens: o200k exact (js-tiktoken), est. = the core's vocabulary-free estimate of o200k\n`);
+    process.stdout.write(`${header}\n${'-'.repeat(header.length)}\n`);
     for (const { page, path } of await corpusPages(values.filter)) {
       await tab.goto(`${origin}/${path}`, { waitUntil: 'load', timeout: 30000 }).catch(() => {});
-      const row = { page, ...await measurePage(agent, tabId, runs) };
+      const { text, ...row } = { page, ...await measurePage(agent, tabId, runs) };
       results.push(row);
+      if (saveMaps) await writeFile(join(saveMaps, `${page.replace(/\//g, '_')}.txt`), text);
       const s = row.split_ms;
-      process.stdout.write(`${line([page, row.elements, row.indexed, row.tokens, row.first_ms, row.ms_median, row.ms_max, row.floor_ms,
+      process.stdout.write(`${line([page, row.elements, row.indexed, row.o200k, row.estimate, row.first_ms, row.ms_median, row.ms_max, row.floor_ms,
         row.ratio, s.collect, s.transfer, s.parse, s.build, s.serialize])}\n`);
     }
   } finally {
@@ -146,20 +205,28 @@ async function main() {
     server.close();
   }
 
-  await mkdir(dirname(RESULTS), { recursive: true });
-  await writeFile(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
   const readability = results.filter((r) => r.page.startsWith('readability/'));
+  const tokens = readability.length ? tokenSummary(readability) : null;
+  await mkdir(dirname(RESULTS), { recursive: true });
+  await writeFile(RESULTS, `${JSON.stringify({
+    window: viewport,
+    tokens: 'o200k and cl100k: exact (js-tiktoken); estimate, estimate_cl100k: the core\'s vocabulary-free estimates of them',
+    readability: tokens,
+    pages: results,
+  }, null, 2)}\n`);
   if (readability.length) {
     const timed = readability.filter((r) => r.ratio !== null);
     const ratios = timed.map((r) => r.ratio);
     const worst = timed.reduce((a, b) => (b.ratio > a.ratio ? b : a));
-    console.log(`\nreadability corpus: ${readability.length} pages, median of medians ${round(median(readability.map((r) => r.ms_median)))} ms, slowest median ${Math.max(...readability.map((r) => r.ms_median))} ms, max single run ${Math.max(...readability.map((r) => r.ms_max))} ms, median map ${median(readability.map((r) => r.tokens))} tokens`);
+    console.log(`\nreadability corpus: ${readability.length} pages, median of medians ${round(median(readability.map((r) => r.ms_median)))} ms, slowest median ${Math.max(...readability.map((r) => r.ms_median))} ms, max single run ${Math.max(...readability.map((r) => r.ms_max))} ms`);
+    console.log(`map tokens at ${viewport.width}×${viewport.height}, exact o200k: median ${tokens.o200k_median}, worst ${tokens.o200k_worst} (${tokens.worst_page}); exact cl100k: median ${tokens.cl100k_median}`);
+    console.log(`the vocabulary-free estimate: median ${tokens.estimate_median}; estimate / o200k ${spreadText(tokens.estimate_over_o200k)}; gpt-4 estimate / cl100k ${spreadText(tokens.estimate_cl100k_over_cl100k)}`);
     const firstTimes = readability.map((r) => r.first_ms / r.ms_median);
     console.log(`first read of a page: median ${round(median(readability.map((r) => r.first_ms)))} ms, a median ${round(median(firstTimes))} times a later read`);
     console.log(`ratio to the floor (${timed.length} pages with a floor of at least ${MIN_FLOOR_MS} ms): median ${round(median(ratios))}, worst ${worst.ratio} (${worst.page})`);
     for (const name of ['synthetic/rows-1000', 'synthetic/rows-3000', 'readability/wikipedia-2', 'readability/archive-of-our-own']) {
       const row = results.find((r) => r.page === name);
-      if (row) console.log(`  ${name}: ${row.ms_median} ms, floor ${row.floor_ms} ms, ratio ${row.ratio}`);
+      if (row) console.log(`  ${name}: ${row.ms_median} ms, floor ${row.floor_ms} ms, ratio ${row.ratio}, ${row.o200k} o200k tokens (estimate ${row.estimate})`);
     }
   }
   console.log(`wrote ${RESULTS}`);

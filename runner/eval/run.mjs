@@ -100,9 +100,12 @@ async function pageShowing(agent, url, panel) {
   return undefined;
 }
 
-/** Sums what a run's record says about tokens, cost and time. */
-function fromRecord(record) {
-  const tokens = { input: 0, output: 0, by_agent: record?.tokens ?? {} };
+/** Sums what a run's record says about tokens, cost and time. `tokens.input`, `output` and
+ * `by_agent` are what the provider reported; `tokens.counted` the input the extension counted in
+ * each request it sent, by agent, and what kind of count that is (`o200k`, `cl100k`: exact;
+ * `estimate`), which a scripted or local model that reports no usage still has. */
+export function fromRecord(record) {
+  const tokens = { input: 0, output: 0, by_agent: record?.tokens ?? {}, counted: countedInput(record) };
   for (const used of Object.values(tokens.by_agent)) {
     tokens.input += used.input;
     tokens.output += used.output;
@@ -110,6 +113,23 @@ function fromRecord(record) {
   const timing = { page_map_ms: 0, model_ms: 0, actions_ms: 0, step_ms: 0 };
   for (const step of record?.steps ?? []) for (const phase of Object.keys(timing)) timing[phase] += step.timing[phase];
   return { tokens, cost: record?.cost ?? null, timing };
+}
+
+/** The input tokens of each request the record lists, summed by agent. */
+function countedInput(record) {
+  const counted = { kind: null, input: 0, by_agent: {} };
+  const kinds = new Set();
+  for (const step of record?.steps ?? []) {
+    for (const request of step.requests ?? []) {
+      const used = (counted.by_agent[request.role] ??= { input: 0, calls: 0 });
+      used.input += request.tokens;
+      used.calls += 1;
+      counted.input += request.tokens;
+      kinds.add(request.counted);
+    }
+  }
+  counted.kind = [...kinds].sort().join(', ') || null;
+  return counted;
 }
 
 /** Serves the task's other sites for one run, each on its own port (and host name). */
@@ -289,7 +309,7 @@ export async function runEval({ tasks, settings, meta, outDir, parallel, repeat,
   return total;
 }
 
-const empty = () => ({ claimed: false, checks: {}, answer: null, steps: 0, tokens: { input: 0, output: 0, by_agent: {} }, cost: null, timing: {}, record: null });
+const empty = () => ({ claimed: false, checks: {}, answer: null, steps: 0, tokens: { input: 0, output: 0, by_agent: {}, counted: { kind: null, input: 0, by_agent: {} } }, cost: null, timing: {}, record: null });
 
 function timedOut(limitS) {
   return { ...empty(), success: false, failure: { category: 'step_limit', reason: `the time limit of ${limitS} s was reached; the run was ended` } };

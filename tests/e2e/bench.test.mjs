@@ -8,7 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openTarget } from '../../runner/launch.mjs';
-import { measurePage } from '../../bench/page-map.mjs';
+import { exactTokens, measurePage } from '../../bench/page-map.mjs';
+import { tokens } from '../support/tokens.mjs';
 import { stepTimes } from '../../bench/step-time.mjs';
 import { withSiteAndBrowser } from '../support/fixtures.mjs';
 
@@ -21,6 +22,10 @@ test('the benchmark reports the first read, the floor, the ratio to it and where
   const { tabId } = await openTarget(agent, `${site.origin}/map/huge.html`);
   const row = await measurePage(agent, tabId, 2);
   assert.ok(row.elements > 1000 && row.indexed > 0, JSON.stringify(row));
+  // The map's size in exact tokens beside the core's estimates of them.
+  const { text } = await agent.worker.evaluate((tabId) => globalThis.agentCore.describePage(tabId), tabId);
+  assert.deepEqual([row.o200k, row.cl100k], [tokens(text), exactTokens(text).cl100k], JSON.stringify(row));
+  assert.ok(row.o200k > 100 && row.estimate > 0 && row.estimate_cl100k > 0, JSON.stringify(row));
   assert.ok(row.floor_ms >= 1, `a page this large has a measurable floor: ${JSON.stringify(row)}`);
   assert.ok(Math.abs(row.ratio - row.ms_median / row.floor_ms) < 0.02, JSON.stringify(row));
   const parts = Object.values(row.split_ms);

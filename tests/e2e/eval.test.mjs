@@ -58,16 +58,28 @@ test('the built-in suite scores 100% with a perfect model at --parallel 2, and i
   for (const r of lines) {
     assert.equal(r.success, true, JSON.stringify(r));
     assert.ok(r.steps >= 1 && r.tokens.input > 0 && r.timing.model_ms > 0, JSON.stringify(r));
+    // The input the extension counted in each request, by agent: a scripted model's name is no
+    // OpenAI model's, so the counts are estimates.
+    const { counted } = r.tokens;
+    assert.ok(counted.kind === 'estimate' && counted.by_agent.navigator.input > 0 && counted.by_agent.navigator.calls >= r.steps, JSON.stringify(r.tokens));
+    assert.equal(counted.input, Object.values(counted.by_agent).reduce((sum, a) => sum + a.input, 0), JSON.stringify(r.tokens));
     assert.ok(Object.values(r.checks).every((c) => c.ok));
     await access(join(out, r.record));
   }
-  assert.match(await readFile(join(out, 'report.md'), 'utf8'), new RegExp(`\\| shop-blue-mug \\| 1/1 \\|`));
+  const report = await readFile(join(out, 'report.md'), 'utf8');
+  assert.match(report, new RegExp(`\\| shop-blue-mug \\| 1/1 \\|`));
+  // Input tokens per step and per successful task, by agent, saying what the count is.
+  assert.match(report, /^Input tokens by agent \(counted by the extension: estimate\)/m);
+  assert.match(report, /^\| navigator \| [\d,]+ \| [\d,]+ \| [\d,]+ \|$/m);
+  assert.match(report, /^\| all \| [\d,]+ \| [\d,]+ \| [\d,]+ \|$/m);
+  assert.match(run.stdout, /; median [\d,]+ input tokens a successful task \(estimate\)$/m);
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ['--no-sandbox'] });
   try {
     const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
     await page.goto(`file://${join(out, 'report.html')}`);
     assert.equal(await page.locator('#success-rate').textContent(), '100.0%');
-    assert.equal(await page.locator('tbody tr').count(), suite.length);
+    assert.equal(await page.locator('#tasks tbody tr').count(), suite.length);
+    assert.ok(await page.locator('#input-tokens tbody tr').count() >= 2);
     assert.equal(await page.locator('svg[aria-label="Runs by number of steps"]').count(), 1);
     await mkdir(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'eval-report.png'), fullPage: false });

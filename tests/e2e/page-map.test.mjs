@@ -24,7 +24,7 @@ after(async () => {
   await otherSite?.close();
 });
 
-/** The map of `path` as the navigator reads it: `{ text, elements, indexed, tokens }`. */
+/** The map of `path` as the navigator reads it: `{ text, elements, indexed }`. */
 async function mapOf(url) {
   await target.page.goto(url, { waitUntil: 'load' });
   return agent.worker.evaluate(async (tabId) => {

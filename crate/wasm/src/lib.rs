@@ -11,11 +11,13 @@ mod vocabulary;
 
 use agent_core::dom_map::describe;
 use agent_core::i18n::Text;
+use agent_core::llm::Provider;
 use agent_core::mcp;
 use agent_core::protocol;
 use agent_core::settings::Settings;
 use agent_core::tasks::{Reply, TaskManager};
 use agent_core::text;
+use agent_core::tokens::TokenCounter;
 use agent_core::workflow;
 use host::{BrowserHost, HostBrowser};
 use serde::Serialize;
@@ -52,8 +54,8 @@ impl Core {
 
     /// The page map of a tab as the navigator would see it, with its size and where the time
     /// went: for the runner, the benchmark, the tests and anyone debugging what the agent sees.
-    /// Resolves to `{ elements, indexed, tokens, text, timing: { collect_ms, transfer_ms,
-    /// parse_ms, build_ms, serialize_ms } }`.
+    /// Resolves to `{ elements, indexed, text, timing: { collect_ms, transfer_ms, parse_ms,
+    /// build_ms, serialize_ms } }`.
     #[wasm_bindgen(js_name = describePage)]
     pub fn describe_page(&self, tab: i32) -> js_sys::Promise {
         let browser = Rc::clone(self.tasks.host());
@@ -63,6 +65,16 @@ impl Core {
             let description = describe(&frames, observed, host::performance_now);
             description.map(|description| to_js(&description)).map_err(|err| JsValue::from_str(&err))
         })
+    }
+
+    /// The vocabulary-free estimates of `text`'s tokens, `{ o200k, cl100k }`: what the core counts
+    /// for a gpt-4o-like and a gpt-4-like model when no vocabulary is loaded, and the basis of
+    /// every other model's estimate. For the benchmarks that check them against real tokenizers.
+    #[wasm_bindgen(js_name = estimateTokens)]
+    pub fn estimate_tokens(&self, text: &str) -> JsValue {
+        let o200k = TokenCounter::estimate().text(text);
+        let cl100k = TokenCounter::new(Provider::OpenAi, "gpt-4", None).text(text);
+        to_js(&serde_json::json!({ "o200k": o200k, "cl100k": cl100k }))
     }
 
     /// Stores a chat (`{id, title, created, updated, events, conversation}`) in the History as a

@@ -86,6 +86,9 @@ pub struct RequestSize {
     pub style: RequestStyle,
     pub tokens: usize,
     pub split: TokenSplit,
+    /// What `tokens` is: the model's own encoding (`o200k`, `cl100k`) when counted exactly,
+    /// otherwise `estimate`.
+    pub counted: &'static str,
 }
 
 /// An action as the model gave it, with the element it targeted then.
@@ -296,9 +299,9 @@ impl Recorder {
         }
     }
 
-    /// A request about to be sent, as counted.
-    pub fn request(&mut self, role: Role, style: RequestStyle, split: TokenSplit) {
-        self.current().requests.push(RequestSize { role, style, tokens: split.total(), split });
+    /// A request about to be sent, as counted (`counted`: what the count is, see [`RequestSize`]).
+    pub fn request(&mut self, role: Role, style: RequestStyle, split: TokenSplit, counted: &'static str) {
+        self.current().requests.push(RequestSize { role, style, tokens: split.total(), split, counted });
     }
 
     pub fn model_call(&mut self, role: Role, usage: Option<Usage>, milliseconds: f64) {

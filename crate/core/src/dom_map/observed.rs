@@ -2,7 +2,6 @@
 //! reading took), and the description of its map for the runner, the benchmark and debugging.
 
 use super::{serialize, ElementRegistry, MapOptions, PageMap, RawFrame, RawPage};
-use crate::tokens::estimate_tokens;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -57,7 +56,7 @@ pub struct Observation {
 }
 
 /// The page map of `frames` as the navigator would see it, with its size and where the time went
-/// (`clock` in milliseconds): `{ elements, indexed, tokens, text, frames_read, timing: {
+/// (`clock` in milliseconds): `{ elements, indexed, text, frames_read, timing: {
 /// collect_ms, transfer_ms, parse_ms, build_ms, serialize_ms } }`.
 pub fn describe(frames: &[RawFrame], observed: Observation, clock: impl Fn() -> f64) -> Result<Value, String> {
     let started = clock();
@@ -69,7 +68,6 @@ pub fn describe(frames: &[RawFrame], observed: Observation, clock: impl Fn() -> 
     Ok(json!({
         "elements": elements,
         "indexed": map.elements().count(),
-        "tokens": estimate_tokens(&text),
         "text": text,
         "frames_read": observed.frames_read,
         "timing": {

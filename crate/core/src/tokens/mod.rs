@@ -66,6 +66,14 @@ impl Encoding {
         }
     }
 
+    /// Its short name, as reports say which count they give.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::O200k => "o200k",
+            Encoding::Cl100k => "cl100k",
+        }
+    }
+
     /// How many ordinary tokens the vocabulary file holds.
     pub fn vocabulary_size(self) -> usize {
         match self {
@@ -396,6 +404,15 @@ impl TokenCounter {
     /// Whether counts are the model's own tokenizer's.
     pub fn is_exact(&self) -> bool {
         self.exact
+    }
+
+    /// What the counts are, for reports: the encoding's name when exact (`o200k`, `cl100k`),
+    /// otherwise `estimate`.
+    pub fn kind(&self) -> &'static str {
+        match &self.bpe {
+            Some(bpe) if self.exact => bpe.encoding().name(),
+            _ => "estimate",
+        }
     }
 
     pub fn text(&self, text: &str) -> usize {

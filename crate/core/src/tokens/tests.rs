@@ -153,14 +153,18 @@ fn exact_only_with_the_models_own_vocabulary() {
     );
     let exact = TokenCounter::new(Provider::OpenAi, "gpt-4o", Some(rc.clone()));
     assert!(exact.is_exact());
+    assert_eq!(exact.kind(), "o200k");
     assert_eq!(exact.text(text), o200k.count(text));
     assert_eq!(exact.message(&ChatMessage::user(text)), o200k.count(text) + 3);
     // The wrong encoding for the model is ignored: a cl100k model with o200k is an estimate.
     let wrong = TokenCounter::new(Provider::OpenAi, "gpt-4-turbo", Some(rc.clone()));
     assert!(!wrong.is_exact());
+    assert_eq!(wrong.kind(), "estimate");
     // Claude: o200k scaled up, never exact.
     let claude = TokenCounter::new(Provider::Anthropic, "claude-sonnet-4-5", Some(rc.clone()));
     assert!(!claude.is_exact());
+    assert_eq!(claude.kind(), "estimate");
+    assert_eq!(TokenCounter::estimate().kind(), "estimate");
     assert_eq!(claude.text(text), (o200k.count(text) as f64 * CLAUDE_FACTOR).ceil() as usize);
     let cheap_clone = exact.clone();
     assert_eq!(Rc::strong_count(&rc), 4);
@@ -345,4 +349,57 @@ fn calibration_on_the_corpus() {
             }
         }
     }
+}
+
+/// Page maps as the navigator reads them, cut from the maps `./build.sh bench` reads of corpus
+/// pages at 1280×720: English (BBC, Wikipedia), Czech (aktualne), French (Le Monde), Chinese (QQ)
+/// and the synthetic rows page.
+const MAPS: &[(&str, &str)] = &[
+    ("bbc-1", include_str!("testdata/map-bbc-1.txt")),
+    ("wikipedia-2", include_str!("testdata/map-wikipedia-2.txt")),
+    ("aktualne", include_str!("testdata/map-aktualne.txt")),
+    ("lemonde-1", include_str!("testdata/map-lemonde-1.txt")),
+    ("qq", include_str!("testdata/map-qq.txt")),
+    ("rows", include_str!("testdata/map-rows.txt")),
+];
+
+/// The estimate over the real count on page maps, as `./build.sh bench` measured it on the 130
+/// corpus maps at 1280×720 (2026-11-27; docs/benchmarks.md#token-counts): over o200k a median of
+/// 1.33, the middle 90% of pages within 1.16–1.49, all within 0.92–2.07 (the highest on Chinese
+/// pages); the gpt-4 estimate over cl100k a median of 1.46, the middle 90% within 1.25–1.65, all
+/// within 0.93–2.48. The bands below hold the middle 90% with a little room for alphabetic maps,
+/// and the whole range for a Chinese one.
+const MAP_BAND_O200K: (f64, f64) = (1.15, 1.50);
+const MAP_BAND_CL100K: (f64, f64) = (1.20, 1.70);
+const CJK_MAP_BAND_O200K: (f64, f64) = (1.50, 2.10);
+const CJK_MAP_BAND_CL100K: (f64, f64) = (1.50, 2.50);
+
+/// A drift of the estimate (a changed weight, a lost correction) shows here before it skews every
+/// budget: the estimate of each fixed page map stays within the band measured on the corpus.
+#[test]
+fn the_estimate_stays_in_the_band_measured_on_page_maps() {
+    let o200k = tiktoken_rs::o200k_base().unwrap();
+    let cl100k = tiktoken_rs::cl100k_base().unwrap();
+    let gpt4 = TokenCounter::new(Provider::OpenAi, "gpt-4", None);
+    let mut outside = Vec::new();
+    let mut ratios = Vec::new();
+    for (name, text) in MAPS {
+        let over_o200k = TokenCounter::estimate().text(text) as f64 / o200k.encode_ordinary(text).len() as f64;
+        let over_cl100k = gpt4.text(text) as f64 / cl100k.encode_ordinary(text).len() as f64;
+        let (o_band, c_band) =
+            if *name == "qq" { (CJK_MAP_BAND_O200K, CJK_MAP_BAND_CL100K) } else { (MAP_BAND_O200K, MAP_BAND_CL100K) };
+        for (encoding, ratio, (low, high)) in [("o200k", over_o200k, o_band), ("cl100k", over_cl100k, c_band)] {
+            if !(low..=high).contains(&ratio) {
+                outside.push(format!("{name}: estimate / {encoding} {ratio:.3} outside {low}–{high}"));
+            }
+        }
+        if *name != "qq" {
+            ratios.push(over_o200k);
+        }
+    }
+    assert!(outside.is_empty(), "{outside:#?}");
+    // And not drifting as a whole within the band: the median stays near the corpus's 1.33.
+    ratios.sort_by(f64::total_cmp);
+    let median = ratios[ratios.len() / 2];
+    assert!((1.22..=1.42).contains(&median), "median estimate / o200k {median:.3} on the alphabetic maps");
 }

@@ -96,7 +96,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         stream: bool,
     ) -> Result<String, StepError> {
         let fitted = prompt.fit(budget).map_err(|err| StepError::Fatal(err.text()))?;
-        self.recorder.borrow_mut().request(role, self.config.style, fitted.split);
+        self.recorder.borrow_mut().request(role, self.config.style, fitted.split, budget.counter.kind());
         if fitted.shrunk {
             self.warn_once(text!("core_warning_budget_shrunk", budget.max_input_tokens));
         }

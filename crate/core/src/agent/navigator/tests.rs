@@ -681,6 +681,8 @@ fn the_run_is_recorded_step_by_step_with_tokens_times_and_no_secret() {
     // Each request's own count, by what it carries.
     let request = &steps[0]["requests"][0];
     assert_eq!(request["role"], "navigator");
+    // Counted without a vocabulary (the fakes' counter): the record says it is an estimate.
+    assert_eq!(request["counted"], "estimate");
     let split = request["split"].as_object().unwrap();
     assert_eq!(split.values().map(|n| n.as_u64().unwrap()).sum::<u64>(), request["tokens"].as_u64().unwrap());
     assert!(split["instructions"].as_u64().unwrap() > 500 && split["page_lines"].as_u64().unwrap() > 0, "{split:?}");
