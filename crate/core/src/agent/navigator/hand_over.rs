@@ -36,7 +36,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let id = self.approvals.get() + 1;
         self.approvals.set(id);
         let tab: TabId = self.tab.get();
-        let english = question.to_string();
+        // The model reads what was asked in English; the user, in their language.
+        let (english, asked) = (question.to_string(), question.clone());
         (self.emit)(AgentEvent::HandOverNeeded { id, reason, question, url: url.to_string(), tab });
         let started = self.browser.now_ms();
         let answer = self.cancel.guard(self.gate.hand_over(id)).await.ok_or(StepError::Cancelled)?;
@@ -51,7 +52,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 Ok(continued_note(reason, &english, said.as_deref()))
             }
             HandOver::Stop => Err(StepError::Cancelled),
-            HandOver::Unanswered => Err(StepError::Fatal(text!("core_hand_over_unanswered", english))),
+            HandOver::Unanswered => Err(StepError::Fatal(text!("core_hand_over_unanswered", asked))),
         }
     }
 
