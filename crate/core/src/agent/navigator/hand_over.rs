@@ -5,7 +5,7 @@ use super::{Navigator, StepError};
 use crate::agent::events::AgentEvent;
 use crate::agent::hand_over::{HandOver, Reason};
 use crate::agent::task_config::UserGate;
-use crate::browser::{Browser, TabId};
+use crate::browser::Browser;
 use crate::dom_map::MapElement;
 use crate::i18n::Message;
 use crate::llm::ChatModel;
@@ -35,7 +35,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     ) -> Result<String, StepError> {
         let id = self.approvals.get() + 1;
         self.approvals.set(id);
-        let tab: TabId = self.tab.get();
+        let tab = self.tab.get();
         // The model reads what was asked in English; the user, in their language.
         let (english, asked) = (question.to_string(), question.clone());
         (self.emit)(AgentEvent::HandOverNeeded { id, reason, question, url: url.to_string(), tab });
