@@ -46,7 +46,6 @@ export function renderHandOver(event, { past, answer }) {
   buttons.append(button('stop-task', t('panel_hand_over_stop'), () => decide('stop')), take,
     button('continue', t('panel_hand_over_continue'), () => decide('continue')));
   box.append(heading, question, element('p', 'url', event.url), note, buttons, problem);
-  box.close = close;
   if (past) close(t('panel_asked_in_past_task'));
   else queueMicrotask(() => take.focus());
   return box;
@@ -54,7 +53,5 @@ export function renderHandOver(event, { past, answer }) {
 
 /** The hand-overs still open in `root` are over (the task went on, ended or was stopped). */
 export function closeHandOvers(root) {
-  for (const box of root.querySelectorAll('.hand-over:not(.past)')) {
-    if (!box.querySelector('.decision')) box.close?.();
-  }
+  for (const control of root.querySelectorAll('.hand-over button, .hand-over input')) control.disabled = true;
 }

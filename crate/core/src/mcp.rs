@@ -572,6 +572,19 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("side panel (refused after 120 s without one): Place the order?"));
+        let hand_over = AgentEvent::HandOverNeeded {
+            id: 2,
+            reason: crate::agent::HandOverReason::Login,
+            question: "Sign in to shop.test.".into(),
+            url: "https://shop.test/login".into(),
+            tab: 4,
+        };
+        let waiting = report.on_event(9, &hand_over).unwrap();
+        assert_eq!(waiting["type"], "waiting");
+        assert_eq!(
+            waiting["message"],
+            "Waiting for the user to take over in the browser (https://shop.test/login); the task ends if no one does within 300 s: Sign in to shop.test."
+        );
         assert_eq!(report.on_event(9, &AgentEvent::Usage { input_tokens: 1, output_tokens: 1, cost: None }), None);
         let done =
             report.on_event(9, &AgentEvent::Result { success: true, text: "Total $14.50".into(), steps: 2 }).unwrap();

@@ -117,8 +117,6 @@ pub enum Action {
     AppendFile { name: String, text: String },
     ReadFile { name: String, start_line: Option<u32> },
     UploadFile { index: u32, name: String },
-    /// Hands the tab over to the user: something they must do there (sign in, a CAPTCHA, a code
-    /// the task did not give), or a question; the task waits for them.
     AskUser { question: String },
     Drag { index: u32, to: Option<u32>, dx: f64, dy: f64 },
 }

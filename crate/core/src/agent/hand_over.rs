@@ -1,16 +1,12 @@
 //! Handing the tab over to the user: when the model asks (`ask_user`), or when the page needs a
 //! person (a sign-in the task gave no credentials for, a CAPTCHA, a one-time code), the task
 //! pauses, the user takes over in the tab and presses Continue, and the agent reads the page
-//! afresh. Also the guard that keeps the agent from typing a password or code the user did not
-//! give it.
+//! afresh. Here, what the page asks of a person; the pause itself, and the guard that keeps the
+//! agent from typing a password or code the user did not give it, are the navigator's
+//! (`navigator/hand_over.rs`).
 
-use super::events::AgentEvent;
-use super::navigator::{Navigator, StepError};
-use super::task_config::UserGate;
-use crate::browser::{Browser, TabId};
-use crate::dom_map::{ElementRef, MapElement, RawFrame, RawNode, RawPage};
-use crate::i18n::{Message, Text};
-use crate::llm::ChatModel;
+use crate::dom_map::{ElementRef, RawFrame, RawNode, RawPage};
+use crate::i18n::Text;
 use crate::safety::Secrets;
 use crate::text;
 use serde::Serialize;
@@ -44,9 +40,17 @@ pub enum HandOver {
 /// the path alone: a copy served from elsewhere, as in the tests, is the same widget) and of
 /// their iframe's title (when the frame itself could not be read).
 const CAPTCHAS: &[(&str, &[&str], &[&str])] = &[
-    ("reCAPTCHA", &["/recaptcha/api2/anchor", "/recaptcha/enterprise/anchor", "/recaptcha/api2/bframe"], &["recaptcha"]),
+    (
+        "reCAPTCHA",
+        &["/recaptcha/api2/anchor", "/recaptcha/enterprise/anchor", "/recaptcha/api2/bframe"],
+        &["recaptcha"],
+    ),
     ("hCaptcha", &["hcaptcha.com/captcha/", "/hcaptcha.html"], &["hcaptcha"]),
-    ("Cloudflare Turnstile", &["challenges.cloudflare.com/", "/cdn-cgi/challenge-platform/"], &["cloudflare security challenge"]),
+    (
+        "Cloudflare Turnstile",
+        &["challenges.cloudflare.com/", "/cdn-cgi/challenge-platform/"],
+        &["cloudflare security challenge"],
+    ),
 ];
 
 /// Words of a field's name or label that make it a one-time-code field.
@@ -68,7 +72,8 @@ const CODE_WORDS: &[&str] = &[
 ];
 
 /// Codes that are not one-time codes, for a numeric field named only "code".
-const OTHER_CODES: &[&str] = &["zip", "postal", "post", "promo", "coupon", "discount", "voucher", "gift", "area", "country"];
+const OTHER_CODES: &[&str] =
+    &["zip", "postal", "post", "promo", "coupon", "discount", "voucher", "gift", "area", "country"];
 
 /// What a page asks of a person, as the sensor's records of its frames show it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -89,7 +94,11 @@ impl PageNeeds {
     pub fn read(frames: &[RawFrame]) -> PageNeeds {
         let pages: Vec<&RawPage> = frames.iter().filter_map(|frame| frame.page.as_ref().ok()).collect();
         let mut needs = PageNeeds {
-            url: frames.iter().find(|f| f.frame_id == 0).and_then(|f| f.page.as_ref().ok()).map_or_else(String::new, |p| p.url.clone()),
+            url: frames
+                .iter()
+                .find(|f| f.frame_id == 0)
+                .and_then(|f| f.page.as_ref().ok())
+                .map_or_else(String::new, |p| p.url.clone()),
             ..PageNeeds::default()
         };
         for page in &pages {
@@ -135,7 +144,7 @@ impl PageNeeds {
     }
 
     /// What the user is asked to do for `reason` (not `Ask`, whose question is the model's).
-    fn question(&self, reason: Reason) -> Text {
+    pub(super) fn question(&self, reason: Reason) -> Text {
         let site = url::Url::parse(&self.url).ok().and_then(|url| url.host_str().map(str::to_string));
         let site = site.unwrap_or_else(|| self.url.clone());
         match reason {
@@ -202,95 +211,11 @@ pub(super) struct Watch {
     pub(super) needs: PageNeeds,
     /// The page the task started on (its address without query and fragment): a sign-in form
     /// there is one the user chose to start on, not a wall the task ran into.
-    start: Option<String>,
+    pub(super) start: Option<String>,
     /// The pages (reason and address) already handed over: the user is not asked twice.
-    asked: HashSet<(Reason, String)>,
+    pub(super) asked: HashSet<(Reason, String)>,
     /// What the user said when they continued: their words, as the task's are.
-    said: Vec<String>,
-}
-
-/// The note for the model after the user continued.
-fn continued_note(reason: Reason, question: &str, said: Option<&str>) -> String {
-    let what = match reason {
-        Reason::Ask => format!("You asked the user: \"{question}\"."),
-        _ => format!("The page needed the user ({question})."),
-    };
-    let said = match said {
-        Some(said) => format!(" They said: \"{said}\"."),
-        None => String::new(),
-    };
-    format!("{what} The user took over and pressed Continue.{said} The page may have changed: read it afresh.")
-}
-
-impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
-    /// Pauses the task until the user continues: announces what is needed and waits. Gives the
-    /// note for the model; a stop or no answer ends the task.
-    pub(super) async fn hand_over(&self, reason: Reason, question: Message, url: &str) -> Result<String, StepError> {
-        let id = self.approvals.get() + 1;
-        self.approvals.set(id);
-        let tab: TabId = self.tab.get();
-        let english = question.to_string();
-        (self.emit)(AgentEvent::HandOverNeeded { id, reason, question, url: url.to_string(), tab });
-        let started = self.browser.now_ms();
-        let answer = self.cancel.guard(self.gate.hand_over(id)).await.ok_or(StepError::Cancelled)?;
-        // The user's time is not the task's.
-        self.recorder.borrow_mut().user_waited(self.browser.now_ms() - started, reason == Reason::Ask);
-        match answer {
-            HandOver::Continue(said) => {
-                let said = said.map(|said| said.trim().to_string()).filter(|said| !said.is_empty());
-                if let Some(said) = &said {
-                    self.hand_overs.borrow_mut().said.push(said.clone());
-                }
-                Ok(continued_note(reason, &english, said.as_deref()))
-            }
-            HandOver::Stop => Err(StepError::Cancelled),
-            HandOver::Unanswered => Err(StepError::Fatal(text!("core_hand_over_unanswered", english))),
-        }
-    }
-
-    /// The `ask_user` action: the model's question to the user, and what came of it.
-    pub(super) async fn ask_user_action(&self, question: &str) -> Result<String, StepError> {
-        let url = self.hand_overs.borrow().needs.url.clone();
-        self.hand_over(Reason::Ask, Message::from(question), &url).await
-    }
-
-    /// At the start of a step, on the page just read: hands over when the page needs a person
-    /// (once per page and reason; a sign-in only on a page the task went to, not the one it
-    /// started on). Gives the note for the model when the user continued, and then the page is
-    /// to be read again.
-    pub(super) async fn hand_over_if_needed(&self) -> Result<Option<String>, StepError> {
-        let (reason, question, url) = {
-            let mut watch = self.hand_overs.borrow_mut();
-            let mut words = self.conversation_texts().0;
-            words.extend(watch.said.iter().cloned());
-            let url = watch.needs.url.clone();
-            let page = url.split(['?', '#']).next().unwrap_or_default().to_string();
-            let started_here = watch.start.get_or_insert_with(|| page.clone()) == &page;
-            let Some(reason) = watch.needs.reason(&self.config.secrets, &words) else { return Ok(None) };
-            if (reason == Reason::Login && started_here) || !watch.asked.insert((reason, page)) {
-                return Ok(None);
-            }
-            (reason, watch.needs.question(reason), url)
-        };
-        self.hand_over(reason, question.into(), &url).await.map(Some)
-    }
-
-    /// Refuses to type into a password or one-time-code field a text the user did not give: not
-    /// one of their secrets (`consented`), not in their task or what they said at a hand-over.
-    pub(super) fn guard_secret_field(&self, text: &str, element: &MapElement, consented: bool) -> Option<String> {
-        let watch = self.hand_overs.borrow();
-        let password = element.attrs.iter().any(|(name, value)| name == "type" && value == "password");
-        if consented || text.trim().is_empty() || !(password || watch.needs.is_secret_field(&element.target)) {
-            return None;
-        }
-        let given = self.conversation_texts().0.iter().chain(&watch.said).any(|words| words.contains(text.trim()));
-        (!given).then(|| {
-            format!(
-                "Did not type into {}: it is a password or one-time-code field, and this text is not one the user gave you. Never guess or make up a password or code: use ask_user to have the user enter it in the tab.",
-                element.describe()
-            )
-        })
-    }
+    pub(super) said: Vec<String>,
 }
 
 #[cfg(test)]

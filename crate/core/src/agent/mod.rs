@@ -5,9 +5,9 @@ mod checkpoint;
 mod drive;
 mod events;
 mod execute;
-mod hand_over;
 #[cfg(test)]
 pub(crate) mod fakes;
+mod hand_over;
 mod loop_guard;
 mod navigator;
 mod output;

@@ -775,6 +775,7 @@ pub(super) fn result_line(report: &ActionReport) -> String {
 pub(super) mod answer;
 mod files;
 mod film;
+mod hand_over;
 mod history;
 mod model_calls;
 mod tabs;

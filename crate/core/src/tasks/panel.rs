@@ -4,8 +4,8 @@
 use super::host::{Host, Reply};
 use super::job::Job;
 use super::prepare::agent_counters;
-use super::TaskManager;
 use super::queue::Task;
+use super::TaskManager;
 use crate::agent::{AgentEvent, HandOver, Replay, Review};
 use crate::answer::OutputSchema;
 use crate::browser::{Browser, Highlight};

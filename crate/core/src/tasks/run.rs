@@ -74,8 +74,13 @@ impl<H: Host> TaskManager<H> {
                         (None, Some(_)) => Some(gate::SCHEDULED_HAND_OVER_MS),
                         (None, None) => None,
                     };
-                    let gate =
-                        TimedGate { user: &task.user, host: host.as_ref(), emit: &emit, time_limit_ms, hand_over_limit_ms };
+                    let gate = TimedGate {
+                        user: &task.user,
+                        host: host.as_ref(),
+                        emit: &emit,
+                        time_limit_ms,
+                        hand_over_limit_ms,
+                    };
                     let conversation = Rc::clone(&open.conversation);
                     if let Err(message) = manager.run(&task, &gate, conversation, job, &emit).await {
                         emit(AgentEvent::Error { message, steps: 0 });

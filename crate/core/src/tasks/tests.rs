@@ -94,8 +94,10 @@ impl HttpClient for ModelHttp {
     }
 }
 
-/// The worker around the task manager, in memory. Its timers never fire: no test waits for one.
+/// The worker around the task manager, in memory. Its timers never fire (no test waits for one),
+/// unless `timers_fire`: then each fires at once, as if its time had passed.
 struct FakeHost {
+    timers_fire: Cell<bool>,
     shop: FakeShop,
     spawner: LocalSpawner,
     model: Rc<ModelServer>,
@@ -159,7 +161,9 @@ impl Host for FakeHost {
     }
 
     async fn sleep(&self, _milliseconds: u32) {
-        futures::future::pending::<()>().await;
+        if !self.timers_fire.get() {
+            futures::future::pending::<()>().await;
+        }
     }
 
     fn random(&self) -> u32 {
@@ -291,6 +295,7 @@ impl Worker {
     fn new(settings: Settings) -> Worker {
         let pool = LocalPool::new();
         let host = Rc::new(FakeHost {
+            timers_fire: Cell::new(false),
             shop: FakeShop::new(),
             spawner: pool.spawner(),
             model: Rc::default(),
@@ -693,4 +698,51 @@ fn a_follow_up_goes_on_with_the_notebook_its_chat_left() {
     let stored = worker.host.chats.borrow()[&chat(1)].clone();
     let kept: Vec<&Value> = stored.events.iter().filter(|event| event["type"] == "files").collect();
     assert_eq!(kept.last().unwrap()["files"][0]["text"], "a,1\nb,2");
+}
+
+/// A reCAPTCHA frame on the shop's page: the task hands the tab over to the user at once.
+fn captcha_on(shop: &FakeShop) {
+    use crate::dom_map::tests::{node, page, with_attrs};
+    use crate::dom_map::RawFrame;
+    let mut frame = with_attrs(node(30, Some(0), "iframe", ""), &[("title", "reCAPTCHA")]);
+    frame.rect = [0.0, 100.0, 304.0, 78.0];
+    shop.extra_nodes.borrow_mut().push(frame);
+    let mut widget = page(vec![node(1, None, "body", "")]);
+    (widget.doc, widget.host, widget.url) =
+        ("captcha".into(), "doc-1:30".into(), "https://www.google.com/recaptcha/api2/anchor?k=x".into());
+    shop.extra_frames.borrow_mut().push(RawFrame { frame_id: 3, page: Ok(widget) });
+}
+
+#[test]
+fn a_hand_over_waits_for_the_panels_continue_and_the_task_goes_on() {
+    let mut worker = Worker::new(settings(1));
+    captcha_on(&worker.host.shop);
+    worker.start(&chat(1), "tell me the cart total");
+    let asked = worker.events("hand_over_needed");
+    assert_eq!(asked.len(), 1);
+    assert_eq!((asked[0]["reason"].as_str(), asked[0]["tab"].as_i64()), (Some("captcha"), Some(1)));
+    assert!(worker.chats_of("result").is_empty(), "the task waits for the user");
+    worker.host.shop.extra_nodes.borrow_mut().clear();
+    worker.host.shop.extra_frames.borrow_mut().clear();
+    worker.panel(json!({"type": "hand_over", "id": asked[0]["id"], "decision": "continue", "note": "ticked it", "chat": chat(1)}));
+    assert_eq!(worker.chats_of("result"), [chat(1)]);
+}
+
+#[test]
+fn a_scheduled_run_notifies_a_hand_over_and_ends_when_no_one_takes_over_in_time() {
+    let mut worker = Worker::new(settings(1));
+    captcha_on(&worker.host.shop);
+    worker.host.timers_fire.set(true);
+    worker.tasks.run_scheduled(&stored_workflow(), &BTreeMap::new()).unwrap();
+    worker.pool.run_until_stalled();
+    let notified: Vec<Value> = worker.host.notified.borrow().iter().map(|(_, event)| event["type"].clone()).collect();
+    assert_eq!(notified, [json!("hand_over_needed"), json!("error")]);
+    let warning = worker.events("warning").pop().unwrap();
+    assert_eq!(warning["message"], "No one took over within 15 minutes, so the task ends. Next time, open the side panel or the notification when a task asks for you.");
+    let error = worker.events("error").pop().unwrap();
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("The task needed you and no one took over, so it ended: shop.test shows a reCAPTCHA check"),
+        "{message}"
+    );
 }

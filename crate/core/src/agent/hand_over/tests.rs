@@ -1,6 +1,6 @@
 use super::*;
 use crate::agent::fakes::{config, reply, FakeShop, ScriptedModel};
-use crate::agent::{run_task, Models, Review, TaskConfig};
+use crate::agent::{run_task, AgentEvent, Models, Review, TaskConfig, UserGate};
 use crate::cancel::CancelToken;
 use crate::dom_map::tests::{node, page, with_attrs};
 use crate::safety::Secret;
@@ -65,7 +65,10 @@ fn captcha_frames_are_known_by_their_address_or_title_and_invisible_ones_are_not
     assert_eq!(with_frame("https://www.google.com/recaptcha/api2/anchor?k=x&size=normal"), Some("reCAPTCHA"));
     // A copy served from elsewhere (the tests' loopback) is the same widget.
     assert_eq!(with_frame("http://127.0.0.1:8000/recaptcha/api2/anchor?k=x"), Some("reCAPTCHA"));
-    assert_eq!(with_frame("https://newassets.hcaptcha.com/captcha/v1/abc/static/hcaptcha.html#frame=checkbox"), Some("hCaptcha"));
+    assert_eq!(
+        with_frame("https://newassets.hcaptcha.com/captcha/v1/abc/static/hcaptcha.html#frame=checkbox"),
+        Some("hCaptcha")
+    );
     assert_eq!(
         with_frame("https://challenges.cloudflare.com/cdn-cgi/challenge-platform/h/b/turnstile/if/ov2/av0/rcv/x/"),
         Some("Cloudflare Turnstile")
@@ -73,7 +76,10 @@ fn captcha_frames_are_known_by_their_address_or_title_and_invisible_ones_are_not
     assert_eq!(with_frame("https://www.google.com/recaptcha/api2/anchor?k=x&size=invisible"), None);
     assert_eq!(with_frame("https://www.youtube.com/embed/abc"), None);
     // A frame the sensor could not read is known by its iframe's title.
-    assert_eq!(widget(vec![top(vec![iframe(7, "Widget containing checkbox for hCaptcha security challenge")])]), Some("hCaptcha"));
+    assert_eq!(
+        widget(vec![top(vec![iframe(7, "Widget containing checkbox for hCaptcha security challenge")])]),
+        Some("hCaptcha")
+    );
     let mut hidden = iframe(7, "");
     hidden.visible = false;
     assert_eq!(widget(vec![top(vec![hidden]), child(7, "https://www.google.com/recaptcha/api2/bframe?k=x")]), None);
@@ -126,10 +132,21 @@ impl UserGate for TakingOver<'_> {
 }
 
 fn user<'a>(shop: &'a FakeShop, answers: Vec<HandOver>, act: impl Fn(&FakeShop) + 'a) -> TakingOver<'a> {
-    TakingOver { shop, answers: RefCell::new(answers.into()), act: Box::new(act), minutes: 3, asked: RefCell::default() }
+    TakingOver {
+        shop,
+        answers: RefCell::new(answers.into()),
+        act: Box::new(act),
+        minutes: 3,
+        asked: RefCell::default(),
+    }
 }
 
-fn run_as(config: &TaskConfig, shop: &FakeShop, model: &ScriptedModel, user: &TakingOver) -> (AgentEvent, Vec<AgentEvent>) {
+fn run_as(
+    config: &TaskConfig,
+    shop: &FakeShop,
+    model: &ScriptedModel,
+    user: &TakingOver,
+) -> (AgentEvent, Vec<AgentEvent>) {
     let events = RefCell::new(Vec::new());
     let emit = |event: AgentEvent| events.borrow_mut().push(event);
     let end = block_on(run_task(config, shop, Models::single(model), user, &CancelToken::new(), &emit));
@@ -138,7 +155,8 @@ fn run_as(config: &TaskConfig, shop: &FakeShop, model: &ScriptedModel, user: &Ta
 
 /// A sign-in form on the shop's pages: a user name and a password field (indices 5 and 6).
 fn sign_in_form(shop: &FakeShop) {
-    *shop.extra_nodes.borrow_mut() = vec![input(20, &[("name", "user")]), input(21, &[("type", "password"), ("name", "pw")])];
+    *shop.extra_nodes.borrow_mut() =
+        vec![input(20, &[("name", "user")]), input(21, &[("type", "password"), ("name", "pw")])];
 }
 
 /// The model's first step: to the shop's sign-in page (where the task runs into the form).
@@ -233,10 +251,10 @@ fn the_model_asks_the_user_and_hears_the_answer() {
     let (end, events) = run_as(&config(5), &shop, &model, &answering);
     assert!(matches!(end, AgentEvent::Result { success: true, .. }), "{end:?}");
     let asked = hand_overs(&events);
-    assert_eq!(asked.iter().map(|(_, reason, question, _)| (*reason, question.as_str())).collect::<Vec<_>>(), [(
-        Reason::Ask,
-        "Which size, S or M?"
-    )]);
+    assert_eq!(
+        asked.iter().map(|(_, reason, question, _)| (*reason, question.as_str())).collect::<Vec<_>>(),
+        [(Reason::Ask, "Which size, S or M?")]
+    );
     let state = model.state(1);
     assert!(state.contains("You asked the user: \"Which size, S or M?\". The user took over and pressed Continue. They said: \"M please\"."), "{state}");
     // The page may have changed under the rest of the step: the click waits for a fresh look.
@@ -282,7 +300,8 @@ fn a_captcha_frame_pauses_the_task() {
 fn a_password_or_code_the_user_did_not_give_is_never_typed() {
     let typed = |task: &str, secrets: Secrets, text: &str| {
         let shop = FakeShop::new();
-        *shop.extra_nodes.borrow_mut() = vec![input(21, &[("type", "password")]), input(22, &[("autocomplete", "one-time-code")])];
+        *shop.extra_nodes.borrow_mut() =
+            vec![input(21, &[("type", "password")]), input(22, &[("autocomplete", "one-time-code")])];
         let model = ScriptedModel::new(vec![
             reply(&format!(r#"[{{"input_text":{{"index":5,"text":"{text}","clear":null}}}}]"#)),
             reply(&format!(r#"[{{"input_text":{{"index":6,"text":"{text}","clear":null}}}}]"#)),
@@ -297,7 +316,10 @@ fn a_password_or_code_the_user_did_not_give_is_never_typed() {
     };
     let (count, outcomes) = typed("sign in to the shop", Secrets::default(), "hunter2");
     assert_eq!(count, 0, "{outcomes:?}");
-    assert!(outcomes[0].starts_with("Did not type into <input> [5]: it is a password or one-time-code field"), "{outcomes:?}");
+    assert!(
+        outcomes[0].starts_with("Did not type into <input> [5]: it is a password or one-time-code field"),
+        "{outcomes:?}"
+    );
     assert!(outcomes[0].contains("use ask_user"), "{outcomes:?}");
     assert!(outcomes[1].starts_with("Did not type into <input> [6]"), "{outcomes:?}");
     // The user's own words, or their secret, are theirs to type.
