@@ -251,8 +251,7 @@ impl PageOp {
             | PageOp::Upload { target, .. }
             | PageOp::SetValue { target, .. }
             | PageOp::Step { target, .. } => target.frame_id,
-            | PageOp::Drag { target, .. }
-            | PageOp::Dragged { target, .. } => target.frame_id,
+            PageOp::Drag { target, .. } | PageOp::Dragged { target, .. } => target.frame_id,
             PageOp::ScrollPage { frame, .. }
             | PageOp::Keys { frame, .. }
             | PageOp::Find { frame, .. }
