@@ -172,15 +172,37 @@ fn is_one_time_code(node: &RawNode) -> bool {
     if node.attr("autocomplete").is_some_and(|value| value.contains("one-time-code")) {
         return true;
     }
-    let names = ["name", "aria-label", "placeholder", "id"]
-        .iter()
-        .filter_map(|attr| node.attr(attr))
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase();
     let numeric = node.attr("inputmode") == Some("numeric");
-    CODE_WORDS.iter().any(|word| names.contains(word))
-        || (numeric && names.contains("code") && !OTHER_CODES.iter().any(|other| names.contains(other)))
+    ["name", "aria-label", "placeholder", "id"].iter().filter_map(|attr| node.attr(attr)).map(words).any(|words| {
+        CODE_WORDS.iter().any(|phrase| holds_phrase(&words, phrase))
+            || (numeric && holds_phrase(&words, "code") && !OTHER_CODES.iter().any(|other| holds_phrase(&words, other)))
+    })
+}
+
+/// The words of a name, label or id, lowercased: split at anything not a letter or digit and
+/// where a lower-case letter meets an upper-case one (`otpInput`, `mfa_code`, "Verification code").
+fn words(text: &str) -> Vec<String> {
+    let mut words = vec![String::new()];
+    let mut previous_lower = false;
+    for c in text.chars() {
+        let starts_word = !c.is_alphanumeric() || (previous_lower && c.is_uppercase());
+        if starts_word && !words.last().is_some_and(String::is_empty) {
+            words.push(String::new());
+        }
+        if c.is_alphanumeric() {
+            words.last_mut().unwrap_or_else(|| unreachable!()).extend(c.to_lowercase());
+        }
+        previous_lower = c.is_lowercase();
+    }
+    words.retain(|word| !word.is_empty());
+    words
+}
+
+/// Whether `words` hold the phrase's words one after another: whole words, so that a placeholder
+/// "a time zone" beside an id "timezone" is not "one time".
+fn holds_phrase(words: &[String], phrase: &str) -> bool {
+    let phrase = self::words(phrase);
+    !phrase.is_empty() && words.windows(phrase.len()).any(|window| window == phrase.as_slice())
 }
 
 /// The CAPTCHA widget a frame at `frame_url` (or, unread, an iframe titled `title`) is.

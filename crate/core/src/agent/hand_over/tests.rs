@@ -56,6 +56,12 @@ fn one_time_code_fields_are_known_by_autofill_or_name_and_other_codes_are_not() 
     assert!(!code(&[("name", "promo-code")]));
     assert!(!code(&[("name", "q")]));
     assert!(!code(&[("type", "checkbox"), ("name", "otp")]));
+    // Whole words of one name at a time: Tom Select's time-zone box is not "one time".
+    assert!(!code(&[("placeholder", "Search a time zone"), ("id", "timezone-ts-control")]));
+    assert!(!code(&[("name", "phonetime")]));
+    assert!(code(&[("id", "otpInput")]));
+    assert!(code(&[("name", "mfa_token")]));
+    assert!(code(&[("placeholder", "Enter your one-time code")]));
 }
 
 #[test]
