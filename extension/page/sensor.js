@@ -1523,8 +1523,12 @@
       if (native) nativeDragMove(native, x, y);
       else hit = pointerDragMove(hit, x, y);
       if (i === 1 && pressed) {
-        // The press made the element draggable (or it was): the browser would start its drag now.
-        const source = hit.isConnected && el.isConnected ? el.closest('[draggable="true"]') ?? hit.closest?.('[draggable="true"]') : null;
+        // The press made the element draggable (or it was): the browser would start its drag now,
+        // from the nearest draggable element at or above the one pressed. (Links and pictures,
+        // draggable by default, are left to pointer events: libraries that drag them cancel the
+        // browser's drag.)
+        const held = hit.isConnected ? hit : el;
+        const source = el.isConnected ? held.closest?.('[draggable="true"]') ?? el.closest('[draggable="true"]') : null;
         if (source) native = startNativeDrag(source, hit, x, y);
       }
       await pause(DRAG_STEP_MS);
@@ -1566,6 +1570,7 @@
     // Trusted input drags with the debugger's mouse, but for a draggable element (see dragReport's
     // `aimed` in the core): the browser's own drag loop would take those moves over.
     if (op.aim_only && !el.closest('[draggable="true"]')) {
+      aimedDrag?.changes.observer.disconnect();
       aimedDrag = { el, before, points, changes: watchDrag(el) };
       return { ok: true, message: '', dragged: { from: points.from, to: points.to, aimed: true } };
     }

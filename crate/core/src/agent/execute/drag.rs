@@ -3,6 +3,7 @@
 //! (where the user turned it on); the model is told what changed.
 
 use super::{report, Outcome};
+use crate::actions::Action;
 use crate::agent::navigator::{Navigator, StepError};
 use crate::agent::task_config::UserGate;
 use crate::browser::{trusted_input, Browser, DropOn, Highlight, OpOutcome, PageOp};
@@ -40,6 +41,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 Err(problem) => return Ok(report(name, Some(&source.describe()), false, problem)),
             },
         };
+        // A drop may do what the place's words say (a "Delete" bin): put to the user as a click is.
+        if let Some(onto) = &onto {
+            let action = Action::Drag { index, to: Some(onto.index), dx, dy };
+            if let Some(refused) = self.ask_if_consequential(&action, onto, seen).await? {
+                return Ok(refused);
+            }
+        }
         self.focus_frame.set(source.target.frame_id);
         self.focus_frame_url.replace(source.frame_url.clone());
         let mut done = self.drag_element(&source, onto.as_ref(), dx, dy).await?;
