@@ -78,6 +78,13 @@ test('SortableJS kanban: drag a card into the other list', async () => {
   assert.match(outcomes[0], /It is now in the list under "Done"/, seen);
 });
 
+test('SortableJS kanban: drag a card into an empty list, which the page map offers as a drop place', async () => {
+  const { page, outcomes, seen } = await run('drag/sortable.html', [drag('Paint the fence', { to: 'aria-label=Waiting' })]);
+  assert.deepEqual(await inPage(page, 'window.waiting.toArray()'), ['paint'], seen);
+  assert.deepEqual(await inPage(page, 'window.todo.toArray()'), ['bike'], seen);
+  assert.match(outcomes[0], /It is now in "Waiting", 1st of 1\./, seen);
+});
+
 // dnd kit (pointer events, a 5 px activation distance, React state)
 
 test('dnd kit sortable: drag a song onto another reorders the playlist', async () => {
