@@ -1372,7 +1372,7 @@
       if (!inView(el)) {
         const below = onto.getBoundingClientRect().top > el.getBoundingClientRect().top;
         el.scrollIntoView({ block: below ? 'start' : 'end', inline: 'nearest', behavior: 'instant' });
-        if (!inView(onto)) return { error: `${describe(onto)} is too far from it to see both at once: drag it in steps with dx, dy, or scroll the list between drags` };
+        if (!inView(onto)) return { error: `${describe(onto)} is too far from it to see both at once: drag it in steps, each onto an element on the way` };
       }
     }
     const taken = aimInView(el);
