@@ -1328,7 +1328,6 @@
     });
   }
 
-
   // Drag and drop. A person's drag is a press, moves with the button held, and a release, and
   // libraries listen to different parts of it: pointer events (dnd-kit, noUiSlider), mouse events
   // (jQuery UI), or the HTML5 drag events a browser makes of the moves once they start dragging a
@@ -1567,12 +1566,11 @@
     const points = aimDrag(el, onto, op.dx ?? 0, op.dy ?? 0);
     if (points.error) return { ok: false, message: points.error };
     const before = dragState(el);
-    // Trusted input drags with the debugger's mouse, but for a draggable element (see dragReport's
-    // `aimed` in the core): the browser's own drag loop would take those moves over.
-    if (op.aim_only && !el.closest('[draggable="true"]')) {
+    // Trusted input drags with the debugger's mouse: the points, and the page as it is now.
+    if (op.aim_only) {
       aimedDrag?.changes.observer.disconnect();
       aimedDrag = { el, before, points, changes: watchDrag(el) };
-      return { ok: true, message: '', dragged: { from: points.from, to: points.to, aimed: true } };
+      return { ok: true, message: '', dragged: { from: points.from, to: points.to } };
     }
     const changes = watchDrag(el);
     const dropped = await dragAlong(el, points.from, points.to);

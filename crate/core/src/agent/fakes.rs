@@ -329,7 +329,7 @@ impl Browser for FakeShop {
             PageOp::Drag { target, to, aim_only: true, .. } => {
                 let y = |id: u32| 10.0 * f64::from(id) + 5.0;
                 let to = y(to.as_ref().map_or(target.id, |to| to.id));
-                let dragged = DragReport { from: [50.0, y(target.id)], to: [50.0, to], aimed: true, ..DragReport::default() };
+                let dragged = DragReport { from: [50.0, y(target.id)], to: [50.0, to], ..DragReport::default() };
                 OpOutcome { dragged: Some(dragged), ..ok }
             }
             PageOp::Drag { .. } | PageOp::Dragged { .. } => {

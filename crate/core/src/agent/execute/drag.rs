@@ -66,7 +66,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             aim_only: self.trusted_here(source),
         };
         let mut outcome = self.perform(&op).await?;
-        if outcome.ok {
+        if outcome.ok && self.trusted_here(source) {
             outcome = self.trusted_drag(source, outcome).await?;
         }
         let whither = match (onto, dx == 0.0 && dy == 0.0) {
@@ -85,8 +85,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// The drag the sensor aimed (`aimed` holds its two points), through the debugger, then what
     /// it changed as the sensor sees it.
     async fn trusted_drag(&self, source: &MapElement, aimed: OpOutcome) -> Result<OpOutcome, StepError> {
-        // A natively draggable element was dragged by the sensor already (see `DragReport::aimed`).
-        let Some(points) = aimed.dragged.as_ref().filter(|dragged| dragged.aimed) else { return Ok(aimed) };
+        let Some(points) = aimed.dragged.as_ref() else { return Ok(aimed) };
         for (i, part) in trusted_input::drag_between(points.from, points.to).iter().enumerate() {
             if i > 0 {
                 self.between_pieces().await?;
