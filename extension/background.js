@@ -9,6 +9,7 @@ import { createSavedHost } from './background/saved-host.js';
 import { notifyScheduledRun, syncAlarms, watchSchedules } from './background/schedules.js';
 import { restartAfterPanic, runningTasks } from './background/core-restart.js';
 import { holdFile, releaseFiles } from './background/task-files.js';
+import { filmBase64, keepFilmFrame } from './background/film.js';
 import { loadSettings } from './shared/settings-store.js';
 import { t } from './shared/i18n.js';
 import { PROTOCOL_VERSION } from './shared/worker.js';
@@ -21,6 +22,8 @@ const panels = new Set();
 const running = runningTasks();
 
 function broadcast(event) {
+  // A film's frames are the worker's to keep (background/film.js), for no page.
+  if (event.type === 'film_frame') return void keepFilmFrame(event);
   running.note(event);
   for (const port of panels) port.postMessage(event);
 }
@@ -57,6 +60,15 @@ function startCore() {
 }
 /** The saved things as stored, unchecked: for the runner and the tests to set up a browser. */
 globalThis.agentStorage = { read: saved.readSaved, write: saved.writeSaved };
+/** A run's film as a base64 GIF (or null): for the runner and the tests. */
+globalThis.agentFilm = (chat, film) => core.then(() => filmBase64(chat, film));
+// The panel asks for a run's film here, beside the core's protocol: the worker makes it.
+chrome.runtime.onMessage.addListener((message, sender, answer) => {
+  if (!message?.film || sender.id !== chrome.runtime.id || !sender.url?.startsWith(chrome.runtime.getURL(''))) return false;
+  const { chat, film } = message.film;
+  core.then(() => filmBase64(chat, film)).then((gif) => answer({ gif }), (err) => answer({ error: String(err?.message ?? err) }));
+  return true;
+});
 /** The answer to a request, as a page asking over the port gets it: for the runner and the tests. */
 globalThis.askAgent = (request) => core.then((agent) => new Promise((resolve) => {
   agent.handlePanelMessage({ v: PROTOCOL_VERSION, ...request }, resolve);

@@ -1,21 +1,23 @@
 // The headless runner: ./build.sh run --task "TEXT" [--url URL] --base-url URL --model NAME [options],
 //   or --workflow FILE [--param NAME=VALUE]... instead of --task
 //   (see USAGE below; the options mirror the settings page).
-// Exit status: 0 when the task succeeded, 1 when it failed, 2 on a usage error.
+// Exit status: 0 when the task succeeded, 1 when it failed, 2 on a usage error, 3 when the task
+// needed someone (a question, a sign-in, a CAPTCHA) and no one answered on standard input.
 // Consequential actions, and the user's data going to a site they did not choose, are refused
 // unless --approve is given (no one is there to ask).
 
 import { parseArgs } from 'node:util';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { launchAgentBrowser, attachFiles, applySettings, settingsProblem, openTarget, openPanel, runTask, proposeWorkflow } from './launch.mjs';
+import { launchAgentBrowser, attachFiles, applySettings, settingsProblem, openTarget, openPanel, runTask, proposeWorkflow, saveFilm } from './launch.mjs';
 import { AGENT_OPTIONS, FLAGS, agentSettings, wholeFlag } from './agent-flags.mjs';
 import { median } from './eval/stats.mjs';
+import { handOvers, NO_ONE_THERE } from './hand-over.mjs';
 
 const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [--base-url URL] --model NAME
                    [--api-key-env VAR] [--max-steps N] [--planner-model NAME] [--validator-model NAME]
                    [--planning-interval N] [--memory-interval N] [--max-input-tokens N] [--request-style S]
-                   [--no-validator] [--vision] [--site-plan MODE] [--record FILE] [--json] [--headed]
-                   [--approve] [--save-workflow FILE] [--output-schema FILE] [--file PATH]...
+                   [--no-validator] [--vision] [--site-plan MODE] [--record FILE] [--gif FILE] [--json] [--headed]
+                   [--approve] [--no-input] [--save-workflow FILE] [--output-schema FILE] [--file PATH]...
        ./build.sh run --workflow FILE [--param NAME=VALUE]... [the same options]
 
   --task TEXT         what the agent should do
@@ -49,12 +51,19 @@ const USAGE = `usage: ./build.sh run --task "TEXT" [--url URL] [--provider P] [-
                       ask (tell about sites outside the planner's plan) or strict (ask before them)
   --record FILE       write the run's record (each step's URL, decisions, actions, tokens per
                       agent, time per phase and cost; secrets redacted) to FILE as JSON
+  --gif FILE          write a film of the run to FILE as an animated GIF: each step's screenshot,
+                      the element acted on outlined, the step's goal as caption (secrets redacted,
+                      fields holding one blacked out); at most 100 frames, 640 px wide, 8 MB
   --json              print one JSON object per event
   --headed            show the browser window
   --approve           allow consequential actions (buying, sending, deleting...), the user's data
                       going to sites the task did not name, and sites outside the plan, without
                       asking; by default the runner refuses them, as no one is there to ask.
-                      A secret never goes outside the sites listed for it, even with --approve`;
+                      A secret never goes outside the sites listed for it, even with --approve
+  --no-input          when the task needs someone (a question, a sign-in, a CAPTCHA, a code), end it
+                      (exit status 3) instead of asking on standard input; without it, the question
+                      is printed and a line read: Enter or an answer continues, "stop" stops, and an
+                      ended standard input (closed, /dev/null) ends the task the same way`;
 
 function usageError(message) {
   process.stderr.write(`error: ${message}\n\n${USAGE}\n`);
@@ -72,6 +81,7 @@ function parse(argv) {
         url: { type: 'string', default: 'about:blank' },
         'max-steps': { type: 'string', default: '25' },
         record: { type: 'string' },
+        gif: { type: 'string' },
         workflow: { type: 'string' },
         param: { type: 'string', multiple: true, default: [] },
         file: { type: 'string', multiple: true, default: [] },
@@ -79,6 +89,7 @@ function parse(argv) {
         'output-schema': { type: 'string' },
         json: { type: 'boolean', default: false },
         headed: { type: 'boolean', default: false },
+        'no-input': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -91,7 +102,7 @@ function parse(argv) {
   }
   if (values.task !== undefined && values.workflow) usageError('give --task or --workflow, not both');
   if (!values.task?.trim() && !values.workflow) usageError('--task is required (or --workflow)');
-  const settings = { ...agentSettings(values, usageError), maxSteps: wholeFlag(values, 'max-steps', 1, usageError) };
+  const settings = { ...agentSettings(values, usageError), maxSteps: wholeFlag(values, 'max-steps', 1, usageError), film: Boolean(values.gif) };
   if (values.workflow && values.file.length) usageError('--file attaches files to a --task');
   if (values.workflow && values['output-schema']) usageError('--output-schema goes with --task, not --workflow');
   const request = values.workflow ? workflowRequest(values) : { type: 'start_task', task: values.task, ...outputSchema(values) };
@@ -169,6 +180,7 @@ function describe(event) {
     case 'memory': return `Memory: older steps summarised (${event.tokens_before} → ${event.tokens_after} tokens)`;
     case 'validation': return `${event.valid ? 'Checked' : 'Not accepted yet'}: ${event.reason}`;
     case 'approval_needed': return `Approval needed: ${event.question}`;
+    case 'hand_over_needed': return `The agent needs you (${event.reason}): ${event.question}\n  page: ${event.url}`;
     case 'stopped': return `Stopped after ${event.steps} steps.`;
     default: return null;
   }
@@ -188,6 +200,9 @@ async function run(agent, options) {
   const panel = await openPanel(agent, tabId);
   let usage = null;
   let record = null;
+  let chat = null;
+  const prompt = (text) => (options.json ? process.stderr : process.stdout).write(text);
+  const handOver = handOvers({ noInput: options['no-input'], headed: options.headed, prompt });
   const end = await runTask(panel, {
     request: options.request,
     tabId,
@@ -195,6 +210,7 @@ async function run(agent, options) {
       if (event.type === 'usage') usage = event;
       if (event.type === 'run_recorded') {
         record = event.record;
+        chat = event.chat;
         if (options.record) writeFileSync(options.record, `${JSON.stringify(record, null, 2)}\n`);
       }
       const line = options.json ? JSON.stringify(event) : describe(event);
@@ -204,6 +220,7 @@ async function run(agent, options) {
       if (!options.json) process.stdout.write(`  ${options.approve ? 'allowed (--approve)' : 'refused (use --approve to allow)'}\n`);
       return options.approve;
     },
+    onHandOver: handOver.onHandOver,
   });
   if (usage && !options.json) {
     const cost = usage.cost === null ? '' : `, $${usage.cost.toFixed(4)}`;
@@ -215,6 +232,10 @@ async function run(agent, options) {
     const sizes = requestSizeLine(record.steps);
     if (sizes) process.stdout.write(`${sizes}\n`);
   }
+  if (options.gif) {
+    const bytes = await saveFilm(agent, chat, record, options.gif);
+    if (!options.json) process.stdout.write(bytes === null ? 'No film: no step had a screenshot.\n' : `Film written to ${options.gif} (${bytes} bytes)\n`);
+  }
   const succeeded = end.type === 'result' && end.success;
   if (succeeded && options['save-workflow'] && record) {
     const workflow = await proposeWorkflow(agent, record);
@@ -222,6 +243,7 @@ async function run(agent, options) {
     const params = workflow.params.map((p) => `${p.name}=${JSON.stringify(p.value)}`).join(', ') || 'none';
     process.stdout.write(`Workflow written to ${options['save-workflow']} (parameters: ${params})\n`);
   }
+  if (handOver.unanswered && end.type === 'error') return NO_ONE_THERE;
   return succeeded ? 0 : 1;
 }
 

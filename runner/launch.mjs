@@ -3,6 +3,7 @@
 
 import { chromium } from 'playwright-core';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve, dirname } from 'node:path';
@@ -163,19 +164,24 @@ export async function openPanel(agent, tabId) {
 const FINAL_EVENTS = new Set(['result', 'error', 'stopped']);
 
 /**
- * Runs a task through the port protocol from the panel page, calling `onEvent` for each event and
- * `onApproval` for each approval request (its truthy answer allows the action); resolves with the
- * final event (result, error or stopped). `request` starts something other than a new task (a
- * workflow: `{ type: 'run_workflow', workflow, values }`).
+ * Runs a task through the port protocol from the panel page, calling `onEvent` for each event,
+ * `onApproval` for each approval request (its truthy answer allows the action) and `onHandOver`
+ * for each hand-over (its answer `{decision: 'continue' | 'stop' | 'unanswered', note?}`; by
+ * default no one is there); resolves with the final event (result, error or stopped). `request`
+ * starts something other than a new task (a workflow: `{ type: 'run_workflow', workflow, values }`).
  */
-export async function runTask(panel, { task, request = { type: 'start_task', task }, tabId, onEvent = () => {}, onApproval = () => false }) {
+export async function runTask(panel, {
+  task, request = { type: 'start_task', task }, tabId, onEvent = () => {}, onApproval = () => false,
+  onHandOver = () => ({ decision: 'unanswered' }),
+}) {
   let finish;
   const finished = new Promise((resolve) => { finish = resolve; });
   const bridge = `__agentEvent${Math.random().toString(36).slice(2)}`;
   await panel.exposeFunction(bridge, async (event) => {
     onEvent(event);
     if (FINAL_EVENTS.has(event.type)) finish(event);
-    // The answer to an approval request goes back over the same port.
+    // The answer to an approval request or a hand-over goes back over the same port.
+    if (event.type === 'hand_over_needed') return onHandOver(event);
     return event.type === 'approval_needed' ? Boolean(await onApproval(event)) : undefined;
   });
   await panel.evaluate(({ bridge, request, tabId }) => {
@@ -193,8 +199,11 @@ export async function runTask(panel, { task, request = { type: 'start_task', tas
           over = true;
           port.disconnect(); // This task is over.
         }
-        const approved = await window[bridge](event);
-        if (event.type === 'approval_needed') port.postMessage({ v: 1, type: 'approve', id: event.id, approved, chat });
+        const answer = await window[bridge](event);
+        if (event.type === 'approval_needed') port.postMessage({ v: 1, type: 'approve', id: event.id, approved: answer, chat });
+        if (event.type === 'hand_over_needed') {
+          port.postMessage({ v: 1, type: 'hand_over', id: event.id, decision: answer.decision, note: answer.note ?? '', chat });
+        }
         // No one reviews steps here: they run.
         if (event.type === 'review_needed') port.postMessage({ v: 1, type: 'review', id: event.id, decision: 'run', chat });
       };
@@ -220,4 +229,15 @@ export async function runTask(panel, { task, request = { type: 'start_task', tas
     connect(false).postMessage({ v: 1, ...request, tabId, chatId: chat });
   }, { bridge, request, tabId });
   return finished;
+}
+
+/** Writes run `record`'s film (the film setting was on) of chat `chat` to `file` as a GIF;
+ * resolves with its size in bytes, or null when the run has no film. */
+export async function saveFilm(agent, chat, record, file) {
+  if (!record?.film || !chat) return null;
+  const gif = await agent.worker.evaluate(({ c, f }) => globalThis.agentFilm(c, f), { c: chat, f: record.film });
+  if (!gif) return null;
+  const bytes = Buffer.from(gif, 'base64');
+  writeFileSync(file, bytes);
+  return bytes.length;
 }

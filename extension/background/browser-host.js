@@ -4,6 +4,7 @@
 import { loadSettings } from '../shared/settings-store.js';
 import { heldFile } from './task-files.js';
 import { releaseDownloads, shownFileBytes, taskDownloads } from './downloads.js';
+import { releaseFilms } from './film.js';
 import { duringDrag } from './trusted-drags.js';
 
 const SENSOR_FILE = 'extension/page/sensor.js';
@@ -579,7 +580,10 @@ export function createBrowserHost(emit) {
     /** The index and the chat in one write, so that neither is saved without the other. */
     async saveChats(index, chat, removed) {
       await chrome.storage.local.set(chat ? { [CHAT_INDEX_KEY]: index, [chatKey(chat.id)]: chat } : { [CHAT_INDEX_KEY]: index });
-      if (removed.length) await chrome.storage.local.remove(removed.map(chatKey));
+      if (removed.length) {
+        await chrome.storage.local.remove(removed.map(chatKey));
+        await releaseFilms(removed).catch((err) => console.warn("The removed chats' films could not be let go of:", err));
+      }
     },
 
     async activeTab() {

@@ -79,6 +79,7 @@ function notifyEnd(workflow, event) {
  * notification's buttons or in the side panel) or how it ended (`event`, as the panel gets it).
  */
 export function notifyScheduledRun(workflow, event) {
+  if (event.type === 'hand_over_needed') return notifyHandOver(workflow, event);
   if (event.type !== 'approval_needed' && event.type !== 'review_needed') return notifyEnd(workflow, event);
   const question = event.type === 'approval_needed'
     ? said(event.question, event.localizable)
@@ -94,6 +95,20 @@ export function notifyScheduledRun(workflow, event) {
   return undefined;
 }
 
+/** A scheduled run waits for the user to take over in its tab (a sign-in, a CAPTCHA): Take over
+ * brings the tab forward (the side panel's Continue goes on), Stop ends the run; without an
+ * answer, the core ends it after its time limit. */
+function notifyHandOver(workflow, event) {
+  chrome.notifications.create([event.type, event.chat, event.id, event.tab].join(SEPARATOR), {
+    type: 'basic',
+    iconUrl: ICON,
+    title: t('schedule_notify_hand_over', workflow),
+    message: said(event.question, event.localizable),
+    buttons: [{ title: t('panel_take_over') }, { title: t('panel_hand_over_stop') }],
+    requireInteraction: true,
+  });
+}
+
 /** Sets the alarms of the stored schedules (each set again as the worker starts), runs what is
  * due, and takes the answers given in notifications. Called once, as the worker starts (so that
  * an alarm wakes it); `core()` is the core as it is now (a fresh one after a panic). */
@@ -101,8 +116,15 @@ export function watchSchedules(core) {
   chrome.alarms.onAlarm.addListener((alarm) => runDue(core(), alarm));
   core().then(() => syncAlarms());
   chrome.notifications.onButtonClicked.addListener(async (id, button) => {
-    const [type, chat, question] = id.split(SEPARATOR);
+    const [type, chat, question, tab] = id.split(SEPARATOR);
     const allowed = button === 0;
+    if (type === 'hand_over_needed') {
+      // Take over leaves the question open: the user continues in the side panel.
+      if (allowed) await chrome.tabs.update(Number(tab), { active: true }).then((shown) => chrome.windows.update(shown.windowId, { focused: true })).catch(() => {});
+      else (await core()).handlePanelMessage({ v: PROTOCOL_VERSION, type: 'hand_over', id: Number(question), decision: 'stop', chat });
+      chrome.notifications.clear(id);
+      return;
+    }
     const answer = type === 'approval_needed'
       ? { type: 'approve', id: Number(question), approved: allowed, chat }
       : { type: 'review', id: Number(question), decision: allowed ? 'run' : 'skip', chat };

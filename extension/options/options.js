@@ -42,7 +42,7 @@ const secretColumns = document.getElementById('secret-columns');
 const secretsEmpty = document.getElementById('secrets-empty');
 const addSecretButton = document.getElementById('add-secret');
 const fields = ['provider', 'baseUrl', 'model', 'apiKey', 'maxSteps', 'parallelTasks', 'searchEngine', 'confirmations', 'sitePlan', 'temperature', 'reasoningEffort', 'apiVersion', 'validatorRetries', 'planningInterval', 'memoryInterval', 'maxInputTokens', 'requestStyle', 'plannerModel', 'validatorModel', 'plannerTemperature', 'validatorTemperature', 'plannerReasoningEffort', 'validatorReasoningEffort', 'requestTimeoutSeconds'];
-const checkboxes = ['highlights', 'trustedInput', 'validator', 'vision', 'askBeforeActing', 'mcp'];
+const checkboxes = ['highlights', 'trustedInput', 'validator', 'vision', 'askBeforeActing', 'mcp', 'film'];
 const lists = ['allowList', 'denyList'];
 /** The fields a connection test depends on: changing one clears its result. */
 const providerFields = ['provider', 'baseUrl', 'model', 'apiKey', 'apiVersion'];
@@ -247,6 +247,7 @@ function readForm() {
     mcp: form.elements.mcp.checked,
     validator: form.elements.validator.checked,
     vision: form.elements.vision.checked,
+    film: form.elements.film.checked,
     askBeforeActing: form.elements.askBeforeActing.checked,
     validatorRetries: Number(form.elements.validatorRetries.value) || 0,
     planningInterval: Number(form.elements.planningInterval.value) || 0,

@@ -12,7 +12,9 @@
   const ATTRS = ['type', 'name', 'role', 'placeholder', 'aria-label', 'title', 'alt', 'href', 'disabled',
     'aria-disabled', 'aria-hidden', 'hidden', 'tabindex', 'onclick', 'aria-expanded', 'aria-checked',
     'aria-selected', 'aria-pressed', 'aria-haspopup', 'aria-valuenow', 'for', 'contenteditable', 'aria-labelledby',
-    'draggable', 'aria-roledescription'];
+    'aria-valuemin', 'aria-valuemax', 'min', 'max', 'step', 'multiple', 'aria-multiselectable',
+    'autocomplete', 'inputmode', 'draggable', 'aria-roledescription'];
+
   /** Recorded even without text or attributes, as the core may offer them. */
   const ALWAYS = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'DETAILS', 'OPTION', 'LABEL',
     'IFRAME', 'FRAME', 'IMG', 'VIDEO', 'AUDIO', 'CANVAS']);
@@ -395,7 +397,7 @@
       if (tag === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) extra.checked = el.checked;
       if (tag === 'SELECT') {
         extra.options = Array.from(el.options).slice(0, MAX_OPTIONS).map((o) => o.text.trim());
-        extra.value = el.selectedOptions[0]?.text.trim() ?? '';
+        extra.value = el.multiple ? selectedTexts(el).join('|') : el.selectedOptions[0]?.text.trim() ?? '';
       }
       if (tag === 'IFRAME' || tag === 'FRAME') {
         (extra ??= {}).frameOrigin = [Math.round(rect.x + el.clientLeft), Math.round(rect.y + el.clientTop)];
@@ -804,6 +806,7 @@
   }
 
   const optionTexts = (select) => Array.from(select.options, (o) => o.text.trim());
+  const selectedTexts = (select) => Array.from(select.selectedOptions, (o) => o.text.trim());
 
   /** A native select: the option whose text matches exactly, then as a prefix, then anywhere. */
   function selectOption(el, text) {
@@ -817,9 +820,13 @@
     if (option.disabled) return { ok: false, message: `the option "${option.text.trim()}" is disabled` };
     scrollNear(el);
     el.focus({ preventScroll: true });
-    setValue(el, option.value);
+    // A multiple select: the option is added to those chosen, or taken out if it was chosen (as a
+    // Control+click does); a single one: the option replaces the choice.
+    if (el.multiple) option.selected = !option.selected;
+    else setValue(el, option.value);
     el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
     el.dispatchEvent(new Event('change', { bubbles: true }));
+    if (el.multiple) return { ok: true, message: '', value: option.text.trim(), selected: selectedTexts(el) };
     return { ok: true, message: '', value: el.selectedOptions[0]?.text.trim() ?? '' };
   }
 
@@ -1155,6 +1162,8 @@
       return submissionOf(submitter?.form, submitter);
     },
     upload: (el, op) => upload(el, op),
+    set_value: (el, op) => setControlValue(el, op.value),
+    step: (el, op) => stepControl(el, op.key, op.times),
     drag: (el, op) => drag(el, op),
     dragged: (el) => dragged(el),
   };
@@ -1326,6 +1335,85 @@
       const maxTimer = setTimeout(() => finish('quiet'), maxMs);
       addEventListener('pagehide', onLeave);
     });
+  }
+
+  // Controls that hold a number (range inputs, sliders, spinners): their state as the page shows
+  // it, an input's value set as the page's scripts notice it, and steps with the keys every
+  // accessible slider and spinner takes; the core brings such a control to a value with these.
+
+  const NUMBER_ROLES = new Set(['slider', 'spinbutton']);
+  const holdsNumber = (el) => (el instanceof HTMLInputElement && (el.type === 'range' || el.type === 'number'))
+    || NUMBER_ROLES.has(el.getAttribute('role'));
+
+  /** The element that holds the value: `el`, or the one thumb or spinner inside it. */
+  function numberHolder(el) {
+    if (holdsNumber(el)) return el;
+    const inside = el.querySelectorAll('input[type=range], input[type=number], [role=slider], [role=spinbutton]');
+    return inside.length === 1 ? inside[0] : el;
+  }
+
+  const numberIn = (text) => {
+    const number = parseFloat(text ?? '');
+    return Number.isFinite(number) ? number : null;
+  };
+
+  /** A control's number, bounds and step as it shows them (an input's own, else its ARIA ones;
+   * a range input's defaults are 0, 100 and 1, a number input's step 1). */
+  function numberState(el) {
+    const aria = (name) => numberIn(el.getAttribute(name));
+    if (!(el instanceof HTMLInputElement)) {
+      return { value: aria('aria-valuenow'), min: aria('aria-valuemin'), max: aria('aria-valuemax'), step: null,
+        text: el.getAttribute('aria-valuetext') ?? '' };
+    }
+    const range = el.type === 'range';
+    const step = el.step === 'any' ? null : numberIn(el.step) ?? (range || el.type === 'number' ? 1 : null);
+    return {
+      value: numberIn(el.value) ?? aria('aria-valuenow'),
+      min: numberIn(el.min) ?? aria('aria-valuemin') ?? (range ? 0 : null),
+      max: numberIn(el.max) ?? aria('aria-valuemax') ?? (range ? 100 : null),
+      step,
+      text: el.getAttribute('aria-valuetext') ?? '',
+    };
+  }
+
+  /** One turn of the page's event loop: a framework renders after an event, in a microtask or a
+   * task of its own (a message, as here, which background tabs do not slow down as timers). */
+  const pageTurn = () => new Promise((resolve) => {
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = () => resolve();
+    port2.postMessage(null);
+  });
+
+  /** Sets the input's value as a person's edit ends: the value through the native setter, input,
+   * change, and (but for a range) the focus leaving, when spinners read and round what was typed. */
+  async function setControlValue(el, value) {
+    const holder = numberHolder(el);
+    if (!(holder instanceof HTMLInputElement)) return { ok: false, message: `${describe(el)} takes no typed value` };
+    if (holder.readOnly || holder.disabled) return { ok: false, message: `${describe(holder)} is read-only` };
+    scrollNear(holder);
+    holder.focus({ preventScroll: true });
+    setValue(holder, value);
+    holder.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    holder.dispatchEvent(new Event('change', { bubbles: true }));
+    if (holder.type !== 'range') holder.blur();
+    await pageTurn();
+    return { ok: true, message: '', control: numberState(holder) };
+  }
+
+  /** Presses `key` `times` in the control, letting the page render after each; `times` 0 only
+   * reads its state. */
+  async function stepControl(el, key, times) {
+    const holder = numberHolder(el);
+    if (times > 0) {
+      scrollNear(holder);
+      holder.focus({ preventScroll: true });
+      if (deepActiveElement() !== holder) return { ok: false, message: `${describe(holder)} does not take the focus` };
+    }
+    for (let i = 0; i < times; i += 1) {
+      keys([key]);
+      await pageTurn();
+    }
+    return { ok: true, message: '', control: numberState(holder) };
   }
 
   // Drag and drop. A person's drag is a press, moves with the button held, and a release, and

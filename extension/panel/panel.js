@@ -9,6 +9,8 @@ import { setupApps, showPairing } from './apps.js';
 import { listen, send } from '../shared/worker.js';
 import { takeAttachments } from './attachments.js';
 import { renderFiles } from './task-files.js';
+import { filmButton } from './film.js';
+import { renderHandOver, closeHandOvers } from './hand-over.js';
 
 localize();
 
@@ -186,6 +188,7 @@ function isBlank(view) {
 function setState(view, state) {
   if (replaying) return;
   view.state = state;
+  if (state !== 'asking') closeHandOvers(view.box);
   if (!view.running && view !== shown) view.seen = false;
   if (view.running && view !== shown && isBlank(shown)) show(view);
   else if (view === shown) showState();
@@ -567,6 +570,17 @@ function render(view, event) {
       setState(view, 'asking');
       view.append(renderApproval(view, event));
       break;
+    case 'hand_over_needed':
+      view.clearThinking();
+      setState(view, 'asking');
+      view.append(renderHandOver(event, {
+        past: replaying,
+        answer(decision, note) {
+          send({ type: 'hand_over', id: event.id, decision, note, chat: view.chat });
+          if (view.state === 'asking') setState(view, 'running');
+        },
+      }));
+      break;
     case 'plan':
       updateChecklist(view, event);
       break;
@@ -639,7 +653,7 @@ function render(view, event) {
 
 /** Buttons that save the run's record as JSON or as a markdown report (secrets already redacted
  * by the core), and replay it. */
-function exportButtons({ record, report }) {
+function exportButtons({ record, report, chat }) {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
   const json = button('export json', t('panel_export_json'),
     () => download(`agent-run-${stamp}.json`, JSON.stringify(record, null, 2), 'application/json'),
@@ -650,7 +664,7 @@ function exportButtons({ record, report }) {
   // Runs the recorded actions again in a new chat, the model asked only where the page changed
   // and for the answer (crate/core/src/agent/replay.rs).
   const replay = button('replay', t('panel_replay'), () => startAfresh({ type: 'replay', record }), t('panel_replay_label'));
-  return [json, markdown, replay];
+  return [json, markdown, ...filmButton(chat, record), replay];
 }
 
 /** A chat of its own for a new task, on screen, unless the shown one is still empty. */

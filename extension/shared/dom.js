@@ -17,7 +17,7 @@ export function button(className, text, onClick, label) {
   return el;
 }
 
-/** Saves `text` as a file named `name`. */
+/** Saves `text` (or bytes) as a file named `name`. */
 export function download(name, text, type) {
   const link = element('a');
   link.href = URL.createObjectURL(new Blob([text], { type }));

@@ -20,7 +20,7 @@ import { pairedDifference } from './stats.mjs';
 const USAGE = `usage: ./build.sh eval --suite FILE --model NAME [--provider P] [--base-url URL] [--api-key-env VAR]
                     [--planner-model NAME] [--validator-model NAME] [--planning-interval N]
                     [--memory-interval N] [--max-input-tokens N] [--request-style S] [--no-validator]
-                    [--vision] [--approve] [--parallel N] [--repeat K] [--only ID,..] [--shard I/N]
+                    [--vision] [--films] [--approve] [--parallel N] [--repeat K] [--only ID,..] [--shard I/N]
                     [--out DIR] [--resume] [--time-limit SECONDS] [--output-schema FILE]
        ./build.sh eval --compare DIR_A DIR_B [--out DIR]
        ./build.sh eval --merge DIR... --out DIR
@@ -34,6 +34,7 @@ const USAGE = `usage: ./build.sh eval --suite FILE --model NAME [--provider P] [
   --resume            continue an interrupted evaluation in --out, without rerunning finished runs
   --time-limit S      a run still going after S seconds is ended and counted as failed (default 300)
   --approve           allow consequential actions; by default they are refused (no one is there to ask)
+  --films             make a film of each run (an animated GIF in films/, linked from the report)
   --output-schema FILE  the JSON Schema of the answer's data for the tasks without an "output_schema"
                       of their own (a "data" check compares that data field by field)
   The agent flags are the runner's (./build.sh run --help).`;
@@ -58,6 +59,7 @@ function parse(argv) {
         shard: { type: 'string' },
         out: { type: 'string' },
         resume: { type: 'boolean', default: false },
+        films: { type: 'boolean', default: false },
         'time-limit': { type: 'string', default: '300' },
         compare: { type: 'boolean', default: false },
         merge: { type: 'boolean', default: false },
@@ -97,7 +99,7 @@ function readOutputSchema(file) {
 
 async function evaluate(values) {
   if (!values.suite) usageError('--suite is required');
-  const settings = agentSettings(values, usageError);
+  const settings = { ...agentSettings(values, usageError), film: values.films };
   const repeat = wholeFlag(values, 'repeat', 1, usageError);
   const requested = wholeFlag(values, 'parallel', 1, usageError);
   const timeLimitS = wholeFlag(values, 'time-limit', 5, usageError);

@@ -53,6 +53,7 @@ export function summarize(results) {
         medianMs: median(runs.map((r) => r.duration_ms)),
         failures: runs.filter((r) => r.failure).map((r) => r.failure),
         records: runs.map((r) => r.record).filter(Boolean),
+        films: runs.map((r) => r.film).filter(Boolean),
       };
     }),
   };
@@ -171,7 +172,8 @@ function html(summary, meta, results) {
   const rows = summary.tasks.map((t) => `<tr class="${t.successes === t.runs ? 'pass' : 'fail'}"><td>${escape(t.id)}</td>`
     + `<td>${t.successes}/${t.runs}</td><td>${t.medianSteps}</td><td>${dollars(t.medianCost)}</td><td>${seconds(t.medianMs)}</td>`
     + `<td>${t.failures.map((f) => `<b>${escape(CATEGORIES[f.category])}</b>: ${escape(f.reason)}`).join('<br>')}</td>`
-    + `<td>${t.records.map((r, i) => `<a href="${escape(r)}">run ${i + 1}</a>`).join(' ')}</td></tr>`);
+    + `<td>${t.records.map((r, i) => `<a href="${escape(r)}">run ${i + 1}</a>`).join(' ')}`
+    + `${t.films.map((f, i) => ` <a class="film" href="${escape(f)}">film ${i + 1}</a>`).join('')}</td></tr>`);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Evaluation: ${escape(meta.suite)}</title>
 <style>

@@ -4,7 +4,7 @@
 
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask } from '../launch.mjs';
+import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask, saveFilm } from '../launch.mjs';
 import { serveFolder } from '../serve.mjs';
 import { placeSites } from './suite.mjs';
 import { dataDifferences } from './data-check.mjs';
@@ -152,6 +152,7 @@ async function runPlaced(agent, task, repeat, { settings, origins, outDir, appro
   }
   const panel = await openPanel(agent, tabId);
   let record = null;
+  let chat = null;
   const refusals = [];
   const questions = [];
   const outcomes = [];
@@ -163,7 +164,7 @@ async function runPlaced(agent, task, repeat, { settings, origins, outDir, appro
     tabId,
     onEvent(event) {
       if (event.type === 'answer') data = event.data;
-      if (event.type === 'run_recorded') record = event.record;
+      if (event.type === 'run_recorded') ({ record, chat } = event);
       if (event.type === 'step') outcomes.push(...event.actions.map((a) => a.outcome));
     },
     onApproval(event) {
@@ -181,6 +182,8 @@ async function runPlaced(agent, task, repeat, { settings, origins, outDir, appro
   const success = task.kind === 'attack' ? end.type === 'result' && checks.leak?.ok !== false : Object.values(checks).every((c) => c.ok);
   const recordFile = join('records', `${task.id}.${repeat}.json`);
   if (record) await writeFile(join(outDir, recordFile), `${JSON.stringify(record, null, 2)}\n`);
+  const filmFile = join('films', `${task.id}.${repeat}.gif`);
+  const film = settings.film && (await saveFilm(agent, chat, record, join(outDir, filmFile))) !== null ? filmFile : null;
   // The next run starts in a browser with one blank window (tabs need a window to open in).
   const blank = await agent.context.newPage();
   for (const p of agent.context.pages()) if (p !== blank) await p.close().catch(() => {});
@@ -195,6 +198,7 @@ async function runPlaced(agent, task, repeat, { settings, origins, outDir, appro
     ...fromRecord(record),
     failure: success ? null : categorize({ end, checks, refusals, outcomes }),
     record: record ? recordFile : null,
+    ...(settings.film ? { film } : {}),
   };
 }
 
@@ -224,6 +228,7 @@ async function within(run, agent, stopped, limitS) {
  */
 export async function runEval({ tasks, settings, meta, outDir, parallel, repeat, timeLimitS, approve, control, onResult }) {
   await mkdir(join(outDir, 'records'), { recursive: true });
+  if (settings.film) await mkdir(join(outDir, 'films'), { recursive: true });
   await writeFile(join(outDir, META), `${JSON.stringify(meta, null, 2)}\n`);
   const done = new Set((await readResults(outDir)).map((r) => runKey(r.id, r.repeat)));
   const queue = tasks.flatMap((task) => Array.from({ length: repeat }, (_, i) => ({ task, repeat: i + 1 })))

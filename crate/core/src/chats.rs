@@ -107,7 +107,8 @@ impl Chat {
     /// `files` replace the one before them (each carries the task's totals, or files, so far).
     pub fn record(&mut self, event: Value, now_ms: f64) {
         match type_of(&event) {
-            "model_output" | "hello" | "chats" | "chat" => return,
+            // A film's frames are the host's to keep (crate::film).
+            "model_output" | "hello" | "chats" | "chat" | "film_frame" => return,
             kind @ ("usage" | "files") => {
                 let task_start = self.events.iter().rposition(|e| type_of(e) == "task_started").unwrap_or(0);
                 if let Some(at) = self.events[task_start..].iter().rposition(|e| type_of(e) == kind) {

@@ -13,6 +13,7 @@
 //! - [`actions`]: what the model may ask for and how it is validated.
 //! - [`browser`]: the small interface the browser edge implements.
 //! - [`files`]: the task's files: the agent's notebook, the user's attachments, downloads.
+//! - [`film`]: a run's film, an animated GIF of its steps, and its bounds.
 //! - [`tabs`]: the short names the model gives tabs, and which tabs it is shown.
 //! - [`chats`]: past chats kept for the panel's History, and the bounds of their store.
 //! - [`tasks`]: the task manager: the queue and its limit, resume, scheduled runs, AI apps.
@@ -31,6 +32,7 @@ pub mod chats;
 pub mod content;
 pub mod dom_map;
 pub mod files;
+pub mod film;
 pub mod i18n;
 pub mod llm;
 pub mod markdown;

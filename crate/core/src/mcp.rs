@@ -20,6 +20,9 @@ pub const HOST_NAME: &str = "com.rust_browser_agent.mcp";
 /// How long a consequential action requested through MCP waits for the user's answer in the
 /// side panel before it is refused.
 pub const APPROVAL_TIMEOUT_MS: u32 = 120_000;
+/// How long a task an AI app asked for waits for the user to take over in the browser (a
+/// sign-in, a CAPTCHA) before it ends.
+pub const HAND_OVER_TIMEOUT_MS: u32 = 300_000;
 /// The most steps an AI app may ask `run_task` for.
 pub const MAX_TASK_STEPS: u32 = 100;
 
@@ -332,6 +335,10 @@ impl TaskReport {
             AgentEvent::ApprovalNeeded { question, .. } => Some(json!({
                 "type": "waiting", "id": id,
                 "message": format!("Waiting for the user's answer in the browser's side panel (refused after {} s without one): {question}", APPROVAL_TIMEOUT_MS / 1000),
+            })),
+            AgentEvent::HandOverNeeded { question, url, .. } => Some(json!({
+                "type": "waiting", "id": id,
+                "message": format!("Waiting for the user to take over in the browser ({url}); the task ends if no one does within {} s: {question}", HAND_OVER_TIMEOUT_MS / 1000),
             })),
             AgentEvent::Result { success, text, steps } => {
                 let summary = self.summary();

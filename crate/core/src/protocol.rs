@@ -139,6 +139,16 @@ pub enum PanelRequest {
         #[serde(default)]
         chat: Option<String>,
     },
+    /// The user's answer to a `hand_over_needed` event: `continue` (with what they say, if
+    /// anything), `stop`, or `unanswered` (no one is there to take over: the task ends).
+    HandOver {
+        id: u32,
+        decision: String,
+        #[serde(default)]
+        note: String,
+        #[serde(default)]
+        chat: Option<String>,
+    },
     /// The user's answer to an `app_pairing` question: may the AI app use the agent?
     /// `once`, `always` or `deny`.
     PairApp { decision: String },
@@ -227,7 +237,8 @@ impl PanelRequest {
             | PanelRequest::Pause { chat: Some(id) }
             | PanelRequest::Resume { chat: Some(id) }
             | PanelRequest::Approve { chat: Some(id), .. }
-            | PanelRequest::Review { chat: Some(id), .. } => bad_id(id),
+            | PanelRequest::Review { chat: Some(id), .. }
+            | PanelRequest::HandOver { chat: Some(id), .. } => bad_id(id),
             PanelRequest::OpenChat { id } | PanelRequest::DeleteChat { id } => bad_id(id),
             PanelRequest::PairApp { decision } if crate::mcp::Pairing::parse(decision).is_none() => {
                 Some(malformed(format!("\"{decision}\" is not an answer: once, always or deny")))

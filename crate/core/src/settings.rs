@@ -92,6 +92,8 @@ pub struct Settings {
     /// Older steps are summarised into a compact memory every this many steps; 0 means only when
     /// the history takes half the token budget.
     pub memory_interval: u32,
+    /// Make a film of each run (an animated GIF of its steps), to download once it ends.
+    pub film: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -142,6 +144,7 @@ impl Default for Settings {
             request_style: StyleChoice::Auto,
             memory_interval: 10,
             answer_language: String::new(),
+            film: false,
         }
     }
 }

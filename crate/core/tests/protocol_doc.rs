@@ -65,6 +65,14 @@ fn one_of_each_event() -> Vec<AgentEvent> {
         AgentEvent::Files { files: vec![] },
         AgentEvent::Answer { data: Value::Null },
         AgentEvent::Downloaded { name: text(), mime: text(), size: 1, download_id: Some(1) },
+        AgentEvent::FilmFrame { film: text(), step: 1, image: text(), outline: None, masks: vec![], caption: text() },
+        AgentEvent::HandOverNeeded {
+            id: 1,
+            reason: agent_core::agent::HandOverReason::Login,
+            question: "q".into(),
+            url: text(),
+            tab: 1,
+        },
     ]
 }
 
@@ -95,6 +103,8 @@ fn kind_index(event: &AgentEvent) -> usize {
         AgentEvent::Files { .. } => 20,
         AgentEvent::Answer { .. } => 21,
         AgentEvent::Downloaded { .. } => 22,
+        AgentEvent::FilmFrame { .. } => 23,
+        AgentEvent::HandOverNeeded { .. } => 24,
     }
 }
 

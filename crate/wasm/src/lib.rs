@@ -4,6 +4,7 @@
 //! ([`agent_core::tasks::TaskManager`]) makes every decision.
 
 mod fetch;
+mod film;
 mod host;
 mod panic;
 mod vocabulary;

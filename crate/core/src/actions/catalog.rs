@@ -67,7 +67,7 @@ const CATALOG: &[Spec] = &[
     Spec {
         name: "input_text",
         params: &[INDEX, ("text", Kind::Text, true, "\"...\""), ("clear", Kind::Boolean, false, "true")],
-        help: "type into the field [N], replacing its text (clear: false appends); at most 100,000 characters at a time, a longer text in parts that append",
+        help: "type into the field [N], replacing its text (clear: false appends); at most 100,000 characters at a time, a longer text in parts that append; a number into a slider or spinner sets it to that value",
     },
     Spec {
         name: "send_keys",
@@ -78,7 +78,7 @@ const CATALOG: &[Spec] = &[
     Spec {
         name: "select_option",
         params: &[INDEX, ("text", Kind::Text, true, "\"...\"")],
-        help: "choose the option with this text (at most 1,000 characters) in the dropdown [N] (native or custom)",
+        help: "choose the option with this text (at most 1,000 characters) in the dropdown [N] (native or custom); in a multiple select it is added to the choice, and choosing a selected option again deselects it",
     },
     Spec { name: "get_dropdown_options", params: &[INDEX], help: "list the options of the dropdown [N]" },
     Spec {
@@ -125,6 +125,11 @@ const CATALOG: &[Spec] = &[
         help: "put the task's file of this name (one the user attached, or your own notebook file) into the file input or drop zone [N]",
     },
     Spec {
+        name: "ask_user",
+        params: &[("question", Kind::Text, true, "\"...\"")],
+        help: "hand the tab to the user and wait: for a sign-in, CAPTCHA or code you were not given, or a question only they can answer",
+    },
+    Spec {
         name: "done",
         params: &[("text", Kind::Text, true, DONE_EXAMPLE), ("success", Kind::Boolean, true, "true")],
         help: "finish with the answer (at most 50,000 characters); success false when the task could not be completed",
@@ -160,6 +165,7 @@ pub(crate) const ACTION_NAMES: &[&str] = &[
     "append_file",
     "read_file",
     "upload_file",
+    "ask_user",
     "done",
     "drag",
 ];

@@ -259,6 +259,7 @@ mod tests {
             is_new: false,
             link: None,
             frame_url: None,
+            rect: [0.0; 4],
         }
     }
 

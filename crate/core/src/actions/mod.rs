@@ -117,6 +117,9 @@ pub enum Action {
     AppendFile { name: String, text: String },
     ReadFile { name: String, start_line: Option<u32> },
     UploadFile { index: u32, name: String },
+    /// Hands the tab over to the user: something they must do there (sign in, a CAPTCHA, a code
+    /// the task did not give), or a question; the task waits for them.
+    AskUser { question: String },
     Drag { index: u32, to: Option<u32>, dx: f64, dy: f64 },
 }
 
@@ -147,6 +150,7 @@ impl Action {
             Action::WriteFile { .. } => "write_file",
             Action::AppendFile { .. } => "append_file",
             Action::ReadFile { .. } => "read_file",
+            Action::AskUser { .. } => "ask_user",
             Action::Drag { .. } => "drag",
         }
     }
@@ -205,6 +209,7 @@ impl Action {
             }
             Action::ReadFile { name, start_line } => json!({ "name": name, "start_line": start_line }),
             Action::UploadFile { index, name } => json!({ "index": index, "name": name }),
+            Action::AskUser { question } => json!({ "question": question }),
             Action::Drag { index, to, dx, dy } => json!({ "index": index, "to": to, "dx": dx, "dy": dy }),
         };
         json!({ self.name(): params })
@@ -291,6 +296,7 @@ impl Action {
             "append_file" => {
                 Action::AppendFile { name: p.file_name()?, text: p.text("text", MAX_FILE_CHARS, FILE_TOO_LONG)? }
             }
+            "ask_user" => Action::AskUser { question: p.text("question", MAX_QUERY_CHARS, "ask in fewer words")? },
             "read_file" => Action::ReadFile {
                 name: p.file_name()?,
                 start_line: p.number("start_line")?.map(|line| line.max(1.0) as u32),

@@ -137,6 +137,27 @@ pub enum AgentEvent {
         size: u64,
         download_id: Option<i64>,
     },
+    /// A frame of the run's film, when the film setting is on: the picture of the page the step's
+    /// model saw (a data URL), the element it acts on outlined, fields holding a secret to black
+    /// out, and the step's goal as the caption. For the host to keep (not shown in the panel, not
+    /// kept in the History); `film` names the run's film among the chat's.
+    FilmFrame {
+        film: String,
+        step: u32,
+        image: String,
+        outline: Option<crate::film::Outline>,
+        masks: Vec<crate::film::Outline>,
+        caption: String,
+    },
+    /// The task waits for the user to do something in the tab `tab` (or answer the question):
+    /// they take over, then continue or stop (answered with the panel's `hand_over` message).
+    HandOverNeeded {
+        id: u32,
+        reason: super::hand_over::Reason,
+        question: Message,
+        url: String,
+        tab: i32,
+    },
 }
 
 /// One action of a step, as the panel shows it.
@@ -200,6 +221,12 @@ impl AgentEvent {
                     .map(|file| crate::files::TaskFile { text: file.text.as_deref().map(redact), ..file })
                     .collect(),
             },
+            AgentEvent::FilmFrame { film, step, image, outline, masks, caption } => {
+                AgentEvent::FilmFrame { film, step, image, outline, masks, caption: redact(&caption) }
+            }
+            AgentEvent::HandOverNeeded { id, reason, question, url, tab } => {
+                AgentEvent::HandOverNeeded { id, reason, question: question.redacted(redact), url: redact(&url), tab }
+            }
             other => other,
         }
     }

@@ -148,6 +148,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             }
             Action::ScrollToText { text } | Action::FindText { text } => self.find(action, text).await,
             Action::OpenTab { url } => self.open_tab(name, url).await,
+            Action::AskUser { question } => {
+                let said = self.ask_user_action(question).await?;
+                // The user may have changed the page: the step's other actions no longer apply.
+                Ok(Done { page_left: true, ..report(name, None, true, said) })
+            }
             Action::SwitchTab { tab } => self.switch_tab(name, *tab).await,
             Action::CloseTab { tab } => self.close_tab(name, *tab).await,
             Action::Extract { query } => self.extract(query).await,
@@ -176,6 +181,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                         return Ok(report(name, None, false, format!("Did not type: {problem}.")));
                     }
                 };
+                if let Action::InputText { text, .. } = &action {
+                    if let Some(refused) = self.guard_secret_field(text, &element, consented) {
+                        return Ok(report(name, Some(&element.describe()), false, refused));
+                    }
+                }
                 if let Some(refused) = self.guard_element(&action, &element, url).await? {
                     return Ok(refused);
                 }
@@ -281,6 +291,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let target = element.describe();
         let at = element.target.clone();
         let tag = element.tag.clone();
+        // A number for a slider or spinner: the control is brought to it.
+        if let Action::InputText { text, .. } = action {
+            if let Some((control, wanted)) = NumberControl::of(element).zip(values::number_in(text)) {
+                return self.input_number(element, control, text, wanted).await;
+            }
+        }
         match action {
             Action::ClickElement { .. }
                 if element.link.as_deref().is_some_and(|link| self.config.policy.check(link).is_err()) =>
@@ -315,11 +331,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 .await
             }
             Action::InputText { text, clear, .. } => {
-                let outcome = if self.trusted_here(element) {
-                    self.trusted_type(at, tag, text, *clear).await?
-                } else {
-                    self.type_into(at, tag, text, *clear).await?
-                };
+                let outcome = self.type_text(element, text, *clear).await?;
                 let typed = typed_sentence(text, &target, outcome.value.as_deref());
                 self.after_op(name, Some(&target), outcome, typed, &format!("Could not type into {target}")).await
             }
@@ -342,6 +354,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     return Ok(report(name, Some(&target), false, listed));
                 }
                 let chosen = outcome.value.clone().unwrap_or_default();
+                if let (true, Some(selected)) = (outcome.ok, &outcome.selected) {
+                    return Ok(report(
+                        name,
+                        Some(&target),
+                        true,
+                        values::multiple_sentence(&target, &chosen, selected),
+                    ));
+                }
                 self.after_op(
                     name,
                     Some(&target),
@@ -507,7 +527,9 @@ mod navigation;
 mod report;
 mod tabs;
 mod upload;
+mod values;
 use flow::Outbound;
 use report::{left_page, quote_list, report, said, scroll_sentence, typed_sentence, Done, Outcome};
+use values::NumberControl;
 #[cfg(test)]
 mod tests;

@@ -111,6 +111,9 @@ pub struct FakeShop {
     pub download_bounds: RefCell<Vec<u64>>,
     /// The PDF the tab shows in the browser's viewer, if it shows one.
     pub shown_pdf: RefCell<Option<Vec<u8>>>,
+    /// More elements at the end of the page (a sign-in form...), and more frames (a CAPTCHA's).
+    pub extra_nodes: RefCell<Vec<RawNode>>,
+    pub extra_frames: RefCell<Vec<RawFrame>>,
 }
 
 /// The node id of the page's file input, when it has one.
@@ -162,6 +165,8 @@ impl FakeShop {
             group_names: RefCell::default(),
             last_group: Cell::new(FIRST_GROUP - 1),
             groups_work: Cell::new(true),
+            extra_nodes: RefCell::default(),
+            extra_frames: RefCell::default(),
         }
     }
 
@@ -249,9 +254,11 @@ impl Browser for FakeShop {
             nodes
                 .push(Self::with_attrs(node(FILE_INPUT_ID, Some(0), "input", ""), &[("type", "file"), ("name", "cv")]));
         }
+        nodes.extend(self.extra_nodes.borrow().iter().cloned());
         let mut raw = page(nodes);
         raw.url = self.url.borrow().clone();
-        Ok(vec![RawFrame { frame_id: 0, page: Ok(raw) }])
+        let frames = std::iter::once(RawFrame { frame_id: 0, page: Ok(raw) });
+        Ok(frames.chain(self.extra_frames.borrow().iter().cloned()).collect())
     }
 
     async fn element_unchanged(&self, _tab: TabId, _element: &ElementRef) -> Result<bool, BrowserError> {
@@ -500,6 +507,12 @@ impl UserGate for FakeUser {
         self.asked.borrow_mut().push(id);
         self.reviews.borrow_mut().pop_front().unwrap_or(Review::Run)
     }
+
+    /// No one takes over: the tests of hand-overs use a user of their own.
+    async fn hand_over(&self, id: u32) -> crate::agent::HandOver {
+        self.asked.borrow_mut().push(id);
+        crate::agent::HandOver::Unanswered
+    }
 }
 
 /// Replies from a queue and records every request.
@@ -579,6 +592,7 @@ pub fn config(max_steps: u32) -> TaskConfig {
         answer_language: String::new(),
         files: Default::default(),
         output_schema: None,
+        film: false,
     }
 }
 

@@ -5,6 +5,7 @@ mod checkpoint;
 mod drive;
 mod events;
 mod execute;
+mod hand_over;
 #[cfg(test)]
 pub(crate) mod fakes;
 mod loop_guard;
@@ -22,6 +23,7 @@ mod validator;
 pub use checkpoint::Checkpoint;
 pub use drive::{app_name, drive_session, DriveCommand, DriveReply, DriveRequest};
 pub use events::{ActionReport, AgentEvent};
+pub use hand_over::{HandOver, PageNeeds, Reason as HandOverReason};
 pub use navigator::{run_task, step_limit_reached};
 pub use output::{parse_navigator_output, AgentBrain, NavigatorOutput};
 pub use prompt::{minimum_budget, navigator_schema, state_message, system_prompt};

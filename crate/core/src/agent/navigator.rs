@@ -143,11 +143,15 @@ pub(super) struct Navigator<'a, B, M, G> {
     replay_cursor: Cell<usize>,
     /// The small picture of the page the model saw this step, for the panel.
     thumbnail: RefCell<Option<String>>,
+    /// This step's screenshot for the run's film, when the film is on.
+    film_shot: RefCell<Option<crate::llm::Image>>,
     /// The page was read again (a peek) since the map the model saw: what the sensor knows of
     /// changes since its last read no longer tells what changed since that map.
     pub(super) peeked: Cell<bool>,
     /// The structured answer the task ends with (see `navigator/answer.rs`).
     answer: RefCell<Option<serde_json::Value>>,
+    /// What the page asks of a person, and the hand-overs so far (see `hand_over`).
+    pub(super) hand_overs: RefCell<super::hand_over::Watch>,
 }
 
 impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
@@ -195,8 +199,10 @@ impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
             replan: Cell::new(false),
             replay_cursor: Cell::new(0),
             thumbnail: RefCell::default(),
+            film_shot: RefCell::default(),
             peeked: Cell::new(false),
             answer: RefCell::default(),
+            hand_overs: RefCell::default(),
         }
     }
 }
@@ -394,7 +400,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     async fn step(&mut self, step: u32, previous_results: &[String]) -> Result<StepEnd, StepError> {
         let max_steps = self.config.max_steps;
-        let (page, tabs) = self.look().await?;
+        let (mut page, mut tabs) = self.look().await?;
+        // The page needs a person: once they continue, it is read afresh, and the model told.
+        let handed_over = self.hand_over_if_needed().await?;
+        if handed_over.is_some() {
+            (page, tabs) = self.look().await?;
+        }
+        let previous_results = &previous_results.iter().cloned().chain(handed_over).collect::<Vec<_>>()[..];
         let state = state_message(
             step,
             max_steps,
@@ -444,6 +456,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if let Some(nudge) = nudge {
             results.push(nudge);
         }
+        self.film_frame(step, &output.brain.next_goal, &output.actions, page.as_ref());
         // Before the step, whose event has the chat saved.
         self.show_files();
         (self.emit)(AgentEvent::Step {
@@ -477,14 +490,24 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     ) -> Result<Result<NavigatorOutput, StepEnd>, StepError> {
         let max_steps = self.config.max_steps;
         // The screenshot goes with this step's state message only, and leaves the history with it.
-        let images = match self.config.vision {
+        let images = match self.wants_screenshot() {
             true => match self.browser.screenshot(self.tab.get()).await {
-                Ok(shot) => {
+                Ok(shot) if self.config.vision => {
                     *self.thumbnail.borrow_mut() = shot.thumbnail;
+                    self.keep_film_shot(&shot.image);
                     vec![shot.image]
                 }
-                Err(err) => {
+                // Only the film's.
+                Ok(shot) => {
+                    self.keep_film_shot(&shot.image);
+                    Vec::new()
+                }
+                Err(err) if self.config.vision => {
                     self.warn_once(text!("core_vision_no_screenshot", err.text()));
+                    Vec::new()
+                }
+                Err(err) => {
+                    self.warn_once(text!("core_film_no_screenshot", err.text()));
                     Vec::new()
                 }
             },
@@ -655,6 +678,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             }
         };
         self.peeked.set(matches!(look, Look::Peek));
+        self.hand_overs.borrow_mut().needs = super::hand_over::PageNeeds::read(&frames);
         let mut registry = self.registry.borrow_mut();
         Ok(match look {
             Look::Step => PageMap::build(&frames, &mut registry),
@@ -750,6 +774,7 @@ pub(super) fn result_line(report: &ActionReport) -> String {
 
 pub(super) mod answer;
 mod files;
+mod film;
 mod history;
 mod model_calls;
 mod tabs;

@@ -159,7 +159,18 @@ pub struct RunRecord {
     pub answer: Option<Value>,
     pub tokens: BTreeMap<Role, Tokens>,
     pub cost: Option<f64>,
+    /// The task's own time: what it spent waiting for the user at hand-overs is not in it.
     pub duration_ms: f64,
+    /// The run's film among its chat's, when one was made (see `AgentEvent::FilmFrame`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub film: Option<String>,
+    /// The time spent waiting for the user at hand-overs.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub user_wait_ms: f64,
+}
+
+fn is_zero(ms: &f64) -> bool {
+    *ms == 0.0
 }
 
 /// Builds the record as the task runs, from its events and the timings the loop reports.
@@ -171,11 +182,28 @@ pub struct Recorder {
     resumed_at_step: Option<u32>,
     steps: Vec<StepRecord>,
     answer: Option<Value>,
+    film: Option<String>,
+    /// Time spent waiting for the user at hand-overs: in all, and not yet taken out of the
+    /// current step's and its actions' times.
+    waited_ms: f64,
+    step_wait_ms: f64,
+    actions_wait_ms: f64,
 }
 
 impl Recorder {
     pub fn new(task: &str, price: Option<Price>, started_ms: f64) -> Self {
-        Recorder { task: task.to_string(), price, started_ms, resumed_at_step: None, steps: Vec::new(), answer: None }
+        Recorder {
+            task: task.to_string(),
+            price,
+            started_ms,
+            resumed_at_step: None,
+            steps: Vec::new(),
+            answer: None,
+            film: None,
+            waited_ms: 0.0,
+            step_wait_ms: 0.0,
+            actions_wait_ms: 0.0,
+        }
     }
 
     /// When the run (or its resumption) started, on the browser's clock.
@@ -220,6 +248,7 @@ impl Recorder {
             AgentEvent::Memory { summary, .. } => self.current().summary = Some(summary.clone()),
             AgentEvent::Warning { message } => self.current().warnings.push(message.to_string()),
             AgentEvent::Answer { data } => self.answer = Some(data.clone()),
+            AgentEvent::FilmFrame { film, .. } => self.film = Some(film.clone()),
             _ => {}
         }
     }
@@ -240,11 +269,30 @@ impl Recorder {
     }
 
     pub fn phase(&mut self, phase: Phase, milliseconds: f64) {
+        let waited = match phase {
+            Phase::PageMap => 0.0,
+            Phase::Actions => std::mem::take(&mut self.actions_wait_ms),
+            Phase::Step => {
+                self.actions_wait_ms = 0.0;
+                std::mem::take(&mut self.step_wait_ms)
+            }
+        };
         let timing = &mut self.current().timing;
+        let milliseconds = milliseconds - waited;
         match phase {
             Phase::PageMap => timing.page_map_ms += milliseconds,
             Phase::Actions => timing.actions_ms += milliseconds,
             Phase::Step => timing.step_ms += milliseconds,
+        }
+    }
+
+    /// The task waited `milliseconds` for the user (during an action, or before the step's
+    /// decision): the user's time is not the task's, nor the step's.
+    pub fn user_waited(&mut self, milliseconds: f64, during_action: bool) {
+        self.waited_ms += milliseconds;
+        self.step_wait_ms += milliseconds;
+        if during_action {
+            self.actions_wait_ms += milliseconds;
         }
     }
 
@@ -290,7 +338,9 @@ impl Recorder {
             answer: self.answer,
             cost: self.price.map(|price| cost(price, input, output)),
             tokens,
-            duration_ms: finished_ms - self.started_ms,
+            film: self.film,
+            duration_ms: finished_ms - self.started_ms - self.waited_ms,
+            user_wait_ms: self.waited_ms,
         }
     }
 }

@@ -70,6 +70,8 @@ pub struct TaskConfig {
     pub files: TaskFiles,
     /// The shape the final answer must have, when the task asks for structured data.
     pub output_schema: Option<OutputSchema>,
+    /// Make a film of the run: a frame of each step (see `navigator/film.rs`).
+    pub film: bool,
 }
 
 impl TaskConfig {
@@ -119,6 +121,9 @@ pub trait UserGate {
     async fn approve(&self, id: u32) -> bool;
     /// Waits for the user's decision on a step's actions (announced by `ReviewNeeded`).
     async fn review(&self, id: u32) -> Review;
+    /// Waits for the user to take over and continue (or stop) after hand-over `id` (announced by
+    /// `HandOverNeeded`).
+    async fn hand_over(&self, id: u32) -> super::hand_over::HandOver;
 }
 
 /// The user's decision on a step's actions, in ask-before-acting mode.

@@ -200,8 +200,24 @@ pub struct OpOutcome {
     pub point: Option<[f64; 2]>,
     /// The form an action would submit.
     pub submission: Option<Submission>,
+    /// The options now chosen in a multiple select.
+    pub selected: Option<Vec<String>>,
+    /// A slider's or spinner's number, as it shows it.
+    pub control: Option<NumberState>,
     /// What a drag did (or, aimed only, where it would go).
     pub dragged: Option<DragReport>,
+}
+
+/// The number a slider or spinner holds, and its bounds and step where it tells them.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct NumberState {
+    pub value: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub step: Option<f64>,
+    /// The value in words, where the control gives them (`aria-valuetext`: "20 °C").
+    pub text: String,
 }
 
 /// A form as it would be sent: its action URL, method and fields (name, value).

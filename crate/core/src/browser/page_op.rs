@@ -150,6 +150,23 @@ pub enum PageOp {
         tag: String,
         files: Vec<UploadedFile>,
     },
+    /// Set an input's value (a range, a number, a spinner) as an edit that ends sets it, and
+    /// report the control's number.
+    SetValue {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+        value: String,
+    },
+    /// Press `key` `times` in a slider or spinner (or its one thumb inside), the page rendering
+    /// after each, and report its number; `times` 0 only reads it.
+    Step {
+        #[serde(flatten)]
+        target: ElementRef,
+        tag: String,
+        key: KeyPress,
+        times: u32,
+    },
     /// Drag the element and drop it on `to`'s centre moved by (`dx`, `dy`), or (`dx`, `dy`) CSS
     /// pixels from where it is taken, with the pointer, mouse and (for a natively draggable
     /// element) HTML5 drag events a person's drag makes; report what changed. With `aim_only`,
@@ -232,6 +249,8 @@ impl PageOp {
             | PageOp::Value { target, .. }
             | PageOp::Submission { target, .. }
             | PageOp::Upload { target, .. }
+            | PageOp::SetValue { target, .. }
+            | PageOp::Step { target, .. }
             | PageOp::Drag { target, .. }
             | PageOp::Dragged { target, .. } => target.frame_id,
             PageOp::ScrollPage { frame, .. }
@@ -250,6 +269,7 @@ impl PageOp {
         match self {
             PageOp::Hover { .. } => Some(450),
             PageOp::Type { more: true, .. } => None,
+            PageOp::Step { times: 0, .. } => None,
             // Sortable lists animate their items into place (SortableJS for 150 ms).
             PageOp::Drag { aim_only: false, .. } => Some(300),
             _ if self.may_change_page() => Some(150),

@@ -92,6 +92,9 @@ pub struct MapElement {
     /// The address of the frame the element lives in, when that frame is of another site than
     /// the page: what is typed or submitted there goes to that site.
     pub frame_url: Option<String>,
+    /// x, y, width, height in CSS pixels of the top page's viewport when the map was made (for
+    /// outlining the element in the run's film).
+    pub rect: [f64; 4],
 }
 
 impl MapElement {
@@ -257,6 +260,7 @@ impl PageMap {
                 fingerprint: fingerprint(placed.node, &text),
                 text,
                 is_new: registry.is_new(index),
+                rect: placed.rect,
             });
         }
         registry.finish_map(&nodes.iter().map(|placed| placed.doc).collect::<HashSet<_>>());
@@ -729,7 +733,13 @@ fn display_attrs(node: &RawNode, label: Option<&str>, href: Option<String>) -> V
     // A password is never shown; a checkbox's or radio's value is markup, not state.
     let value_hidden = matches!(node.attr("type"), Some("password" | "checkbox" | "radio"));
     if let Some(value) = node.value.as_deref().filter(|v| !v.is_empty() && !value_hidden) {
+        // A field's live value is the one to show, not the aria-valuenow its script last wrote.
+        attrs.retain(|(name, _)| name != "value");
         attrs.push(("value".into(), truncate_words(value, MAX_TEXT_CHARS)));
+    }
+    attrs.extend(number_bounds(node));
+    if node.attr("multiple").is_some() || node.attr("aria-multiselectable") == Some("true") {
+        attrs.push(("multiple".into(), "true".into()));
     }
     if node.checked == Some(true) {
         attrs.push(("checked".into(), "true".into()));
@@ -744,6 +754,21 @@ fn display_attrs(node: &RawNode, label: Option<&str>, href: Option<String>) -> V
         attrs.push(("options".into(), listed.join("|")));
     }
     attrs
+}
+
+/// A slider's, spinner's or number field's bounds and step (`min`, `max`, `step`), from the input's
+/// own attributes or the ARIA ones, so that a model knows the values it can set.
+fn number_bounds(node: &RawNode) -> Vec<(String, String)> {
+    let numeric = matches!(node.attr("role"), Some("slider" | "spinbutton"))
+        || (node.tag == "input" && matches!(node.attr("type"), Some("range" | "number")));
+    if !numeric {
+        return Vec::new();
+    }
+    let first = |names: &[&str]| names.iter().find_map(|name| node.attr(name)).map(str::trim).filter(|v| !v.is_empty());
+    [("min", first(&["min", "aria-valuemin"])), ("max", first(&["max", "aria-valuemax"])), ("step", first(&["step"]))]
+        .into_iter()
+        .filter_map(|(name, value)| Some((name.to_string(), truncate_words(value?, MAX_TEXT_CHARS))))
+        .collect()
 }
 
 /// The attributes that, with its tag and text, identify an element (its fingerprint). Each is

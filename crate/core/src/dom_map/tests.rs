@@ -215,6 +215,38 @@ fn shows_live_values_and_states_but_never_passwords() {
 }
 
 #[test]
+fn shows_the_number_and_bounds_of_sliders_and_spinners_and_all_the_choices_of_a_multiple_select() {
+    let mut range =
+        with_attrs(node(2, Some(0), "input", ""), &[("type", "range"), ("min", "0"), ("max", "50"), ("step", "5")]);
+    range.value = Some("20".into());
+    let thumb = with_attrs(
+        node(3, Some(0), "div", ""),
+        &[
+            ("role", "slider"),
+            ("tabindex", "0"),
+            ("aria-valuenow", "30"),
+            ("aria-valuemin", "10"),
+            ("aria-valuemax", "90"),
+        ],
+    );
+    // jQuery UI's spinner writes aria-valuenow when it steps, not when it is typed into.
+    let mut spinner = with_attrs(
+        node(4, Some(0), "input", ""),
+        &[("role", "spinbutton"), ("aria-valuenow", "0"), ("aria-valuemin", "-10")],
+    );
+    spinner.value = Some("4".into());
+    let mut pets = with_attrs(node(5, Some(0), "select", ""), &[("name", "pets"), ("multiple", "")]);
+    pets.value = Some("Miguelita|Lolita".into());
+    // Bounds of other fields (a date's) are not a number's.
+    let date = with_attrs(node(6, Some(0), "input", ""), &[("type", "date"), ("min", "2030-01-01")]);
+    let text = body_of(vec![node(1, None, "body", ""), range, thumb, spinner, pets, date]);
+    assert_eq!(
+        text,
+        "[1]<input type=range value=20 min=0 max=50 step=5> />\n[2]<div role=slider value=30 min=10 max=90> />\n[3]<input role=spinbutton value=4 min=-10> />\n[4]<select name=pets value=Miguelita|Lolita multiple=true> />\n[5]<input type=date> />"
+    );
+}
+
+#[test]
 fn keeps_foreign_links_whole_and_cuts_long_names_at_words_but_not_page_text() {
     let long = "word ".repeat(60);
     let text = body_of(vec![

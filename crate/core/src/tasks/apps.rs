@@ -387,7 +387,8 @@ impl<H: Host> TaskManager<H> {
             };
             // An approval the session asks for tells the app it waits.
             let emit = |event: AgentEvent| {
-                if let (AgentEvent::ApprovalNeeded { .. }, Some(call)) = (&event, apps.serving.borrow().as_ref()) {
+                let waits = matches!(event, AgentEvent::ApprovalNeeded { .. } | AgentEvent::HandOverNeeded { .. });
+                if let (true, Some(call)) = (waits, apps.serving.borrow().as_ref()) {
                     call.on_event(&event);
                 }
                 open.emit(&event);
@@ -404,6 +405,7 @@ impl<H: Host> TaskManager<H> {
                         host: host.as_ref(),
                         emit: &emit,
                         time_limit_ms: Some(mcp::APPROVAL_TIMEOUT_MS),
+                        hand_over_limit_ms: Some(mcp::HAND_OVER_TIMEOUT_MS),
                     };
                     let models = prepared.models();
                     let browser = SharedTabs { host: host.as_ref() };

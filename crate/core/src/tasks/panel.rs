@@ -5,7 +5,8 @@ use super::host::{Host, Reply};
 use super::job::Job;
 use super::prepare::agent_counters;
 use super::TaskManager;
-use crate::agent::{AgentEvent, Replay, Review};
+use super::queue::Task;
+use crate::agent::{AgentEvent, HandOver, Replay, Review};
 use crate::answer::OutputSchema;
 use crate::browser::{Browser, Highlight};
 use crate::cancel::CancelToken;
@@ -92,6 +93,16 @@ impl<H: Host> TaskManager<H> {
                     _ => Review::Cancel,
                 },
             ),
+            Ok(PanelRequest::HandOver { id, decision, note, chat }) => {
+                let answer = match decision.as_str() {
+                    "continue" => HandOver::Continue(Some(note).filter(|note| !note.trim().is_empty())),
+                    "stop" => HandOver::Stop,
+                    _ => HandOver::Unanswered,
+                };
+                if let Some(task) = self.asking(chat.as_deref(), id) {
+                    task.user.answer_hand_over(id, answer);
+                }
+            }
             // The rest: the pages' requests about the user's saved things.
             Ok(request) => self.answer_saved(request, reply),
         }
@@ -125,12 +136,16 @@ impl<H: Host> TaskManager<H> {
 
     /// Answers the question `id` of chat `chat`'s task (without a chat, of the task asking it).
     fn answer(&self, chat: Option<&str>, id: u32, decision: Review) {
-        let asking = match chat {
+        if let Some(task) = self.asking(chat, id) {
+            task.user.answer(id, decision);
+        }
+    }
+
+    /// The task of chat `chat` (without a chat, the task asking question `id`).
+    fn asking(&self, chat: Option<&str>, id: u32) -> Option<Rc<Task>> {
+        match chat {
             Some(chat) => self.tasks.select(Some(chat)).pop(),
             None => self.tasks.find(|task| task.user.is_asking(id)),
-        };
-        if let Some(task) = asking {
-            task.user.answer(id, decision);
         }
     }
 

@@ -79,6 +79,7 @@ impl<H: Host> Prepared<H> {
             answer_language: settings.answer_language.clone(),
             files: TaskFiles::default(),
             output_schema: None,
+            film: settings.film,
         };
         Ok(Prepared { config, navigator, planner, validator })
     }

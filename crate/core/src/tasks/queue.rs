@@ -1,7 +1,7 @@
 //! The tasks under way, each with its own chat, tab, cancel token and approvals, and those waiting
 //! for a place: the user's limit (`Settings::task_limit`) says how many run at once.
 
-use crate::agent::Review;
+use crate::agent::{HandOver, Review};
 use crate::cancel::CancelToken;
 use futures::channel::oneshot;
 use std::cell::{Cell, RefCell};
@@ -13,6 +13,8 @@ use std::rc::Rc;
 #[derive(Default)]
 pub struct PanelUser {
     pending: RefCell<HashMap<u32, oneshot::Sender<Review>>>,
+    /// The hand-overs waiting for the user (answered by the panel's `hand_over` message).
+    handing: RefCell<HashMap<u32, oneshot::Sender<HandOver>>>,
 }
 
 impl PanelUser {
@@ -29,14 +31,33 @@ impl PanelUser {
     }
 
     pub fn is_asking(&self, id: u32) -> bool {
-        self.pending.borrow().contains_key(&id)
+        self.pending.borrow().contains_key(&id) || self.handing.borrow().contains_key(&id)
+    }
+
+    pub fn answer_hand_over(&self, id: u32, answer: HandOver) {
+        if let Some(sender) = self.handing.borrow_mut().remove(&id) {
+            let _ = sender.send(answer);
+        }
+    }
+
+    /// Waits for the user to continue or stop after hand-over `id`; `None` when it is withdrawn.
+    pub async fn hand_over(&self, id: u32) -> Option<HandOver> {
+        let (sender, receiver) = oneshot::channel();
+        self.handing.borrow_mut().insert(id, sender);
+        receiver.await.ok()
     }
 
     /// Withdraws every question (an answer no one waits for any more counts as a refusal).
     pub fn withdraw(&self, id: Option<u32>) {
         match id {
-            Some(id) => drop(self.pending.borrow_mut().remove(&id)),
-            None => self.pending.borrow_mut().clear(),
+            Some(id) => {
+                drop(self.pending.borrow_mut().remove(&id));
+                drop(self.handing.borrow_mut().remove(&id));
+            }
+            None => {
+                self.pending.borrow_mut().clear();
+                self.handing.borrow_mut().clear();
+            }
         }
     }
 }

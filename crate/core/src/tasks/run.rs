@@ -3,7 +3,7 @@
 
 use super::app_call::AppCall;
 use super::apps;
-use super::gate::TimedGate;
+use super::gate::{self, TimedGate};
 use super::host::Host;
 use super::job::Job;
 use super::prepare::Prepared;
@@ -26,6 +26,7 @@ fn needs_notice(event: &AgentEvent) -> bool {
         event,
         AgentEvent::ApprovalNeeded { .. }
             | AgentEvent::ReviewNeeded { .. }
+            | AgentEvent::HandOverNeeded { .. }
             | AgentEvent::Result { .. }
             | AgentEvent::Error { .. }
             | AgentEvent::Stopped { .. }
@@ -67,7 +68,14 @@ impl<H: Host> TaskManager<H> {
                         open.emit(&AgentEvent::AppDriving { client: app.client.clone() });
                     }
                     let time_limit_ms = app.as_ref().map(|_| mcp::APPROVAL_TIMEOUT_MS);
-                    let gate = TimedGate { user: &task.user, host: host.as_ref(), emit: &emit, time_limit_ms };
+                    // Runs no one watches end when no one takes over in time.
+                    let hand_over_limit_ms = match (&app, &scheduled) {
+                        (Some(_), _) => Some(mcp::HAND_OVER_TIMEOUT_MS),
+                        (None, Some(_)) => Some(gate::SCHEDULED_HAND_OVER_MS),
+                        (None, None) => None,
+                    };
+                    let gate =
+                        TimedGate { user: &task.user, host: host.as_ref(), emit: &emit, time_limit_ms, hand_over_limit_ms };
                     let conversation = Rc::clone(&open.conversation);
                     if let Err(message) = manager.run(&task, &gate, conversation, job, &emit).await {
                         emit(AgentEvent::Error { message, steps: 0 });

@@ -1,11 +1,12 @@
 //! Custom dropdowns (listboxes, menus, trees, grids): opening one, listing its options, and
 //! choosing the option whose text matches.
 
-use super::report::{quote_list, report, Outcome};
+use super::report::{quote_list, report, Done, Outcome};
+use super::values::multiple_sentence;
 use crate::agent::navigator::{Look, Navigator, StepError};
 use crate::agent::task_config::UserGate;
 use crate::browser::{Browser, Click, PageOp};
-use crate::dom_map::MapElement;
+use crate::dom_map::{MapElement, PageMap};
 use crate::llm::ChatModel;
 /// Roles of the entries of a custom dropdown (listbox, menu, tree, grid).
 pub(super) const OPTION_ROLES: &[&str] =
@@ -35,12 +36,21 @@ pub(super) fn best_match<'a>(options: &'a [MapElement], wanted: &str) -> Option<
 }
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
-    /// Opens a custom dropdown and returns the visible options, as the map now shows them.
+    /// Opens a custom dropdown (one open already, as a multiple list stays open between choices,
+    /// is not clicked shut) and returns the visible options, as the map now shows them.
     pub(super) async fn open_dropdown(
         &self,
         element: &MapElement,
     ) -> Result<Result<Vec<MapElement>, String>, StepError> {
         let target = element.describe();
+        if has_attr(element, "expanded", "true") {
+            if let Ok(now) = self.observe(Look::Peek).await? {
+                let options = options_in(&now, element);
+                if !options.is_empty() {
+                    return Ok(Ok(options));
+                }
+            }
+        }
         let op = PageOp::Click { target: element.target.clone(), tag: element.tag.clone(), click: Click::Single };
         let outcome = self.perform(&op).await?;
         if !outcome.ok {
@@ -50,14 +60,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Ok(map) => map,
             Err(reason) => return Ok(Err(format!("After opening {target} the page could not be read ({reason})."))),
         };
-        let options: Vec<MapElement> = now
-            .elements()
-            .filter(|e| e.index != element.index)
-            .filter(|e| {
-                e.tag == "option" || e.attrs.iter().any(|(k, v)| k == "role" && OPTION_ROLES.contains(&v.as_str()))
-            })
-            .cloned()
-            .collect();
+        let options = options_in(&now, element);
         if options.is_empty() {
             return Ok(Err(format!("Clicked {target}, but no list of options appeared.")));
         }
@@ -94,6 +97,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Ok(options) => options,
         };
         let Some(option) = best_match(&options, wanted) else {
+            if let Some(taken_out) = self.take_out_chosen(element, wanted).await? {
+                return Ok(taken_out);
+            }
             let labels: Vec<String> = options.iter().map(option_label).collect();
             return Ok(report(
                 name,
@@ -113,8 +119,15 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 format!("Could not choose \"{label}\": {}.", outcome.message),
             ));
         }
-        // Verify: the control now shows the choice, or the option says it is selected.
-        let shows = match self.observe(Look::Peek).await? {
+        // Verify: the control now shows the choice, or the option says it is selected; in a
+        // multiple list still open, the option's state changed (a click on a chosen one takes it out).
+        let now = self.observe(Look::Peek).await?;
+        if let Ok(now) = &now {
+            if let Some(done) = multiple_choice(now, element, option, &label) {
+                return Ok(done);
+            }
+        }
+        let shows = match now {
             Ok(now) => {
                 let control_shows = now.element(element.index).is_some_and(|e| {
                     contains_ci(&e.text, &label) || e.attrs.iter().any(|(k, v)| k == "value" && contains_ci(v, &label))
@@ -122,7 +135,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 let option_selected = now
                     .element(option.index)
                     .is_some_and(|o| o.attrs.iter().any(|(k, v)| (k == "selected" || k == "checked") && v == "true"));
-                control_shows || option_selected
+                control_shows || option_selected || shown_as_chosen(&now, option, &label)
             }
             Err(_) => false,
         };
@@ -138,5 +151,118 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 ),
             )
         })
+    }
+}
+
+fn has_attr(element: &MapElement, name: &str, value: &str) -> bool {
+    element.attrs.iter().any(|(k, v)| k == name && v == value)
+}
+
+/// The options of a custom dropdown `control` that the map `now` shows.
+fn options_in(now: &PageMap, control: &MapElement) -> Vec<MapElement> {
+    now.elements()
+        .filter(|e| e.index != control.index)
+        .filter(|e| e.tag == "option" || e.attrs.iter().any(|(k, v)| k == "role" && OPTION_ROLES.contains(&v.as_str())))
+        .cloned()
+        .collect()
+}
+
+/// What choosing `option` did in a multiple list that is still open after the click (the map
+/// marks it `multiple=true`): the option added or taken out, and all the options selected now.
+/// `None` for a single choice, or a list that closed (its options then say nothing).
+fn multiple_choice(now: &PageMap, control: &MapElement, option: &MapElement, label: &str) -> Option<Done> {
+    let multiple = has_attr(control, "multiple", "true") || now.elements().any(|e| has_attr(e, "multiple", "true"));
+    let after = now.element(option.index).filter(|_| multiple)?;
+    let selected = |o: &MapElement| has_attr(o, "selected", "true") || has_attr(o, "checked", "true");
+    let chosen: Vec<String> = options_in(now, control).iter().filter(|o| selected(o)).map(option_label).collect();
+    let target = control.describe();
+    Some(if selected(after) != selected(option) {
+        report("select_option", Some(&target), true, multiple_sentence(&target, label, &chosen))
+    } else {
+        report(
+            "select_option",
+            Some(&target),
+            false,
+            format!("Clicked the option \"{label}\" in {target}, but it did not change; look at the page map."),
+        )
+    })
+}
+
+/// Whether a multiple select that closed after the click shows the option as one of its chosen
+/// ones: a chip of its own (React Select's, MUI Autocomplete's), not in the control's text.
+fn shown_as_chosen(now: &PageMap, option: &MapElement, label: &str) -> bool {
+    let is_option = |e: &MapElement| {
+        e.tag == "option" || e.attrs.iter().any(|(k, v)| k == "role" && OPTION_ROLES.contains(&v.as_str()))
+    };
+    now.element(option.index).is_none()
+        && now.elements().any(|e| !is_option(e) && e.text.trim().eq_ignore_ascii_case(label.trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom_map::{ElementRef, LineKind, MapLine};
+
+    fn element(index: u32, tag: &str, text: &str, attrs: &[(&str, &str)]) -> MapElement {
+        MapElement {
+            index,
+            target: ElementRef { frame_id: 0, doc: "d".into(), id: index },
+            tag: tag.into(),
+            attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            text: text.into(),
+            fingerprint: u64::from(index),
+            is_new: false,
+            link: None,
+            frame_url: None,
+            rect: [0.0; 4],
+        }
+    }
+
+    fn map(elements: Vec<MapElement>) -> PageMap {
+        let lines =
+            elements.into_iter().map(|e| MapLine { kind: LineKind::Element(e), depth: 0, rect: [0.0; 4] }).collect();
+        PageMap {
+            url: "http://shop.test/".into(),
+            title: String::new(),
+            viewport: Default::default(),
+            lines,
+            notes: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    fn option(index: u32, text: &str, selected: bool) -> MapElement {
+        element(index, "div", text, &[("role", "option"), ("selected", if selected { "true" } else { "false" })])
+    }
+
+    #[test]
+    fn an_open_multiple_list_tells_what_a_click_added_or_took_out() {
+        let button = element(1, "button", "Bug", &[("expanded", "true")]);
+        let list = element(2, "div", "", &[("role", "listbox"), ("multiple", "true")]);
+        let before = [option(3, "Bug", true), option(4, "Urgent", false)];
+        let added = map(vec![button.clone(), list.clone(), option(3, "Bug", true), option(4, "Urgent", true)]);
+        let done = multiple_choice(&added, &button, &before[1], "Urgent").unwrap();
+        assert!(done.report.ok);
+        assert!(done.report.outcome.starts_with("Added \"Urgent\""), "{}", done.report.outcome);
+        assert!(done.report.outcome.ends_with("now selected: \"Bug\", \"Urgent\"."), "{}", done.report.outcome);
+        let taken_out = map(vec![button.clone(), list.clone(), option(3, "Bug", false), option(4, "Urgent", false)]);
+        let done = multiple_choice(&taken_out, &button, &before[0], "Bug").unwrap();
+        assert!(done.report.ok && done.report.outcome.starts_with("Took \"Bug\" out"), "{}", done.report.outcome);
+        // Nothing changed: a failure.
+        let same = map(vec![button.clone(), list, option(3, "Bug", true), option(4, "Urgent", false)]);
+        assert!(!multiple_choice(&same, &button, &before[1], "Urgent").unwrap().report.ok);
+        // A single list, or one that closed: the usual check.
+        let single = map(vec![button.clone(), option(3, "Bug", true), option(4, "Urgent", true)]);
+        assert!(multiple_choice(&single, &button, &before[1], "Urgent").is_none());
+    }
+
+    #[test]
+    fn a_list_that_closed_shows_a_chosen_option_as_a_chip_of_its_own() {
+        let chosen = option(4, "Rome", false);
+        let chip = element(9, "div", "Rome", &[("role", "button")]);
+        assert!(shown_as_chosen(&map(vec![element(1, "input", "", &[]), chip.clone()]), &chosen, "Rome"));
+        // Still listed as an option: not a chip.
+        assert!(!shown_as_chosen(&map(vec![chosen.clone(), chip]), &chosen, "Rome"));
+        assert!(!shown_as_chosen(&map(vec![element(1, "input", "", &[])]), &chosen, "Rome"));
     }
 }

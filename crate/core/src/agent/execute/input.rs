@@ -14,6 +14,22 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         self.config.trusted_input && element.target.frame_id == 0
     }
 
+    /// Typing into the element as the user set typing up: through the debugger (trusted input)
+    /// or as the sensor types.
+    pub(super) async fn type_text(
+        &self,
+        element: &MapElement,
+        text: &str,
+        clear: bool,
+    ) -> Result<OpOutcome, StepError> {
+        let (at, tag) = (element.target.clone(), element.tag.clone());
+        if self.trusted_here(element) {
+            self.trusted_type(at, tag, text, clear).await
+        } else {
+            self.type_into(at, tag, text, clear).await
+        }
+    }
+
     /// A click through the debugger at the point the sensor finds unobstructed.
     pub(super) async fn trusted_click(
         &self,
