@@ -191,7 +191,7 @@ pub fn actions_prompt() -> String {
 /// Actions the compact action list leaves out, to keep the small models' fixed part within their
 /// budget (the parser still takes them): a drag needs a sense of the page's layout that small
 /// models lack, and `drag{index: N, to?: N}` would cost 11 tokens of every request.
-const LEFT_OUT_OF_COMPACT: &[&str] = &["drag"];
+pub(crate) const LEFT_OUT_OF_COMPACT: &[&str] = &["drag"];
 
 /// The action list for a compact system prompt: one line per action with only its parameters
 /// (`?` marks the optional ones), the names saying the rest.
