@@ -5,6 +5,7 @@ import { loadSettings } from '../shared/settings-store.js';
 import { heldFile } from './task-files.js';
 import { releaseDownloads, shownFileBytes, taskDownloads } from './downloads.js';
 import { releaseFilms } from './film.js';
+import { duringDrag } from './trusted-drags.js';
 
 const SENSOR_FILE = 'extension/page/sensor.js';
 // Every injection uses injectImmediately: waiting for document_idle would stall on frames that
@@ -743,8 +744,11 @@ export function createBrowserHost(emit) {
       await getTab(tabId);
       await attachDebugger(tabId);
       return holdingNewTabs(tabId, () => followingOpenedTab(tabId, async () => {
-        for (const { method, params } of commands) {
-          await chrome.debugger.sendCommand({ tabId }, method, params);
+        for (const command of commands) {
+          // Each in turn: a drag intercepted meanwhile changes what the next ones are.
+          for (const { method, params } of duringDrag(tabId, command)) {
+            await chrome.debugger.sendCommand({ tabId }, method, params);
+          }
         }
         await settle(tabId);
         return { ok: true, message: '' };

@@ -1459,7 +1459,7 @@
       if (!inView(el)) {
         const below = onto.getBoundingClientRect().top > el.getBoundingClientRect().top;
         el.scrollIntoView({ block: below ? 'start' : 'end', inline: 'nearest', behavior: 'instant' });
-        if (!inView(onto)) return { error: `${describe(onto)} is too far from it to see both at once: drag it in steps with dx, dy, or scroll the list between drags` };
+        if (!inView(onto)) return { error: `${describe(onto)} is too far from it to see both at once: drag it in steps, each onto an element on the way` };
       }
     }
     const taken = aimInView(el);
@@ -1610,8 +1610,12 @@
       if (native) nativeDragMove(native, x, y);
       else hit = pointerDragMove(hit, x, y);
       if (i === 1 && pressed) {
-        // The press made the element draggable (or it was): the browser would start its drag now.
-        const source = hit.isConnected && el.isConnected ? el.closest('[draggable="true"]') ?? hit.closest?.('[draggable="true"]') : null;
+        // The press made the element draggable (or it was): the browser would start its drag now,
+        // from the nearest draggable element at or above the one pressed. (Links and pictures,
+        // draggable by default, are left to pointer events: libraries that drag them cancel the
+        // browser's drag.)
+        const held = hit.isConnected ? hit : el;
+        const source = el.isConnected ? held.closest?.('[draggable="true"]') ?? el.closest('[draggable="true"]') : null;
         if (source) native = startNativeDrag(source, hit, x, y);
       }
       await pause(DRAG_STEP_MS);
@@ -1650,11 +1654,11 @@
     const points = aimDrag(el, onto, op.dx ?? 0, op.dy ?? 0);
     if (points.error) return { ok: false, message: points.error };
     const before = dragState(el);
-    // Trusted input drags with the debugger's mouse, but for a draggable element (see dragReport's
-    // `aimed` in the core): the browser's own drag loop would take those moves over.
-    if (op.aim_only && !el.closest('[draggable="true"]')) {
+    // Trusted input drags with the debugger's mouse: the points, and the page as it is now.
+    if (op.aim_only) {
+      aimedDrag?.changes.observer.disconnect();
       aimedDrag = { el, before, points, changes: watchDrag(el) };
-      return { ok: true, message: '', dragged: { from: points.from, to: points.to, aimed: true } };
+      return { ok: true, message: '', dragged: { from: points.from, to: points.to } };
     }
     const changes = watchDrag(el);
     const dropped = await dragAlong(el, points.from, points.to);

@@ -78,6 +78,13 @@ test('SortableJS kanban: drag a card into the other list', async () => {
   assert.match(outcomes[0], /It is now in the list under "Done"/, seen);
 });
 
+test('SortableJS kanban: drag a card into an empty list, which the page map offers as a drop place', async () => {
+  const { page, outcomes, seen } = await run('drag/sortable.html', [drag('Paint the fence', { to: 'aria-label=Waiting' })]);
+  assert.deepEqual(await inPage(page, 'window.waiting.toArray()'), ['paint'], seen);
+  assert.deepEqual(await inPage(page, 'window.todo.toArray()'), ['bike'], seen);
+  assert.match(outcomes[0], /It is now in "Waiting", 1st of 1\./, seen);
+});
+
 // dnd kit (pointer events, a 5 px activation distance, React state)
 
 test('dnd kit sortable: drag a song onto another reorders the playlist', async () => {
@@ -137,15 +144,23 @@ test('a drag that changes nothing says so, and one without a place to go is refu
 
 // Trusted input (the debugger's mouse): the same drags with real events
 
-test('with trusted input, a jQuery UI sortable and a dnd kit list are dragged with the debugger\'s mouse', async () => {
+test('with trusted input, jQuery UI, dnd kit, SortableJS and a plain drop zone are dragged with the debugger\'s mouse', async () => {
   const trusted = await launchAgentBrowser({ grant: ['debugger'] });
   try {
-    const sortable = await run('drag/jquery-ui.html', [drag('Serve', { to: 'Boil the water' })], { agentBrowser: trusted, trustedInput: true });
-    assert.deepEqual(await inPage(sortable.page, "$('#steps').sortable('toArray')"), ['step-serve', 'step-boil', 'step-pasta', 'step-sauce'], sortable.seen);
-    assert.equal(await inPage(sortable.page, 'document.documentElement.dataset.pressTrusted'), 'true', sortable.seen);
+    const jqueryUi = await run('drag/jquery-ui.html', [drag('Serve', { to: 'Boil the water' })], { agentBrowser: trusted, trustedInput: true });
+    assert.deepEqual(await inPage(jqueryUi.page, "$('#steps').sortable('toArray')"), ['step-serve', 'step-boil', 'step-pasta', 'step-sauce'], jqueryUi.seen);
+    assert.equal(await inPage(jqueryUi.page, 'window.pressTrusted'), true, jqueryUi.seen);
     const dndKit = await run('drag/dnd-kit.html', [drag('Blue in Green', { to: 'Freddie Freeloader' })], { agentBrowser: trusted, trustedInput: true });
     assert.equal(await inPage(dndKit.page, "document.getElementById('order').textContent"), 'So What | Freddie Freeloader | Blue in Green | All Blues', dndKit.seen);
-    assert.equal(await inPage(dndKit.page, 'document.documentElement.dataset.pressTrusted'), 'true', dndKit.seen);
+    assert.equal(await inPage(dndKit.page, 'window.pressTrusted'), true, dndKit.seen);
+    // SortableJS's HTML5 drag, which the press lets begin, goes on as the browser's drag events.
+    const sortableJs = await run('drag/sortable.html', [drag('Wash the car', { to: 'Call the bank' })], { agentBrowser: trusted, trustedInput: true });
+    assert.deepEqual(await inPage(sortableJs.page, 'window.priorities.toArray()'), ['report', 'car', 'bank', 'plants', 'taxes'], sortableJs.seen);
+    assert.equal(await inPage(sortableJs.page, 'window.pressTrusted'), true, sortableJs.seen);
+    // A plain draggable="true" photo into a drop zone, its data carried by the browser's drag.
+    const dropZone = await run('drag/drop-zone.html', [drag('The cat asleep', { to: 'Trash' })], { agentBrowser: trusted, trustedInput: true });
+    assert.equal(await inPage(dropZone.page, "document.getElementById('deleted').textContent"), 'cat', dropZone.seen);
+    assert.equal(await inPage(dropZone.page, 'window.pressTrusted'), true, dropZone.seen);
   } finally {
     await trusted.close();
   }

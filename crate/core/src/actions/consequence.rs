@@ -164,17 +164,11 @@ pub fn assess(action: &Action, element: &MapElement, page: &PageMap, strictness:
                 reason: text!("core_reason_sensitive_field", &shown, *word),
             })
         }
+        // A drop onto a place does what its words say as a click on it would (a "Delete" bin).
+        Action::Drag { .. } => says_consequence(&label)
+            .map(|(kind, word)| Consequence { kind, reason: text!("core_reason_drop_says", &shown, word) }),
         Action::ClickElement { .. } => {
-            let found = [
-                (Kind::Purchase, PURCHASE),
-                (Kind::Delete, DELETE),
-                (Kind::Account, ACCOUNT),
-                (Kind::Publish, PUBLISH),
-                (Kind::Send, SEND),
-            ]
-            .into_iter()
-            .find_map(|(kind, words)| words.iter().find(|w| has_phrase(&label, w)).map(|w| (kind, *w)));
-            if let Some((kind, word)) = found {
+            if let Some((kind, word)) = says_consequence(&label) {
                 return Some(Consequence { kind, reason: text!("core_reason_click_says", &shown, word) });
             }
             let url = page.url.to_lowercase();
@@ -195,6 +189,19 @@ pub fn assess(action: &Action, element: &MapElement, page: &PageMap, strictness:
         }
         _ => None,
     }
+}
+
+/// The kind of consequence an element's words announce, and the words.
+fn says_consequence(label: &str) -> Option<(Kind, &'static str)> {
+    [
+        (Kind::Purchase, PURCHASE),
+        (Kind::Delete, DELETE),
+        (Kind::Account, ACCOUNT),
+        (Kind::Publish, PUBLISH),
+        (Kind::Send, SEND),
+    ]
+    .into_iter()
+    .find_map(|(kind, words)| words.iter().find(|w| has_phrase(label, w)).map(|w| (kind, *w)))
 }
 
 impl Consequence {
@@ -286,6 +293,16 @@ mod tests {
         assert_eq!(click(&element("button", "Add to cart", &[]), shop, Strictness::Normal), None);
         assert_eq!(click(&element("a", "PayPal help", &[]), shop, Strictness::Normal), None, "whole words only");
         assert_eq!(click(&element("button", "Place order", &[]), shop, Strictness::Off), None);
+    }
+
+    #[test]
+    fn a_drop_onto_a_place_that_says_delete_is_asked_as_its_click_would_be() {
+        let drop = Action::Drag { index: 1, to: Some(2), dx: 0.0, dy: 0.0 };
+        let bin = element("div", "Drop here to delete", &[]);
+        let asked = assess(&drop, &bin, &page("https://photos.test"), Strictness::Normal).unwrap();
+        assert_eq!(asked.kind, Kind::Delete);
+        let list = element("li", "Water the plants", &[]);
+        assert!(assess(&drop, &list, &page("https://todo.test"), Strictness::Normal).is_none());
     }
 
     #[test]

@@ -407,6 +407,9 @@ impl Params<'_> {
         if to.is_none() && dx == 0.0 && dy == 0.0 {
             return Err("drag needs \"to\" (the element to drop it on) or an offset \"dx\", \"dy\" in pixels".into());
         }
+        if to == Some(index) && dx == 0.0 && dy == 0.0 {
+            return Err(format!("drag.to is [{index}], the element dragged: name the element to drop it on"));
+        }
         if dx.abs().max(dy.abs()) > MAX_DRAG_PIXELS {
             return Err(format!(
                 "a drag moves at most {} pixels each way; drag onto an element instead, or in several drags",

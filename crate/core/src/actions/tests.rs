@@ -213,6 +213,8 @@ fn a_drag_goes_onto_an_element_or_by_an_offset_and_needs_one_of_them() {
     );
     let nowhere = drag(json!({"index": 4, "to": null, "dx": 0, "dy": null})).unwrap_err();
     assert!(nowhere.contains("\"to\"") && nowhere.contains("\"dx\""), "{nowhere}");
+    let itself = drag(json!({"index": 4, "to": 4})).unwrap_err();
+    assert_eq!(itself, "drag.to is [4], the element dragged: name the element to drop it on");
     let far = drag(json!({"index": 4, "dx": MAX_DRAG_PIXELS + 1.0})).unwrap_err();
     assert!(far.contains("at most 10,000 pixels"), "{far}");
     let action = Action::Drag { index: 2, to: Some(5), dx: 0.0, dy: 10.0 };

@@ -6,6 +6,7 @@ use super::AgentEvent;
 use crate::actions::{SearchEngine, Strictness};
 use crate::browser::trusted_input::InputCommand;
 use crate::browser::Download;
+use crate::browser::DragReport;
 use crate::browser::{
     Browser, BrowserError, FoundText, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, PageOp, ScrollState,
     Submission, TabId, TabInfo,
@@ -330,6 +331,19 @@ impl Browser for FakeShop {
             }
             // Any other element takes a drop, as a page that cancels dragover there does.
             PageOp::Upload { .. } => ok,
+            // A drag moves the element from first to second place; aimed only, it goes from its
+            // point to the drop element's (rects are 10 px per id).
+            PageOp::Drag { target, to, aim_only: true, .. } => {
+                let y = |id: u32| 10.0 * f64::from(id) + 5.0;
+                let to = y(to.as_ref().map_or(target.id, |to| to.id));
+                let dragged = DragReport { from: [50.0, y(target.id)], to: [50.0, to], ..DragReport::default() };
+                OpOutcome { dragged: Some(dragged), ..ok }
+            }
+            PageOp::Drag { .. } | PageOp::Dragged { .. } => {
+                let dragged =
+                    DragReport { changed: true, place_before: Some([1, 3]), place_after: Some([2, 3]), ..DragReport::default() };
+                OpOutcome { dragged: Some(dragged), ..ok }
+            }
             PageOp::Locate { target, .. } => {
                 // The add button sits at y 20..30 in the fake page (node rects are 10 px per id).
                 OpOutcome { point: Some([50.0, 10.0 * f64::from(target.id) + 5.0]), ..ok }

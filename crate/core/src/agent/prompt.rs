@@ -379,7 +379,9 @@ mod tests {
             assert!(compact.contains(rule), "{rule} missing from {compact}");
         }
         for name in crate::actions::catalog::ACTION_NAMES {
-            assert!(compact.contains(&format!("\n{name}{{")), "{name} missing from {compact}");
+            let shown = compact.contains(&format!("\n{name}{{"));
+            let left_out = crate::actions::catalog::LEFT_OUT_OF_COMPACT.contains(name);
+            assert!(shown != left_out, "{name} is shown {shown}, left out {left_out} in {compact}");
         }
         assert!(compact.ends_with("\n\nSecrets: {pin}"));
         // The outline schema still requires the reply's two parts.

@@ -132,6 +132,12 @@ impl Replay {
                 Ok(action) => action,
                 Err(err) => return Some(ask(format!("That action could not be read again ({err})."))),
             };
+            // Only the dragged element is recorded: where it was dropped cannot be found again.
+            if let Action::Drag { to: Some(to), .. } = action {
+                return Some(ask(format!(
+                    "The element it was dropped on, [{to}] then, was not recorded, so it cannot be found on the page as it is now."
+                )));
+            }
             if matches!(action, Action::Done { .. }) {
                 return Some(ask(
                     "It finished there: check the page as it is now and give the user the answer with done.".into(),
@@ -260,6 +266,19 @@ mod tests {
         let old = json!({"steps": [{"planned": [{"action": {"switch_tab": {"tab_id": 123456789}}, "element": null}]}]});
         let Some(Replayed::AskModel(note)) = Replay::from_record(&old).unwrap().step(0, None) else { panic!() };
         assert!(note.contains("could not be read again"), "{note}");
+    }
+
+    #[test]
+    fn a_drop_onto_an_element_goes_to_the_model_and_a_drag_by_an_offset_is_replayed() {
+        let drag = |to: Value| json!({"steps": [{"planned": [{"action": {"drag": {"index": 3, "to": to, "dx": 0, "dy": 40}}, "element": null}]}]});
+        let Some(Replayed::AskModel(note)) = Replay::from_record(&drag(json!(5))).unwrap().step(0, None) else {
+            panic!()
+        };
+        assert!(note.contains("dropped on, [5] then, was not recorded"), "{note}");
+        let Some(Replayed::Actions(output)) = Replay::from_record(&drag(Value::Null)).unwrap().step(0, None) else {
+            panic!()
+        };
+        assert_eq!(output.actions, vec![Action::Drag { index: 3, to: None, dx: 0.0, dy: 40.0 }]);
     }
 
     #[test]

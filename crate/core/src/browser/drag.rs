@@ -17,10 +17,6 @@ pub struct DragReport {
     /// Where the pointer took the element and where it let go, in the frame's viewport.
     pub from: [f64; 2],
     pub to: [f64; 2],
-    /// Only aimed: both points found, the drag itself left to trusted input. A natively draggable
-    /// element is dragged by the sensor even then: the debugger's mouse events would hand the
-    /// drag to the browser's own drag loop, which they cannot drive.
-    pub aimed: bool,
     /// Whether anything on the page changed during the drag.
     pub changed: bool,
     /// How far the dragged element's box moved; `None` when it left the page (a library that

@@ -250,8 +250,9 @@ impl PageOp {
             | PageOp::Submission { target, .. }
             | PageOp::Upload { target, .. }
             | PageOp::SetValue { target, .. }
-            | PageOp::Step { target, .. } => target.frame_id,
-            PageOp::Drag { target, .. } | PageOp::Dragged { target, .. } => target.frame_id,
+            | PageOp::Step { target, .. }
+            | PageOp::Drag { target, .. }
+            | PageOp::Dragged { target, .. } => target.frame_id,
             PageOp::ScrollPage { frame, .. }
             | PageOp::Keys { frame, .. }
             | PageOp::Find { frame, .. }

@@ -101,9 +101,11 @@ pub fn key_presses(presses: &[KeyPress]) -> Vec<InputCommand> {
 /// A drag with the left button from one point of the top frame's viewport to another, in three
 /// parts sent one after the other (the page settles between them, as it would between a person's
 /// moves): press and a first small move, which starts a drag in libraries that wait for some
-/// distance (dnd-kit, jQuery UI); the moves along the path, the button held; the release. Native
-/// HTML5 drags are not driven this way (the browser's own drag loop would take over the moves):
-/// the sensor's synthetic drag events do those.
+/// distance (dnd-kit, jQuery UI); the moves along the path, the button held; the release. Drags
+/// are intercepted meanwhile (`Input.setInterceptDrags`): an HTML5 drag that the press lets begin
+/// (SortableJS makes its item draggable then) goes on as the drag events the host sends in place
+/// of the moves and the release (extension/background/trusted-drags.js), as the browser's own drag
+/// loop, which the debugger cannot drive, would.
 pub fn drag_between(from: [f64; 2], to: [f64; 2]) -> [Vec<InputCommand>; 3] {
     let mouse = |kind: &str, [x, y]: [f64; 2], buttons: u8| InputCommand {
         method: "Input.dispatchMouseEvent",
@@ -112,7 +114,10 @@ pub fn drag_between(from: [f64; 2], to: [f64; 2]) -> [Vec<InputCommand>; 3] {
     let [dx, dy] = [to[0] - from[0], to[1] - from[1]];
     let steps = ((dx.hypot(dy) / 20.0).round() as usize).clamp(8, 30);
     let along = |i: usize| [from[0] + dx * i as f64 / steps as f64, from[1] + dy * i as f64 / steps as f64];
+    let intercept =
+        |enabled: bool| InputCommand { method: "Input.setInterceptDrags", params: json!({ "enabled": enabled }) };
     let start = [
+        intercept(true),
         InputCommand {
             method: "Input.dispatchMouseEvent",
             params: json!({ "type": "mouseMoved", "x": from[0], "y": from[1], "button": "none", "buttons": 0 }),
@@ -121,7 +126,7 @@ pub fn drag_between(from: [f64; 2], to: [f64; 2]) -> [Vec<InputCommand>; 3] {
         mouse("mouseMoved", along(1), 1),
     ];
     let path = (2..=steps).map(along).chain([to]).map(|point| mouse("mouseMoved", point, 1)).collect();
-    [start.to_vec(), path, vec![mouse("mouseReleased", to, 0)]]
+    [start.to_vec(), path, vec![mouse("mouseReleased", to, 0), intercept(false)]]
 }
 
 #[cfg(test)]
@@ -173,9 +178,10 @@ mod tests {
     #[test]
     fn a_drag_presses_moves_with_the_button_held_and_releases_at_the_end() {
         let [start, path, end] = drag_between([10.0, 20.0], [410.0, 20.0]);
-        let kinds: Vec<&str> = start.iter().map(|c| c.params["type"].as_str().unwrap()).collect();
+        assert_eq!((start[0].method, &start[0].params), ("Input.setInterceptDrags", &json!({"enabled": true})));
+        let kinds: Vec<&str> = start[1..].iter().map(|c| c.params["type"].as_str().unwrap()).collect();
         assert_eq!(kinds, ["mouseMoved", "mousePressed", "mouseMoved"]);
-        assert_eq!((start[1].params["x"].as_f64(), start[1].params["buttons"].as_u64()), (Some(10.0), Some(1)));
+        assert_eq!((start[2].params["x"].as_f64(), start[2].params["buttons"].as_u64()), (Some(10.0), Some(1)));
         // 400 px in steps of 20: the first (to 30) taken with the press, the last repeated at the end.
         assert_eq!(path.len(), 20);
         assert!(path.iter().all(|c| c.params["type"] == "mouseMoved" && c.params["buttons"] == 1));
@@ -184,6 +190,7 @@ mod tests {
         assert_eq!((xs[0], *xs.last().unwrap()), (50.0, 410.0));
         assert_eq!(end[0].params["type"], "mouseReleased");
         assert_eq!((end[0].params["x"].as_f64(), end[0].params["buttons"].as_u64()), (Some(410.0), Some(0)));
+        assert_eq!((end[1].method, &end[1].params), ("Input.setInterceptDrags", &json!({"enabled": false})));
         // A short drag still moves in several steps (libraries need some distance, then moves).
         let [_, short, _] = drag_between([0.0, 0.0], [0.0, 5.0]);
         assert_eq!(short.len(), 8);

@@ -649,3 +649,19 @@ fn clickable_cells_of_a_focusable_panel_are_offered_but_not_parts_of_a_button() 
         "[1]<div> />\n\t[2]<td>15 />\n[3]<button>Save now />"
     );
 }
+
+#[test]
+fn draggable_elements_are_offered_and_say_so() {
+    let body = body_of(vec![
+        node(1, None, "body", ""),
+        with_attrs(node(2, Some(0), "li", "Beach at sunset"), &[("draggable", "true")]),
+        with_attrs(node(3, Some(0), "img", ""), &[("draggable", "false"), ("alt", "Logo")]),
+        with_attrs(
+            node(4, Some(0), "li", "So What"),
+            &[("role", "button"), ("tabindex", "0"), ("aria-roledescription", "sortable")],
+        ),
+    ]);
+    assert!(body.contains("[1]<li draggable=true>Beach at sunset />"), "{body}");
+    assert!(!body.contains("draggable=false"), "{body}");
+    assert!(body.contains("roledescription=sortable>So What"), "{body}");
+}

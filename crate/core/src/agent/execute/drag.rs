@@ -3,6 +3,7 @@
 //! (where the user turned it on); the model is told what changed.
 
 use super::{report, Outcome};
+use crate::actions::Action;
 use crate::agent::navigator::{Navigator, StepError};
 use crate::agent::task_config::UserGate;
 use crate::browser::{trusted_input, Browser, DropOn, Highlight, OpOutcome, PageOp};
@@ -40,6 +41,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 Err(problem) => return Ok(report(name, Some(&source.describe()), false, problem)),
             },
         };
+        // A drop may do what the place's words say (a "Delete" bin): put to the user as a click is.
+        if let Some(onto) = &onto {
+            let action = Action::Drag { index, to: Some(onto.index), dx, dy };
+            if let Some(refused) = self.ask_if_consequential(&action, onto, seen).await? {
+                return Ok(refused);
+            }
+        }
         self.focus_frame.set(source.target.frame_id);
         self.focus_frame_url.replace(source.frame_url.clone());
         let mut done = self.drag_element(&source, onto.as_ref(), dx, dy).await?;
@@ -58,7 +66,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             aim_only: self.trusted_here(source),
         };
         let mut outcome = self.perform(&op).await?;
-        if outcome.ok {
+        if outcome.ok && self.trusted_here(source) {
             outcome = self.trusted_drag(source, outcome).await?;
         }
         let whither = match (onto, dx == 0.0 && dy == 0.0) {
@@ -77,8 +85,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// The drag the sensor aimed (`aimed` holds its two points), through the debugger, then what
     /// it changed as the sensor sees it.
     async fn trusted_drag(&self, source: &MapElement, aimed: OpOutcome) -> Result<OpOutcome, StepError> {
-        // A natively draggable element was dragged by the sensor already (see `DragReport::aimed`).
-        let Some(points) = aimed.dragged.as_ref().filter(|dragged| dragged.aimed) else { return Ok(aimed) };
+        let Some(points) = aimed.dragged.as_ref() else { return Ok(aimed) };
         for (i, part) in trusted_input::drag_between(points.from, points.to).iter().enumerate() {
             if i > 0 {
                 self.between_pieces().await?;

@@ -698,3 +698,47 @@ fn without_a_tab_group_the_task_s_tabs_are_those_it_worked_in() {
     );
     assert!(!format!("{:?}", model.requests.borrow()).contains("bank.test"));
 }
+
+#[test]
+fn a_drag_goes_onto_the_element_the_model_named_and_says_where_it_went() {
+    use crate::browser::PageOp;
+    let shop = FakeShop::new();
+    let (said, _) = one_step(&shop, r#"[{"drag":{"index":1,"to":2,"dx":null,"dy":null}}]"#);
+    assert_eq!(
+        said[0],
+        "Dragged <button> \"Add blue mug\" [1] onto <textarea> [2]. It is now 2nd of 3 in its list (was 1st)."
+    );
+    let dragged = shop.ops.borrow().iter().find(|op| matches!(op, PageOp::Drag { .. })).cloned().unwrap();
+    let PageOp::Drag { target, to, aim_only, .. } = dragged else { unreachable!() };
+    assert_eq!((target.id, to.map(|to| to.id), aim_only), (2, Some(3), false));
+    // A drop place that is not in the map is refused before anything moves.
+    let shop = FakeShop::new();
+    let (said, _) = one_step(&shop, r#"[{"drag":{"index":1,"to":99,"dx":null,"dy":null}}]"#);
+    assert_eq!(said[0], "There is no element [99] in the page map; use an index from the current map.");
+    assert!(!shop.ops.borrow().iter().any(|op| matches!(op, PageOp::Drag { .. })));
+}
+
+#[test]
+fn a_trusted_drag_is_aimed_then_pressed_moved_and_released_through_the_debugger() {
+    use crate::browser::PageOp;
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![reply(r#"[{"drag":{"index":1,"to":null,"dx":0,"dy":40}}]"#), done()]);
+    let config = crate::agent::TaskConfig { trusted_input: true, ..crate::agent::fakes::config(5) };
+    let (_, events) = crate::agent::fakes::run_with(&config, &shop, &model);
+    assert_eq!(
+        outcomes(&events)[0],
+        "Dragged <button> \"Add blue mug\" [1] by 0, 40 px. It is now 2nd of 3 in its list (was 1st)."
+    );
+    let kinds: Vec<String> = shop
+        .input_commands
+        .borrow()
+        .iter()
+        .filter(|c| c.method == "Input.dispatchMouseEvent")
+        .map(|c| c.params["type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(kinds[..3], ["mouseMoved", "mousePressed", "mouseMoved"]);
+    assert_eq!(kinds.last().map(String::as_str), Some("mouseReleased"));
+    let ops = shop.ops.borrow();
+    assert!(ops.iter().any(|op| matches!(op, PageOp::Drag { aim_only: true, .. })));
+    assert!(matches!(ops.last(), Some(PageOp::Dragged { .. })), "what the drag changed is read afterwards");
+}
