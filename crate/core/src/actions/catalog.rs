@@ -188,23 +188,23 @@ pub fn actions_prompt() -> String {
         .join("\n")
 }
 
-/// Actions the compact action list leaves out, to keep the small models' fixed part within their
-/// budget (the parser still takes them): a drag needs a sense of the page's layout that small
-/// models lack, and `drag{index: N, to?: N}` would cost 11 tokens of every request.
-pub(crate) const LEFT_OUT_OF_COMPACT: &[&str] = &["drag"];
-
 /// The action list for a compact system prompt: one line per action with only its parameters
 /// (`?` marks the optional ones), the names saying the rest.
 pub fn compact_actions_prompt() -> String {
     CATALOG
         .iter()
-        .filter(|spec| !LEFT_OUT_OF_COMPACT.contains(&spec.name))
         .map(|spec| {
             let params: Vec<String> = spec
                 .params
                 .iter()
                 .map(|&(name, kind, required, _)| {
-                    format!("{name}{}: {}", if required { "" } else { "?" }, kind.compact())
+                    let optional = if required { "" } else { "?" };
+                    match kind {
+                        // A bare name is text (the prompt says so): ": text" on every text
+                        // parameter cost a small model's request about 40 tokens.
+                        Kind::Text => format!("{name}{optional}"),
+                        kind => format!("{name}{optional}: {}", kind.compact()),
+                    }
                 })
                 .collect();
             format!("{}{{{}}}", spec.name, params.join(", "))
@@ -282,9 +282,10 @@ mod tests {
         let prompt = compact_actions_prompt();
         assert!(prompt.contains("\nclick_element{index: N, click?: double|right}\n"), "{prompt}");
         assert!(prompt.contains("\ngo_back{}\n"), "{prompt}");
-        assert!(prompt.contains("\ndone{text: text, success: true|false}"), "{prompt}");
-        assert!(!prompt.contains("drag"), "{prompt}");
-        assert_eq!(prompt.lines().count(), CATALOG.len() - LEFT_OUT_OF_COMPACT.len());
+        assert!(prompt.starts_with("go_to_url{url}\nsearch{query}\n"), "{prompt}");
+        assert!(prompt.contains("\ndone{text, success: true|false}"), "{prompt}");
+        assert!(prompt.contains("\ndrag{index: N, to?: N, dx?: number, dy?: number}"), "{prompt}");
+        assert_eq!(prompt.lines().count(), CATALOG.len());
     }
 
     #[test]
