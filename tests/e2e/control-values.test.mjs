@@ -4,52 +4,15 @@
 // element's index from the page map it is sent. Every test checks the control's own state (the
 // library's value, or the app state the page shows), then what the agent told the model.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask } from '../../runner/launch.mjs';
-import { startLlmServer } from '../support/llm-server.mjs';
-import { startSiteServer } from '../support/site-server.mjs';
-import { bundleWidgetApps } from '../support/widget-apps.mjs';
+import { scriptedPages, inPage } from '../support/scripted-page.mjs';
 
-let agent;
-let site;
+const runTaskOn = scriptedPages('set the controls');
 
-before(async () => {
-  await bundleWidgetApps();
-  site = await startSiteServer();
-  agent = await launchAgentBrowser();
-});
+/** Runs `steps` (each a list of actions) on the widget page `path`, then done. */
+const run = (path, steps) => runTaskOn(`widgets/${path}`, steps.map((actions) => ({ actions })));
 
-after(async () => {
-  await agent?.close();
-  await site?.close();
-});
-
-const done = { actions: [{ done: { text: 'finished', success: true } }] };
-
-/** Runs `steps` (each a list of actions) on the widget page `path`, then done: the outcomes the
- * model was told, the page maps it read, the page. */
-async function run(path, steps) {
-  const llm = await startLlmServer([...steps.map((actions) => ({ actions })), done]);
-  try {
-    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted', apiKey: '', maxSteps: 12, highlights: false });
-    const target = await openTarget(agent, `${site.origin}/widgets/${path}`);
-    await target.page.waitForFunction(() => document.body.dataset.ready === 'yes', null, { timeout: 10000 });
-    const panel = await openPanel(agent, target.tabId);
-    const events = [];
-    const end = await runTask(panel, { task: 'set the controls', tabId: target.tabId, onEvent: (e) => events.push(e) });
-    await panel.close();
-    const outcomes = events.filter((e) => e.type === 'step').flatMap((e) => e.actions.map((a) => a.outcome));
-    const states = llm.requests.map((r) => r.messages.at(-1).content);
-    const seen = `outcomes:\n${outcomes.join('\n')}\nlast page map:\n${states.at(-1)}`;
-    assert.equal(end.type, 'result', `the task ended with ${JSON.stringify(end)}\n${seen}`);
-    return { outcomes, states, page: target.page, seen };
-  } finally {
-    await llm.close();
-  }
-}
-
-const inPage = (page, expression) => page.evaluate(expression);
 /** The text an app's <output> shows: what the component reported through its onChange. */
 const output = (page, id) => page.evaluate((id) => document.getElementById(id).textContent, id);
 

@@ -3,31 +3,10 @@
 // through the whole extension by a scripted model that finds the elements in the page map it is
 // sent, as a model would, and asks for `drag`. Every test checks the library's own state.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask } from '../../runner/launch.mjs';
-import { startLlmServer } from '../support/llm-server.mjs';
-import { startSiteServer } from '../support/site-server.mjs';
-import { bundleWidgetApps } from '../support/widget-apps.mjs';
-
-let agent;
-let site;
-
-before(async () => {
-  await bundleWidgetApps();
-  site = await startSiteServer();
-  agent = await launchAgentBrowser();
-});
-
-after(async () => {
-  await agent?.close();
-  await site?.close();
-});
-
-const done = { actions: [{ done: { text: 'finished', success: true } }] };
-
-/** The page map the request shows (its last user message). */
-const pageMap = (request) => request.messages.filter((m) => m.role === 'user').at(-1).content;
+import { launchAgentBrowser } from '../../runner/launch.mjs';
+import { scriptedPages, inPage, pageMap } from '../support/scripted-page.mjs';
 
 /** The index of the first element of the page map whose line holds `text`. */
 function indexOf(request, text) {
@@ -41,27 +20,9 @@ const drag = (from, { to, dx, dy } = {}) => (request) => ({
   actions: [{ drag: { index: indexOf(request, from), to: to === undefined ? null : indexOf(request, to), dx: dx ?? null, dy: dy ?? null } }],
 });
 
-/** Runs the model's `steps` on the page `path`, then done; the agent's outcomes and the page. */
-async function run(path, steps, { agentBrowser = agent, trustedInput = false } = {}) {
-  const llm = await startLlmServer([...steps, done]);
-  try {
-    await applySettings(agentBrowser, { baseUrl: llm.baseUrl, model: 'scripted', apiKey: '', maxSteps: 8, highlights: false, trustedInput });
-    const target = await openTarget(agentBrowser, `${site.origin}/${path}`);
-    await target.page.waitForFunction(() => document.body.dataset.ready === 'yes', null, { timeout: 10000 });
-    const panel = await openPanel(agentBrowser, target.tabId);
-    const events = [];
-    const end = await runTask(panel, { task: 'drag as asked', tabId: target.tabId, onEvent: (e) => events.push(e) });
-    await panel.close();
-    const outcomes = events.filter((e) => e.type === 'step').flatMap((e) => e.actions.map((a) => a.outcome));
-    const seen = `outcomes:\n${outcomes.join('\n')}\nlast page map:\n${pageMap(llm.requests.at(-1))}`;
-    assert.equal(end.type, 'result', `the task ended with ${JSON.stringify(end)}\n${seen}`);
-    return { outcomes, page: target.page, seen, told: llm.requests.map((r) => r.messages.map((m) => m.content).join('\n')) };
-  } finally {
-    await llm.close();
-  }
-}
+const runTaskOn = scriptedPages('drag as asked');
 
-const inPage = (page, expression) => page.evaluate(expression);
+const run = (path, steps, options) => runTaskOn(path, steps, { maxSteps: 8, ...options });
 
 // SortableJS (HTML5 drag and drop: it makes the item draggable on the press)
 

@@ -3,53 +3,14 @@
 // visible text, as a model reading the map would. Every test checks the widget's own resulting
 // state (the library's value), not what the agent reported.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask } from '../../runner/launch.mjs';
-import { startLlmServer } from '../support/llm-server.mjs';
-import { startSiteServer } from '../support/site-server.mjs';
-import { bundleWidgetApps } from '../support/widget-apps.mjs';
+import { scriptedPages, inPage } from '../support/scripted-page.mjs';
 
-let agent;
-let site;
-
-before(async () => {
-  await bundleWidgetApps();
-  site = await startSiteServer();
-  agent = await launchAgentBrowser();
-});
-
-after(async () => {
-  await agent?.close();
-  await site?.close();
-});
-
-const done = { actions: [{ done: { text: 'finished', success: true } }] };
+const runTaskOn = scriptedPages('use the widget');
 
 /** Runs `steps` (each a list of actions) on the widget page `path`, then done. */
-async function run(path, steps) {
-  const llm = await startLlmServer([...steps.map((actions) => ({ actions })), done]);
-  try {
-    await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted', apiKey: '', maxSteps: 12, highlights: false });
-    const target = await openTarget(agent, `${site.origin}/widgets/${path}`);
-    await target.page.waitForFunction(() => document.body.dataset.ready === 'yes', null, { timeout: 10000 });
-    const panel = await openPanel(agent, target.tabId);
-    const events = [];
-    const end = await runTask(panel, { task: 'use the widget', tabId: target.tabId, onEvent: (e) => events.push(e) });
-    await panel.close();
-    const outcomes = events.filter((e) => e.type === 'step').flatMap((e) => e.actions.map((a) => a.outcome));
-    const states = llm.requests.map((r) => r.messages.at(-1).content);
-    assert.equal(end.type, 'result', `the task ended with ${JSON.stringify(end)}\n${outcomes.join('\n')}\n${states.at(-1)}`);
-    // What the model saw and what the agent said, for a failing assertion's message.
-    const seen = `outcomes:\n${outcomes.join('\n')}\nlast page map:\n${states.at(-1)}`;
-    return { outcomes, states, page: target.page, seen };
-  } finally {
-    await llm.close();
-  }
-}
-
-/** The value a page expression gives, in the page's own world (where the libraries live). */
-const inPage = (page, expression) => page.evaluate(expression);
+const run = (path, steps) => runTaskOn(`widgets/${path}`, steps.map((actions) => ({ actions })));
 
 // jQuery UI
 
