@@ -6,7 +6,7 @@ import { createBrowserHost } from './background/browser-host.js';
 import { watchTabRequests } from './background/downloads.js';
 import { createAppsHost } from './background/apps-host.js';
 import { createSavedHost } from './background/saved-host.js';
-import { notifyScheduledRun, syncAlarms, watchSchedules } from './background/schedules.js';
+import { notifyUser, syncAlarms, watchSchedules } from './background/schedules.js';
 import { restartAfterPanic, runningTasks } from './background/core-restart.js';
 import { holdFile, releaseFiles } from './background/task-files.js';
 import { filmBase64, keepFilmFrame } from './background/film.js';
@@ -49,7 +49,7 @@ let core = startCore();
 // so that a reconnecting panel learns that its tasks are still running.
 function startCore() {
   return init().then(async () => {
-    const host = { ...browserHost, ...createAppsHost(), ...saved, holdFile, releaseFiles, notify: notifyScheduledRun, corePanicked };
+    const host = { ...browserHost, ...createAppsHost(), ...saved, holdFile, releaseFiles, notify: notifyUser, corePanicked };
     const agent = new Core(host);
     await agent.resumeInterrupted();
     // Reachable from the worker's own console and from the runner, benchmark and tests (which

@@ -76,9 +76,10 @@ function notifyEnd(workflow, event) {
 
 /**
  * Tells the user what a scheduled run of `workflow` needs (a question, answered by the
- * notification's buttons or in the side panel) or how it ended (`event`, as the panel gets it).
+ * notification's buttons or in the side panel) or how it ended (`event`, as the panel gets it);
+ * also that an AI app's task (`workflow` is then the app's name) waits for them to take over.
  */
-export function notifyScheduledRun(workflow, event) {
+export function notifyUser(workflow, event) {
   if (event.type === 'hand_over_needed') return notifyHandOver(workflow, event);
   if (event.type !== 'approval_needed' && event.type !== 'review_needed') return notifyEnd(workflow, event);
   const question = event.type === 'approval_needed'
@@ -95,9 +96,9 @@ export function notifyScheduledRun(workflow, event) {
   return undefined;
 }
 
-/** A scheduled run waits for the user to take over in its tab (a sign-in, a CAPTCHA): Take over
- * brings the tab forward (the side panel's Continue goes on), Stop ends the run; without an
- * answer, the core ends it after its time limit. */
+/** A scheduled run or an app's task waits for the user to take over in its tab (a sign-in, a
+ * CAPTCHA): Take over brings the tab forward (the side panel's Continue goes on), Stop ends the
+ * run; without an answer, the core ends it after its time limit. */
 function notifyHandOver(workflow, event) {
   chrome.notifications.create([event.type, event.chat, event.id, event.tab].join(SEPARATOR), {
     type: 'basic',

@@ -16,6 +16,7 @@ use crate::agent::{drive_session, AgentEvent, DriveCommand, DriveReply, DriveReq
 use crate::browser::Browser;
 use crate::i18n::Message;
 use crate::mcp::{self, HostMessage, Pairing, Tool};
+use crate::protocol;
 use crate::settings::Settings;
 use futures::channel::{mpsc, oneshot};
 use serde_json::Value;
@@ -390,6 +391,9 @@ impl<H: Host> TaskManager<H> {
                 let waits = matches!(event, AgentEvent::ApprovalNeeded { .. } | AgentEvent::HandOverNeeded { .. });
                 if let (true, Some(call)) = (waits, apps.serving.borrow().as_ref()) {
                     call.on_event(&event);
+                }
+                if matches!(event, AgentEvent::HandOverNeeded { .. }) {
+                    host.notify(&client, &protocol::encode_chat_event(&chat, &event));
                 }
                 open.emit(&event);
             };

@@ -43,7 +43,8 @@ pub trait Host: Store + LocalZone + 'static {
     /// Sends a message in its wire form to every open panel.
     fn emit(&self, message: &Value);
     /// Tells the user, in a notification, what a scheduled run of `workflow` needs or how it ended
-    /// (`event`, as the panel gets it).
+    /// (`event`, as the panel gets it); also that an AI app's task (`workflow` is then the app's
+    /// name) waits for them to take over.
     fn notify(&self, workflow: &str, event: &Value);
 
     /// The active tab of the focused window.

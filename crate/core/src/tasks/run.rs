@@ -61,6 +61,12 @@ impl<H: Host> TaskManager<H> {
                         }
                         if let Some(workflow) = scheduled.as_deref().filter(|_| needs_notice(&event)) {
                             host.notify(workflow, &protocol::encode_chat_event(&chat, &event));
+                        } else if let Some(app) =
+                            app.as_ref().filter(|_| matches!(event, AgentEvent::HandOverNeeded { .. }))
+                        {
+                            // The user may be in the app, not the browser: the notification's Take
+                            // over brings the tab forward.
+                            host.notify(&app.client, &protocol::encode_chat_event(&chat, &event));
                         }
                         open.emit(&event);
                     };

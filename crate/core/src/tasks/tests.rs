@@ -746,3 +746,21 @@ fn a_scheduled_run_notifies_a_hand_over_and_ends_when_no_one_takes_over_in_time(
         "{message}"
     );
 }
+
+#[test]
+fn an_app_task_that_needs_the_user_tells_them_in_a_notification() {
+    let mut worker = Worker::new(Settings { mcp: true, ..settings(2) });
+    worker.host.shared.borrow_mut().push(1);
+    captcha_on(&worker.host.shop);
+    let (reply, heard) = app_server();
+    worker.tasks.handle_host_message(Ok(run_task_call(7)), reply);
+    worker.pool.run_until_stalled();
+    worker.panel(json!({"type": "pair_app", "decision": "once"}));
+    assert_eq!(worker.events("hand_over_needed").len(), 1);
+    // The app hears that the task waits; the user, perhaps in the app, gets a notification
+    // named after it (its Take over brings the tab forward).
+    assert_eq!(heard.borrow().last().unwrap()["type"], "waiting");
+    let notified: Vec<(String, Value)> =
+        worker.host.notified.borrow().iter().map(|(from, event)| (from.clone(), event["type"].clone())).collect();
+    assert_eq!(notified, [("Claude".to_string(), json!("hand_over_needed"))]);
+}
