@@ -246,21 +246,10 @@ fn has_phrase(text: &str, phrase: &str) -> bool {
 mod tests {
     use super::*;
     use crate::browser::Click;
-    use crate::dom_map::{ElementRef, LineKind, MapLine, Viewport};
+    use crate::dom_map::{LineKind, MapLine, Viewport};
 
     fn element(tag: &str, text: &str, attrs: &[(&str, &str)]) -> MapElement {
-        MapElement {
-            index: 1,
-            target: ElementRef { frame_id: 0, doc: "d".into(), id: 1 },
-            tag: tag.into(),
-            attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-            text: text.into(),
-            fingerprint: 0,
-            is_new: false,
-            link: None,
-            frame_url: None,
-            rect: [0.0; 4],
-        }
+        crate::dom_map::tests::map_element(1, tag, text, attrs)
     }
 
     fn page(url: &str) -> PageMap {

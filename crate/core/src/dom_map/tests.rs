@@ -18,6 +18,23 @@ pub(crate) fn with_attrs(mut node: RawNode, attrs: &[(&str, &str)]) -> RawNode {
     node
 }
 
+/// An element of a page map, as the map's readers see one (its fingerprint its index). Shared
+/// with the actions' and the agent's tests.
+pub(crate) fn map_element(index: u32, tag: &str, text: &str, attrs: &[(&str, &str)]) -> MapElement {
+    MapElement {
+        index,
+        target: ElementRef { frame_id: 0, doc: "d".into(), id: index },
+        tag: tag.into(),
+        attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        text: text.into(),
+        fingerprint: u64::from(index),
+        is_new: false,
+        link: None,
+        frame_url: None,
+        rect: [0.0; 4],
+    }
+}
+
 fn at(mut node: RawNode, y: f64) -> RawNode {
     node.rect[1] = y;
     node

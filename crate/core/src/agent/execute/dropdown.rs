@@ -201,22 +201,8 @@ fn shown_as_chosen(now: &PageMap, option: &MapElement, label: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dom_map::{ElementRef, LineKind, MapLine};
-
-    fn element(index: u32, tag: &str, text: &str, attrs: &[(&str, &str)]) -> MapElement {
-        MapElement {
-            index,
-            target: ElementRef { frame_id: 0, doc: "d".into(), id: index },
-            tag: tag.into(),
-            attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-            text: text.into(),
-            fingerprint: u64::from(index),
-            is_new: false,
-            link: None,
-            frame_url: None,
-            rect: [0.0; 4],
-        }
-    }
+    use crate::dom_map::tests::map_element as element;
+    use crate::dom_map::{LineKind, MapLine};
 
     fn map(elements: Vec<MapElement>) -> PageMap {
         let lines =

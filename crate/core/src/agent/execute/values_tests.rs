@@ -1,19 +1,8 @@
 use super::*;
-use crate::dom_map::ElementRef;
+use crate::dom_map::tests::map_element;
 
 fn element(tag: &str, attrs: &[(&str, &str)]) -> MapElement {
-    MapElement {
-        index: 3,
-        target: ElementRef { frame_id: 0, doc: "d".into(), id: 3 },
-        tag: tag.into(),
-        attrs: attrs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-        text: String::new(),
-        fingerprint: 0,
-        is_new: false,
-        link: None,
-        frame_url: None,
-        rect: [0.0; 4],
-    }
+    map_element(3, tag, "", attrs)
 }
 
 fn state(value: f64, min: Option<f64>, max: Option<f64>, step: Option<f64>) -> NumberState {
