@@ -31,6 +31,22 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
+/// `DeleteOutline` -> `Delete`, `Outline`; `reply` -> `reply`.
+pub fn split_camel_case(word: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let chars: Vec<(usize, char)> = word.char_indices().collect();
+    for pair in chars.windows(2) {
+        let ((_, a), (at, b)) = (pair[0], pair[1]);
+        if a.is_lowercase() && b.is_uppercase() {
+            parts.push(&word[start..at]);
+            start = at;
+        }
+    }
+    parts.push(&word[start..]);
+    parts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -182,20 +182,11 @@ fn is_one_time_code(node: &RawNode) -> bool {
 /// The words of a name, label or id, lowercased: split at anything not a letter or digit and
 /// where a lower-case letter meets an upper-case one (`otpInput`, `mfa_code`, "Verification code").
 fn words(text: &str) -> Vec<String> {
-    let mut words = vec![String::new()];
-    let mut previous_lower = false;
-    for c in text.chars() {
-        let starts_word = !c.is_alphanumeric() || (previous_lower && c.is_uppercase());
-        if starts_word && !words.last().is_some_and(String::is_empty) {
-            words.push(String::new());
-        }
-        if c.is_alphanumeric() {
-            words.last_mut().unwrap_or_else(|| unreachable!()).extend(c.to_lowercase());
-        }
-        previous_lower = c.is_lowercase();
-    }
-    words.retain(|word| !word.is_empty());
-    words
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .flat_map(crate::text::split_camel_case)
+        .map(str::to_lowercase)
+        .collect()
 }
 
 /// Whether `words` hold the phrase's words one after another: whole words, so that a placeholder

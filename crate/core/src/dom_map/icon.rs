@@ -105,7 +105,7 @@ const MAX_WORDS: usize = 3;
 /// The hint's words, or `None` when the material says nothing usable.
 pub fn icon_name(material: &str) -> Option<String> {
     let mut words: Vec<String> = Vec::new();
-    for word in material.split(|c: char| !c.is_alphanumeric()).flat_map(split_camel_case) {
+    for word in material.split(|c: char| !c.is_alphanumeric()).flat_map(crate::text::split_camel_case) {
         let word = word.to_lowercase();
         if is_meaningful(&word) && !words.contains(&word) {
             words.push(word);
@@ -115,22 +115,6 @@ pub fn icon_name(material: &str) -> Option<String> {
         }
     }
     (!words.is_empty()).then(|| words.join(" "))
-}
-
-/// `DeleteOutline` -> `Delete`, `Outline`; `reply` -> `reply`.
-fn split_camel_case(word: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let mut start = 0;
-    let chars: Vec<(usize, char)> = word.char_indices().collect();
-    for pair in chars.windows(2) {
-        let ((_, a), (at, b)) = (pair[0], pair[1]);
-        if a.is_lowercase() && b.is_uppercase() {
-            parts.push(&word[start..at]);
-            start = at;
-        }
-    }
-    parts.push(&word[start..]);
-    parts
 }
 
 /// A word of 3 to 20 letters with a vowel, no digits (hashed class names have them or lack
