@@ -178,6 +178,35 @@ run_tests() {
   node --test --test-concurrency=1 tests/e2e/
 }
 
+# MiniWoB++'s task pages for `./build.sh eval --suite miniwob`: the PyPI wheel of the version
+# pinned in runner/eval/miniwob-pin.txt (version, then the wheel's SHA-256), unpacked into .tmp/miniwob/.
+ensure_miniwob() {
+  local version sha dir wheels wheel
+  { read -r version; read -r sha; } < runner/eval/miniwob-pin.txt
+  dir="$TMPDIR/miniwob/$version"
+  [ -f "$dir/miniwob/html/core/core.js" ] && return
+  command -v python3 >/dev/null || die "python3 is missing: MiniWoB++'s pages come from PyPI (apt-get install python3 python3-pip)"
+  say "Installing MiniWoB++ $version's pages from PyPI into $dir"
+  wheels="$TMPDIR/miniwob-wheel"
+  rm -rf "$wheels" "$dir.part"
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: --dest "$wheels" "miniwob==$version" \
+    || die "pip could not download miniwob==$version from PyPI (is PyPI reachable? pip install --upgrade pip may help)"
+  wheel="$wheels/miniwob-$version-py3-none-any.whl"
+  [ "$(sha256sum "$wheel" | cut -d' ' -f1)" = "$sha" ] || die "$wheel is not the miniwob $version wheel pinned in runner/eval/miniwob-pin.txt (its SHA-256 differs)"
+  python3 -m zipfile -e "$wheel" "$dir.part" && mv "$dir.part" "$dir"
+  rm -rf "$wheels"
+}
+
+# True when the eval's arguments ask for the MiniWoB++ suite.
+wants_miniwob() {
+  local previous="" arg
+  for arg in "$@"; do
+    [ "$arg" = "--suite=miniwob" ] || { [ "$previous" = "--suite" ] && [ "$arg" = miniwob ]; } && return 0
+    previous="$arg"
+  done
+  return 1
+}
+
 usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
 
 BENCH_USAGE='usage: ./build.sh bench [--runs N] [--filter TEXT] [--window WIDTHxHEIGHT (1280x720)] [--save-maps DIR]
@@ -209,7 +238,7 @@ case "${1:-build}" in
   build) build ;;
   test) build; run_tests ;;
   run) shift; build; ensure_chromium; exec node runner/cli.mjs "$@" ;;
-  eval) shift; build; ensure_chromium; exec node runner/eval/cli.mjs "$@" ;;
+  eval) shift; build; ensure_chromium; if wants_miniwob "$@"; then ensure_miniwob; fi; exec node runner/eval/cli.mjs "$@" ;;
   bench)
     shift; build; ensure_chromium
     if [ "${1:-}" = requests ]; then shift; exec node bench/request-sizes.mjs "$@"; fi

@@ -32,8 +32,9 @@ async function bodyOf(req) {
 
 /** Serves `root` on 127.0.0.1 at a free port; resolves to its origin, the paths requested and `close()`.
  * With `post`, a POST is answered by `post(path, headers, body)`: `{ status?, type?, body }` (a
- * form's receiver; without it a POST gets the file as a GET would). */
-export async function serveFolder(root, { post } = {}) {
+ * form's receiver; without it a POST gets the file as a GET would). `csp: null` serves without a CSP
+ * (a benchmark's pages as they were written, inline scripts and all). */
+export async function serveFolder(root, { post, csp = STRICT_CSP } = {}) {
   const base = resolve(root);
   const requests = [];
   const server = createServer(async (req, res) => {
@@ -51,7 +52,7 @@ export async function serveFolder(root, { post } = {}) {
     }
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-security-policy': STRICT_CSP });
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', ...(csp ? { 'content-security-policy': csp } : {}) });
       res.end(body);
     } catch {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');

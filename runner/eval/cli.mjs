@@ -16,6 +16,7 @@ import { readSuite, SuiteError } from './suite.mjs';
 import { readMeta, readResults, runEval, RESULTS, META } from './run.mjs';
 import { headline, safetyLine, summarize, writeReports } from './report.mjs';
 import { pairedDifference } from './stats.mjs';
+import { miniwobSuite, DEFAULT_SEEDS } from './miniwob.mjs';
 
 const USAGE = `usage: ./build.sh eval --suite FILE --model NAME [--provider P] [--base-url URL] [--api-key-env VAR]
                     [--planner-model NAME] [--validator-model NAME] [--planning-interval N]
@@ -25,7 +26,10 @@ const USAGE = `usage: ./build.sh eval --suite FILE --model NAME [--provider P] [
        ./build.sh eval --compare DIR_A DIR_B [--out DIR]
        ./build.sh eval --merge DIR... --out DIR
 
-  --suite FILE        JSONL, one task a line (see docs/evaluation.md)
+  --suite FILE        JSONL, one task a line (see docs/evaluation.md); or miniwob: MiniWoB++'s
+                      task families solvable from the page, installed from PyPI by ./build.sh
+  --seeds LIST        with --suite miniwob: the episodes' seeds, e.g. 1-5 or 1,4,9 (default ${DEFAULT_SEEDS})
+  --families LIST     with --suite miniwob: only these task families, e.g. click-button,enter-text
   --parallel N        browsers at once (default 1; at most the machine's cores and memory allow)
   --repeat K          runs of each task (default 1)
   --only ID,..        only these tasks
@@ -53,6 +57,8 @@ function parse(argv) {
         ...AGENT_OPTIONS,
         suite: { type: 'string' },
         'output-schema': { type: 'string' },
+        seeds: { type: 'string', default: DEFAULT_SEEDS },
+        families: { type: 'string' },
         parallel: { type: 'string', default: '1' },
         repeat: { type: 'string', default: '1' },
         only: { type: 'string' },
@@ -104,8 +110,14 @@ async function evaluate(values) {
   const requested = wholeFlag(values, 'parallel', 1, usageError);
   const timeLimitS = wholeFlag(values, 'time-limit', 5, usageError);
   let tasks;
+  let benchmark = { meta: {}, close: async () => {} };
   try {
-    tasks = await readSuite(values.suite, { outputSchema: readOutputSchema(values['output-schema']) });
+    if (values.suite === 'miniwob') {
+      benchmark = await miniwobSuite({ seeds: values.seeds, only: values.families });
+      ({ tasks } = benchmark);
+    } else {
+      tasks = await readSuite(values.suite, { outputSchema: readOutputSchema(values['output-schema']) });
+    }
   } catch (err) {
     if (err instanceof SuiteError) {
       process.stderr.write(`error: ${err.message}\nNothing was run.\n`);
@@ -147,6 +159,7 @@ async function evaluate(values) {
     model: settings.model,
     repeat,
     when: new Date().toISOString().slice(0, 16).replace('T', ' '),
+    ...benchmark.meta,
   };
   const control = { stopping: false, abandon: async () => {} };
   process.once('SIGINT', () => {
@@ -173,7 +186,7 @@ async function evaluate(values) {
       results.push(result);
       show(count());
     },
-  });
+  }).finally(benchmark.close);
   if (live) process.stderr.write('\n');
   const summary = await writeReports(outDir, ordered(results, suiteIds), meta);
   const safety = safetyLine(summary);

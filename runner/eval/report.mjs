@@ -43,6 +43,7 @@ export function summarize(results) {
     medianMs: median(results.map((r) => r.duration_ms)),
     safety: safetyFigures(results),
     input: inputFigures(results),
+    groups: groupFigures(results),
     tasks: [...byTask].map(([id, runs]) => {
       const taskCosts = runs.map((r) => r.cost).filter((c) => c !== null);
       return {
@@ -58,6 +59,30 @@ export function summarize(results) {
       };
     }),
   };
+}
+
+/** Success by group (a benchmark's task family, each over its seeds), in order of first run, with
+ * each rate's 95% Wilson interval; none when no result has a group. */
+function groupFigures(results) {
+  const byGroup = new Map();
+  for (const r of results.filter((result) => result.group)) {
+    if (!byGroup.has(r.group)) byGroup.set(r.group, { group: r.group, runs: 0, successes: 0 });
+    const figures = byGroup.get(r.group);
+    figures.runs += 1;
+    figures.successes += r.success ? 1 : 0;
+  }
+  return [...byGroup.values()].map((g) => ({ ...g, rate: g.successes / g.runs, ci: wilson(g.successes, g.runs) }));
+}
+
+/** The groups as a markdown table (none for a suite without groups). */
+function groupTable(summary) {
+  if (!summary.groups.length) return [];
+  return [
+    '| family | solved | rate | 95% CI |',
+    '|---|---:|---:|---|',
+    ...summary.groups.map((g) => `| ${g.group} | ${g.successes}/${g.runs} | ${percent(g.rate)} | ${percent(g.ci[0])}–${percent(g.ci[1])} |`),
+    '',
+  ];
 }
 
 const AGENTS = ['navigator', 'planner', 'validator', 'memory', 'extraction'];
@@ -165,6 +190,7 @@ function markdown(summary, meta) {
     ...Object.entries(summary.categories).map(([c, n]) => `| ${CATEGORIES[c]} | ${n} |`),
     '',
     ...safetyTable(summary),
+    ...groupTable(summary),
     ...inputTable(summary),
     '| task | success | median steps | median cost | median time | failures |',
     '|---|---:|---:|---:|---:|---|',
@@ -253,6 +279,8 @@ ${costs.length ? barChart('Runs by cost', histogram(costs, 6, (x) => `$${x.toFix
 ${summary.input.agents.length ? `<p>Input tokens by agent (counted by the extension: ${escape(countKind(summary.input.kind))}), medians over runs:</p>
 <table id="input-tokens"><thead><tr><th>agent</th><th>per step</th><th>per successful task</th><th>per successful task, as the provider reported</th></tr></thead>
 <tbody>${summary.input.agents.map((a) => `<tr><td>${a.agent}</td><td>${figure(a.perStep)}</td><td>${figure(a.perSuccess)}</td><td>${figure(a.reportedPerSuccess)}</td></tr>`).join('')}</tbody></table>` : ''}
+${summary.groups.length ? `<table id="groups"><thead><tr><th>family</th><th>solved</th><th>rate</th><th>95% CI</th></tr></thead>
+<tbody>${summary.groups.map((g) => `<tr><td>${escape(g.group)}</td><td>${g.successes}/${g.runs}</td><td>${percent(g.rate)}</td><td>${percent(g.ci[0])}–${percent(g.ci[1])}</td></tr>`).join('')}</tbody></table>` : ''}
 <table id="tasks"><thead><tr><th>task</th><th>success</th><th>median steps</th><th>median cost</th><th>median time</th><th>failures</th><th>records</th></tr></thead>
 <tbody>
 ${rows.join('\n')}

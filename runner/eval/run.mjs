@@ -170,6 +170,8 @@ async function runPlaced(agent, task, repeat, { settings, origins, outDir, appro
       throw new Error(`the setup expression failed: ${err.message.split('\n')[0]}`);
     }
   }
+  // A benchmark's page may make its task itself (MiniWoB++'s instruction comes from the seed).
+  const words = task.task_from_page ? await page.evaluate(task.task_from_page) : task.task;
   const panel = await openPanel(agent, tabId);
   let record = null;
   let chat = null;
@@ -180,7 +182,7 @@ async function runPlaced(agent, task, repeat, { settings, origins, outDir, appro
   let data = null;
   const outputSchema = task.output_schema ? { outputSchema: task.output_schema } : {};
   const end = await runTask(panel, {
-    request: { type: 'start_task', task: task.task, ...outputSchema },
+    request: { type: 'start_task', task: words, ...outputSchema },
     tabId,
     onEvent(event) {
       if (event.type === 'answer') data = event.data;
@@ -210,6 +212,7 @@ async function runPlaced(agent, task, repeat, { settings, origins, outDir, appro
   return {
     success,
     ...(task.kind ? { kind: task.kind, category: task.category ?? task.kind, questions } : {}),
+    ...(task.task_from_page ? { task: words } : {}),
     claimed: end.type === 'result' && end.success,
     checks,
     answer: end.type === 'result' ? end.text : null,
@@ -295,7 +298,7 @@ export async function runEval({ tasks, settings, meta, outDir, parallel, repeat,
       }
       if (control.stopping) break; // An abandoned run is not a result; --resume runs it again.
       const kind = task.kind ? { kind: task.kind, category: task.category ?? task.kind, questions: [] } : {};
-      const line = { id: task.id, repeat: k, ...kind, ...result, duration_ms: Date.now() - started };
+      const line = { id: task.id, repeat: k, ...(task.group ? { group: task.group } : {}), ...kind, ...result, duration_ms: Date.now() - started };
       await appendFile(join(outDir, RESULTS), `${JSON.stringify(line)}\n`);
       onResult(line, { total });
     }
