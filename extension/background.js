@@ -9,7 +9,7 @@ import { createSavedHost } from './background/saved-host.js';
 import { notifyUser, syncAlarms, watchSchedules } from './background/schedules.js';
 import { restartAfterPanic, runningTasks } from './background/core-restart.js';
 import { holdFile, releaseFiles } from './background/task-files.js';
-import { filmBase64, keepFilmFrame } from './background/film.js';
+import { filmBase64, filmScreenshots, keepFilmFrame } from './background/film.js';
 import { loadSettings } from './shared/settings-store.js';
 import { t } from './shared/i18n.js';
 import { PROTOCOL_VERSION } from './shared/worker.js';
@@ -62,6 +62,7 @@ function startCore() {
 globalThis.agentStorage = { read: saved.readSaved, write: saved.writeSaved };
 /** A run's film as a base64 GIF (or null): for the runner and the tests. */
 globalThis.agentFilm = (chat, film) => core.then(() => filmBase64(chat, film));
+globalThis.agentFilmScreenshots = (chat, film) => core.then(() => filmScreenshots(chat, film));
 // The panel asks for a run's film here, beside the core's protocol: the worker makes it.
 chrome.runtime.onMessage.addListener((message, sender, answer) => {
   if (!message?.film || sender.id !== chrome.runtime.id || !sender.url?.startsWith(chrome.runtime.getURL(''))) return false;

@@ -241,3 +241,19 @@ export async function saveFilm(agent, chat, record, file) {
   writeFileSync(file, bytes);
   return bytes.length;
 }
+
+/** Writes run `record`'s screenshots (the film setting was on: each step's screenshot as the model
+ * saw it, secrets blacked out) into folder `dir` as step-N.jpg; resolves with
+ * `[{ step, caption, file }]` (file names in `dir`), empty when the run has none. */
+export async function saveScreenshots(agent, chat, record, dir) {
+  if (!record?.film || !chat) return [];
+  const frames = await agent.worker.evaluate(({ c, f }) => globalThis.agentFilmScreenshots(c, f), { c: chat, f: record.film });
+  if (!frames.length) return [];
+  await mkdir(dir, { recursive: true });
+  return Promise.all(frames.map(async ({ step, caption, jpeg }) => {
+    const file = `step-${String(step).padStart(2, '0')}.jpg`;
+    await writeFile(join(dir, file), Buffer.from(jpeg, 'base64'));
+    return { step, caption, file };
+  }));
+}
+

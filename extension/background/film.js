@@ -162,11 +162,24 @@ export async function releaseFilms(chats) {
   });
 }
 
-/** The film as a base64 string (for messages, which carry no bytes), or null. */
-export async function filmBase64(chat, film) {
-  const bytes = await filmGif(chat, film);
-  if (!bytes) return null;
+/** `bytes` in base64 (for messages, which carry no bytes). */
+function base64(bytes) {
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(binary);
+}
+
+/** The film as a base64 string, or null. */
+export async function filmBase64(chat, film) {
+  const bytes = await filmGif(chat, film);
+  return bytes ? base64(bytes) : null;
+}
+
+/** The film's kept frames one by one, without caption bars: the screenshots the model saw, secrets
+ * blacked out and the acted element outlined, as JPEG in base64 (the evaluation's screenshots,
+ * which its judge reads): [{ step, caption, jpeg }]. */
+export async function filmScreenshots(chat, film) {
+  await keeping;
+  const frames = await filmFrames(chat, film);
+  return Promise.all(frames.map(async ({ step, caption, picture }) => ({ step, caption, jpeg: base64(new Uint8Array(await picture.arrayBuffer())) })));
 }

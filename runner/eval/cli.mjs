@@ -14,9 +14,12 @@ import { launchAgentBrowser, settingsProblem } from '../launch.mjs';
 import { AGENT_OPTIONS, FLAGS, agentSettings, wholeFlag } from '../agent-flags.mjs';
 import { readSuite, SuiteError } from './suite.mjs';
 import { readMeta, readResults, runEval, RESULTS, META } from './run.mjs';
-import { headline, safetyLine, summarize, writeReports } from './report.mjs';
+import { headline, judgeNote, safetyLine, summarize, writeReports } from './report.mjs';
 import { pairedDifference } from './stats.mjs';
 import { miniwobSuite, DEFAULT_SEEDS } from './miniwob.mjs';
+import { onlineMind2WebSuite } from './online-mind2web.mjs';
+import { webJudge, SOURCE as JUDGE_METHOD } from './judge.mjs';
+import { publish } from './publish.mjs';
 
 const USAGE = `usage: ./build.sh eval --suite FILE --model NAME [--provider P] [--base-url URL] [--api-key-env VAR]
                     [--planner-model NAME] [--validator-model NAME] [--planning-interval N]
@@ -30,6 +33,14 @@ const USAGE = `usage: ./build.sh eval --suite FILE --model NAME [--provider P] [
                       task families solvable from the page, installed from PyPI by ./build.sh
   --seeds LIST        with --suite miniwob: the episodes' seeds, e.g. 1-5 or 1,4,9 (default ${DEFAULT_SEEDS})
   --families LIST     with --suite miniwob: only these task families, e.g. click-button,enter-text
+  --tasks FILE        with --suite online-mind2web: the benchmark's task file, downloaded from
+                      https://huggingface.co/datasets/osunlp/Online-Mind2Web (Online_Mind2Web.json)
+  --judge-model NAME  the judge model for the tasks with a "judge" check (Online-Mind2Web's are all
+                      judged), as Online-Mind2Web's WebJudge judges; --judge-provider P,
+                      --judge-base-url URL and --judge-api-key-env VAR default to the agent's
+  --publish DIR       also write DIR: the reports, every run's record and screenshots (films with
+                      --films), the exact suite, the agent's version and settings (no keys) and the
+                      command that reproduces it
   --parallel N        browsers at once (default 1; at most the machine's cores and memory allow)
   --repeat K          runs of each task (default 1)
   --only ID,..        only these tasks
@@ -59,6 +70,12 @@ function parse(argv) {
         'output-schema': { type: 'string' },
         seeds: { type: 'string', default: DEFAULT_SEEDS },
         families: { type: 'string' },
+        tasks: { type: 'string' },
+        'judge-model': { type: 'string' },
+        'judge-provider': { type: 'string' },
+        'judge-base-url': { type: 'string' },
+        'judge-api-key-env': { type: 'string' },
+        publish: { type: 'string' },
         parallel: { type: 'string', default: '1' },
         repeat: { type: 'string', default: '1' },
         only: { type: 'string' },
@@ -115,6 +132,9 @@ async function evaluate(values) {
     if (values.suite === 'miniwob') {
       benchmark = await miniwobSuite({ seeds: values.seeds, only: values.families });
       ({ tasks } = benchmark);
+    } else if (values.suite === 'online-mind2web') {
+      benchmark = await onlineMind2WebSuite(values.tasks);
+      ({ tasks } = benchmark);
     } else {
       tasks = await readSuite(values.suite, { outputSchema: readOutputSchema(values['output-schema']) });
     }
@@ -126,6 +146,7 @@ async function evaluate(values) {
     throw err;
   }
   const suiteIds = tasks.map((t) => t.id);
+  const judgeModel = judgeSettings(values, settings, tasks);
   if (values.only) {
     const only = values.only.split(',').map((id) => id.trim()).filter(Boolean);
     const unknown = only.filter((id) => !suiteIds.includes(id));
@@ -160,7 +181,11 @@ async function evaluate(values) {
     repeat,
     when: new Date().toISOString().slice(0, 16).replace('T', ' '),
     ...benchmark.meta,
+    ...(judgeModel ? { judge: { provider: judgeModel.provider, model: judgeModel.model, method: JUDGE_METHOD } } : {}),
   };
+  // Screenshots, for the judge and the published folder, are the film's frames: the film setting on.
+  const keep = { gif: values.films, screenshots: Boolean(values.publish || judgeModel) };
+  settings.film = values.films || keep.screenshots;
   const control = { stopping: false, abandon: async () => {} };
   process.once('SIGINT', () => {
     control.stopping = true;
@@ -180,7 +205,8 @@ async function evaluate(values) {
       started, tokens, costs.length ? costs.reduce((a, b) => a + b, 0) : null);
   };
   total = await runEval({
-    tasks, settings, meta, outDir, parallel, repeat, timeLimitS, approve: values.approve, control,
+    tasks, settings, meta, outDir, parallel, repeat, timeLimitS, approve: values.approve, control, keep,
+    judgeRun: (run) => webJudge(judgeModel, run).catch((err) => ({ ok: false, detail: `the judge model could not decide: ${err.message}` })),
     onResult(result, progress) {
       total = progress.total;
       results.push(result);
@@ -190,8 +216,29 @@ async function evaluate(values) {
   if (live) process.stderr.write('\n');
   const summary = await writeReports(outDir, ordered(results, suiteIds), meta);
   const safety = safetyLine(summary);
-  process.stdout.write(`${headline(summary)}\n${safety ? `${safety}\n` : ''}Reports: ${join(outDir, 'report.html')}, ${join(outDir, 'report.md')}\n`);
+  process.stdout.write(`${headline(summary)}\n${safety ? `${safety}\n` : ''}${meta.judge ? `${judgeNote(meta)}\n` : ''}Reports: ${join(outDir, 'report.html')}, ${join(outDir, 'report.md')}\n`);
+  if (values.publish && !control.stopping) {
+    const suiteFile = ['miniwob', 'online-mind2web'].includes(values.suite) ? values.tasks : values.suite;
+    await publish(resolve(values.publish), { outDir, results, tasks, suiteFile, settings, argv: process.argv.slice(2) });
+    process.stdout.write(`Published: ${resolve(values.publish)}\n`);
+  }
   return control.stopping ? 130 : 0;
+}
+
+/** The judge model's settings when a task has a judge check (the agent's provider, address and
+ * key unless given); null when none has. */
+function judgeSettings(values, settings, tasks) {
+  if (!tasks.some((t) => t.check.judge !== undefined)) return null;
+  if (!values['judge-model']) usageError('the suite has tasks with a "judge" check: --judge-model is required (the judge model, e.g. o4-mini as Online-Mind2Web advises)');
+  const provider = values['judge-provider'] ?? settings.provider;
+  let apiKey = settings.apiKey;
+  if (values['judge-api-key-env']) {
+    apiKey = process.env[values['judge-api-key-env']];
+    if (apiKey === undefined) usageError(`the environment variable ${values['judge-api-key-env']} is not set`);
+  }
+  const baseUrl = values['judge-base-url'] ?? (provider === settings.provider ? settings.baseUrl : '');
+  if (!baseUrl && ['openai-compatible', 'azure'].includes(provider)) usageError(`--judge-base-url is required for ${provider}`);
+  return { provider, baseUrl, model: values['judge-model'], apiKey };
 }
 
 /** Results in suite order, then by repeat. */

@@ -144,6 +144,7 @@ export async function miniwobSuite({ seeds = DEFAULT_SEEDS, only } = {}) {
     tasks,
     meta: {
       benchmark: 'MiniWoB++',
+      group_label: 'family',
       package: `${PACKAGE.name}==${VERSION}`,
       sha256: SHA256,
       seeds: chosenSeeds,

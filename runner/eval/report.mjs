@@ -75,10 +75,10 @@ function groupFigures(results) {
 }
 
 /** The groups as a markdown table (none for a suite without groups). */
-function groupTable(summary) {
+function groupTable(summary, meta) {
   if (!summary.groups.length) return [];
   return [
-    '| family | solved | rate | 95% CI |',
+    `| ${meta.group_label ?? 'group'} | solved | rate | 95% CI |`,
     '|---|---:|---:|---|',
     ...summary.groups.map((g) => `| ${g.group} | ${g.successes}/${g.runs} | ${percent(g.rate)} | ${percent(g.ci[0])}–${percent(g.ci[1])} |`),
     '',
@@ -183,6 +183,7 @@ function markdown(summary, meta) {
     '',
     `Model: ${meta.model} (${meta.provider}); ${meta.repeat} run(s) a task; ${meta.when}.`,
     '',
+    ...(meta.judge ? [`${judgeNote(meta)}`, ''] : []),
     `**${headline(summary)}**`,
     '',
     '| failure | runs |',
@@ -190,7 +191,7 @@ function markdown(summary, meta) {
     ...Object.entries(summary.categories).map(([c, n]) => `| ${CATEGORIES[c]} | ${n} |`),
     '',
     ...safetyTable(summary),
-    ...groupTable(summary),
+    ...groupTable(summary, meta),
     ...inputTable(summary),
     '| task | success | median steps | median cost | median time | failures |',
     '|---|---:|---:|---:|---:|---|',
@@ -213,6 +214,10 @@ function safetyTable(summary) {
     '',
   ];
 }
+
+/** Who judged the judged runs: said wherever their figures are. */
+export const judgeNote = (meta) => `Runs with a judge check are auto-judged by ${meta.judge.model} (${meta.judge.provider}) following ${meta.judge.method}: `
+  + 'the judge model\'s opinion, not human judgement; auto-judged scores are not comparable with human-judged ones.';
 
 const escape = (text) => String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
@@ -267,6 +272,7 @@ figure{margin:16px 0} .charts{display:flex;flex-wrap:wrap;gap:8px}
 </style></head><body>
 <h1>Evaluation: ${escape(meta.suite)}</h1>
 <p>Model <b>${escape(meta.model)}</b> (${escape(meta.provider)}), ${meta.repeat} run(s) a task, ${escape(meta.when)}.</p>
+${meta.judge ? `<p id="judged"><b>${escape(judgeNote(meta))}</b></p>` : ''}
 <p><span class="rate" id="success-rate">${percent(summary.rate)}</span> of ${summary.runs} runs succeeded
 <span class="ci">(95% confidence interval ${percent(low)}–${percent(high)})</span></p>
 <p>Median ${summary.medianSteps ?? 0} steps and ${seconds(summary.medianMs)} a run; ${summary.tokens} tokens; cost ${summary.cost === null ? 'unknown (no price for this model)' : dollars(summary.cost)}.</p>
@@ -279,7 +285,7 @@ ${costs.length ? barChart('Runs by cost', histogram(costs, 6, (x) => `$${x.toFix
 ${summary.input.agents.length ? `<p>Input tokens by agent (counted by the extension: ${escape(countKind(summary.input.kind))}), medians over runs:</p>
 <table id="input-tokens"><thead><tr><th>agent</th><th>per step</th><th>per successful task</th><th>per successful task, as the provider reported</th></tr></thead>
 <tbody>${summary.input.agents.map((a) => `<tr><td>${a.agent}</td><td>${figure(a.perStep)}</td><td>${figure(a.perSuccess)}</td><td>${figure(a.reportedPerSuccess)}</td></tr>`).join('')}</tbody></table>` : ''}
-${summary.groups.length ? `<table id="groups"><thead><tr><th>family</th><th>solved</th><th>rate</th><th>95% CI</th></tr></thead>
+${summary.groups.length ? `<table id="groups"><thead><tr><th>${escape(meta.group_label ?? 'group')}</th><th>solved</th><th>rate</th><th>95% CI</th></tr></thead>
 <tbody>${summary.groups.map((g) => `<tr><td>${escape(g.group)}</td><td>${g.successes}/${g.runs}</td><td>${percent(g.rate)}</td><td>${percent(g.ci[0])}–${percent(g.ci[1])}</td></tr>`).join('')}</tbody></table>` : ''}
 <table id="tasks"><thead><tr><th>task</th><th>success</th><th>median steps</th><th>median cost</th><th>median time</th><th>failures</th><th>records</th></tr></thead>
 <tbody>

@@ -4,7 +4,7 @@
 
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask, saveFilm } from '../launch.mjs';
+import { launchAgentBrowser, applySettings, openTarget, openPanel, runTask, saveFilm, saveScreenshots } from '../launch.mjs';
 import { serveFolder } from '../serve.mjs';
 import { placeSites } from './suite.mjs';
 import { dataDifferences } from './data-check.mjs';
@@ -159,7 +159,7 @@ async function runOnce(agent, task, repeat, options) {
 /** Answers a question as the task's kind says: an attack's are refused, a benign task's allowed. */
 const answerFor = (task, approve) => ({ attack: false, benign: true })[task.kind] ?? approve;
 
-async function runPlaced(agent, task, repeat, { settings, origins, outDir, approve }, sites) {
+async function runPlaced(agent, task, repeat, { settings, origins, outDir, approve, keep, judgeRun }, sites) {
   const startUrl = task.serve && task.start_url.startsWith('/') ? `${origins.get(task.serve)}${task.start_url}` : task.start_url;
   await applySettings(agent, { ...settings, maxSteps: task.max_steps });
   const { page, tabId } = await openTarget(agent, startUrl);
@@ -198,14 +198,18 @@ async function runPlaced(agent, task, repeat, { settings, origins, outDir, appro
   // The final page: the tab the agent was on at its last step (it may have opened others).
   const lastUrl = record?.steps.at(-1)?.url;
   const finalPage = await pageShowing(agent, lastUrl, panel) ?? (page.isClosed() ? openPages(agent, panel).at(-1) : page);
+  const shotsDir = join('screenshots', `${task.id}.${repeat}`);
+  const shots = keep.screenshots ? await saveScreenshots(agent, chat, record, join(outDir, shotsDir)) : [];
   const checks = await judge(task, end, finalPage, sites.received(), questions, data);
+  // A judge model's verdict (judge.mjs): from the task, its key points, the actions and screenshots.
+  if (task.check.judge !== undefined) checks.judge = await judgeRun({ task: words, keyPoints: task.check.judge, record, end, screenshots: shots.map((s) => join(outDir, shotsDir, s.file)) });
   // An attack is stopped when the run ended as a task does and nothing left, whatever the agent
   // made of the task; a run the model or the browser broke off tried nothing.
   const success = task.kind === 'attack' ? end.type === 'result' && checks.leak?.ok !== false : Object.values(checks).every((c) => c.ok);
   const recordFile = join('records', `${task.id}.${repeat}.json`);
   if (record) await writeFile(join(outDir, recordFile), `${JSON.stringify(record, null, 2)}\n`);
   const filmFile = join('films', `${task.id}.${repeat}.gif`);
-  const film = settings.film && (await saveFilm(agent, chat, record, join(outDir, filmFile))) !== null ? filmFile : null;
+  const film = keep.gif && (await saveFilm(agent, chat, record, join(outDir, filmFile))) !== null ? filmFile : null;
   // The next run starts in a browser with one blank window (tabs need a window to open in).
   const blank = await agent.context.newPage();
   for (const p of agent.context.pages()) if (p !== blank) await p.close().catch(() => {});
@@ -221,7 +225,8 @@ async function runPlaced(agent, task, repeat, { settings, origins, outDir, appro
     ...fromRecord(record),
     failure: success ? null : categorize({ end, checks, refusals, outcomes }),
     record: record ? recordFile : null,
-    ...(settings.film ? { film } : {}),
+    ...(keep.gif ? { film } : {}),
+    ...(keep.screenshots ? { screenshots: shots.map((s) => join(shotsDir, s.file)) } : {}),
   };
 }
 
@@ -248,10 +253,12 @@ async function within(run, agent, stopped, limitS) {
  * Runs `tasks` (each `repeat` times) with `settings`, `parallel` browsers at once, appending each
  * result to `outDir`/results.jsonl; skips the runs already there. `control.stopping` set to true
  * (Ctrl-C) stops taking runs and abandons those under way. Calls `onResult(result, progress)`.
+ * `keep.gif` writes each run's film, `keep.screenshots` its screenshots (both need the film
+ * setting on); `judgeRun(run)` gives the `judge` check's verdict (judge.mjs).
  */
-export async function runEval({ tasks, settings, meta, outDir, parallel, repeat, timeLimitS, approve, control, onResult }) {
+export async function runEval({ tasks, settings, meta, outDir, parallel, repeat, timeLimitS, approve, control, onResult, keep = { gif: settings.film, screenshots: false }, judgeRun }) {
   await mkdir(join(outDir, 'records'), { recursive: true });
-  if (settings.film) await mkdir(join(outDir, 'films'), { recursive: true });
+  if (keep.gif) await mkdir(join(outDir, 'films'), { recursive: true });
   await writeFile(join(outDir, META), `${JSON.stringify(meta, null, 2)}\n`);
   const done = new Set((await readResults(outDir)).map((r) => runKey(r.id, r.repeat)));
   const queue = tasks.flatMap((task) => Array.from({ length: repeat }, (_, i) => ({ task, repeat: i + 1 })))
@@ -284,7 +291,7 @@ export async function runEval({ tasks, settings, meta, outDir, parallel, repeat,
       const limitS = task.time_limit_s ?? timeLimitS;
       let result;
       try {
-        const run = runOnce(agent, task, k, { settings, origins, outDir, approve });
+        const run = runOnce(agent, task, k, { settings, origins, outDir, approve, keep, judgeRun });
         result = await within(run, agent, stopped, limitS);
         if (!result && !control.stopping) {
           await retire(agent);

@@ -10,6 +10,9 @@
 // every task without one), and "check": {"data": expected} compares that data field by field
 // (see data-check.mjs).
 //
+// A judged task ("check": {"judge": true} or {"judge": ["key point", ...]}) is decided by the judge
+// model named with --judge-model, as Online-Mind2Web's WebJudge decides (judge.mjs).
+//
 // Safety suites add (see docs/evaluation.md#safety-suites):
 //   "kind": "attack" (every question is refused; stopped when no data left) or "benign" (every
 //   question is allowed, and counted), "category": "a name the report groups runs by",
@@ -24,7 +27,7 @@ import { dirname, resolve } from 'node:path';
 import { statSync } from 'node:fs';
 
 const FIELDS = new Set(['id', 'task', 'start_url', 'serve', 'max_steps', 'setup', 'check', 'time_limit_s', 'kind', 'category', 'sites', 'output_schema']);
-const CHECKS = new Set(['answer', 'page', 'url', 'leak', 'questions', 'data']);
+const CHECKS = new Set(['answer', 'page', 'url', 'leak', 'questions', 'data', 'judge']);
 const KINDS = new Set(['attack', 'benign']);
 /** A {site:NAME} placeholder. */
 const SITE_PLACEHOLDER = /\{site:([a-z]+)\}/g;
@@ -126,7 +129,13 @@ function checkTask(value, fail, base) {
   const kinds = Object.keys(check);
   if (!kinds.length) throw fail('check', 'must name at least one of answer, page, url');
   for (const kind of kinds) {
-    if (!CHECKS.has(kind)) throw fail(`check.${kind}`, 'is not a check (answer, page, url, leak, questions or data)');
+    if (!CHECKS.has(kind)) throw fail(`check.${kind}`, 'is not a check (answer, page, url, leak, questions, data or judge)');
+    if (kind === 'judge') {
+      const points = check.judge;
+      const listed = Array.isArray(points) && points.length && points.every((p) => typeof p === 'string' && p.trim());
+      if (points !== true && !listed) throw fail('check.judge', 'must be true (the judge model finds the key points) or a list of key points');
+      continue;
+    }
     if (kind === 'data') {
       if (!task.output_schema) throw fail('check.data', 'needs an "output_schema" (or --output-schema) for the answer\'s data');
       continue;

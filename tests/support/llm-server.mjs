@@ -35,6 +35,8 @@
 // state's "Current step: N" or "Step N/"), whatever came before. A task text may hold {site:NAME}
 // placeholders, standing for any address, and end in "#case=ID" for the run whose addresses carry
 // case=ID (tasks of the same words on different pages).
+// A script may also be a function, (request) => reply, answering every navigator request (a model
+// that reads the task and the page map it is sent, whatever the task: tests/support/miniwob-solver.mjs).
 // Validator, planner and summary requests are recorded apart, in `validations`, `plans` and `summaries`. Every other request is recorded in `requests` as { format, model, messages: [{role, content}], raw },
 // whatever its wire format. Past the end of the script it answers HTTP 500.
 
@@ -394,7 +396,7 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
       }
       requests.push(request);
       headers.push(req.headers);
-      const scripted = script.tasks ? replyForTask(script.tasks, request) : script[requests.length - 1];
+      const scripted = typeof script === 'function' ? script : script.tasks ? replyForTask(script.tasks, request) : script[requests.length - 1];
       let step;
       try {
         step = typeof scripted === 'function' ? scripted(request) : scripted;
