@@ -205,7 +205,7 @@ async function evaluate(values) {
       started, tokens, costs.length ? costs.reduce((a, b) => a + b, 0) : null);
   };
   total = await runEval({
-    tasks, settings, meta, outDir, parallel, repeat, timeLimitS, approve: values.approve, control, keep,
+    tasks, settings, meta, outDir, parallel, repeat, timeLimitS, approve: values.approve || benchmark.approve === true, control, keep,
     judgeRun: (run) => webJudge(judgeModel, run).catch((err) => ({ ok: false, detail: `the judge model could not decide: ${err.message}` })),
     onResult(result, progress) {
       total = progress.total;

@@ -151,6 +151,9 @@ export async function miniwobSuite({ seeds = DEFAULT_SEEDS, only } = {}) {
       families: chosen,
       left_out: LEFT_OUT,
     },
+    // The instruction is the user's, on pages made for the test: what the agent asks is allowed
+    // (a password typed, a "purchase"), as a user giving that instruction would allow it.
+    approve: true,
     close: () => server.close(),
   };
 }

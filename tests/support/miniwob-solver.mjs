@@ -28,7 +28,8 @@ function find(state, what, fits) {
 
 const said = (text) => (e) => e.text === text || e.attrs.includes(`"${text}"`) || e.attrs.includes(`=${text} `) || e.attrs.endsWith(`=${text}`);
 const button = (state, text) => find(state, `button "${text}"`, (e) => /^(button|input)$/.test(e.tag) && said(text)(e));
-const link = (state, text) => find(state, `link "${text}"`, (e) => e.tag === 'a' && said(text)(e));
+// MiniWoB++'s links are often spans with a click handler: any element with exactly that text.
+const link = (state, text) => find(state, `link "${text}"`, (e) => e.text === text);
 const field = (state, nth = 0) => elements(state).filter((e) => e.tag === 'input' && /type=(text|password)/.test(e.attrs))[nth]?.index
   ?? find(state, `text field ${nth + 1}`, () => false);
 
@@ -46,14 +47,14 @@ const FAMILIES = [
     { input_text: { index: field(state, 1), text: password } },
     { click_element: { index: button(state, 'Login') } },
   ]],
+  [/^Select (.+) from the list and click Submit\.$/, (state, [, item]) => [
+    { select_option: { index: find(state, 'list', (e) => e.tag === 'select'), text: item } },
+    { click_element: { index: button(state, 'Submit') } },
+  ]],
   [/^Select (.+) and click Submit\.$/, (state, [, list]) => [
     ...(list === 'nothing' ? [] : list.split(/, | and /)).map((word) => ({
       click_element: { index: find(state, `checkbox "${word}"`, (e) => e.text === word || (e.tag === 'input' && said(word)(e))) },
     })),
-    { click_element: { index: button(state, 'Submit') } },
-  ]],
-  [/^Select (.+) from the list and click Submit\.$/, (state, [, item]) => [
-    { select_option: { index: find(state, 'list', (e) => e.tag === 'select'), text: item } },
     { click_element: { index: button(state, 'Submit') } },
   ]],
 ];
