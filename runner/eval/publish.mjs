@@ -24,14 +24,19 @@ function commitOf(dir) {
   }
 }
 
-/** `argv` without the flags that only place the output (`--out DIR`, `--publish DIR`, `--resume`). */
+/** `argv` without the flags that only place the output (`--out DIR`, `--publish DIR`, `--resume`),
+ * and a benchmark's task file (`--tasks`) named as its copy in the published folder. */
 export function reproducingArgs(argv) {
   const kept = [];
   for (let i = 0; i < argv.length; i++) {
-    const [flag] = argv[i].split('=');
+    const [flag, value] = argv[i].split(/=(.*)/);
     if (PLACE_SWITCHES.has(flag)) continue;
     if (PLACE_FLAGS.has(flag)) {
-      if (!argv[i].includes('=')) i += 1;
+      if (value === undefined) i += 1;
+      continue;
+    }
+    if (flag === '--tasks') {
+      kept.push('--tasks', `PUBLISHED/${basename(value ?? argv[++i])}`);
       continue;
     }
     kept.push(argv[i]);
@@ -56,6 +61,9 @@ export async function publish(dir, { outDir, results, tasks, suiteFile, settings
   if (suiteFile) await cp(suiteFile, join(dir, basename(suiteFile) === 'suite.jsonl' ? 'suite-file.jsonl' : basename(suiteFile)));
   const { apiKey, ...kept } = settings;
   const manifest = JSON.parse(await readFile(join(EXTENSION_DIR, 'manifest.json'), 'utf8'));
+  // The manifest's name is an i18n key (__MSG_ext_name__): its English text.
+  const messages = JSON.parse(await readFile(join(EXTENSION_DIR, '_locales', 'en', 'messages.json'), 'utf8'));
+  manifest.name = manifest.name.replace(/^__MSG_(\w+)__$/, (_, key) => messages[key]?.message ?? key);
   const source = commitOf(EXTENSION_DIR);
   const agent = { name: manifest.name, version: manifest.version, ...(source ?? {}), settings: { ...kept, apiKey: apiKey ? '(given, not published)' : '' } };
   await writeFile(join(dir, 'agent.json'), `${JSON.stringify(agent, null, 2)}\n`);
@@ -70,6 +78,7 @@ export async function publish(dir, { outDir, results, tasks, suiteFile, settings
     `${command} --out eval-again`,
     '```',
     '',
+    ...(argv.some((a) => a.startsWith('--tasks')) ? ['PUBLISHED is this folder: the task file ran is here.', ''] : []),
     'The key, if the model needs one, is read from the environment variable named by --api-key-env (and --judge-api-key-env); set it first.',
     'suite.jsonl is the suite exactly as it ran (one task a line); results.jsonl, records/ and screenshots/ hold every run; report.md and report.html the figures.',
     '',

@@ -43,4 +43,5 @@ test('WebJudge\'s answers are read as the published code reads them', () => {
 
 test('the published command is the evaluation\'s, without where it wrote', () => {
   assert.deepEqual(reproducingArgs(['--suite', 'miniwob', '--out', 'x', '--resume', '--publish=p', '--model', 'm', '--publish', 'q']), ['--suite', 'miniwob', '--model', 'm']);
+  assert.deepEqual(reproducingArgs(['--suite', 'online-mind2web', '--tasks', '/home/me/Online_Mind2Web.json', '--out=o']), ['--suite', 'online-mind2web', '--tasks', 'PUBLISHED/Online_Mind2Web.json']);
 });

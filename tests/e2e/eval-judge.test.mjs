@@ -150,7 +150,8 @@ test('Online-Mind2Web-format tasks are judged as WebJudge judges, from the task,
   assert.match(agentFile.version, /^\d+\.\d+/);
   assert.equal(agentFile.settings.model, 'scripted');
   const reproduce = await readFile(join(published, 'REPRODUCE.md'), 'utf8');
-  assert.match(reproduce, /^\.\/build\.sh eval --suite online-mind2web --tasks \S+ .*--judge-model scripted-judge .* --out eval-again$/m);
+  assert.match(reproduce, /^\.\/build\.sh eval --suite online-mind2web --tasks PUBLISHED\/Online_Mind2Web\.json .*--judge-model scripted-judge .* --out eval-again$/m);
+  assert.doesNotMatch(agentFile.name, /__MSG_/);
   assert.doesNotMatch(reproduce, /--publish|--out \S+judged/);
 });
 
