@@ -184,6 +184,7 @@ function markdown(summary, meta) {
     `Model: ${meta.model} (${meta.provider}); ${meta.repeat} run(s) a task; ${meta.when}.`,
     '',
     ...(meta.judge ? [`${judgeNote(meta)}`, ''] : []),
+    ...(meta.left_out ? [`${benchmarkNote(meta)}`, ''] : []),
     `**${headline(summary)}**`,
     '',
     '| failure | runs |',
@@ -218,6 +219,10 @@ function safetyTable(summary) {
 /** Who judged the judged runs: said wherever their figures are. */
 export const judgeNote = (meta) => `Runs with a judge check are auto-judged by ${meta.judge.model} (${meta.judge.provider}) following ${meta.judge.method}: `
   + 'the judge model\'s opinion, not human judgement; auto-judged scores are not comparable with human-judged ones.';
+
+/** What of a benchmark ran: its package, seeds and the families left out. */
+const benchmarkNote = (meta) => `${meta.benchmark} from ${meta.package}, seeds ${meta.seeds.join(', ')}; ${meta.families.length} families run, `
+  + `${Object.keys(meta.left_out).length} left out as they cannot be done from the page's elements with the agent's actions (each with why in eval.json and docs/evaluation.md).`;
 
 const escape = (text) => String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
@@ -273,6 +278,7 @@ figure{margin:16px 0} .charts{display:flex;flex-wrap:wrap;gap:8px}
 <h1>Evaluation: ${escape(meta.suite)}</h1>
 <p>Model <b>${escape(meta.model)}</b> (${escape(meta.provider)}), ${meta.repeat} run(s) a task, ${escape(meta.when)}.</p>
 ${meta.judge ? `<p id="judged"><b>${escape(judgeNote(meta))}</b></p>` : ''}
+${meta.left_out ? `<p id="benchmark">${escape(benchmarkNote(meta))}</p>` : ''}
 <p><span class="rate" id="success-rate">${percent(summary.rate)}</span> of ${summary.runs} runs succeeded
 <span class="ci">(95% confidence interval ${percent(low)}–${percent(high)})</span></p>
 <p>Median ${summary.medianSteps ?? 0} steps and ${seconds(summary.medianMs)} a run; ${summary.tokens} tokens; cost ${summary.cost === null ? 'unknown (no price for this model)' : dollars(summary.cost)}.</p>

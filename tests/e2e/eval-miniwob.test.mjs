@@ -64,6 +64,7 @@ test('a scripted model that reads the page map solves a handful of MiniWoB++ epi
   // The model was asked once per step and read each episode's own words from what it was sent.
   assert.ok(solver.requests.length >= runs * 2, `${solver.requests.length} requests`);
   const report = await readFile(join(out, 'report.md'), 'utf8');
+  assert.match(report, /^MiniWoB\+\+ from miniwob==[\d.]+, seeds 1, 2; 7 families run, 38 left out /m);
   for (const family of FAMILIES) assert.match(report, new RegExp(`^\\| ${family} \\| 2/2 \\| 100\\.0% \\| \\d+\\.\\d%–100\\.0% \\|$`, 'm'));
   const meta = JSON.parse(await readFile(join(out, 'eval.json'), 'utf8'));
   assert.equal(meta.benchmark, 'MiniWoB++');
