@@ -350,6 +350,8 @@ pub fn setting_to_fix(text: &Text) -> Option<&'static str> {
         "core_settings_bad_max_steps" => "maxSteps",
         "core_settings_bad_temperature" => "temperature",
         "core_settings_bad_secret" => "secrets",
+        "core_built_in_too_long" => "maxInputTokens",
+        "core_built_in_unavailable" => "provider",
         _ => return None,
     })
 }

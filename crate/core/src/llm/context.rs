@@ -2,6 +2,7 @@
 //! reserve is set aside. The windows are the providers' published figures when this table was
 //! written; the user can set their own budget in the settings.
 
+use super::built_in::{is_built_in, BUILT_IN_WINDOW};
 use super::Provider;
 
 /// Tokens kept free for the reply (the navigator's JSON is small, but reasoning models think
@@ -35,6 +36,9 @@ const CONTEXT_WINDOWS: &[(&str, usize)] = &[
 
 /// The model's context window, when known.
 pub fn context_window(provider: Provider, model: &str) -> Option<usize> {
+    if is_built_in(provider, model) {
+        return Some(BUILT_IN_WINDOW);
+    }
     let model = model.trim().to_ascii_lowercase();
     let model = model.rsplit('/').next().unwrap_or(&model); // "openai/gpt-4o" on OpenRouter
     let known = CONTEXT_WINDOWS
@@ -52,11 +56,14 @@ pub fn context_window(provider: Provider, model: &str) -> Option<usize> {
 /// The most input tokens a request to `model` may carry: the user's limit when set, otherwise
 /// the context window less the reply's reserve.
 pub fn input_budget(provider: Provider, model: &str, user_limit: Option<u32>) -> usize {
-    if let Some(limit) = user_limit.filter(|&limit| limit > 0) {
-        return limit as usize;
-    }
     let window = context_window(provider, model).unwrap_or(UNKNOWN_CONTEXT_WINDOW);
-    window.saturating_sub(REPLY_RESERVE.min(window / 4))
+    let fits = window.saturating_sub(REPLY_RESERVE.min(window / 4));
+    match user_limit.filter(|&limit| limit > 0) {
+        // The built-in model's window is fixed by the browser: a larger limit cannot be met.
+        Some(limit) if is_built_in(provider, model) => fits.min(limit as usize),
+        Some(limit) => limit as usize,
+        None => fits,
+    }
 }
 
 #[cfg(test)]
