@@ -301,7 +301,8 @@ const modelCount = (models) => (models.length === 1 ? t('options_models_count_on
 
 /** Puts the provider's model names into the model field's suggestions. */
 function suggestModels(models) {
-  document.getElementById('model-list').replaceChildren(...models.map((name) => {
+  // Chrome's built-in model stays on offer: an agent of its own may run on it.
+  document.getElementById('model-list').replaceChildren(...[...new Set([...models, 'chrome-built-in'])].map((name) => {
     const option = document.createElement('option');
     option.value = name;
     return option;
@@ -336,6 +337,10 @@ for (const name of providerFields) {
   form.elements[name].addEventListener('input', clearConnection);
   form.elements[name].addEventListener('change', clearConnection);
 }
+// Chrome's built-in model has one name, and needs neither address nor key.
+form.elements.provider.addEventListener('change', () => {
+  if (form.elements.provider.value === 'chrome-built-in') form.elements.model.value = 'chrome-built-in';
+});
 
 /** Whether `model` (as the user typed it) is in the provider's `models`. */
 function modelListed(model, models) {

@@ -102,8 +102,8 @@ impl<H: HttpClient> ChatModel for BuiltIn<H> {
         let body = Self::request_body(request).to_string();
         match self.http.prompt_built_in(body).await {
             Ok(answer) => read_answer(&answer),
-            // The worker has no `LanguageModel` at all: a browser without the Prompt API.
-            Err(_) => Err(LlmError::BuiltInUnavailable { availability: "unavailable".into() }),
+            // No answer in time, or no runner: the worker answers a missing model as unavailable.
+            Err(detail) => Err(LlmError::BuiltInFailed { detail }),
         }
     }
 }
@@ -198,10 +198,13 @@ mod tests {
         let err = block_on(BuiltIn::new(&downloading).complete(&request(false))).unwrap_err();
         assert_eq!(err, LlmError::BuiltInUnavailable { availability: "downloading".into() });
 
-        let absent = worker(Err("LanguageModel is not defined"));
+        let absent = worker(Ok(r#"{"error":{"name":"unavailable","availability":"unavailable"}}"#));
         let err = block_on(BuiltIn::new(&absent).complete(&request(false))).unwrap_err();
-        assert_eq!(err, LlmError::BuiltInUnavailable { availability: "unavailable".into() });
         assert!(err.to_string().contains("Chrome 138"), "{err}");
+
+        let slow = worker(Err("no answer within 120 s"));
+        let err = block_on(BuiltIn::new(&slow).complete(&request(false))).unwrap_err();
+        assert_eq!(err, LlmError::BuiltInFailed { detail: "no answer within 120 s".into() });
 
         let failed = worker(Ok(r#"{"error":{"name":"NotSupportedError","message":"unsupported language"}}"#));
         let err = block_on(BuiltIn::new(&failed).complete(&request(false))).unwrap_err();

@@ -1,0 +1,119 @@
+// Chrome's built-in model (the Prompt API) as the model that needs no setup. The test Chromium has
+// none, so a fake `LanguageModel` written from the API's documentation stands in for it
+// (tests/support/fake-language-model.mjs), installed in the extension's worker and pages by the
+// test only: its state is the browser's, its window and schema enforced, its replies scripted.
+// No real built-in model runs here.
+
+import { test, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { applySettings, openTarget, openPanel, runTask, storedSettings } from '../../runner/launch.mjs';
+import { startFakeLanguageModel } from '../support/fake-language-model.mjs';
+import { SHOP_TASK, shopScript, waitUntil, withSiteAndBrowser } from '../support/fixtures.mjs';
+
+const BUILT_IN = { provider: 'chrome-built-in', baseUrl: '', model: 'chrome-built-in', apiKey: '' };
+let agent;
+let site;
+let fake;
+
+withSiteAndBrowser((started) => ({ site, agent } = started));
+
+afterEach(async () => {
+  await fake?.close();
+  fake = null;
+});
+
+/** A fresh profile's panel on the shop, the fake installed, "On this computer" chosen. */
+async function setupOnThisComputer(options, script = []) {
+  await agent.worker.evaluate(() => chrome.storage.local.clear());
+  fake = await startFakeLanguageModel(script, options);
+  await fake.install(agent);
+  const { tabId } = await openTarget(agent, `${site.origin}/shop/`);
+  const panel = await openPanel(agent, tabId);
+  await panel.locator('#setup:not([hidden])').waitFor();
+  await panel.click('#setup-local');
+  return { panel, tabId };
+}
+
+test('the setup says plainly when the browser has no built-in model, and downloads it with its progress when it can', async () => {
+  const { panel } = await setupOnThisComputer({ availability: 'unavailable' });
+  const item = panel.locator('#setup-built-in');
+  await item.locator('.problem').waitFor();
+  assert.match(await item.textContent(), /not available in this browser: it needs Chrome 138 or later on a desktop/);
+  assert.equal(await item.locator('button').count(), 0, 'nothing to use');
+
+  // The browser can download it: offered first, before any server found.
+  fake.setAvailability('downloadable');
+  await panel.click('#setup-look-again');
+  const download = item.locator('button', { hasText: 'Download and use it' });
+  await download.waitFor();
+  assert.equal(await panel.locator('#setup-servers > li').first().getAttribute('id'), 'setup-built-in');
+  assert.match(await item.textContent(), /Private, free.*Slower and less capable than large models/s);
+
+  const release = fake.holdDownloadAt(0.5);
+  await download.click(); // the user's click: Chrome starts a download only after one
+  await panel.waitForFunction(() => document.querySelector('#setup-built-in [role=status]')?.textContent === 'Downloading the model: 25%');
+  assert.equal(await item.locator('progress').evaluate((p) => p.value), 0.25);
+  assert.equal(await download.isDisabled(), true, 'one download at a time');
+  release();
+  await panel.locator('#setup').waitFor({ state: 'hidden' });
+  assert.deepEqual(fake.downloads, [0, 0.25, 0.5, 0.75, 1]);
+  const settings = await storedSettings(agent);
+  assert.deepEqual({ provider: settings.provider, model: settings.model }, { provider: 'chrome-built-in', model: 'chrome-built-in' });
+});
+
+test('a shop task runs on the built-in model chosen in the setup, its replies held to the schema', async () => {
+  const { panel, tabId } = await setupOnThisComputer({ availability: 'available' }, shopScript(site.origin));
+  await panel.click('button:has-text("Use Chrome\'s built-in model")');
+  await panel.locator('#setup').waitFor({ state: 'hidden' });
+
+  const end = await runTask(panel, { task: SHOP_TASK, tabId });
+  assert.equal(end.type, 'result', JSON.stringify(end));
+  assert.equal(end.text, 'The cart total is $14.50');
+  const { requests, validations } = fake.llm;
+  assert.equal(requests.length, 4);
+  assert.ok(requests.every((r) => r.model === 'gemini-nano' && r.raw.response_format?.json_schema?.schema), 'every prompt carried its schema');
+  assert.equal(requests[0].messages[0].role, 'system', "the task's instructions are the session's system prompt");
+  assert.equal(validations.length, 1, 'the validator ran on it too');
+});
+
+test('the legacy names of the window (inputQuota, measureInputUsage) are read as the new ones', async () => {
+  const script = [{ next_goal: 'Report', actions: [{ done: { text: 'The shop sells {{(Mugs)}}', success: true } }] }];
+  for (const spelling of ['legacy', 'new']) {
+    // A window too small for the request: refused with the figure read under that spelling.
+    const small = await startFakeLanguageModel([], { contextWindow: 1200, spelling });
+    await small.install(agent);
+    await applySettings(agent, BUILT_IN);
+    const { tabId } = await openTarget(agent, `${site.origin}/shop/`);
+    const panel = await openPanel(agent, tabId);
+    const refused = await runTask(panel, { task: 'what does the shop sell?', tabId });
+    assert.equal(refused.type, 'error', JSON.stringify(refused));
+    assert.match(refused.message, /Chrome's built-in model reads at most 1200 at a time/, spelling);
+    await small.close();
+
+    fake = await startFakeLanguageModel(structuredClone(script), { spelling });
+    await fake.install(agent);
+    const end = await runTask(panel, { task: 'what does the shop sell?', tabId });
+    assert.equal(end.type, 'result', `${spelling}: ${JSON.stringify(end)}`);
+    assert.equal(end.text, 'The shop sells Mugs');
+    await fake.close();
+    fake = null;
+    await panel.close();
+  }
+});
+
+test('a request over the window is refused before the model, saying what to do, and the panel says the task was beyond it', async () => {
+  fake = await startFakeLanguageModel(shopScript(site.origin), { contextWindow: 1500 });
+  await fake.install(agent);
+  await applySettings(agent, BUILT_IN);
+  const { tabId } = await openTarget(agent, `${site.origin}/shop/`);
+  const panel = await openPanel(agent, tabId);
+  const events = [];
+  const end = await runTask(panel, { task: SHOP_TASK, tabId, onEvent: (e) => events.push(e) });
+  assert.equal(end.type, 'error', JSON.stringify(end));
+  assert.match(end.message, /This request needs (\d+) tokens, but Chrome's built-in model reads at most 1500 at a time on this computer\. Set a token budget well below 1500 in the settings/);
+  assert.ok(Number(end.message.match(/needs (\d+) tokens/)[1]) > 1500);
+  assert.equal(fake.llm.requests.length, 0, 'nothing reached the model');
+  const note = events.find((e) => e.type === 'warning');
+  assert.match(note?.message ?? '', /ran on Chrome's built-in model, a small model on this computer: it may be beyond what that model can do/);
+  await waitUntil(async () => (await panel.locator('#log').textContent()).includes('beyond what that model can do'));
+});
