@@ -10,32 +10,41 @@ import { applySettings, openTarget, openPanel, runTask, storedSettings } from '.
 import { startFakeLanguageModel } from '../support/fake-language-model.mjs';
 import { SHOP_TASK, shopScript, waitUntil, withSiteAndBrowser } from '../support/fixtures.mjs';
 
+/** A window the first session's initial prompts fit, but not its prompt. */
+const TOO_SMALL = { roomAfterInitialPrompts: 10 };
 const BUILT_IN = { provider: 'chrome-built-in', baseUrl: '', model: 'chrome-built-in', apiKey: '' };
 let agent;
 let site;
-let fake;
+/** The fakes a test started, closed after it whatever its outcome. */
+const fakes = [];
 
 withSiteAndBrowser((started) => ({ site, agent } = started));
 
 afterEach(async () => {
-  await fake?.close();
-  fake = null;
+  await Promise.all(fakes.splice(0).map((fake) => fake.close()));
 });
+
+/** A fake built-in model, installed in the extension: its worker and the pages opened after. */
+async function installFake(script, options) {
+  const fake = await startFakeLanguageModel(script, options);
+  fakes.push(fake);
+  await fake.install(agent);
+  return fake;
+}
 
 /** A fresh profile's panel on the shop, the fake installed, "On this computer" chosen. */
 async function setupOnThisComputer(options, script = []) {
   await agent.worker.evaluate(() => chrome.storage.local.clear());
-  fake = await startFakeLanguageModel(script, options);
-  await fake.install(agent);
+  const fake = await installFake(script, options);
   const { tabId } = await openTarget(agent, `${site.origin}/shop/`);
   const panel = await openPanel(agent, tabId);
   await panel.locator('#setup:not([hidden])').waitFor();
   await panel.click('#setup-local');
-  return { panel, tabId };
+  return { fake, panel, tabId };
 }
 
 test('the setup says plainly when the browser has no built-in model, and downloads it with its progress when it can', async () => {
-  const { panel } = await setupOnThisComputer({ availability: 'unavailable' });
+  const { fake, panel } = await setupOnThisComputer({ availability: 'unavailable' });
   const item = panel.locator('#setup-built-in');
   await item.locator('.problem').waitFor();
   assert.match(await item.textContent(), /not available in this browser: it needs Chrome 138 or later on a desktop/);
@@ -62,7 +71,7 @@ test('the setup says plainly when the browser has no built-in model, and downloa
 });
 
 test('a shop task runs on the built-in model chosen in the setup, its replies held to the schema', async () => {
-  const { panel, tabId } = await setupOnThisComputer({ availability: 'available' }, shopScript(site.origin));
+  const { fake, panel, tabId } = await setupOnThisComputer({ availability: 'available' }, shopScript(site.origin));
   await panel.click('button:has-text("Use Chrome\'s built-in model")');
   await panel.locator('#setup').waitFor({ state: 'hidden' });
 
@@ -76,43 +85,42 @@ test('a shop task runs on the built-in model chosen in the setup, its replies he
   assert.equal(validations.length, 1, 'the validator ran on it too');
 });
 
-test('the legacy names of the window (inputQuota, measureInputUsage) are read as the new ones', async () => {
-  const script = [{ next_goal: 'Report', actions: [{ done: { text: 'The shop sells {{(Mugs)}}', success: true } }] }];
+test('the legacy names of the window (inputQuota, inputUsage, measureInputUsage) are read as the new ones', async () => {
+  const script = [{ next_goal: 'Report', actions: [{ done: { text: 'This is the {{(Mug Shop)}}', success: true } }] }];
   for (const spelling of ['legacy', 'new']) {
-    // A window too small for the request: refused with the figure read under that spelling.
-    const small = await startFakeLanguageModel([], { contextWindow: 1200, spelling });
-    await small.install(agent);
+    // A window the first session's initial prompts fit but its prompt does not: refused by the
+    // worker, which measured under this spelling, before the session had to refuse it.
+    const small = await installFake([], { ...TOO_SMALL, spelling });
     await applySettings(agent, BUILT_IN);
     const { tabId } = await openTarget(agent, `${site.origin}/shop/`);
     const panel = await openPanel(agent, tabId);
-    const refused = await runTask(panel, { task: 'what does the shop sell?', tabId });
+    const refused = await runTask(panel, { task: 'what is this shop called?', tabId });
     assert.equal(refused.type, 'error', JSON.stringify(refused));
-    assert.match(refused.message, /Chrome's built-in model reads at most 1200 at a time/, spelling);
-    await small.close();
+    const [, requested, window] = refused.message.match(/needs (\d+) tokens, but Chrome's built-in model reads at most (\d+) at a time/);
+    assert.ok(Number(requested) > Number(window), `${spelling}: ${refused.message}`);
+    assert.deepEqual(small.overflows, [], `${spelling}: measured and refused before prompting`);
 
-    fake = await startFakeLanguageModel(structuredClone(script), { spelling });
-    await fake.install(agent);
-    const end = await runTask(panel, { task: 'what does the shop sell?', tabId });
+    const fake = await installFake(structuredClone(script), { spelling });
+    const end = await runTask(panel, { task: 'what is this shop called?', tabId });
     assert.equal(end.type, 'result', `${spelling}: ${JSON.stringify(end)}`);
-    assert.equal(end.text, 'The shop sells Mugs');
-    await fake.close();
-    fake = null;
+    assert.equal(end.text, 'This is the Mug Shop');
+    assert.equal(fake.llm.requests.length, 1);
     await panel.close();
   }
 });
 
 test('a request over the window is refused before the model, saying what to do, and the panel says the task was beyond it', async () => {
-  fake = await startFakeLanguageModel(shopScript(site.origin), { contextWindow: 1500 });
-  await fake.install(agent);
+  const fake = await installFake(shopScript(site.origin), TOO_SMALL);
   await applySettings(agent, BUILT_IN);
   const { tabId } = await openTarget(agent, `${site.origin}/shop/`);
   const panel = await openPanel(agent, tabId);
   const events = [];
   const end = await runTask(panel, { task: SHOP_TASK, tabId, onEvent: (e) => events.push(e) });
   assert.equal(end.type, 'error', JSON.stringify(end));
-  assert.match(end.message, /This request needs (\d+) tokens, but Chrome's built-in model reads at most 1500 at a time on this computer\. Set a token budget well below 1500 in the settings/);
-  assert.ok(Number(end.message.match(/needs (\d+) tokens/)[1]) > 1500);
-  assert.equal(fake.llm.requests.length, 0, 'nothing reached the model');
+  const [, requested, window] = end.message.match(/^This request needs (\d+) tokens, but Chrome's built-in model reads at most (\d+) at a time on this computer\. Set a token budget well below \2 in the settings/);
+  assert.ok(Number(requested) > Number(window));
+  assert.deepEqual(fake.overflows, [], 'refused by the worker, not by the session');
+  assert.equal(fake.llm.requests.length + fake.llm.plans.length, 0, 'nothing reached the model');
   const note = events.find((e) => e.type === 'warning');
   assert.match(note?.message ?? '', /ran on Chrome's built-in model, a small model on this computer: it may be beyond what that model can do/);
   await waitUntil(async () => (await panel.locator('#log').textContent()).includes('beyond what that model can do'));

@@ -25,7 +25,7 @@ import { createServer } from 'node:http';
 import { startLlmServer } from './llm-server.mjs';
 
 /** The in-browser fake, installed by running it with its settings in a context. */
-function installFakeLanguageModel({ stateUrl, llmUrl, spelling }) {
+function installFakeLanguageModel({ stateUrl, llmUrl, spelling, roomAfterInitialPrompts }) {
   const SUPPORTED_LANGUAGES = ['en', 'es', 'ja'];
   // Gemini Nano's tokenizer is not at hand: about four characters a token, plus a message's framing.
   const tokens = (text) => Math.ceil(text.length / 4) + 4;
@@ -81,7 +81,11 @@ function installFakeLanguageModel({ stateUrl, llmUrl, spelling }) {
       }
       const monitor = new EventTarget();
       options.monitor?.(monitor);
-      const progress = (loaded) => monitor.dispatchEvent(new ProgressEvent('downloadprogress', { loaded, total: 1 }));
+      // A ProgressEvent where the context has one (a service worker has not): `loaded` of 1.
+      const progress = (loaded) => {
+        const event = globalThis.ProgressEvent ? new ProgressEvent('downloadprogress', { loaded, total: 1 }) : Object.assign(new Event('downloadprogress'), { loaded, total: 1 });
+        monitor.dispatchEvent(event);
+      };
       if (availability === 'available') {
         progress(0);
         progress(1);
@@ -94,9 +98,11 @@ function installFakeLanguageModel({ stateUrl, llmUrl, spelling }) {
       }
       const initial = options.initialPrompts ?? [];
       if (initial.some((m, i) => m.role === 'system' && i > 0)) throw new TypeError('A system prompt must come first.');
-      const session = new LanguageModel(initial.map(({ role, content }) => ({ role, content })), contextWindow);
-      if (session.#usage > contextWindow) throw new QuotaExceededError(session.#usage, contextWindow);
-      return session;
+      const messages = initial.map(({ role, content }) => ({ role, content }));
+      const usage = messages.reduce((sum, m) => sum + tokens(m.content), 0);
+      const window = roomAfterInitialPrompts === null ? contextWindow : usage + roomAfterInitialPrompts;
+      if (usage > window) throw new QuotaExceededError(usage, window);
+      return new LanguageModel(messages, window);
     }
 
     get #spent() {
@@ -106,7 +112,11 @@ function installFakeLanguageModel({ stateUrl, llmUrl, spelling }) {
 
     async prompt(input, options = {}) {
       const needed = measure(input, options);
-      if (this.#spent + needed > this.#window) throw new QuotaExceededError(this.#spent + needed, this.#window);
+      if (this.#spent + needed > this.#window) {
+        // Told to the test: a caller that measures first never gets here.
+        await post('/overflow', { requested: this.#spent + needed });
+        throw new QuotaExceededError(this.#spent + needed, this.#window);
+      }
       const schema = options.responseConstraint;
       const request = {
         model: 'gemini-nano',
@@ -142,18 +152,22 @@ function installFakeLanguageModel({ stateUrl, llmUrl, spelling }) {
 
 /**
  * Starts the browser's side of the fake (its model's state) and the scripted model behind it.
- * `availability`: the model's state at first; `contextWindow`: a session's window in tokens;
+ * `availability`: the model's state at first; `contextWindow`: a session's window in tokens, or
+ * `roomAfterInitialPrompts`: a window of each session's initial prompts and that many tokens more
+ * (what the initial prompts take depends on the build's instructions; the prompt then overflows);
  * `spelling`: 'new' or 'legacy' names for it. Returns:
  *   - `install(agent)`: installs the fake in the extension's worker and in every page opened after;
  *   - `llm`: the scripted server (its `requests`, `validations`...);
  *   - `downloads`: the progress steps the browser went through;
+ *   - `overflows`: the tokens of each prompt sent over the window (and refused by the session);
  *   - `holdDownloadAt(loaded)`: holds the download at that step until the returned function is called;
  *   - `setAvailability(state)`, `close()`.
  */
-export async function startFakeLanguageModel(script, { availability = 'available', contextWindow = 9216, spelling = 'new' } = {}) {
+export async function startFakeLanguageModel(script, { availability = 'available', contextWindow = 9216, spelling = 'new', roomAfterInitialPrompts = null } = {}) {
   const llm = await startLlmServer(script);
   const model = { availability, contextWindow };
   const downloads = [];
+  const overflows = [];
   const holds = new Map();
   const server = createServer((req, res) => {
     let data = '';
@@ -164,6 +178,7 @@ export async function startFakeLanguageModel(script, { availability = 'available
         res.end(JSON.stringify(body));
       };
       if (req.url === '/state') return send(model);
+      if (req.url === '/overflow') return send(overflows.push(JSON.parse(data).requested));
       if (req.url === '/download') {
         const { loaded } = JSON.parse(data);
         model.availability = 'downloading';
@@ -176,11 +191,12 @@ export async function startFakeLanguageModel(script, { availability = 'available
     });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const settings = { stateUrl: `http://127.0.0.1:${server.address().port}`, llmUrl: llm.baseUrl, spelling };
+  const settings = { stateUrl: `http://127.0.0.1:${server.address().port}`, llmUrl: llm.baseUrl, spelling, roomAfterInitialPrompts };
   const source = `(${installFakeLanguageModel})(${JSON.stringify(settings)});`;
   return {
     llm,
     downloads,
+    overflows,
     async install(agent) {
       await agent.context.addInitScript(source);
       await agent.worker.evaluate(source);
