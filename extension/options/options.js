@@ -301,8 +301,7 @@ const modelCount = (models) => (models.length === 1 ? t('options_models_count_on
 
 /** Puts the provider's model names into the model field's suggestions. */
 function suggestModels(models) {
-  // Chrome's built-in model stays on offer: an agent of its own may run on it.
-  document.getElementById('model-list').replaceChildren(...[...new Set([...models, 'chrome-built-in'])].map((name) => {
+  document.getElementById('model-list').replaceChildren(...models.map((name) => {
     const option = document.createElement('option');
     option.value = name;
     return option;

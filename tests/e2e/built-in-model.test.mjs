@@ -8,6 +8,7 @@ import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { applySettings, openTarget, openPanel, runTask, storedSettings } from '../../runner/launch.mjs';
 import { startFakeLanguageModel } from '../support/fake-language-model.mjs';
+import { startLlmServer } from '../support/llm-server.mjs';
 import { SHOP_TASK, shopScript, waitUntil, withSiteAndBrowser } from '../support/fixtures.mjs';
 
 /** A window the first session's initial prompts fit, but not its prompt. */
@@ -83,6 +84,40 @@ test('a shop task runs on the built-in model chosen in the setup, its replies he
   assert.ok(requests.every((r) => r.model === 'gemini-nano' && r.raw.response_format?.json_schema?.schema), 'every prompt carried its schema');
   assert.equal(requests[0].messages[0].role, 'system', "the task's instructions are the session's system prompt");
   assert.equal(validations.length, 1, 'the validator ran on it too');
+});
+
+test('the settings page offers it as the provider, named for the user, and saves it', async () => {
+  await agent.worker.evaluate(() => chrome.storage.local.clear());
+  const page = await agent.context.newPage();
+  await page.goto(agent.extensionUrl('extension/options/options.html'));
+  await page.locator('#fields:not([disabled])').waitFor();
+  assert.equal(await page.locator('#provider option[value="chrome-built-in"]').textContent(), "Chrome's built-in model (on this computer)");
+  await page.selectOption('#provider', 'chrome-built-in');
+  assert.equal(await page.inputValue('#model'), 'chrome-built-in', 'its one name, filled in');
+  await page.click('button[type=submit]');
+  await waitUntil(async () => (await page.locator('#status').textContent()) === 'Saved.');
+  const settings = await storedSettings(agent);
+  assert.deepEqual({ provider: settings.provider, model: settings.model }, { provider: 'chrome-built-in', model: 'chrome-built-in' });
+  await page.close();
+});
+
+test('one agent runs on the built-in model: the validator on it, the navigator on another model', async () => {
+  const fake = await installFake([]);
+  const cloud = await startLlmServer(shopScript(site.origin));
+  try {
+    await applySettings(agent, { provider: 'openai-compatible', baseUrl: cloud.baseUrl, model: 'scripted-model', apiKey: '', validatorModel: 'chrome-built-in', planningInterval: 0 });
+    const { tabId } = await openTarget(agent, `${site.origin}/shop/`);
+    const panel = await openPanel(agent, tabId);
+    const end = await runTask(panel, { task: SHOP_TASK, tabId });
+    assert.equal(end.type, 'result', JSON.stringify(end));
+    assert.equal(end.text, 'The cart total is $14.50');
+    assert.equal(cloud.requests.length, 4, 'the navigator asked the other model');
+    assert.equal(cloud.validations.length, 0);
+    assert.equal(fake.llm.validations.length, 1, 'the validator asked the built-in model');
+    assert.equal(fake.llm.requests.length, 0);
+  } finally {
+    await cloud.close();
+  }
 });
 
 test('the legacy names of the window (inputQuota, inputUsage, measureInputUsage) are read as the new ones', async () => {
