@@ -8,10 +8,8 @@ export const BUILT_IN_SETTINGS = { provider: 'chrome-built-in', baseUrl: '', mod
 
 /** What a session reads and writes: text, in English (the instructions' and the replies' language).
  * `availability()` must be asked with the options `create()` gets. */
-export const SESSION_OPTIONS = {
-  expectedInputs: [{ type: 'text', languages: ['en'] }],
-  expectedOutputs: [{ type: 'text', languages: ['en'] }],
-};
+const inEnglish = (type) => [{ type, languages: ['en'] }];
+export const SESSION_OPTIONS = { expectedInputs: inEnglish('text'), expectedOutputs: inEnglish('text') };
 
 /** The Prompt API in this context, or null (a browser without it). */
 export const languageModel = () => globalThis.LanguageModel ?? null;

@@ -2,7 +2,7 @@
 //! shaped for one session of it, and its answer or the browser's refusal read back. The service
 //! worker runs the session (`extension/background/built-in-model.js`); nothing leaves the machine.
 
-use super::{alternating, ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, Provider, Role};
+use super::{alternating, ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, Role};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -13,11 +13,6 @@ pub const BUILT_IN_MODEL: &str = "chrome-built-in";
 /// The context window Chrome documents for the built-in model. A session reports its own (as
 /// `contextWindow`, or `inputQuota` in older Chromes); the worker refuses a request over it.
 pub const BUILT_IN_WINDOW: usize = 9_216;
-
-/// Whether `model` of `provider` is the built-in model.
-pub fn is_built_in(provider: Provider, model: &str) -> bool {
-    provider == Provider::ChromeBuiltIn || model.trim().eq_ignore_ascii_case(BUILT_IN_MODEL)
-}
 
 /// The built-in model, reached through the worker's half of `http`.
 pub struct BuiltIn<H> {
@@ -111,7 +106,6 @@ impl<H: HttpClient> ChatModel for BuiltIn<H> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::context::{context_window, input_budget};
     use crate::llm::{ChatMessage, HttpResponse};
     use futures::executor::block_on;
     use std::cell::RefCell;
@@ -209,34 +203,5 @@ mod tests {
         let failed = worker(Ok(r#"{"error":{"name":"NotSupportedError","message":"unsupported language"}}"#));
         let err = block_on(BuiltIn::new(&failed).complete(&request(false))).unwrap_err();
         assert!(err.to_string().contains("NotSupportedError: unsupported language"), "{err}");
-    }
-
-    #[test]
-    fn its_requests_are_compact_and_fit_its_window_with_room_for_the_reply() {
-        use crate::agent::minimum_budget;
-        use crate::messages::{RequestStyle, StyleChoice};
-        use crate::tokens::TokenCounter;
-        let budget = input_budget(Provider::ChromeBuiltIn, BUILT_IN_MODEL, None);
-        let style = StyleChoice::Auto.style(budget);
-        assert_eq!(style, RequestStyle::Compact);
-        let counter = TokenCounter::new(Provider::ChromeBuiltIn, BUILT_IN_MODEL, None);
-        let fixed = minimum_budget(&counter, style, None);
-        // The least a request needs: instructions, schema, an empty page's outline and room to work.
-        assert!(fixed < budget, "the minimum request takes {fixed} of {budget} tokens");
-        assert!(budget + BUILT_IN_WINDOW / 4 <= BUILT_IN_WINDOW, "the reply has its room in the window");
-    }
-
-    #[test]
-    fn its_window_bounds_every_budget_even_one_the_user_set_higher() {
-        assert!(is_built_in(Provider::ChromeBuiltIn, ""));
-        assert!(is_built_in(Provider::OpenAi, "chrome-built-in"), "an agent of its own on it");
-        assert!(!is_built_in(Provider::OpenAi, "gpt-4o"));
-        assert_eq!(context_window(Provider::ChromeBuiltIn, "anything"), Some(BUILT_IN_WINDOW));
-        assert_eq!(context_window(Provider::Anthropic, BUILT_IN_MODEL), Some(BUILT_IN_WINDOW));
-        let budget = input_budget(Provider::ChromeBuiltIn, BUILT_IN_MODEL, None);
-        assert_eq!(budget, BUILT_IN_WINDOW - BUILT_IN_WINDOW / 4, "a quarter kept for the reply");
-        assert_eq!(input_budget(Provider::ChromeBuiltIn, BUILT_IN_MODEL, Some(40_000)), budget);
-        assert_eq!(input_budget(Provider::ChromeBuiltIn, BUILT_IN_MODEL, Some(4_000)), 4_000);
-        assert_eq!(input_budget(Provider::OpenAi, "gpt-4o", Some(40_000)), 40_000);
     }
 }

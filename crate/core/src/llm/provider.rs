@@ -1,7 +1,7 @@
 //! The provider the user chose, behind one interface.
 
 use super::anthropic::Anthropic;
-use super::built_in::{is_built_in, BuiltIn};
+use super::built_in::{BuiltIn, BUILT_IN_MODEL};
 use super::gemini::Gemini;
 use super::{ChatModel, ChatReply, ChatRequest, HttpClient, LlmError, ModelOptions, OpenAiCompatible};
 use serde::{Deserialize, Serialize};
@@ -30,6 +30,12 @@ impl Provider {
     pub fn needs_base_url(self) -> bool {
         matches!(self, Provider::OpenAiCompatible | Provider::Azure)
     }
+
+    /// Whether `model` is Chrome's built-in model: this provider's only one, or the name that
+    /// stands for it with any provider (an agent of its own on it).
+    pub fn is_built_in(self, model: &str) -> bool {
+        self == Provider::ChromeBuiltIn || model.trim().eq_ignore_ascii_case(BUILT_IN_MODEL)
+    }
 }
 
 pub enum AnyModel<H> {
@@ -41,7 +47,7 @@ pub enum AnyModel<H> {
 
 impl<H: HttpClient> AnyModel<H> {
     pub fn new(provider: Provider, base_url: &str, model: &str, api_key: &str, options: ModelOptions, http: H) -> Self {
-        if is_built_in(provider, model) {
+        if provider.is_built_in(model) {
             return AnyModel::BuiltIn(BuiltIn::new(http));
         }
         match provider {

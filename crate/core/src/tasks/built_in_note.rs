@@ -2,13 +2,12 @@
 //! beyond that small model, not only reported with its error: the user can choose a larger one.
 
 use crate::agent::AgentEvent;
-use crate::llm::built_in::is_built_in;
 use crate::settings::Settings;
 use crate::text;
 
 /// Whether the navigator runs on the built-in model.
 pub fn navigator_on_built_in(settings: &Settings) -> bool {
-    is_built_in(settings.provider, &settings.model_names()[0])
+    settings.provider.is_built_in(&settings.model_names()[0])
 }
 
 /// The note to show before `event` when it ends a task on the built-in model without success:
