@@ -105,8 +105,12 @@ function installFakeLanguageModel({ stateUrl, llmUrl, spelling, roomAfterInitial
       return new LanguageModel(messages, window);
     }
 
-    get #spent() {
+    #alive() {
       if (this.#destroyed) throw new DOMException('The session has been destroyed.', 'InvalidStateError');
+    }
+
+    get #spent() {
+      this.#alive();
       return this.#usage;
     }
 
@@ -142,7 +146,8 @@ function installFakeLanguageModel({ stateUrl, llmUrl, spelling, roomAfterInitial
       Object.defineProperty(LanguageModel.prototype, window, { get() { return this.#window; } });
       Object.defineProperty(LanguageModel.prototype, usage, { get() { return this.#spent; } });
       LanguageModel.prototype[measureName] = async function measureUsage(input, options) {
-        return this.#spent >= 0 && measure(input, options); // #spent throws once destroyed
+        this.#alive();
+        return measure(input, options);
       };
     }
   }
