@@ -10,6 +10,7 @@ import { notifyUser, syncAlarms, watchSchedules } from './background/schedules.j
 import { restartAfterPanic, runningTasks } from './background/core-restart.js';
 import { holdFile, releaseFiles } from './background/task-files.js';
 import { filmBase64, filmScreenshots, keepFilmFrame } from './background/film.js';
+import './background/built-in-model.js';
 import { loadSettings } from './shared/settings-store.js';
 import { t } from './shared/i18n.js';
 import { PROTOCOL_VERSION } from './shared/worker.js';

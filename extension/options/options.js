@@ -336,6 +336,10 @@ for (const name of providerFields) {
   form.elements[name].addEventListener('input', clearConnection);
   form.elements[name].addEventListener('change', clearConnection);
 }
+// Chrome's built-in model has one name, and needs neither address nor key.
+form.elements.provider.addEventListener('change', () => {
+  if (form.elements.provider.value === 'chrome-built-in') form.elements.model.value = 'chrome-built-in';
+});
 
 /** Whether `model` (as the user typed it) is in the provider's `models`. */
 function modelListed(model, models) {

@@ -1,11 +1,14 @@
 // The first-run setup: with no model chosen yet, the panel offers one in a few clicks instead of
-// the chat. Model servers on this computer are found for the user (the core knows where they
-// listen and explains a server that refuses the extension); a cloud provider needs a key and a
-// model. The connection is tested before anything is saved; the worker checks and saves.
+// the chat. Chrome's built-in model comes first where the browser has it; model servers on this
+// computer are found for the user (the core knows where they listen and explains a server that
+// refuses the extension); a cloud provider needs a key and a model. The connection is tested
+// before anything is saved; the worker checks and saves.
 
 import { said, t } from '../shared/i18n.js';
 import { element, button } from '../shared/dom.js';
 import { ask, onChanged } from '../shared/worker.js';
+import { BUILT_IN_SETTINGS } from '../shared/built-in-model.js';
+import { builtInItem } from './built-in-setup.js';
 
 const section = document.getElementById('setup');
 const localButton = document.getElementById('setup-local');
@@ -87,11 +90,16 @@ async function findServers() {
   serverList.replaceChildren();
   lookAgain.hidden = true;
   say(localStatus, t('setup_looking'));
-  const { servers: found } = await ask({ type: 'find_local_servers' });
-  serverList.replaceChildren(...found.map(serverItem));
+  const [{ servers: found }, builtIn] = await Promise.all([
+    ask({ type: 'find_local_servers' }),
+    builtInItem(() => connect(BUILT_IN_SETTINGS, localStatus)),
+  ]);
+  serverList.replaceChildren(builtIn.item, ...found.map(serverItem));
   lookAgain.hidden = false;
   const usable = found.filter((server) => !server.problem).length;
-  if (!found.length) {
+  if (!found.length && builtIn.usable) {
+    say(localStatus, t('setup_built_in_offered'));
+  } else if (!found.length) {
     say(localStatus, t('setup_none_found'), true);
   } else if (usable) {
     say(localStatus, usable === 1 ? t('setup_found_one') : t('setup_found', usable));

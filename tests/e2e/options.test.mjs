@@ -410,7 +410,7 @@ test('Import refuses what is not a valid settings export, says why, and changes 
       ['zero.json', JSON.stringify({ ...valid, maxSteps: 0 }), /^Nothing was imported \(Max steps per task\): Max steps must be between 1 and 200, not 0\./],
       ['site.json', JSON.stringify({ ...valid, denyList: ['not a site'] }), /^Nothing was imported \(Denied sites\): A site list entry is not usable: "not a site" is neither a domain/],
       ['kind.json', JSON.stringify({ ...valid, maxSteps: 'twenty' }), /^Nothing was imported \(Max steps per task\): Max steps per task: its value "twenty" is not a whole number\.$/],
-      ['choice.json', JSON.stringify({ ...valid, provider: 'mystery' }), /^Nothing was imported \(Provider\): Provider: its value "mystery" is not one of openai-compatible, openai, anthropic, gemini, azure\.$/],
+      ['choice.json', JSON.stringify({ ...valid, provider: 'mystery' }), /^Nothing was imported \(Provider\): Provider: its value "mystery" is not one of openai-compatible, openai, anthropic, gemini, azure, chrome-built-in\.$/],
     ];
     for (const [name, contents, expected] of cases) {
       const result = await importFile(page, name, contents);

@@ -259,23 +259,29 @@ impl Settings {
     /// A budget the user set must hold each agent's fixed part and a page, counted by that agent's
     /// model: `counters` holds each agent's model name ([`Settings::model_names`]) with its
     /// counter. Apart from [`Settings::validate`], as exact counters need their vocabulary loaded.
+    /// With Chrome's built-in model as the provider, its window bounds the budget whether or not
+    /// the user set one. (An agent of its own on it is not checked here: the minimum is the
+    /// largest agent's, the navigator's, and its requests are refused when they do not fit.)
     pub fn check_token_budget(&self, counters: &[(String, TokenCounter)]) -> Result<(), SettingsError> {
-        if self.max_input_tokens == 0 {
+        if self.max_input_tokens == 0 && self.provider != Provider::ChromeBuiltIn {
             return Ok(());
         }
         let style = self.request_style();
         let secrets = self.named_secrets()?.prompt();
-        let needs = counters.iter().map(|(model, counter)| (minimum_budget(counter, style, secrets.as_deref()), model));
-        let Some((minimum, model)) = needs.max_by_key(|(minimum, _)| *minimum) else { return Ok(()) };
-        if (self.max_input_tokens as usize) < minimum {
-            return Err(SettingsError::BadTokenBudget {
-                budget: self.max_input_tokens,
-                minimum,
-                model: model.clone(),
-                style,
-            });
+        let short = counters
+            .iter()
+            .map(|(model, counter)| {
+                let budget = input_budget(self.provider, model, Some(self.max_input_tokens));
+                (minimum_budget(counter, style, secrets.as_deref()), budget, model)
+            })
+            .filter(|(minimum, budget, _)| budget < minimum)
+            .max_by_key(|(minimum, ..)| *minimum);
+        match short {
+            Some((minimum, budget, model)) => {
+                Err(SettingsError::BadTokenBudget { budget: budget as u32, minimum, model: model.clone(), style })
+            }
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// The validator's allowance of rejections, or `None` when it is off.
@@ -350,6 +356,8 @@ pub fn setting_to_fix(text: &Text) -> Option<&'static str> {
         "core_settings_bad_max_steps" => "maxSteps",
         "core_settings_bad_temperature" => "temperature",
         "core_settings_bad_secret" => "secrets",
+        "core_built_in_too_long" => "maxInputTokens",
+        "core_built_in_unavailable" => "provider",
         _ => return None,
     })
 }
@@ -397,6 +405,28 @@ mod tests {
 
     fn budget_check(settings: &Settings) -> Result<(), SettingsError> {
         settings.check_token_budget(&estimated(settings))
+    }
+
+    #[test]
+    fn the_built_in_model_s_window_bounds_its_agents_even_without_a_budget_set() {
+        use crate::llm::built_in::BUILT_IN_MODEL;
+        let built_in =
+            Settings { provider: Provider::ChromeBuiltIn, model: BUILT_IN_MODEL.into(), ..Settings::default() };
+        assert_eq!(built_in.request_style(), RequestStyle::Compact);
+        assert_eq!(budget_check(&built_in), Ok(()), "compact requests fit its window");
+        // Full requests asked for, without a budget: refused before the task, with its budget.
+        let full = Settings { request_style: StyleChoice::Full, ..built_in };
+        let Err(SettingsError::BadTokenBudget { budget, minimum, model, style }) = budget_check(&full) else {
+            panic!("{:?}", budget_check(&full))
+        };
+        assert_eq!((budget, model.as_str(), style), (6_912, BUILT_IN_MODEL, RequestStyle::Full));
+        assert!(minimum > 6_912, "{minimum}");
+        // Only the validator on it, the navigator on a large model: its smaller requests are
+        // refused when one does not fit, not every task up front.
+        let validator_on_it =
+            Settings { model: "gpt-4o".into(), validator_model: Some(BUILT_IN_MODEL.into()), ..valid() };
+        assert_eq!(validator_on_it.request_style(), RequestStyle::Full);
+        assert_eq!(budget_check(&validator_on_it), Ok(()));
     }
 
     #[test]

@@ -7,6 +7,13 @@ use gloo_net::http::Request;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::AbortController;
 
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// The worker's session runner for Chrome's built-in model (background/built-in-model.js).
+    #[wasm_bindgen(js_namespace = builtInModel, js_name = prompt, catch)]
+    async fn prompt_built_in_model(request: String) -> Result<JsValue, JsValue>;
+}
+
 /// `fetch` with a time limit: a model that has not answered by then is treated as unreachable
 /// (and tried again).
 #[derive(Clone)]
@@ -124,10 +131,10 @@ impl FetchClient {
     }
 
     /// The request, unless the time limit comes first; dropping it (stop, or the limit) aborts it.
-    async fn within_time_limit(
+    async fn within_time_limit<T>(
         &self,
-        request: impl std::future::Future<Output = Result<HttpResponse, String>>,
-    ) -> Result<HttpResponse, String> {
+        request: impl std::future::Future<Output = Result<T, String>>,
+    ) -> Result<T, String> {
         let request = std::pin::pin!(request);
         let timeout = std::pin::pin!(sleep(self.timeout_ms));
         match select(request, timeout).await {
@@ -162,5 +169,13 @@ impl HttpClient for FetchClient {
 
     fn jitter(&self) -> f64 {
         js_sys::Math::random()
+    }
+
+    async fn prompt_built_in(&self, request: String) -> Result<String, String> {
+        let answer = async {
+            let answer = prompt_built_in_model(request).await.map_err(|err| format!("{err:?}"))?;
+            answer.as_string().ok_or_else(|| "the built-in model's runner answered no text".to_string())
+        };
+        self.within_time_limit(answer).await
     }
 }

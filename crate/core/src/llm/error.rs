@@ -32,6 +32,12 @@ pub enum LlmError {
     Http { status: u16, detail: String },
     /// A success status whose body is not a chat-completions reply.
     MalformedResponse { detail: String },
+    /// The request is longer than the built-in model's session can read.
+    BuiltInTooLong { requested: u64, window: u64 },
+    /// The browser has no built-in model ready (`availability` as the Prompt API says it).
+    BuiltInUnavailable { availability: String },
+    /// The built-in model failed otherwise (the browser's exception).
+    BuiltInFailed { detail: String },
 }
 
 impl fmt::Display for LlmError {
@@ -53,6 +59,9 @@ impl LlmError {
             LlmError::ContextTooLong { detail } => text!("core_llm_context_too_long", detail),
             LlmError::Http { status, detail } => text!("core_llm_http", *status, detail),
             LlmError::MalformedResponse { detail } => text!("core_llm_malformed_response", detail),
+            LlmError::BuiltInTooLong { requested, window } => text!("core_built_in_too_long", *requested, *window),
+            LlmError::BuiltInUnavailable { availability } => text!("core_built_in_unavailable", availability),
+            LlmError::BuiltInFailed { detail } => text!("core_built_in_failed", detail),
         }
     }
 

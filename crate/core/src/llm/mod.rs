@@ -4,6 +4,7 @@
 //! are tested natively; the extension supplies a `fetch`-based client.
 
 pub mod anthropic;
+pub mod built_in;
 pub mod context;
 mod error;
 pub mod gemini;
@@ -293,4 +294,11 @@ pub trait HttpClient {
     async fn sleep(&self, milliseconds: u32);
     /// A number in 0..1 to spread retries out.
     fn jitter(&self) -> f64;
+    /// Runs a request shaped by [`built_in::BuiltIn`] on the browser's built-in model (the
+    /// worker's `LanguageModel`); answers `{"content": ...}` or `{"error": ...}`, `Err` when
+    /// the browser has no such model.
+    async fn prompt_built_in(&self, request: String) -> Result<String, String> {
+        let _ = request;
+        Err("no built-in model here".into())
+    }
 }

@@ -21,6 +21,7 @@
 mod app_call;
 mod apps;
 mod attached;
+mod built_in_note;
 mod chats;
 mod gate;
 mod host;

@@ -3,6 +3,7 @@
 
 use super::app_call::AppCall;
 use super::apps;
+use super::built_in_note;
 use super::gate::{self, TimedGate};
 use super::host::Host;
 use super::job::Job;
@@ -185,6 +186,13 @@ impl<H: Host> TaskManager<H> {
             ..prepared.config.clone()
         };
         let (models, cancel) = (prepared.models(), &task.cancel);
+        let on_built_in = built_in_note::navigator_on_built_in(&settings);
+        let emit = &|event: AgentEvent| {
+            if let Some(note) = on_built_in.then(|| built_in_note::beyond_capability(&event)).flatten() {
+                emit(note);
+            }
+            emit(event)
+        };
         match app {
             // An app's task sees and acts only in the tabs shared with apps.
             Some(_) => run_task(&config, &SharedTabs { host: host.as_ref() }, models, gate, cancel, emit).await,

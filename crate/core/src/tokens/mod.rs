@@ -189,6 +189,8 @@ fn family(provider: Provider, model: &str) -> Family {
         Provider::OpenAiCompatible if base.starts_with("claude") => claude(),
         Provider::OpenAiCompatible if base.starts_with("gemini") => Family::Gemini,
         Provider::OpenAiCompatible => Family::Other,
+        // Gemini Nano, counted as its larger siblings are.
+        Provider::ChromeBuiltIn => Family::Gemini,
     }
 }
 
