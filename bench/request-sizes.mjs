@@ -24,13 +24,13 @@ const PARTS = ['instructions', 'schema', 'state_header', 'page_lines', 'history'
 const AGENTS = ['navigator', 'planner', 'validator', 'memory', 'extraction'];
 
 /** The system prompt's action catalogue: the list under its "Actions ...:" line, one line an
- * action (`- {"name": {...}}: help.` in full, `name{params}` compact). */
+ * action (`name{params}: help` in full, `name{params}` compact). */
 function splitInstructions(system) {
   const lines = system.split('\n');
-  const heading = lines.findIndex((l) => /^(Available actions|Actions)\b.*:$/.test(l));
+  const heading = lines.findIndex((l) => /^Actions\b.*:$/.test(l));
   if (heading < 0) throw new Error('the instructions have no action catalogue heading: the bench needs updating');
   let end = heading + 1;
-  while (end < lines.length && /^(- \{"|[a-z_]+\{)/.test(lines[end])) end += 1;
+  while (end < lines.length && /^[a-z_]+\{/.test(lines[end])) end += 1;
   const catalogue = lines.slice(heading + 1, end).join('\n');
   const prose = [...lines.slice(0, heading + 1), ...lines.slice(end)].join('\n');
   return { catalogue, prose, actions: end - heading - 1 };

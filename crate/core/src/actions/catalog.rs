@@ -36,108 +36,111 @@ impl Kind {
     }
 }
 
-/// A parameter: name, kind, required, how the prompt shows it.
-type Param = (&'static str, Kind, bool, &'static str);
+/// A parameter: name, kind, required.
+type Param = (&'static str, Kind, bool);
 
 struct Spec {
     name: &'static str,
     params: &'static [Param],
+    /// What the full action list says beyond the name and parameters; empty when the name says
+    /// it all. `[index]` is the element of the map the `index` parameter names.
     help: &'static str,
 }
 
-/// How the prompt shows `done`'s text; a small model copies it, and it is then no answer.
-pub(crate) const DONE_EXAMPLE: &str = "\"the answer for the user\"";
+/// How `done`'s help names its text; a small model copies it, and it is then no answer.
+pub(crate) const DONE_EXAMPLE: &str = "the answer for the user";
 
-const INDEX: Param = ("index", Kind::Integer, true, "N");
-const TAB: Param = ("tab", Kind::Text, true, "\"t2\"");
-const FILE_NAME: Param = ("name", Kind::Text, true, "\"results.csv\"");
+const INDEX: Param = ("index", Kind::Integer, true);
+const TAB: Param = ("tab", Kind::Text, true);
+const FILE_NAME: Param = ("name", Kind::Text, true);
+const TEXT: Param = ("text", Kind::Text, true);
 
 const CATALOG: &[Spec] = &[
-    Spec { name: "go_to_url", params: &[("url", Kind::Text, true, "\"https://...\"")], help: "open a URL (at most 8,000 characters) in the current tab" },
-    Spec { name: "search", params: &[("query", Kind::Text, true, "\"...\"")], help: "search the web in the current tab (at most 2,000 characters)" },
-    Spec { name: "go_back", params: &[], help: "go back in the tab's history" },
-    Spec { name: "go_forward", params: &[], help: "go forward in the tab's history" },
-    Spec { name: "reload", params: &[], help: "reload the page" },
-    Spec { name: "wait", params: &[("seconds", Kind::Number, false, "2")], help: "wait for the page (at most 10 s)" },
+    Spec { name: "go_to_url", params: &[("url", Kind::Text, true)], help: "open the URL in the current tab (max 8,000 chars)" },
+    Spec { name: "search", params: &[("query", Kind::Text, true)], help: "search the web in the current tab (max 2,000 chars)" },
+    Spec { name: "go_back", params: &[], help: "" },
+    Spec { name: "go_forward", params: &[], help: "" },
+    Spec { name: "reload", params: &[], help: "" },
+    Spec { name: "wait", params: &[("seconds", Kind::Number, false)], help: "for the page (default 2, max 10 s)" },
     Spec {
         name: "click_element",
-        params: &[INDEX, ("click", Kind::OneOf(&["double", "right"]), false, "\"double\"")],
-        help: "click the element [N] (click: \"double\" or \"right\" for a double or right click)",
+        params: &[INDEX, ("click", Kind::OneOf(&["double", "right"]), false)],
+        help: "",
     },
     Spec {
         name: "input_text",
-        params: &[INDEX, ("text", Kind::Text, true, "\"...\""), ("clear", Kind::Boolean, false, "true")],
-        help: "type into the field [N], replacing its text (clear: false appends); at most 100,000 characters at a time, a longer text in parts that append; a number into a slider or spinner sets it to that value",
+        params: &[INDEX, TEXT, ("clear", Kind::Boolean, false)],
+        help: "type into [index], replacing its text (clear false appends; max 100,000 chars, a longer text in appended parts); a number into a slider or spinner sets its value",
     },
     Spec {
         name: "send_keys",
-        params: &[("keys", Kind::Text, true, "\"Enter\"")],
-        help: "press keys in the focused element: Enter, Tab, Escape, ArrowDown, Backspace, or shortcuts such as Control+A; several separated by spaces (at most 1,000 characters; type text with input_text)",
+        params: &[("keys", Kind::Text, true)],
+        help: "press keys in the focused element, e.g. Enter, Tab, Escape, ArrowDown, Backspace, Control+A; several separated by spaces (max 1,000 chars; type text with input_text)",
     },
-    Spec { name: "hover", params: &[INDEX], help: "move the pointer over the element [N]" },
+    Spec { name: "hover", params: &[INDEX], help: "" },
     Spec {
         name: "select_option",
-        params: &[INDEX, ("text", Kind::Text, true, "\"...\"")],
-        help: "choose the option with this text (at most 1,000 characters) in the dropdown [N] (native or custom); in a multiple select it is added to the choice, and choosing a selected option again deselects it",
+        params: &[INDEX, TEXT],
+        help: "choose the option with this text (max 1,000 chars) in dropdown [index], native or custom; in a multiple select it adds to the choice, and choosing a selected option deselects it",
     },
-    Spec { name: "get_dropdown_options", params: &[INDEX], help: "list the options of the dropdown [N]" },
+    Spec { name: "get_dropdown_options", params: &[INDEX], help: "" },
     Spec {
         name: "scroll",
         params: &[
-            ("direction", Kind::OneOf(&["up", "down", "top", "bottom"]), true, "\"down\""),
-            ("pages", Kind::Number, false, "1"),
-            ("index", Kind::Integer, false, "null"),
+            ("direction", Kind::OneOf(&["up", "down", "top", "bottom"]), true),
+            ("pages", Kind::Number, false),
+            ("index", Kind::Integer, false),
         ],
-        help: "scroll the page, or the scrollable element [index], up or down by pages (0.1 to 10), or to the top or bottom",
+        help: "the page, or the scrollable element [index], by pages (0.1 to 10, default 1)",
     },
-    Spec { name: "scroll_to_text", params: &[("text", Kind::Text, true, "\"...\"")], help: "scroll to where this text (at most 1,000 characters) appears" },
+    Spec { name: "scroll_to_text", params: &[TEXT], help: "(max 1,000 chars)" },
     Spec {
         name: "find_text",
-        params: &[("text", Kind::Text, true, "\"...\"")],
-        help: "find this text (at most 1,000 characters) on the page: how often it appears, with context, scrolling to the first",
+        params: &[TEXT],
+        help: "count the text (max 1,000 chars) on the page, with context, and scroll to the first",
     },
-    Spec { name: "open_tab", params: &[("url", Kind::Text, true, "\"https://...\"")], help: "open a URL (at most 8,000 characters) in a new tab and switch to it" },
-    Spec { name: "switch_tab", params: &[TAB], help: "switch to the open tab t2 (tabs are named as in the list of open tabs)" },
-    Spec { name: "close_tab", params: &[TAB], help: "close the tab t2" },
+    Spec { name: "open_tab", params: &[("url", Kind::Text, true)], help: "open the URL (max 8,000 chars) in a new tab and switch to it" },
+    Spec { name: "switch_tab", params: &[TAB], help: "" },
+    Spec { name: "close_tab", params: &[TAB], help: "" },
     Spec {
         name: "extract",
-        params: &[("query", Kind::Text, true, "\"what to find\"")],
-        help: "read the whole page's main content (not only the visible part) and answer the query (at most 2,000 characters) from it",
+        params: &[("query", Kind::Text, true)],
+        help: "answer the query (max 2,000 chars) from the whole page's main content, not only the visible part",
     },
     Spec {
         name: "write_file",
-        params: &[FILE_NAME, ("text", Kind::Text, true, "\"...\"")],
-        help: "write a text file of the task's notebook (a name ending in .md, .txt, .csv or .json; at most 100,000 characters), replacing what it held",
+        params: &[FILE_NAME, TEXT],
+        help: "write a notebook file (.md, .txt, .csv or .json; max 100,000 chars), replacing its content",
     },
     Spec {
         name: "append_file",
-        params: &[FILE_NAME, ("text", Kind::Text, true, "\"...\"")],
-        help: "add text at the end of a notebook file, on a new line, creating the file if need be: keep long lists here (rows of a CSV, page after page) rather than in memory",
+        params: &[FILE_NAME, TEXT],
+        help: "add the text as a new line at the end of a notebook file, creating it if need be",
     },
     Spec {
         name: "read_file",
-        params: &[FILE_NAME, ("start_line", Kind::Integer, false, "1")],
-        help: "read one of the task's files (the notebook's, attached or downloaded; text, CSV, JSON, and a PDF's text) a page at a time, from line start_line",
+        params: &[FILE_NAME, ("start_line", Kind::Integer, false)],
+        help: "read a task's file (notebook, attached or downloaded; text, CSV, JSON, a PDF's text) a page at a time from start_line",
     },
     Spec {
         name: "upload_file",
-        params: &[INDEX, ("name", Kind::Text, true, "\"cv.pdf\"")],
-        help: "put the task's file of this name (one the user attached, or your own notebook file) into the file input or drop zone [N]",
+        params: &[INDEX, FILE_NAME],
+        help: "put the task's file of this name (attached by the user, or from your notebook) into the file input or drop zone [index]",
     },
     Spec {
         name: "ask_user",
-        params: &[("question", Kind::Text, true, "\"...\"")],
+        params: &[("question", Kind::Text, true)],
         help: "hand the tab to the user and wait: for a sign-in, CAPTCHA or code you were not given, or a question only they can answer",
     },
     Spec {
         name: "done",
-        params: &[("text", Kind::Text, true, DONE_EXAMPLE), ("success", Kind::Boolean, true, "true")],
-        help: "finish with the answer (at most 50,000 characters); success false when the task could not be completed",
+        params: &[TEXT, ("success", Kind::Boolean, true)],
+        help: "finish with the answer for the user (max 50,000 chars); success false if the task could not be completed",
     },
     Spec {
         name: "drag",
-        params: &[INDEX, ("to", Kind::Integer, false, "N"), ("dx", Kind::Number, false, "0"), ("dy", Kind::Number, false, "0")],
-        help: "drag the element [index] and drop it onto [to], or dx, dy pixels away (from [to]'s centre if given)",
+        params: &[INDEX, ("to", Kind::Integer, false), ("dx", Kind::Number, false), ("dy", Kind::Number, false)],
+        help: "drag [index] and drop it onto [to], or dx, dy pixels away (from [to]'s centre if given)",
     },
 ];
 
@@ -175,42 +178,42 @@ pub(crate) fn takes_no_parameters(name: &str) -> bool {
     CATALOG.iter().any(|spec| spec.name == name && spec.params.is_empty())
 }
 
-/// The action list for the system prompt, one line per action.
+/// The action list for the full system prompt: each action's signature (as in
+/// [`compact_actions_prompt`]) and what it does, when its name does not say it all.
 pub fn actions_prompt() -> String {
     CATALOG
         .iter()
-        .map(|spec| {
-            let params: Vec<String> =
-                spec.params.iter().map(|(name, _, _, example)| format!("\"{name}\": {example}")).collect();
-            format!("- {{\"{}\": {{{}}}}}: {}.", spec.name, params.join(", "), spec.help)
+        .map(|spec| match spec.help {
+            "" => signature(spec),
+            help => format!("{}: {help}", signature(spec)),
         })
         .collect::<Vec<_>>()
         .join("\n")
 }
 
-/// The action list for a compact system prompt: one line per action with only its parameters
-/// (`?` marks the optional ones), the names saying the rest.
+/// The action list for a compact system prompt: one line per action with only its parameters,
+/// the names saying the rest.
 pub fn compact_actions_prompt() -> String {
-    CATALOG
+    CATALOG.iter().map(signature).collect::<Vec<_>>().join("\n")
+}
+
+/// An action's name and parameters, `?` marking the optional ones: `scroll{direction:
+/// up|down|top|bottom, pages?: number, index?: N}`.
+fn signature(spec: &Spec) -> String {
+    let params: Vec<String> = spec
+        .params
         .iter()
-        .map(|spec| {
-            let params: Vec<String> = spec
-                .params
-                .iter()
-                .map(|&(name, kind, required, _)| {
-                    let optional = if required { "" } else { "?" };
-                    match kind {
-                        // A bare name is text (the prompt says so): ": text" on every text
-                        // parameter cost a small model's request about 40 tokens.
-                        Kind::Text => format!("{name}{optional}"),
-                        kind => format!("{name}{optional}: {}", kind.compact()),
-                    }
-                })
-                .collect();
-            format!("{}{{{}}}", spec.name, params.join(", "))
+        .map(|&(name, kind, required)| {
+            let optional = if required { "" } else { "?" };
+            match kind {
+                // A bare name is text (the prompt says so): ": text" on every text parameter
+                // cost a small model's request about 40 tokens.
+                Kind::Text => format!("{name}{optional}"),
+                kind => format!("{name}{optional}: {}", kind.compact()),
+            }
         })
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect();
+    format!("{}{{{}}}", spec.name, params.join(", "))
 }
 
 /// The JSON schema of the action list, for strict structured output: every parameter is listed as
@@ -222,7 +225,7 @@ pub fn actions_schema(only_done: bool) -> Value {
         .filter(|spec| !only_done || spec.name == "done")
         .map(|spec| {
             let mut properties = Map::new();
-            for &(name, kind, required, _) in spec.params {
+            for &(name, kind, required) in spec.params {
                 let mut schema = kind.schema();
                 if !required {
                     let kind = schema["type"].clone();
@@ -265,16 +268,19 @@ mod tests {
     }
 
     #[test]
-    fn the_prompt_shows_each_action_with_its_parameters() {
+    fn the_full_list_shows_each_action_with_its_parameters_and_what_the_name_does_not_say() {
         let prompt = actions_prompt();
         assert!(
-            prompt.contains(
-                "- {\"click_element\": {\"index\": N, \"click\": \"double\"}}: click the element [N] (click: \"double\" or \"right\" for a double or right click)."
-            ),
+            prompt.contains("\nscroll{direction: up|down|top|bottom, pages?: number, index?: N}: the page, or the scrollable element [index], by pages (0.1 to 10, default 1)\n"),
             "{prompt}"
         );
-        assert!(prompt.contains("- {\"go_back\": {}}: go back in the tab's history."), "{prompt}");
+        assert!(prompt.contains("\ngo_back{}\n"), "{prompt}");
+        assert!(prompt.contains("\nclick_element{index: N, click?: double|right}\n"), "{prompt}");
         assert_eq!(prompt.lines().count(), CATALOG.len());
+        // The same signatures as the compact list, each once.
+        for (full, compact) in prompt.lines().zip(compact_actions_prompt().lines()) {
+            assert!(full.starts_with(compact), "{full} vs {compact}");
+        }
     }
 
     #[test]

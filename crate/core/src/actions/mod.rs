@@ -282,7 +282,7 @@ impl Action {
             "done" => Action::Done {
                 text: p
                     .text("text", MAX_ANSWER_CHARS, "give a shorter answer: what the user asked for, summed up")
-                    .and_then(|text| match format!("\"{text}\"") == catalog::DONE_EXAMPLE {
+                    .and_then(|text| match text == catalog::DONE_EXAMPLE {
                         true => Err("done.text is the example from the instructions: write the answer itself".into()),
                         false => Ok(text),
                     })?,

@@ -117,6 +117,16 @@ impl History {
         self.turns.iter().map(|turn| Part { kind: turn.kind, message: turn.message.clone(), tokens: Some(turn.tokens) })
     }
 
+    /// The messages as the navigator's request carries them: of the plans, only the latest, which
+    /// supersedes the older ones (the planner, which wrote them, sees them all in [`Self::parts`]).
+    pub fn parts_with_latest_plan(&self) -> impl Iterator<Item = Part> + '_ {
+        let latest = self.turns.iter().rposition(|turn| turn.kind == Kind::Plan);
+        self.parts()
+            .enumerate()
+            .filter(move |(i, part)| part.kind != Kind::Plan || Some(*i) == latest)
+            .map(|(_, part)| part)
+    }
+
     /// Where older history ends when the last `keep_outputs` steps are to stay verbatim: the
     /// index of the oldest navigator output kept. `None` when there is nothing older to summarise.
     pub fn summary_cut(&self, keep_outputs: usize) -> Option<usize> {
@@ -199,6 +209,19 @@ mod tests {
         assert_eq!(history.tokens(), history.turns().iter().map(|t| t.tokens).sum::<usize>());
         // Nothing older than the two outputs kept is left to summarise.
         assert_eq!(history.summary_cut(2), None);
+    }
+
+    #[test]
+    fn the_navigator_sees_only_the_latest_plan_and_the_planner_sees_them_all() {
+        use Kind::*;
+        let replanned = history(&[Task, Plan, Output, Results, Plan, Output, Note]);
+        let contents = |parts: Vec<Part>| parts.into_iter().map(|part| part.message.content).collect::<Vec<_>>();
+        assert_eq!(
+            contents(replanned.parts_with_latest_plan().collect()),
+            ["Task 0", "output 2", "Results 3", "Plan 4", "output 5", "Note 6"]
+        );
+        assert_eq!(replanned.parts().count(), 7);
+        assert_eq!(history(&[Task, Output]).parts_with_latest_plan().count(), 2);
     }
 
     #[test]
