@@ -264,7 +264,7 @@ fn shows_the_number_and_bounds_of_sliders_and_spinners_and_all_the_choices_of_a_
 }
 
 #[test]
-fn keeps_foreign_links_whole_and_cuts_long_names_at_words_but_not_page_text() {
+fn shows_foreign_links_by_host_and_path_and_cuts_long_names_at_words_but_not_page_text() {
     let long = "word ".repeat(60);
     let text = body_of(vec![
         node(1, None, "body", ""),
@@ -274,11 +274,36 @@ fn keeps_foreign_links_whole_and_cuts_long_names_at_words_but_not_page_text() {
         node(5, Some(0), "button", long.trim()),
     ]);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "[1]<a href=https://docs.example.org/guide/start?lang=en>Docs />");
-    assert_eq!(lines[1], "[2]<a href=/mugs#top>Top />");
+    assert_eq!(lines[0], "[1]<a href=docs.example.org/guide/start?lang=en>Docs />");
+    assert_eq!(lines[1], "[2]<a href=#top>Top />");
     assert_eq!(lines[2], long.trim(), "page text is shortened by the token budget, not here");
     let name = lines[3].trim_start_matches("[3]<button>").trim_end_matches(" />");
     assert!(name.ends_with("word…") && name.chars().count() <= MAX_TEXT_CHARS + 1, "{name}");
+}
+
+#[test]
+fn links_differing_only_late_in_their_query_stay_apart_and_map_back_to_their_addresses() {
+    let search = "http://shop.test/search?q=mugs&sort=price&page=2&view=grid&size=";
+    let map = PageMap::from_page(&page(vec![
+        node(1, None, "body", ""),
+        with_attrs(node(2, Some(0), "a", "Large"), &[("href", &format!("{search}large"))]),
+        with_attrs(node(3, Some(0), "a", "Small"), &[("href", &format!("{search}small"))]),
+        with_attrs(node(4, Some(0), "a", "Again"), &[("href", &format!("{search}small"))]),
+        with_attrs(node(5, Some(0), "a", "Cart"), &[("href", "/cart?utm_source=mail")]),
+    ]));
+    let shown: Vec<String> = map
+        .elements()
+        .map(|e| e.attrs.iter().find(|(name, _)| name == "href").map(|(_, v)| v.clone()).unwrap_or_default())
+        .collect();
+    assert!(shown[0].starts_with("/search?q=mugs&sort=price&page=2&…~"), "{shown:?}");
+    assert_ne!(shown[0], shown[1], "the two searches read the same");
+    assert_eq!(shown[1], shown[2], "one address reads one way");
+    assert_eq!(shown[3], "/cart", "no suffix where nothing clashes");
+    assert_eq!(map.full_address(&shown[0]).as_deref(), Some(format!("{search}large").as_str()));
+    assert_eq!(map.full_address(&shown[1]).as_deref(), Some(format!("{search}small").as_str()));
+    assert_eq!(map.full_address("/cart").as_deref(), Some("http://shop.test/cart?utm_source=mail"));
+    assert_eq!(map.full_address("/orders?page=2").as_deref(), Some("http://shop.test/orders?page=2"));
+    assert_eq!(map.full_address("https://other.test/"), None);
 }
 
 #[test]
