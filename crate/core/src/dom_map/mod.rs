@@ -271,6 +271,7 @@ impl PageMap {
         }
         registry.finish_map(&nodes.iter().map(|placed| placed.doc).collect::<HashSet<_>>());
         tell_apart(&mut lines, &addresses);
+        say_texts_once(&mut lines);
 
         Ok(PageMap {
             url: stitched.top.url.clone(),
@@ -368,6 +369,54 @@ impl<'a> Links<'a> {
     fn shown(&self, target: &url::Url) -> Option<String> {
         address::shown(target, self.top.as_ref())
     }
+}
+
+/// A line of page text that only repeats the elements right after it (a menu's links between
+/// separators) is left out; one that ends with the first one's words (a sentence that ends in its
+/// link) loses them: the element's line says them.
+fn say_texts_once(lines: &mut Vec<MapLine>) {
+    for k in 0..lines.len() {
+        let LineKind::Text(text) = &lines[k].kind else { continue };
+        let following: Vec<&str> = lines[k + 1..]
+            .iter()
+            .map_while(|line| match &line.kind {
+                LineKind::Element(element) => Some(element.text.as_str()),
+                LineKind::Text(_) => None,
+            })
+            .filter(|text| !text.is_empty())
+            .collect();
+        let Some(first) = following.first() else { continue };
+        let kept = if only_these(text, &following) {
+            String::new()
+        } else if let Some(head) = text.strip_suffix(first).filter(|head| head.is_empty() || head.ends_with(' ')) {
+            if is_separators(head) {
+                String::new()
+            } else {
+                head.trim_end().to_string()
+            }
+        } else {
+            continue;
+        };
+        lines[k].kind = LineKind::Text(kept);
+    }
+    lines.retain(|line| !matches!(&line.kind, LineKind::Text(text) if text.is_empty()));
+}
+
+/// Whether `text` is the `texts` in order, with nothing but separators around them.
+fn only_these(text: &str, texts: &[&str]) -> bool {
+    let mut rest = text;
+    for part in texts {
+        let Some(at) = rest.find(part) else { break };
+        if !is_separators(&rest[..at]) {
+            return false;
+        }
+        rest = &rest[at + part.len()..];
+    }
+    rest.len() < text.len() && is_separators(rest)
+}
+
+fn is_separators(text: &str) -> bool {
+    text.chars().all(|c| !c.is_alphanumeric())
 }
 
 /// Links whose short forms meet but that lead to different addresses get a suffix from their

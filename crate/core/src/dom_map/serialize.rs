@@ -150,7 +150,7 @@ fn render(line: &MapLine) -> String {
                 out.push('*');
             }
             let _ = write!(out, "[{}]<{}", element.index, element.tag);
-            for (name, value) in &element.attrs {
+            for (name, value) in shown_attrs(element) {
                 let _ = write!(out, " {name}={}", quote(value));
             }
             out.push('>');
@@ -159,6 +159,30 @@ fn render(line: &MapLine) -> String {
         }
     }
     out
+}
+
+/// The element's attributes less the names that repeat its text or a name already shown (a link
+/// whose title is its text, a field whose aria-label is its placeholder): said once.
+fn shown_attrs(element: &MapElement) -> impl Iterator<Item = &(String, String)> {
+    const NAMES: &[&str] = &["label", "placeholder", "aria-label", "title", "alt"];
+    let text = format!(" {} ", same_words(&element.text));
+    let mut said: Vec<String> = Vec::new();
+    element.attrs.iter().filter(move |(name, value)| {
+        if !NAMES.contains(&name.as_str()) {
+            return true;
+        }
+        let words = same_words(value);
+        let repeated = text.contains(&format!(" {words} ")) || said.contains(&words);
+        said.push(words);
+        !repeated
+    })
+}
+
+/// Text compared for repetition: lower case, words only, one space between them.
+fn same_words(text: &str) -> String {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    words.join(" ")
 }
 
 /// Bare when the value is one word, quoted otherwise, so the line stays unambiguous.

@@ -307,6 +307,37 @@ fn links_differing_only_late_in_their_query_stay_apart_and_map_back_to_their_add
 }
 
 #[test]
+fn names_and_texts_that_repeat_are_said_once() {
+    assert_eq!(
+        body_of(vec![
+            node(1, None, "body", ""),
+            with_attrs(node(2, Some(0), "a", "Skip to content"), &[("href", "/a"), ("aria-label", "Skip to Content")]),
+            with_attrs(node(3, Some(0), "a", "Pippin Lee"), &[("href", "/b"), ("title", "Profile of Pippin Lee")]),
+            with_attrs(node(4, Some(0), "input", ""), &[("placeholder", "Search..."), ("aria-label", "Search")]),
+            with_attrs(node(5, Some(0), "a", "Cartoons"), &[("href", "/c"), ("title", "Cart")]),
+            // A menu's line of link texts, and a sentence that ends in its link.
+            node(6, Some(0), "div", "Home | News"),
+            with_attrs(node(7, Some(0), "a", "Home"), &[("href", "/")]),
+            with_attrs(node(8, Some(0), "a", "News"), &[("href", "/news")]),
+            node(9, Some(0), "p", "Tailored for you. Make it your default."),
+            with_attrs(node(10, Some(0), "a", "Make it your default."), &[("href", "/d")]),
+            node(11, Some(0), "p", "Read the docs first."),
+            with_attrs(node(12, Some(0), "a", "the docs"), &[("href", "/e")]),
+        ]),
+        "[1]<a href=/a>Skip to content />\n\
+         [2]<a title=\"Profile of Pippin Lee\" href=/b>Pippin Lee />\n\
+         [3]<input placeholder=Search...> />\n\
+         [4]<a title=Cart href=/c>Cartoons />\n\
+         [5]<a href=/>Home />\n\
+         [6]<a href=/news>News />\n\
+         Tailored for you.\n\
+         [7]<a href=/d>Make it your default. />\n\
+         Read the docs first.\n\
+         [8]<a href=/e>the docs />"
+    );
+}
+
+#[test]
 fn nested_interactive_elements_are_indented() {
     assert_eq!(
         body_of(vec![
