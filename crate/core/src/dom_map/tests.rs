@@ -626,7 +626,7 @@ fn clickable_things_inside_clickable_things_get_their_own_index() {
             star,
             bin,
         ]),
-        "[1]<span>Reply />\n[2]<span>Forward />\n[3]<div>Alice: lunch? />\n\t[4]<span icon=star> />\n\t[5]<span icon=\"email trash\"> />"
+        "[1]<span>Reply />\n[2]<span>Forward />\n[3]<div>Alice: lunch? />\n\t[4]<span icon=star> />\n\t[5]<span icon=trash> />"
     );
 }
 
@@ -644,9 +644,15 @@ fn icon_only_controls_are_named_by_their_hints_or_said_to_be_icons() {
     named.hint = Some("btn fa fa-retweet".into());
     let unnamed = node(3, Some(0), "button", "");
     let labelled = with_attrs(node(4, Some(0), "button", ""), &[("aria-label", "Like")]);
+    // Generated and utility class names name nothing, whatever their letters.
+    let mut hashed = node(5, Some(0), "button", "");
+    hashed.hint = Some("c:thumbnail xpir lazy\nc:css-1x2y3z sc-bdfBwQ".into());
+    let mut pictured = node(6, Some(0), "button", "");
+    pictured.hint = Some("c:site-header-wrap\nt:The Daily Times".into());
     assert_eq!(
-        body_of(vec![node(1, None, "body", ""), named, unnamed, labelled]),
-        "[1]<button icon=retweet> />\n[2]<button icon=unnamed> />\n[3]<button aria-label=Like> />"
+        body_of(vec![node(1, None, "body", ""), named, unnamed, labelled, hashed, pictured]),
+        "[1]<button icon=retweet> />\n[2]<button icon=unnamed> />\n[3]<button aria-label=Like> />\n\
+         [4]<button icon=unnamed> />\n[5]<button icon=\"the daily times\"> />"
     );
 }
 
