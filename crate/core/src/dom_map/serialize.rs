@@ -162,12 +162,18 @@ fn render(line: &MapLine) -> String {
 }
 
 /// The element's attributes less the names that repeat its text or a name already shown (a link
-/// whose title is its text, a field whose aria-label is its placeholder): said once.
+/// whose title is its text, a field whose aria-label is its placeholder) and an address its text
+/// already says: said once.
 fn shown_attrs(element: &MapElement) -> impl Iterator<Item = &(String, String)> {
     const NAMES: &[&str] = &["label", "placeholder", "aria-label", "title", "alt"];
     let text = format!(" {} ", same_words(&element.text));
     let mut said: Vec<String> = Vec::new();
+    let lower_text = element.text.to_lowercase();
     element.attrs.iter().filter(move |(name, value)| {
+        if name == "href" {
+            // A link that shows its address as its words.
+            return value.chars().count() < 4 || !lower_text.contains(&value.to_lowercase());
+        }
         if !NAMES.contains(&name.as_str()) {
             return true;
         }

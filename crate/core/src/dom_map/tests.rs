@@ -323,6 +323,7 @@ fn names_and_texts_that_repeat_are_said_once() {
             with_attrs(node(10, Some(0), "a", "Make it your default."), &[("href", "/d")]),
             node(11, Some(0), "p", "Read the docs first."),
             with_attrs(node(12, Some(0), "a", "the docs"), &[("href", "/e")]),
+            with_attrs(node(13, Some(0), "a", "https://nyti.ms/2aAVVjl"), &[("href", "https://nyti.ms/2aAVVjl")]),
         ]),
         "[1]<a href=/a>Skip to content />\n\
          [2]<a title=\"Profile of Pippin Lee\" href=/b>Pippin Lee />\n\
@@ -333,7 +334,8 @@ fn names_and_texts_that_repeat_are_said_once() {
          Tailored for you.\n\
          [7]<a href=/d>Make it your default. />\n\
          Read the docs first.\n\
-         [8]<a href=/e>the docs />"
+         [8]<a href=/e>the docs />\n\
+         [9]<a>https://nyti.ms/2aAVVjl />"
     );
 }
 
