@@ -171,8 +171,7 @@ fn shown_attrs(element: &MapElement) -> impl Iterator<Item = &(String, String)> 
     let lower_text = element.text.to_lowercase();
     element.attrs.iter().filter(move |(name, value)| {
         if name == "href" {
-            // A link that shows its address as its words.
-            return value.chars().count() < 4 || !lower_text.contains(&value.to_lowercase());
+            return !says_address(&lower_text, value);
         }
         if !NAMES.contains(&name.as_str()) {
             return true;
@@ -182,6 +181,23 @@ fn shown_attrs(element: &MapElement) -> impl Iterator<Item = &(String, String)> 
         said.push(words);
         !repeated
     })
+}
+
+/// Whether a link's words already say its address: they show it (`https://nyti.ms/2aAVVjl`), or
+/// the page's own path ends in them (`/news/world` for "World", `/about.html` for "About").
+fn says_address(lower_text: &str, href: &str) -> bool {
+    if href.chars().count() >= 4 && lower_text.contains(&href.to_lowercase()) {
+        return true;
+    }
+    if !href.starts_with('/') || href.contains(['?', '#', '~']) {
+        return false;
+    }
+    let last = href.trim_end_matches('/').rsplit('/').next().unwrap_or_default();
+    let slug = last
+        .rsplit_once('.')
+        .filter(|(_, ext)| matches!(*ext, "html" | "htm" | "php" | "aspx"))
+        .map_or(last, |(name, _)| name);
+    !slug.is_empty() && same_words(slug) == same_words(lower_text)
 }
 
 /// Text compared for repetition: lower case, words only, one space between them.

@@ -324,18 +324,22 @@ fn names_and_texts_that_repeat_are_said_once() {
             node(11, Some(0), "p", "Read the docs first."),
             with_attrs(node(12, Some(0), "a", "the docs"), &[("href", "/e")]),
             with_attrs(node(13, Some(0), "a", "https://nyti.ms/2aAVVjl"), &[("href", "https://nyti.ms/2aAVVjl")]),
+            with_attrs(node(14, Some(0), "a", "World news"), &[("href", "/sections/world-news/")]),
+            with_attrs(node(15, Some(0), "a", "About"), &[("href", "/about.html?from=nav")]),
         ]),
         "[1]<a href=/a>Skip to content />\n\
          [2]<a title=\"Profile of Pippin Lee\" href=/b>Pippin Lee />\n\
          [3]<input placeholder=Search...> />\n\
          [4]<a title=Cart href=/c>Cartoons />\n\
          [5]<a href=/>Home />\n\
-         [6]<a href=/news>News />\n\
+         [6]<a>News />\n\
          Tailored for you.\n\
          [7]<a href=/d>Make it your default. />\n\
          Read the docs first.\n\
          [8]<a href=/e>the docs />\n\
-         [9]<a>https://nyti.ms/2aAVVjl />"
+         [9]<a>https://nyti.ms/2aAVVjl />\n\
+         [10]<a>World news />\n\
+         [11]<a href=/about.html?from=nav>About />"
     );
 }
 
@@ -348,7 +352,7 @@ fn nested_interactive_elements_are_indented() {
             node(3, Some(1), "summary", "Shipping"),
             with_attrs(node(4, Some(1), "a", "Rates"), &[("href", "/rates")]),
         ]),
-        "[1]<details> />\n\t[2]<summary>Shipping />\n\t[3]<a href=/rates>Rates />"
+        "[1]<details> />\n\t[2]<summary>Shipping />\n\t[3]<a>Rates />"
     );
 }
 
