@@ -371,12 +371,16 @@ impl<'a> Links<'a> {
     }
 }
 
-/// A line of page text that only repeats the elements right after it (a menu's links between
-/// separators) is left out; one that ends with the first one's words (a sentence that ends in its
-/// link) loses them: the element's line says them.
+/// A line of page text that repeats the one before it, or only repeats the elements right after
+/// it (a menu's links between separators), is left out; one that ends with the first one's words
+/// (a sentence that ends in its link) loses them: the element's line says them.
 fn say_texts_once(lines: &mut Vec<MapLine>) {
     for k in 0..lines.len() {
         let LineKind::Text(text) = &lines[k].kind else { continue };
+        if k > 0 && matches!(&lines[k - 1].kind, LineKind::Text(before) if before == text) {
+            lines[k].kind = LineKind::Text(String::new());
+            continue;
+        }
         let following: Vec<&str> = lines[k + 1..]
             .iter()
             .map_while(|line| match &line.kind {

@@ -322,6 +322,7 @@ fn names_and_texts_that_repeat_are_said_once() {
             node(9, Some(0), "p", "Tailored for you. Make it your default."),
             with_attrs(node(10, Some(0), "a", "Make it your default."), &[("href", "/d")]),
             node(11, Some(0), "p", "Read the docs first."),
+            node(16, Some(0), "p", "Read the docs first."),
             with_attrs(node(12, Some(0), "a", "the docs"), &[("href", "/e")]),
             with_attrs(node(13, Some(0), "a", "https://nyti.ms/2aAVVjl"), &[("href", "https://nyti.ms/2aAVVjl")]),
             with_attrs(node(14, Some(0), "a", "World news"), &[("href", "/sections/world-news/")]),
