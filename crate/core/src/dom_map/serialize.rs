@@ -125,13 +125,16 @@ fn summary(elements: &[&MapElement], start: usize, direction: &str) -> String {
     if elements.is_empty() {
         return String::new();
     }
-    let names: Vec<String> = elements
-        .iter()
-        .skip(start)
-        .take(SUMMARY_NAMES)
-        .map(|element| format!("'{}'", truncate_words(&element_name(element), SUMMARY_NAME_CHARS)))
-        .collect();
-    let more = if elements.len() > names.len() { ", ..." } else { "" };
+    // Each name once (a page's header and footer repeat their links).
+    let mut names: Vec<String> = Vec::new();
+    let mut rest = elements.iter().skip(start).peekable();
+    while let Some(element) = rest.next_if(|_| names.len() < SUMMARY_NAMES) {
+        let name = format!("'{}'", truncate_words(&element_name(element), SUMMARY_NAME_CHARS));
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    let more = if start > 0 || rest.peek().is_some() { ", ..." } else { "" };
     format!("; {} interactive elements {direction}: {}{more}", elements.len(), names.join(", "))
 }
 

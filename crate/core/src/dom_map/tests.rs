@@ -417,6 +417,17 @@ fn lists_the_viewport_and_summarises_what_lies_above_and_below() {
 }
 
 #[test]
+fn the_summary_names_each_element_below_once() {
+    let mut nodes = vec![node(1, None, "body", "")];
+    for (i, name) in ["Home", "Home", "News", "Home", "World"].into_iter().enumerate() {
+        nodes.push(at(node(2 + i as u32, Some(0), "a", name), 2000.0 + i as f64 * 10.0));
+    }
+    let nodes = nodes.into_iter().map(|n| if n.tag == "a" { with_attrs(n, &[("href", "/x")]) } else { n }).collect();
+    let text = text_of(nodes);
+    assert!(text.contains("5 interactive elements below: 'Home', 'News', 'World'\n"), "{text}");
+}
+
+#[test]
 fn elements_beside_the_viewport_are_not_listed() {
     let mut off_canvas = node(2, Some(0), "a", "Menu entry");
     off_canvas.attrs.insert("href".into(), "/menu".into());
