@@ -133,8 +133,8 @@ const ICON_SET_PREFIXES: &[&str] = &[
     "iconoir-",
 ];
 
-/// Common icons' names: a class name that is one of these (or has one as a part: `nav-close`)
-/// names its icon even outside an icon set.
+/// Common icons' and widget parts' names: a class name that is one of these (or has them as
+/// parts: `nav-close`, `ui-slider-handle`) names its icon even outside an icon set.
 const ICON_WORDS: &[&str] = &[
     "star",
     "heart",
@@ -248,7 +248,27 @@ const ICON_WORDS: &[&str] = &[
     "attachment",
     "microphone",
     "mic",
-    "image",
+    // Parts of widgets (jQuery UI's `ui-slider-handle`).
+    "slider",
+    "handle",
+    "knob",
+    "grip",
+    "toggle",
+    "switch",
+    "dropdown",
+    "spinner",
+    "stepper",
+    "resize",
+    "resizer",
+    "drag",
+    "rating",
+    "checkbox",
+    "radio",
+    "tab",
+    "accordion",
+    "datepicker",
+    "picker",
+    "scrollbar",
 ];
 
 /// Words written for people are cut at this many characters.
@@ -336,6 +356,7 @@ mod tests {
         assert_eq!(icon_name("f:trash.png").as_deref(), Some("trash"));
         assert_eq!(icon_name("c:material-icons-outlined retweet-btn").as_deref(), Some("retweet"));
         assert_eq!(icon_name("c:nav-search-icon").as_deref(), Some("nav search"));
+        assert_eq!(icon_name("c:ui-slider-handle ui-corner-all ui-state-default").as_deref(), Some("slider handle"));
         // Words written for people come first, whole.
         assert_eq!(icon_name("c:fa fa-times\nt:Close dialog").as_deref(), Some("close dialog"));
     }
