@@ -139,23 +139,25 @@
     return !words || (words.length <= 60 && el.querySelector('svg') !== null);
   }
 
-  /** Naming material of an element without text (an icon): class names, ids, icon names, an
-   * SVG title, a picture's file name, from it and its first descendants. The core reads words
-   * out of it. */
+  /** Naming material of an element without text (an icon), from it and its first descendants,
+   * one piece a line, each marked with where it came from, for the core to judge: `t:` words
+   * written for people (an SVG title, a descendant's aria-label, title or alt), `n:` an icon's
+   * name (data-icon, icon, name, data-testid), `f:` a picture's or sprite's file name, `c:`
+   * class names and ids (often generated: the core reads only icon-set names from them). */
   function hintOf(el) {
     const parts = [];
+    const add = (kind, value) => { if (value && value.trim()) parts.push(`${kind}:${value.replace(/\s+/g, ' ').trim()}`); };
     const walker = document.createTreeWalker(el, NodeFilter.SHOW_ELEMENT);
     for (let n = el, seen = 0; n && seen < MAX_HINT_ELEMENTS; n = walker.nextNode(), seen += 1) {
-      if (n.localName === 'title') parts.push(n.textContent);
-      for (const name of ['class', 'id', 'data-icon', 'data-testid', 'icon', 'name']) {
-        const value = n.getAttribute(name);
-        if (value) parts.push(value);
-      }
+      if (n.localName === 'title') add('t', n.textContent);
+      if (n !== el) for (const name of ['aria-label', 'title', 'alt']) add('t', n.getAttribute(name));
+      for (const name of ['data-icon', 'icon', 'name', 'data-testid']) add('n', n.getAttribute(name));
+      for (const name of ['class', 'id']) add('c', n.getAttribute(name));
       const src = n.localName === 'use' ? n.getAttribute('href') ?? n.getAttribute('xlink:href')
         : n.localName === 'img' ? n.getAttribute('src') : null;
-      if (src && !src.startsWith('data:')) parts.push(src.slice(src.lastIndexOf('/') + 1));
+      if (src && !src.startsWith('data:')) add('f', src.slice(src.lastIndexOf('/') + 1));
     }
-    return parts.join(' ').slice(0, MAX_HINT_CHARS);
+    return parts.join('\n').slice(0, MAX_HINT_CHARS);
   }
 
   /** Hosts of closed shadow roots, as listeners.js saw them attached (refreshed by each collect). */

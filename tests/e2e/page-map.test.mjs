@@ -87,7 +87,7 @@ function framesMap(other) {
     '[1]<button>Top button />',
     '[2]<a href=/map/inner-link.html>Same-origin frame link />',
     `[3]<button site=${site}>Cross-origin frame button />`,
-    `[4]<a href=${other}/map/inner-link.html site=${site}>Same-origin frame link />`,
+    `[4]<a href=${site}/map/inner-link.html site=${site}>Same-origin frame link />`,
     '[End of page]',
     '',
   ].join('\n');

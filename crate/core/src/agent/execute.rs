@@ -105,7 +105,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     async fn run_action(&self, action: &Action, seen: Option<&PageMap>, latest: Option<PageMap>) -> Outcome {
         let name = action.name();
         match action {
-            Action::GoToUrl { url } => self.open(name, url).await,
+            Action::GoToUrl { url } => self.open(name, &full_address(seen, url)).await,
             Action::Search { query } => self.open(name, &search_url(self.config.search_engine, query)).await,
             Action::GoBack => self.history(name, HistoryStep::Back).await,
             Action::GoForward => self.history(name, HistoryStep::Forward).await,
@@ -147,7 +147,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 self.after_op(name, None, outcome, text, "Could not scroll").await
             }
             Action::ScrollToText { text } | Action::FindText { text } => self.find(action, text).await,
-            Action::OpenTab { url } => self.open_tab(name, url).await,
+            Action::OpenTab { url } => self.open_tab(name, &full_address(seen, url)).await,
             Action::AskUser { question } => {
                 let said = self.ask_user_action(question).await?;
                 // The user may have changed the page: the step's other actions no longer apply.
@@ -510,6 +510,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         );
         Ok(left_page(report(name, target, true, text)))
     }
+}
+
+/// The address the model means by `typed`: a link's full address when it typed the link as the
+/// map it saw shows it (short), else what it typed.
+fn full_address(seen: Option<&PageMap>, typed: &str) -> String {
+    seen.and_then(|map| map.full_address(typed)).unwrap_or_else(|| typed.to_string())
 }
 
 fn tab_closed() -> StepError {

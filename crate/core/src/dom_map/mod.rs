@@ -6,6 +6,7 @@
 //! reachable, text is attached to the element it labels, indices are kept stable across steps,
 //! and [`serialize`] writes the compact text the model reads.
 
+mod address;
 mod compose;
 mod icon;
 mod observed;
@@ -20,7 +21,7 @@ pub use registry::ElementRegistry;
 pub use serialize::{elements_in_scope, serialize, MapOptions};
 
 use crate::safety::{neutralize, Finding, Site};
-use crate::text::{truncate_chars, truncate_words};
+use crate::text::truncate_words;
 use compose::{Composer, Gather};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::Serialize;
@@ -228,6 +229,7 @@ impl PageMap {
         let mut frame_sites = FrameSites::new(&stitched.top.url);
         let holders: HashSet<usize> =
             (0..nodes.len()).filter(|&i| judged.interactive[i]).filter_map(|i| judged.owner[i]).collect();
+        let mut addresses: Vec<(usize, String)> = Vec::new();
         for (i, line) in element_lines {
             let placed = &nodes[i];
             let text = truncate_words(&composer.compose(i, Gather::Name, &mut used), MAX_TEXT_CHARS);
@@ -241,7 +243,11 @@ impl PageMap {
             let index = registry.index_of(placed.doc, placed.node.id);
             registry.mark_shown(index);
             let target = links.resolve(placed.node, placed.url);
-            let mut attrs = display_attrs(placed.node, label, target.as_ref().map(|url| links.shown(url)));
+            let href = target.as_ref().and_then(|url| links.shown(url));
+            if href.is_some() {
+                addresses.extend(target.as_ref().map(|url| (line, url.to_string())));
+            }
+            let mut attrs = display_attrs(placed.node, label, href);
             let frame_site = frame_sites.of(placed.url);
             attrs.extend(frame_site.as_ref().map(|site| ("site".to_string(), site.to_string())));
             if text.is_empty() && !holders.contains(&i) {
@@ -264,6 +270,8 @@ impl PageMap {
             });
         }
         registry.finish_map(&nodes.iter().map(|placed| placed.doc).collect::<HashSet<_>>());
+        tell_apart(&mut lines, &addresses);
+        say_texts_once(&mut lines);
 
         Ok(PageMap {
             url: stitched.top.url.clone(),
@@ -304,6 +312,22 @@ impl PageMap {
     pub fn element(&self, index: u32) -> Option<&MapElement> {
         self.elements().find(|element| element.index == index)
     }
+
+    /// The full address the model means when it types a link's address as this map shows it
+    /// (shortened: see [`address`]), or a path or fragment of this page; `None` when `typed` is
+    /// an address of its own.
+    pub fn full_address(&self, typed: &str) -> Option<String> {
+        let typed = typed.trim();
+        let shown_as =
+            |element: &&MapElement| element.attrs.iter().any(|(name, value)| name == "href" && value == typed);
+        if let Some(link) = self.elements().filter(|element| element.link.is_some()).find(shown_as) {
+            return link.link.clone();
+        }
+        if typed.starts_with(['/', '#', '?']) {
+            return url::Url::parse(&self.url).ok()?.join(typed).ok().map(String::from);
+        }
+        None
+    }
 }
 
 /// Defuses page text that addresses the agent (see `safety`), remembering what it found.
@@ -341,26 +365,94 @@ impl<'a> Links<'a> {
         base.as_ref()?.join(href).ok()
     }
 
-    /// A resolved link shown as a path when it stays on the top page's origin and as the full
-    /// URL otherwise, capped.
-    fn shown(&self, target: &url::Url) -> String {
-        const MAX_HREF_CHARS: usize = 120;
-        let shown = match &self.top {
-            Some(top) if target.origin() == top.origin() => {
-                let mut path = target.path().to_string();
-                if let Some(query) = target.query() {
-                    path.push('?');
-                    path.push_str(query);
-                }
-                if let Some(fragment) = target.fragment() {
-                    path.push('#');
-                    path.push_str(fragment);
-                }
-                path
+    /// A resolved link as the model reads it (see [`address::shown`]).
+    fn shown(&self, target: &url::Url) -> Option<String> {
+        address::shown(target, self.top.as_ref())
+    }
+}
+
+/// A line of page text that repeats the one before it, or only repeats the elements right after
+/// it (a menu's links between separators), is left out; one that ends with the first one's words
+/// (a sentence that ends in its link) loses them: the element's line says them.
+fn say_texts_once(lines: &mut Vec<MapLine>) {
+    for k in 0..lines.len() {
+        let LineKind::Text(text) = &lines[k].kind else { continue };
+        if k > 0 && matches!(&lines[k - 1].kind, LineKind::Text(before) if before == text) {
+            lines[k].kind = LineKind::Text(String::new());
+            continue;
+        }
+        let following: Vec<&str> = lines[k + 1..]
+            .iter()
+            .map_while(|line| match &line.kind {
+                LineKind::Element(element) => Some(element.text.as_str()),
+                LineKind::Text(_) => None,
+            })
+            .filter(|text| !text.is_empty())
+            .collect();
+        let Some(first) = following.first() else { continue };
+        let kept = if only_these(text, &following) {
+            String::new()
+        } else if let Some(head) = text.strip_suffix(first).filter(|head| head.is_empty() || head.ends_with(' ')) {
+            if is_separators(head) {
+                String::new()
+            } else {
+                head.trim_end().to_string()
             }
-            _ => target.to_string(),
+        } else {
+            continue;
         };
-        truncate_chars(&shown, MAX_HREF_CHARS)
+        lines[k].kind = LineKind::Text(kept);
+    }
+    lines.retain(|line| !matches!(&line.kind, LineKind::Text(text) if text.is_empty()));
+}
+
+/// Whether `text` is the `texts` in order, with nothing but separators around them.
+fn only_these(text: &str, texts: &[&str]) -> bool {
+    let mut rest = text;
+    for part in texts {
+        let Some(at) = rest.find(part) else { break };
+        if !is_separators(&rest[..at]) {
+            return false;
+        }
+        rest = &rest[at + part.len()..];
+    }
+    rest.len() < text.len() && is_separators(rest)
+}
+
+fn is_separators(text: &str) -> bool {
+    text.chars().all(|c| !c.is_alphanumeric())
+}
+
+/// Links whose short forms meet but that lead to different addresses get a suffix from their
+/// full address each, so that the model tells them apart and the address it types back maps to
+/// one link. `addresses`: each link's line and full address.
+fn tell_apart(lines: &mut [MapLine], addresses: &[(usize, String)]) {
+    let href_of = |line: &MapLine| match &line.kind {
+        LineKind::Element(element) => element.attrs.iter().find(|(name, _)| name == "href").map(|(_, v)| v.clone()),
+        LineKind::Text(_) => None,
+    };
+    let mut first_full: HashMap<String, &str> = HashMap::default();
+    let mut clashing: HashSet<String> = HashSet::default();
+    for (line, full) in addresses {
+        let Some(shown) = href_of(&lines[*line]) else { continue };
+        match first_full.get(&shown) {
+            Some(&seen) if seen != full => {
+                clashing.insert(shown);
+            }
+            Some(_) => {}
+            None => {
+                first_full.insert(shown, full);
+            }
+        }
+    }
+    for (line, full) in addresses {
+        if let LineKind::Element(element) = &mut lines[*line].kind {
+            if let Some((_, shown)) = element.attrs.iter_mut().find(|(name, _)| name == "href") {
+                if clashing.contains(shown.as_str()) {
+                    shown.push_str(&address::distinguishing_suffix(full));
+                }
+            }
+        }
     }
 }
 
@@ -724,7 +816,8 @@ fn display_attrs(node: &RawNode, label: Option<&str>, href: Option<String>) -> V
             continue; // Pictures kept from being dragged away.
         }
         let value = if source == "href" {
-            href.clone().unwrap_or_else(|| value.to_string())
+            let Some(shown) = href.clone() else { continue }; // Leads nowhere a model can use.
+            shown
         } else {
             truncate_words(value, MAX_TEXT_CHARS)
         };

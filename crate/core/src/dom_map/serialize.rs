@@ -125,13 +125,16 @@ fn summary(elements: &[&MapElement], start: usize, direction: &str) -> String {
     if elements.is_empty() {
         return String::new();
     }
-    let names: Vec<String> = elements
-        .iter()
-        .skip(start)
-        .take(SUMMARY_NAMES)
-        .map(|element| format!("'{}'", truncate_words(&element_name(element), SUMMARY_NAME_CHARS)))
-        .collect();
-    let more = if elements.len() > names.len() { ", ..." } else { "" };
+    // Each name once (a page's header and footer repeat their links).
+    let mut names: Vec<String> = Vec::new();
+    let mut rest = elements.iter().skip(start).peekable();
+    while let Some(element) = rest.next_if(|_| names.len() < SUMMARY_NAMES) {
+        let name = format!("'{}'", truncate_words(&element_name(element), SUMMARY_NAME_CHARS));
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    let more = if start > 0 || rest.peek().is_some() { ", ..." } else { "" };
     format!("; {} interactive elements {direction}: {}{more}", elements.len(), names.join(", "))
 }
 
@@ -150,7 +153,7 @@ fn render(line: &MapLine) -> String {
                 out.push('*');
             }
             let _ = write!(out, "[{}]<{}", element.index, element.tag);
-            for (name, value) in &element.attrs {
+            for (name, value) in shown_attrs(element) {
                 let _ = write!(out, " {name}={}", quote(value));
             }
             out.push('>');
@@ -159,6 +162,52 @@ fn render(line: &MapLine) -> String {
         }
     }
     out
+}
+
+/// The element's attributes less the names that repeat its text or a name already shown (a link
+/// whose title is its text, a field whose aria-label is its placeholder) and an address its text
+/// already says: said once.
+fn shown_attrs(element: &MapElement) -> impl Iterator<Item = &(String, String)> {
+    const NAMES: &[&str] = &["label", "placeholder", "aria-label", "title", "alt"];
+    let text = format!(" {} ", same_words(&element.text));
+    let mut said: Vec<String> = Vec::new();
+    let lower_text = element.text.to_lowercase();
+    element.attrs.iter().filter(move |(name, value)| {
+        if name == "href" {
+            return !says_address(&lower_text, value);
+        }
+        if !NAMES.contains(&name.as_str()) {
+            return true;
+        }
+        let words = same_words(value);
+        let repeated = text.contains(&format!(" {words} ")) || said.contains(&words);
+        said.push(words);
+        !repeated
+    })
+}
+
+/// Whether a link's words already say its address: they show it (`https://nyti.ms/2aAVVjl`), or
+/// the page's own path ends in them (`/news/world` for "World", `/about.html` for "About").
+fn says_address(lower_text: &str, href: &str) -> bool {
+    if href.chars().count() >= 4 && lower_text.contains(&href.to_lowercase()) {
+        return true;
+    }
+    if !href.starts_with('/') || href.contains(['?', '#', '~']) {
+        return false;
+    }
+    let last = href.trim_end_matches('/').rsplit('/').next().unwrap_or_default();
+    let slug = last
+        .rsplit_once('.')
+        .filter(|(_, ext)| matches!(*ext, "html" | "htm" | "php" | "aspx"))
+        .map_or(last, |(name, _)| name);
+    !slug.is_empty() && same_words(slug) == same_words(lower_text)
+}
+
+/// Text compared for repetition: lower case, words only, one space between them.
+fn same_words(text: &str) -> String {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    words.join(" ")
 }
 
 /// Bare when the value is one word, quoted otherwise, so the line stays unambiguous.

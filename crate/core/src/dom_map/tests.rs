@@ -264,7 +264,7 @@ fn shows_the_number_and_bounds_of_sliders_and_spinners_and_all_the_choices_of_a_
 }
 
 #[test]
-fn keeps_foreign_links_whole_and_cuts_long_names_at_words_but_not_page_text() {
+fn shows_foreign_links_by_host_and_path_and_cuts_long_names_at_words_but_not_page_text() {
     let long = "word ".repeat(60);
     let text = body_of(vec![
         node(1, None, "body", ""),
@@ -274,11 +274,74 @@ fn keeps_foreign_links_whole_and_cuts_long_names_at_words_but_not_page_text() {
         node(5, Some(0), "button", long.trim()),
     ]);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "[1]<a href=https://docs.example.org/guide/start?lang=en>Docs />");
-    assert_eq!(lines[1], "[2]<a href=/mugs#top>Top />");
+    assert_eq!(lines[0], "[1]<a href=docs.example.org/guide/start?lang=en>Docs />");
+    assert_eq!(lines[1], "[2]<a href=#top>Top />");
     assert_eq!(lines[2], long.trim(), "page text is shortened by the token budget, not here");
     let name = lines[3].trim_start_matches("[3]<button>").trim_end_matches(" />");
     assert!(name.ends_with("word…") && name.chars().count() <= MAX_TEXT_CHARS + 1, "{name}");
+}
+
+#[test]
+fn links_differing_only_late_in_their_query_stay_apart_and_map_back_to_their_addresses() {
+    let search = "http://shop.test/search?q=mugs&sort=price&page=2&view=grid&size=";
+    let map = PageMap::from_page(&page(vec![
+        node(1, None, "body", ""),
+        with_attrs(node(2, Some(0), "a", "Large"), &[("href", &format!("{search}large"))]),
+        with_attrs(node(3, Some(0), "a", "Small"), &[("href", &format!("{search}small"))]),
+        with_attrs(node(4, Some(0), "a", "Again"), &[("href", &format!("{search}small"))]),
+        with_attrs(node(5, Some(0), "a", "Cart"), &[("href", "/cart?utm_source=mail")]),
+    ]));
+    let shown: Vec<String> = map
+        .elements()
+        .map(|e| e.attrs.iter().find(|(name, _)| name == "href").map(|(_, v)| v.clone()).unwrap_or_default())
+        .collect();
+    assert!(shown[0].starts_with("/search?q=mugs&sort=price&page=2&…~"), "{shown:?}");
+    assert_ne!(shown[0], shown[1], "the two searches read the same");
+    assert_eq!(shown[1], shown[2], "one address reads one way");
+    assert_eq!(shown[3], "/cart", "no suffix where nothing clashes");
+    assert_eq!(map.full_address(&shown[0]).as_deref(), Some(format!("{search}large").as_str()));
+    assert_eq!(map.full_address(&shown[1]).as_deref(), Some(format!("{search}small").as_str()));
+    assert_eq!(map.full_address("/cart").as_deref(), Some("http://shop.test/cart?utm_source=mail"));
+    assert_eq!(map.full_address("/orders?page=2").as_deref(), Some("http://shop.test/orders?page=2"));
+    assert_eq!(map.full_address("https://other.test/"), None);
+}
+
+#[test]
+fn names_and_texts_that_repeat_are_said_once() {
+    assert_eq!(
+        body_of(vec![
+            node(1, None, "body", ""),
+            with_attrs(node(2, Some(0), "a", "Skip to content"), &[("href", "/a"), ("aria-label", "Skip to Content")]),
+            with_attrs(node(3, Some(0), "a", "Pippin Lee"), &[("href", "/b"), ("title", "Profile of Pippin Lee")]),
+            with_attrs(node(4, Some(0), "input", ""), &[("placeholder", "Search..."), ("aria-label", "Search")]),
+            with_attrs(node(5, Some(0), "a", "Cartoons"), &[("href", "/c"), ("title", "Cart")]),
+            // A menu's line of link texts, and a sentence that ends in its link.
+            node(6, Some(0), "div", "Home | News"),
+            with_attrs(node(7, Some(0), "a", "Home"), &[("href", "/")]),
+            with_attrs(node(8, Some(0), "a", "News"), &[("href", "/news")]),
+            node(9, Some(0), "p", "Tailored for you. Make it your default."),
+            with_attrs(node(10, Some(0), "a", "Make it your default."), &[("href", "/d")]),
+            node(11, Some(0), "p", "Read the docs first."),
+            node(16, Some(0), "p", "Read the docs first."),
+            with_attrs(node(12, Some(0), "a", "the docs"), &[("href", "/e")]),
+            with_attrs(node(13, Some(0), "a", "https://nyti.ms/2aAVVjl"), &[("href", "https://nyti.ms/2aAVVjl")]),
+            with_attrs(node(14, Some(0), "a", "World news"), &[("href", "/sections/world-news/")]),
+            with_attrs(node(15, Some(0), "a", "About"), &[("href", "/about.html?from=nav")]),
+        ]),
+        "[1]<a href=/a>Skip to content />\n\
+         [2]<a title=\"Profile of Pippin Lee\" href=/b>Pippin Lee />\n\
+         [3]<input placeholder=Search...> />\n\
+         [4]<a title=Cart href=/c>Cartoons />\n\
+         [5]<a href=/>Home />\n\
+         [6]<a>News />\n\
+         Tailored for you.\n\
+         [7]<a href=/d>Make it your default. />\n\
+         Read the docs first.\n\
+         [8]<a href=/e>the docs />\n\
+         [9]<a>https://nyti.ms/2aAVVjl />\n\
+         [10]<a>World news />\n\
+         [11]<a href=/about.html?from=nav>About />"
+    );
 }
 
 #[test]
@@ -290,7 +353,7 @@ fn nested_interactive_elements_are_indented() {
             node(3, Some(1), "summary", "Shipping"),
             with_attrs(node(4, Some(1), "a", "Rates"), &[("href", "/rates")]),
         ]),
-        "[1]<details> />\n\t[2]<summary>Shipping />\n\t[3]<a href=/rates>Rates />"
+        "[1]<details> />\n\t[2]<summary>Shipping />\n\t[3]<a>Rates />"
     );
 }
 
@@ -351,6 +414,17 @@ fn lists_the_viewport_and_summarises_what_lies_above_and_below() {
     // A margin brings more into the listing.
     let wider = serialize(&PageMap::from_page(&raw), &MapOptions { margin_pages: 0.5 });
     assert!(wider.contains("[10]<button>Item 9 />") && wider.contains("[22]<button>Item 21 />"), "{wider}");
+}
+
+#[test]
+fn the_summary_names_each_element_below_once() {
+    let mut nodes = vec![node(1, None, "body", "")];
+    for (i, name) in ["Home", "Home", "News", "Home", "World"].into_iter().enumerate() {
+        nodes.push(at(node(2 + i as u32, Some(0), "a", name), 2000.0 + i as f64 * 10.0));
+    }
+    let nodes = nodes.into_iter().map(|n| if n.tag == "a" { with_attrs(n, &[("href", "/x")]) } else { n }).collect();
+    let text = text_of(nodes);
+    assert!(text.contains("5 interactive elements below: 'Home', 'News', 'World'\n"), "{text}");
 }
 
 #[test]
@@ -570,7 +644,7 @@ fn clickable_things_inside_clickable_things_get_their_own_index() {
             star,
             bin,
         ]),
-        "[1]<span>Reply />\n[2]<span>Forward />\n[3]<div>Alice: lunch? />\n\t[4]<span icon=star> />\n\t[5]<span icon=\"email trash\"> />"
+        "[1]<span>Reply />\n[2]<span>Forward />\n[3]<div>Alice: lunch? />\n\t[4]<span icon=star> />\n\t[5]<span icon=trash> />"
     );
 }
 
@@ -588,9 +662,15 @@ fn icon_only_controls_are_named_by_their_hints_or_said_to_be_icons() {
     named.hint = Some("btn fa fa-retweet".into());
     let unnamed = node(3, Some(0), "button", "");
     let labelled = with_attrs(node(4, Some(0), "button", ""), &[("aria-label", "Like")]);
+    // Generated and utility class names name nothing, whatever their letters.
+    let mut hashed = node(5, Some(0), "button", "");
+    hashed.hint = Some("c:thumbnail xpir lazy\nc:css-1x2y3z sc-bdfBwQ".into());
+    let mut pictured = node(6, Some(0), "button", "");
+    pictured.hint = Some("c:site-header-wrap\nt:The Daily Times".into());
     assert_eq!(
-        body_of(vec![node(1, None, "body", ""), named, unnamed, labelled]),
-        "[1]<button icon=retweet> />\n[2]<button icon=unnamed> />\n[3]<button aria-label=Like> />"
+        body_of(vec![node(1, None, "body", ""), named, unnamed, labelled, hashed, pictured]),
+        "[1]<button icon=retweet> />\n[2]<button icon=unnamed> />\n[3]<button aria-label=Like> />\n\
+         [4]<button icon=unnamed> />\n[5]<button icon=\"the daily times\"> />"
     );
 }
 

@@ -218,6 +218,17 @@ fn tabs_can_be_opened_switched_and_closed() {
 }
 
 #[test]
+fn an_address_typed_as_the_map_shows_it_opens_the_link_s_full_one() {
+    let shop = FakeShop::new();
+    *shop.reviews_href.borrow_mut() = "/reviews?utm_source=mail&sid=a8F3kQ9zLm2xP7vR".into();
+    let (said, _) = one_step(&shop, r#"[{"go_to_url":{"url":"/reviews?sid=…"}}]"#);
+    assert_eq!(said[0], "Opened http://shop.test/reviews?utm_source=mail&sid=a8F3kQ9zLm2xP7vR.");
+    let shop = FakeShop::new();
+    let (said, _) = one_step(&shop, r#"[{"open_tab":{"url":"/faq"}}]"#);
+    assert!(said[0].starts_with("Opened http://shop.test/faq in a new tab"), "{said:?}");
+}
+
+#[test]
 fn search_opens_the_engine_with_the_query_encoded() {
     let shop = FakeShop::new();
     let (said, _) = one_step(&shop, r#"[{"search":{"query":"blue mug"}}]"#);
