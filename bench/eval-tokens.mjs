@@ -4,10 +4,10 @@
 // the agent's own (what it sends for a task done in the fewest steps), not a real model's.
 // Usage: ./build.sh bench eval-tokens [--parallel N (2)]
 // Prints, per style, the evaluation's input-token table by agent and its headline; each
-// evaluation's folder stays under .tmp/eval-tokens/.
+// evaluation's folder stays under .tmp/eval-tokens/ until the next measurement.
 
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -37,6 +37,7 @@ for (const style of STYLES) {
   const llm = await startLlmServer({ tasks: Object.fromEntries(suite.map((t) => [t.task, scripts[t.id]])) });
   try {
     const out = join(OUT, style);
+    await rm(out, { recursive: true, force: true }); // the last measurement's, which the evaluation would not overwrite
     const stdout = await evaluate(['--suite', SUITE, '--base-url', llm.baseUrl, '--model', 'gpt-4o', '--request-style', style,
       '--parallel', values.parallel, '--out', out]);
     const report = await readFile(join(out, 'report.md'), 'utf8');
