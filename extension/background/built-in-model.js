@@ -16,16 +16,16 @@ function refusal(err, session) {
 }
 
 /** `request`: `{system, history, prompt, schema, omitSchemaInput}` as JSON; answers
- * `{content}` or `{error}` as JSON. */
-async function prompt(request) {
+ * `{content}` or `{error}` as JSON. `signal` (the task stopped) ends the session's work. */
+async function prompt(request, signal) {
   const { system, history, prompt: text, schema, omitSchemaInput } = JSON.parse(request);
   const state = await availability();
   if (state !== 'available') return JSON.stringify({ error: { name: 'unavailable', availability: state } });
   const initialPrompts = [...(system ? [{ role: 'system', content: system }] : []), ...history];
-  const options = { responseConstraint: schema, omitResponseConstraintInput: omitSchemaInput };
+  const options = { responseConstraint: schema, omitResponseConstraintInput: omitSchemaInput, signal };
   let session;
   try {
-    session = await languageModel().create({ ...SESSION_OPTIONS, initialPrompts });
+    session = await languageModel().create({ ...SESSION_OPTIONS, initialPrompts, signal });
     // Measured first, so that a request over the window is refused with what it needs.
     const requested = contextUsage(session) + (await measureContextUsage(session, text, options));
     const window = contextWindow(session);

@@ -160,3 +160,16 @@ test('a request over the window is refused before the model, saying what to do, 
   assert.match(note?.message ?? '', /ran on Chrome's built-in model, a small model on this computer: it may be beyond what that model can do/);
   await waitUntil(async () => (await panel.locator('#log').textContent()).includes('beyond what that model can do'));
 });
+
+test("stopping a task ends the built-in model's work on the prompt in flight", async () => {
+  const fake = await installFake([{ hang: true }]);
+  await applySettings(agent, { ...BUILT_IN, planningInterval: 0 });
+  const { tabId } = await openTarget(agent, `${site.origin}/shop/`);
+  const panel = await openPanel(agent, tabId);
+  const end = runTask(panel, { task: SHOP_TASK, tabId });
+  await waitUntil(() => fake.llm.requests.length === 1);
+  await panel.locator('#stop').click();
+  assert.equal((await end).type, 'stopped', 'the task ends as stopped');
+  await waitUntil(() => fake.llm.stats.aborted === 1);
+  await panel.close();
+});

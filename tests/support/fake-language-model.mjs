@@ -10,9 +10,10 @@
 //     download); refused with QuotaExceededError when the initial prompts exceed the window;
 //   - a session's window and usage under one spelling: the new (`contextWindow`, `contextUsage`,
 //     `measureContextUsage`) or the legacy (`inputQuota`, `inputUsage`, `measureInputUsage`);
-//   - `session.prompt(text, {responseConstraint, omitResponseConstraintInput})`: the schema counts
-//     in the window unless omitted (TypeError when omitted without one); over the window it throws
-//     QuotaExceededError (with `requested` and `quota`) and nothing is kept.
+//   - `session.prompt(text, {responseConstraint, omitResponseConstraintInput, signal})`: the schema
+//     counts in the window unless omitted (TypeError when omitted without one); over the window it
+//     throws QuotaExceededError (with `requested` and `quota`) and nothing is kept; an aborted
+//     `signal` (also taken by `create`) rejects with its reason and ends the model's work;
 // Its "model" is the scripted one (llm-server.mjs): a prompt is asked of it as an
 // OpenAI-compatible request carrying the responseConstraint as its JSON schema, so the fake
 // replies only what the script says and only what the schema allows (the scripted server refuses
@@ -73,6 +74,7 @@ function installFakeLanguageModel({ stateUrl, llmUrl, spelling, roomAfterInitial
     }
 
     static async create(options = {}) {
+      options.signal?.throwIfAborted();
       checkLanguages(options);
       const { availability, contextWindow } = await state();
       if (availability === 'unavailable') throw new DOMException('The model is not available on this device.', 'NotSupportedError');
@@ -115,6 +117,7 @@ function installFakeLanguageModel({ stateUrl, llmUrl, spelling, roomAfterInitial
     }
 
     async prompt(input, options = {}) {
+      options.signal?.throwIfAborted();
       const needed = measure(input, options);
       if (this.#spent + needed > this.#window) {
         // Told to the test: a caller that measures first never gets here.
@@ -128,7 +131,7 @@ function installFakeLanguageModel({ stateUrl, llmUrl, spelling, roomAfterInitial
         ...(schema && { response_format: { type: 'json_schema', json_schema: { name: 'response', strict: true, schema } } }),
       };
       const response = await fetch(`${llmUrl}/chat/completions`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request),
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request), signal: options.signal,
       });
       if (!response.ok) throw new DOMException(`The model failed: ${await response.text()}`, 'UnknownError');
       const content = (await response.json()).choices[0].message.content;

@@ -9,9 +9,10 @@ use web_sys::AbortController;
 
 #[wasm_bindgen::prelude::wasm_bindgen]
 extern "C" {
-    /// The worker's session runner for Chrome's built-in model (background/built-in-model.js).
+    /// The worker's session runner for Chrome's built-in model (background/built-in-model.js);
+    /// `signal` ends the session's prompt when the task stops.
     #[wasm_bindgen(js_namespace = builtInModel, js_name = prompt, catch)]
-    async fn prompt_built_in_model(request: String) -> Result<JsValue, JsValue>;
+    async fn prompt_built_in_model(request: String, signal: web_sys::AbortSignal) -> Result<JsValue, JsValue>;
 }
 
 /// `fetch` with a time limit: a model that has not answered by then is treated as unreachable
@@ -21,7 +22,8 @@ pub struct FetchClient {
     pub timeout_ms: u32,
 }
 
-/// Aborts the fetch if the request future is dropped before it finishes (the user pressed stop).
+/// Aborts the fetch, or the built-in model's prompt, if the request future is dropped before it
+/// finishes (the user pressed stop).
 struct AbortOnDrop(Option<AbortController>);
 
 impl AbortOnDrop {
@@ -172,8 +174,13 @@ impl HttpClient for FetchClient {
     }
 
     async fn prompt_built_in(&self, request: String) -> Result<String, String> {
-        let answer = async {
-            let answer = prompt_built_in_model(request).await.map_err(|err| format!("{err:?}"))?;
+        let controller = AbortController::new().map_err(|_| "the browser could not create a request".to_string())?;
+        let signal = controller.signal();
+        // Stopping the task drops this future, which stops the model's work on the prompt too.
+        let guard = AbortOnDrop(Some(controller));
+        let answer = async move {
+            let answer = prompt_built_in_model(request, signal).await.map_err(|err| format!("{err:?}"))?;
+            guard.finished();
             answer.as_string().ok_or_else(|| "the built-in model's runner answered no text".to_string())
         };
         self.within_time_limit(answer).await
