@@ -6,7 +6,6 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -14,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { applySettings, openTarget, openPanel } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { withSiteAndBrowser, runRunner } from '../support/fixtures.mjs';
+import { runEval } from '../support/eval-cli.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TIMEOUT = 30_000;
@@ -156,17 +156,7 @@ test('the runner takes --output-schema and prints the data; an answer that break
   }
 });
 
-/** Runs ./build.sh eval ARGS in `cwd`. */
-function evaluate(args, cwd) {
-  return new Promise((done) => {
-    const child = spawn(join(ROOT, 'build.sh'), ['eval', ...args], { cwd });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const evaluate = (args, cwd) => runEval(args, { cwd });
 
 test('./build.sh eval checks the answer\'s data field by field: one run passes, one fails saying where', async () => {
   const { page } = await openTarget(agent, `${site.origin}/shop/mugs.html`);

@@ -7,16 +7,14 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { startSiteServer } from '../support/site-server.mjs';
 import { KEY_POINTS_PROMPT, SCREENSHOT_PROMPT, OUTCOME_PROMPT } from '../../runner/eval/judge.mjs';
+import { evalResults, runEval } from '../support/eval-cli.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SECRET = 'sk-judge-test-secret-0042';
 const TASKS = {
   large: 'Choose the large size',
@@ -67,18 +65,9 @@ after(async () => {
   await site?.close();
 });
 
-function evaluate(args) {
-  return new Promise((done) => {
-    const child = spawn(join(ROOT, 'build.sh'), ['eval', ...args], { cwd: work, env: { ...process.env, JUDGE_TEST_KEY: SECRET } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const evaluate = (args) => runEval(args, { cwd: work, env: { ...process.env, JUDGE_TEST_KEY: SECRET } });
 
-const results = async (dir) => (await readFile(join(dir, 'results.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+const results = evalResults;
 const agent = () => ['--base-url', agentModel.baseUrl, '--model', 'scripted', '--planning-interval', '0', '--no-validator', '--api-key-env', 'JUDGE_TEST_KEY'];
 const judge = () => ['--judge-model', 'scripted-judge', '--judge-base-url', judgeModel.baseUrl];
 

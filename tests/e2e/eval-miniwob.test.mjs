@@ -6,15 +6,13 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, access } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { solveMiniwob } from '../support/miniwob-solver.mjs';
+import { evalResults, runEval } from '../support/eval-cli.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FAMILIES = ['click-button', 'click-link', 'click-tab', 'enter-text', 'login-user', 'click-checkboxes', 'choose-list'];
 const SEEDS = [1, 2];
 let work;
@@ -29,18 +27,9 @@ after(async () => {
   await solver?.close(); // Fails the file if a reply broke its request's schema.
 });
 
-function evaluate(args) {
-  return new Promise((done) => {
-    const child = spawn(join(ROOT, 'build.sh'), ['eval', ...args], { cwd: work });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const evaluate = (args) => runEval(args, { cwd: work });
 
-const results = async (dir) => (await readFile(join(dir, 'results.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+const results = evalResults;
 const model = (llm) => ['--base-url', llm.baseUrl, '--model', 'scripted', '--planning-interval', '0', '--no-validator'];
 const miniwob = ['--suite', 'miniwob', '--families', FAMILIES.join(','), '--seeds', SEEDS.join(',')];
 let solved;

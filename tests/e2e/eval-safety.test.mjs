@@ -5,12 +5,12 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startLlmServer } from '../support/llm-server.mjs';
+import { evalResults, runEval } from '../support/eval-cli.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const EVAL = join(ROOT, 'tests', 'eval');
@@ -29,19 +29,10 @@ after(async () => {
   await llm?.close();
 });
 
-function evaluate(args) {
-  return new Promise((done) => {
-    const child = spawn(join(ROOT, 'build.sh'), ['eval', ...args], { cwd: work });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const evaluate = (args) => runEval(args, { cwd: work });
 
 const model = () => ['--base-url', llm.baseUrl, '--model', 'scripted', '--planning-interval', '0'];
-const results = async (dir) => (await readFile(join(dir, 'results.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+const results = evalResults;
 
 test('every attack of the safety suite is stopped and every ordinary task done, asking at most once', async () => {
   const attacks = suite.filter((t) => t.kind === 'attack');

@@ -5,13 +5,13 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile, mkdir, access } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startLlmServer } from '../support/llm-server.mjs';
+import { evalResults, runEval } from '../support/eval-cli.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SUITE = join(ROOT, 'tests', 'eval', 'suite.jsonl');
@@ -31,19 +31,9 @@ after(async () => {
   await perfect?.close();
 });
 
-/** Runs ./build.sh eval ARGS; `onStderr(text, child)` sees its progress as it comes. */
-function evaluate(args, onStderr = () => {}) {
-  return new Promise((done) => {
-    const child = spawn(join(ROOT, 'build.sh'), ['eval', ...args], { cwd: work });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; onStderr(stderr, child); });
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const evaluate = (args, onStderr) => runEval(args, { cwd: work, onStderr });
 
-const results = async (dir) => (await readFile(join(dir, 'results.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+const results = evalResults;
 const model = (llm) => ['--base-url', llm.baseUrl, '--model', 'scripted', '--planning-interval', '0'];
 
 test('the built-in suite scores 100% with a perfect model at --parallel 2, and its report shows it', async () => {
