@@ -31,8 +31,20 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
+/// The words of a text in lower case: split at anything not a letter or digit.
+pub fn lower_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+}
+
+/// The words of a name, label or id as written: split at anything not a letter or digit and where
+/// a lower-case letter meets an upper-case one (`DeleteOutlineIcon` -> Delete, Outline, Icon;
+/// `mfa_code`, `thumbs-up.svg`).
+pub fn name_words(name: &str) -> impl Iterator<Item = &str> {
+    name.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).flat_map(split_camel_case)
+}
+
 /// `DeleteOutline` -> `Delete`, `Outline`; `reply` -> `reply`.
-pub fn split_camel_case(word: &str) -> Vec<&str> {
+fn split_camel_case(word: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let mut start = 0;
     let chars: Vec<(usize, char)> = word.char_indices().collect();
@@ -57,6 +69,16 @@ mod tests {
         assert_eq!(truncate_chars("abc", 3), "abc");
         assert_eq!(truncate_words("one two three four", 12), "one two…");
         assert_eq!(truncate_words("short", 12), "short");
+    }
+
+    #[test]
+    fn splits_texts_and_names_into_words() {
+        assert_eq!(lower_words("Add to Cart — now!"), ["add", "to", "cart", "now"]);
+        assert_eq!(name_words("DeleteOutlineIcon").collect::<Vec<_>>(), ["Delete", "Outline", "Icon"]);
+        assert_eq!(
+            name_words("otpInput mfa_code thumbs-up.svg").collect::<Vec<_>>(),
+            ["otp", "Input", "mfa", "code", "thumbs", "up", "svg"]
+        );
     }
 
     #[test]

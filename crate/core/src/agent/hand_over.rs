@@ -182,11 +182,7 @@ fn is_one_time_code(node: &RawNode) -> bool {
 /// The words of a name, label or id, lowercased: split at anything not a letter or digit and
 /// where a lower-case letter meets an upper-case one (`otpInput`, `mfa_code`, "Verification code").
 fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .flat_map(crate::text::split_camel_case)
-        .map(str::to_lowercase)
-        .collect()
+    crate::text::name_words(text).map(str::to_lowercase).collect()
 }
 
 /// Whether `words` hold the phrase's words one after another: whole words, so that a placeholder

@@ -6,6 +6,8 @@
 //! then file names (`f:` `trash.png` -> "trash"). Other class names are never read: generated
 //! ones (`css-1x2y3z`, `xpir`) and utility ones (`lazy`, `thumbnail`) name nothing.
 
+use crate::text::name_words;
+
 /// Words that name no action: icon-set prefixes, layout and state classes, file types.
 const GENERIC: &[&str] = &[
     "icon",
@@ -284,12 +286,12 @@ pub fn icon_name(material: &str) -> Option<String> {
     if let Some(text) = of("t").map(str::trim).find(|text| !text.is_empty()) {
         return Some(crate::text::truncate_words(&text.to_lowercase(), MAX_TEXT_CHARS));
     }
-    let named = words(of("n").flat_map(str::split_whitespace).flat_map(icon_words));
+    let named = words(of("n").flat_map(str::split_whitespace).flat_map(name_words));
     let classes = || of("c").flat_map(str::split_whitespace);
     named
-        .or_else(|| words(classes().filter_map(icon_set_name).flat_map(icon_words)))
+        .or_else(|| words(classes().filter_map(icon_set_name).flat_map(name_words)))
         .or_else(|| words(classes().flat_map(|class| class.split(['-', '_'])).filter(|w| is_icon_word(w))))
-        .or_else(|| words(of("f").flat_map(icon_words)))
+        .or_else(|| words(of("f").flat_map(name_words)))
 }
 
 /// Up to [`MAX_WORDS`] meaningful words, each once.
@@ -305,11 +307,6 @@ fn words<'a>(candidates: impl Iterator<Item = &'a str>) -> Option<String> {
         }
     }
     (!kept.is_empty()).then(|| kept.join(" "))
-}
-
-/// The words of a name: `DeleteOutlineIcon` -> Delete, Outline, Icon; `thumbs-up.svg` -> thumbs, up, svg.
-fn icon_words(name: &str) -> impl Iterator<Item = &str> {
-    name.split(|c: char| !c.is_alphanumeric()).flat_map(crate::text::split_camel_case)
 }
 
 /// The icon's name in an icon set's class: `fa-reply` -> `reply`, `DeleteOutlineIcon` ->

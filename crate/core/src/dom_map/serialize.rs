@@ -4,7 +4,7 @@
 //! and below is summarised with the scroll position.
 
 use super::{LineKind, MapElement, MapLine, PageMap};
-use crate::text::truncate_words;
+use crate::text::{lower_words, truncate_words};
 use std::fmt::Write;
 
 /// Stops the map from growing without bound on huge viewports; what is left out is counted.
@@ -205,9 +205,7 @@ fn says_address(lower_text: &str, href: &str) -> bool {
 
 /// Text compared for repetition: lower case, words only, one space between them.
 fn same_words(text: &str) -> String {
-    let lower = text.to_lowercase();
-    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-    words.join(" ")
+    lower_words(text).join(" ")
 }
 
 /// Bare when the value is one word, quoted otherwise, so the line stays unambiguous.

@@ -26,7 +26,8 @@ pub use scan::PageScans;
 use super::{mentioned_sites, Secrets, SitePolicy};
 use crate::i18n::{Arg, Message, Text};
 use crate::text;
-use readings::{compact, words, Part, Readings};
+use crate::text::lower_words;
+use readings::{compact, Part, Readings};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::fmt;
@@ -466,7 +467,7 @@ impl DataFlow {
 
     fn keep_passage(&mut self, source: Source, text: &str) {
         let text: String = text.chars().take(MAX_PASSAGE_CHARS).collect();
-        if words(&text).len() < PHRASE_WORDS || self.passages.iter().any(|(s, t)| *s == source && *t == text) {
+        if lower_words(&text).len() < PHRASE_WORDS || self.passages.iter().any(|(s, t)| *s == source && *t == text) {
             return;
         }
         if self.passages.len() >= MAX_PASSAGES {
@@ -681,7 +682,7 @@ fn named_sites(tasks: &[String]) -> Vec<Site> {
 
 /// Every run of [`PHRASE_WORDS`] words of `text` with enough letters to be worth asking about.
 fn phrases(text: &str) -> HashSet<String> {
-    words(text)
+    lower_words(text)
         .windows(PHRASE_WORDS)
         .filter(|window| window.iter().map(String::len).sum::<usize>() >= PHRASE_MIN_CHARS)
         .map(|window| window.join(" "))

@@ -2,6 +2,7 @@
 //! encoding, base64, hex, nested), and all the parts run together (data split across
 //! parameters), in a form that ignores case and punctuation.
 
+use crate::text::lower_words;
 use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
 use base64::Engine;
 use std::collections::HashSet;
@@ -51,7 +52,7 @@ impl Readings {
         texts.retain(|text| seen.insert(text.clone()));
         Readings {
             compact: texts.iter().map(|t| compact(t)).collect(),
-            words: texts.iter().map(|t| words(t)).collect(),
+            words: texts.iter().map(|t| lower_words(t)).collect(),
         }
     }
 
@@ -84,11 +85,6 @@ fn holds_at_boundary(reading: &str, key: &str) -> bool {
 /// Letters and digits only, lower case: "Ada@Example.org" and "ada example org" read the same.
 pub fn compact(text: &str) -> String {
     text.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
-}
-
-/// The words of a text, lower case.
-pub fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
 }
 
 /// `text` as written (URL-decoded), then every decoding of it and of its pieces, nested.
