@@ -244,8 +244,8 @@ impl PageMap {
             registry.mark_shown(index);
             let target = links.resolve(placed.node, placed.url);
             let href = target.as_ref().and_then(|url| links.shown(url));
-            if href.is_some() {
-                addresses.extend(target.as_ref().map(|url| (line, url.to_string())));
+            if let (Some(_), Some(url)) = (&href, &target) {
+                addresses.push((line, url.to_string()));
             }
             let mut attrs = display_attrs(placed.node, label, href);
             let frame_site = frame_sites.of(placed.url);
