@@ -170,6 +170,13 @@ impl FakeShop {
         }
     }
 
+    /// The string parameter `key` of each trusted-input command `method` sent, in order.
+    pub fn input_params(&self, method: &str, key: &str) -> Vec<String> {
+        let commands = self.input_commands.borrow();
+        let sent = commands.iter().filter(|c| c.method == method);
+        sent.map(|c| c.params[key].as_str().unwrap().to_string()).collect()
+    }
+
     /// Loads `url` as Chrome does, following redirects, and reports it as the extension's host
     /// does (the tab's address afterwards, whether a document took the tab, the last response's
     /// status and `Content-Disposition`, the top frame's error), with what the tab then shows: the

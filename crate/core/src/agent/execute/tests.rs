@@ -296,13 +296,7 @@ fn trusted_typing_inserts_a_long_text_in_pieces_each_at_the_field_s_end() {
     let model = ScriptedModel::new(vec![reply(&actions), done()]);
     let config = crate::agent::TaskConfig { trusted_input: true, ..crate::agent::fakes::config(5) };
     crate::agent::fakes::run_with(&config, &shop, &model);
-    let inserted: Vec<String> = shop
-        .input_commands
-        .borrow()
-        .iter()
-        .filter(|c| c.method == "Input.insertText")
-        .map(|c| c.params["text"].as_str().unwrap().to_string())
-        .collect();
+    let inserted = shop.input_params("Input.insertText", "text");
     assert_eq!(inserted.len(), 3);
     assert_eq!(inserted.concat(), text);
     let focus: Vec<bool> = shop
@@ -740,13 +734,7 @@ fn a_trusted_drag_is_aimed_then_pressed_moved_and_released_through_the_debugger(
         outcomes(&events)[0],
         "Dragged <button> \"Add blue mug\" [1] by 0, 40 px. It is now 2nd of 3 in its list (was 1st)."
     );
-    let kinds: Vec<String> = shop
-        .input_commands
-        .borrow()
-        .iter()
-        .filter(|c| c.method == "Input.dispatchMouseEvent")
-        .map(|c| c.params["type"].as_str().unwrap().to_string())
-        .collect();
+    let kinds = shop.input_params("Input.dispatchMouseEvent", "type");
     assert_eq!(kinds[..3], ["mouseMoved", "mousePressed", "mouseMoved"]);
     assert_eq!(kinds.last().map(String::as_str), Some("mouseReleased"));
     let ops = shop.ops.borrow();
