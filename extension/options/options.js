@@ -7,6 +7,7 @@
 import { localize, said, t } from '../shared/i18n.js';
 import { element, download } from '../shared/dom.js';
 import { ask } from '../shared/worker.js';
+import { BUILT_IN_SETTINGS } from '../shared/built-in-model.js';
 
 localize();
 
@@ -338,7 +339,7 @@ for (const name of providerFields) {
 }
 // Chrome's built-in model has one name, and needs neither address nor key.
 form.elements.provider.addEventListener('change', () => {
-  if (form.elements.provider.value === 'chrome-built-in') form.elements.model.value = 'chrome-built-in';
+  if (form.elements.provider.value === BUILT_IN_SETTINGS.provider) form.elements.model.value = BUILT_IN_SETTINGS.model;
 });
 
 /** Whether `model` (as the user typed it) is in the provider's `models`. */

@@ -8,12 +8,12 @@ import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { applySettings, openTarget, openPanel, runTask, storedSettings } from '../../runner/launch.mjs';
 import { startFakeLanguageModel } from '../support/fake-language-model.mjs';
+import { BUILT_IN_SETTINGS } from '../../extension/shared/built-in-model.js';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { SHOP_TASK, shopScript, waitUntil, withSiteAndBrowser } from '../support/fixtures.mjs';
 
 /** A window the first session's initial prompts fit, but not its prompt. */
 const TOO_SMALL = { roomAfterInitialPrompts: 10 };
-const BUILT_IN = { provider: 'chrome-built-in', baseUrl: '', model: 'chrome-built-in', apiKey: '' };
 let agent;
 let site;
 /** The fakes a test started, closed after it whatever its outcome. */
@@ -126,7 +126,7 @@ test('the legacy names of the window (inputQuota, inputUsage, measureInputUsage)
     // A window the first session's initial prompts fit but its prompt does not: refused by the
     // worker, which measured under this spelling, before the session had to refuse it.
     const small = await installFake([], { ...TOO_SMALL, spelling });
-    await applySettings(agent, BUILT_IN);
+    await applySettings(agent, BUILT_IN_SETTINGS);
     const { tabId } = await openTarget(agent, `${site.origin}/shop/`);
     const panel = await openPanel(agent, tabId);
     const refused = await runTask(panel, { task: 'what is this shop called?', tabId });
@@ -146,7 +146,7 @@ test('the legacy names of the window (inputQuota, inputUsage, measureInputUsage)
 
 test('a request over the window is refused before the model, saying what to do, and the panel says the task was beyond it', async () => {
   const fake = await installFake(shopScript(site.origin), TOO_SMALL);
-  await applySettings(agent, BUILT_IN);
+  await applySettings(agent, BUILT_IN_SETTINGS);
   const { tabId } = await openTarget(agent, `${site.origin}/shop/`);
   const panel = await openPanel(agent, tabId);
   const events = [];
@@ -163,7 +163,7 @@ test('a request over the window is refused before the model, saying what to do, 
 
 test("stopping a task ends the built-in model's work on the prompt in flight", async () => {
   const fake = await installFake([{ hang: true }]);
-  await applySettings(agent, { ...BUILT_IN, planningInterval: 0 });
+  await applySettings(agent, { ...BUILT_IN_SETTINGS, planningInterval: 0 });
   const { tabId } = await openTarget(agent, `${site.origin}/shop/`);
   const panel = await openPanel(agent, tabId);
   const end = runTask(panel, { task: SHOP_TASK, tabId });

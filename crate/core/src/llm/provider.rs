@@ -77,7 +77,7 @@ impl<H: HttpClient> AnyModel<H> {
             AnyModel::OpenAi(model) => model.list_models().await,
             AnyModel::Anthropic(model) => model.list_models().await,
             AnyModel::Gemini(model) => model.list_models().await,
-            AnyModel::BuiltIn(_) => Ok(vec![super::built_in::BUILT_IN_MODEL.to_string()]),
+            AnyModel::BuiltIn(_) => Ok(vec![BUILT_IN_MODEL.to_string()]),
         }
     }
 }
