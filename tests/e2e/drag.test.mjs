@@ -10,7 +10,7 @@ import { scriptedPages, inPage, pageMap } from '../support/scripted-page.mjs';
 
 /** The index of the first element of the page map whose line holds `text`. */
 function indexOf(request, text) {
-  const line = pageMap(request).split('\n').find((l) => /^\t*\*?\[\d+\]</.test(l) && l.includes(text));
+  const line = pageMap(request).split('\n').find((l) => /^\t*\*?\[\d+\]/.test(l) && l.includes(text));
   if (!line) throw new Error(`no element with "${text}" in the page map:\n${pageMap(request)}`);
   return Number(line.match(/\[(\d+)\]/)[1]);
 }

@@ -300,11 +300,11 @@ test('an app drives a form with the primitives; sending waits for the panel, whi
 
     const state = text(await app.callTool({ name: 'get_state', arguments: {} }));
     assert.match(state, /(^|\n)Current URL: http:\/\/127\.0\.0\.1:\d+\/mcp\/contact\.html\nPage title: Contact support/);
-    const typed = await app.callTool({ name: 'type', arguments: { index: indexOf(state, /<input/), text: 'Ada' } });
+    const typed = await app.callTool({ name: 'type', arguments: { index: indexOf(state, /\]input\b/), text: 'Ada' } });
     assert.ok(!typed.isError, text(typed));
-    const chosen = await app.callTool({ name: 'select', arguments: { index: indexOf(state, /<select/), option: 'Delivery' } });
+    const chosen = await app.callTool({ name: 'select', arguments: { index: indexOf(state, /\]select\b/), option: 'Delivery' } });
     assert.ok(!chosen.isError, text(chosen));
-    await app.callTool({ name: 'type', arguments: { index: indexOf(state, /<textarea/), text: 'Where is my mug?' } });
+    await app.callTool({ name: 'type', arguments: { index: indexOf(state, /\]textarea\b/), text: 'Where is my mug?' } });
     assert.equal(await page.locator('#name').inputValue(), 'Ada');
     assert.equal(await page.locator('#topic').inputValue(), 'Delivery');
 
@@ -367,7 +367,7 @@ test('a type over the limit is refused at once; a long type the app cancels stop
   const app = await pairedApp();
   try {
     const state = text(await app.callTool({ name: 'get_state', arguments: {} }));
-    const index = indexOf(state, /<textarea/);
+    const index = indexOf(state, /\]textarea\b/);
     const tooLong = await app.callTool({ name: 'type', arguments: { index, text: 'x'.repeat(1_000_000) } });
     assert.equal(tooLong.isError, true);
     assert.match(text(tooLong), /^The browser agent refused the request: bad arguments: type\.text is 1,000,000 characters long; one type takes at most 100,000: type the text in parts .*"clear": false/);
@@ -527,7 +527,7 @@ test('an app sees and acts only in the tabs shared with it; sharing a tab makes 
     assert.ok(!switched.isError, text(switched));
     const form = text(switched);
     assert.match(form, /private=1/);
-    const filled = await app.callTool({ name: 'type', arguments: { index: indexOf(form, /<input/), text: 'Ada' } });
+    const filled = await app.callTool({ name: 'type', arguments: { index: indexOf(form, /\]input\b/), text: 'Ada' } });
     assert.ok(!filled.isError, text(filled));
     assert.equal(await privateTab.page.locator('#name').inputValue(), 'Ada');
 

@@ -38,21 +38,21 @@ test('controls: what a person can use, with labels, values, states and script li
   assert.equal(text, [
     '[Start of page]',
     'Account',
-    '[1]<a href=/map/other.html?ref=nav>Other page />',
-    '[2]<input label="Remember me" type=checkbox checked=true> />',
-    '[3]<input label="Email address" type=email value=me@example.com> />',
-    '[4]<input type=password aria-label=Password> />',
-    '[5]<select name=size value=Large options=Small|Large> />',
+    '[1]a Other page',
+    '[2]input label="Remember me" type=checkbox checked=true',
+    '[3]input label="Email address" type=email value=me@example.com',
+    '[4]input type=password aria-label=Password',
+    '[5]select name=size value=Large options=Small|Large',
     'Disabled action',
-    '[6]<div role=button>Custom button />',
-    '[7]<div>Open menu />',
-    '[8]<div>Card title />',
-    '[9]<a href=/map/read.html>Read more />',
-    '[10]<label>Upload a photo />',
+    '[6]div role=button Custom button',
+    '[7]div Open menu',
+    '[8]div Card title',
+    '[9]a Read more',
+    '[10]label Upload a photo',
     'Inert button',
-    '[11]<div aria-label=Notes>Draft />',
-    '[12]<details> />',
-    '\t[13]<summary>Shipping />',
+    '[11]div aria-label=Notes Draft',
+    '[12]details',
+    '\t[13]summary Shipping',
     '[End of page]',
     '',
   ].join('\n'));
@@ -65,9 +65,9 @@ test('shadow DOM: open and closed roots and slotted content are mapped', async (
   assert.equal(text, [
     '[Start of page]',
     'Components',
-    '[1]<button>Open shadow button />',
+    '[1]button Open shadow button',
     'Slotted label',
-    '[2]<input placeholder="Closed shadow input"> />',
+    '[2]input placeholder="Closed shadow input"',
     '[End of page]',
     '',
   ].join('\n'));
@@ -75,7 +75,7 @@ test('shadow DOM: open and closed roots and slotted content are mapped', async (
 
 test('an element covered by a modal is not offered; the modal is', async () => {
   const { text } = await mapOf(`${site.origin}/map/modal.html`);
-  assert.equal(text, '[Start of page]\nWe use cookies.\n[1]<button>Accept cookies />\n[End of page]\n');
+  assert.equal(text, '[Start of page]\nWe use cookies.\n[1]button Accept cookies\n[End of page]\n');
 });
 
 /** The map of map/frames.html with its frames in place, the cross-origin ones from `other`,
@@ -84,10 +84,10 @@ function framesMap(other) {
   const site = new URL(other).host;
   return [
     '[Start of page]',
-    '[1]<button>Top button />',
-    '[2]<a href=/map/inner-link.html>Same-origin frame link />',
-    `[3]<button site=${site}>Cross-origin frame button />`,
-    `[4]<a href=${site}/map/inner-link.html site=${site}>Same-origin frame link />`,
+    '[1]button Top button',
+    '[2]a href=/map/inner-link.html Same-origin frame link',
+    `[3]button site=${site} Cross-origin frame button`,
+    `[4]a href=${site}/map/inner-link.html site=${site} Same-origin frame link`,
     '[End of page]',
     '',
   ].join('\n');
@@ -127,13 +127,13 @@ test('a page is read again only where it changed, and every kind of change is se
   await target.page.evaluate(() => { document.querySelector('input[type=email]').value = 'you@example.com'; });
   let again = await mapAgain();
   assert.ok(again.reread);
-  assert.match(again.text, /\[3\]<input label="Email address" type=email value=you@example\.com> \/>/);
+  assert.match(again.text, /\[3\]input label="Email address" type=email value=you@example\.com\n/);
   assert.equal((await mapAgain()).reread, false);
   // A click listener added to plain text: no DOM change either.
   await target.page.evaluate(() => { document.querySelector('h1').addEventListener('click', () => {}); });
   again = await mapAgain();
   assert.ok(again.reread);
-  assert.match(again.text, /\[\d+\]<h1>Account \/>/);
+  assert.match(again.text, /\[\d+\]h1 Account\n/);
   // Inside a closed shadow root: what a person types there, and what the component's own script
   // sets (a value, with no event; an attribute).
   await mapOf(`${site.origin}/map/shadow.html`);
@@ -143,16 +143,16 @@ test('a page is read again only where it changed, and every kind of change is se
   await target.page.keyboard.type('typed');
   again = await mapAgain();
   assert.ok(again.reread);
-  assert.match(again.text, /\[2\]<input placeholder="Closed shadow input" value=typed> \/>/);
+  assert.match(again.text, /\[2\]input placeholder="Closed shadow input" value=typed\n/);
   assert.equal((await mapAgain()).reread, false);
   await target.page.evaluate(() => document.querySelector('closed-widget').fill('filled'));
   again = await mapAgain();
   assert.ok(again.reread);
-  assert.match(again.text, /\[2\]<input placeholder="Closed shadow input" value=filled> \/>/);
+  assert.match(again.text, /\[2\]input placeholder="Closed shadow input" value=filled\n/);
   await target.page.evaluate(() => document.querySelector('closed-widget').hint('Your email'));
   again = await mapAgain();
   assert.ok(again.reread);
-  assert.match(again.text, /\[2\]<input placeholder="Your email" value=filled> \/>/);
+  assert.match(again.text, /\[2\]input placeholder="Your email" value=filled\n/);
   // The highlights come and go without making the page changed.
   await agent.worker.evaluate((tabId) => chrome.scripting.executeScript({ target: { tabId },
     func: () => globalThis.agentSensor.highlight([{ id: 1, index: 1 }]) }), target.tabId);
@@ -181,7 +181,7 @@ test('a long page lists the viewport and summarises the rest with the scroll pos
   const lines = text.split('\n');
   assert.equal(lines[0], '[Start of page]');
   assert.equal(lines[1], 'Long list');
-  assert.equal(lines[2], '[1]<button>Item 1 />');
+  assert.equal(lines[2], '[1]button Item 1');
   assert.match(lines.at(-2), /^\.\.\. \d+\.\d pages below; \d+ interactive elements below: 'Item \d+', 'Item \d+', 'Item \d+', 'Item \d+', 'Item \d+', \.\.\.$/);
   const listed = lines.filter((line) => line.startsWith('['));
   assert.ok(listed.length > 5 && listed.length < 30, `${listed.length} elements listed`);
@@ -198,7 +198,7 @@ test('a long page lists the viewport and summarises the rest with the scroll pos
 
 test('a page with 65,000 elements and deep nesting comes back, saying what was left out', async () => {
   const result = await mapOf(`${site.origin}/map/huge.html`);
-  assert.match(result.text, /\[\d+\]<button>Deep button \/>/);
+  assert.match(result.text, /\[\d+\]button Deep button\n/);
   assert.match(result.text, /Note: the page is very large: only the first 40000 elements were read\n$/);
   assert.equal(result.elements, 40000);
 });
@@ -234,7 +234,7 @@ test('a hostile page neither detects the listener probe nor speaks in its name',
   assert.equal(text, [
     '[Start of page]',
     'Offers',
-    '[1]<div>Real action />',
+    '[1]div Real action',
     'Plain words',
     'Probe detected: nothing',
     '[End of page]',

@@ -9,7 +9,7 @@ import { startLlmServer } from '../support/llm-server.mjs';
 import { requestSchema } from '../support/request-schemas.mjs';
 
 const navigator = () => requestSchema('navigator, full request, a step');
-const state = { role: 'user', content: 'Current step: 1 of 10\n[3]<button>Add blue mug />' };
+const state = { role: 'user', content: 'Current step: 1 of 10\n[3]button Add blue mug' };
 
 /** Sends one navigator request in OpenAI's form; returns the status and the reply's content. */
 async function ask(llm, schema) {

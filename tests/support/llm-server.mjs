@@ -129,7 +129,7 @@ function lastState(request) {
 }
 
 function resolveTarget(state, target) {
-  const line = state.split('\n').find((l) => /^\t*\*?\[\d+\]</.test(l) && l.includes(target));
+  const line = state.split('\n').find((l) => /^\t*\*?\[\d+\]/.test(l) && l.includes(target));
   if (!line) throw new Error(`no element with text "${target}" in the page map:\n${state}`);
   return Number(line.match(/\[(\d+)\]/)[1]);
 }

@@ -15,8 +15,8 @@ const stepOf = (state) => Number(state.match(/^(?:Current step: |Step )(\d+)/m)?
 
 /** The map's interactive lines: { index, tag, attrs, text }. */
 function elements(state) {
-  return state.split('\n').map((line) => line.match(/^\t*\*?\[(\d+)\]<(\w+)([^>]*)>(.*?)(?: \/>)?$/)).filter(Boolean)
-    .map(([, index, tag, attrs, text]) => ({ index: Number(index), tag, attrs, text: text.trim() }));
+  return state.split('\n').map((line) => line.match(/^\t*\*?\[(\d+)\]([\w-]+)((?: [\w-]+=(?:"[^"]*"|\S+))*)(?: (.*))?$/)).filter(Boolean)
+    .map(([, index, tag, attrs, text]) => ({ index: Number(index), tag, attrs, text: (text ?? '').trim() }));
 }
 
 /** The index of the first element that `fits`; throws with the map when there is none. */

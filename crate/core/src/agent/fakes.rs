@@ -79,6 +79,8 @@ pub struct FakeShop {
     pub buy_label: RefCell<Option<String>>,
     /// Where the Reviews link leads.
     pub reviews_href: RefCell<String>,
+    /// The reviews link's words (none: an icon link, whose address the map shows).
+    pub reviews_text: RefCell<String>,
     /// Where the Reviews link leads once the page's click handler ran, when it asks for a new
     /// tab as a synthetic click makes it (the core opens it); none: the browser opens it.
     pub reviews_new_tab: RefCell<Option<String>>,
@@ -150,6 +152,7 @@ impl FakeShop {
             rules: RefCell::default(),
             buy_label: RefCell::default(),
             reviews_href: RefCell::new("/reviews".into()),
+            reviews_text: RefCell::new("Reviews".into()),
             reviews_new_tab: RefCell::default(),
             form: RefCell::default(),
             observes: Cell::new(0),
@@ -249,7 +252,7 @@ impl Browser for FakeShop {
                 &[("role", "combobox")],
             ),
             Self::with_attrs(
-                node(9, Some(0), "a", "Reviews"),
+                node(9, Some(0), "a", &self.reviews_text.borrow()),
                 &[("href", &self.reviews_href.borrow()), ("target", "_blank")],
             ),
         ];

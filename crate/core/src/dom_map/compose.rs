@@ -139,7 +139,7 @@ mod tests {
                 inline(node(4, Some(2), "b", "new"), Some(0)),
                 inline(node(5, Some(1), "span", "!"), Some(1)),
             ]),
-            "Read the new docs first!\n[1]<a href=/docs>the new docs />"
+            "Read the new docs first!\n[1]a the new docs"
         );
     }
 
@@ -163,7 +163,7 @@ mod tests {
                 node(2, Some(0), "button", &format!("Add {SLOT} mug")),
                 inline(node(3, Some(1), "b", "blue"), Some(0)),
             ]),
-            "[1]<button>Add blue mug />"
+            "[1]button Add blue mug"
         );
     }
 }

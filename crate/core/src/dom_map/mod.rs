@@ -21,7 +21,7 @@ pub use registry::ElementRegistry;
 pub use serialize::{elements_in_scope, serialize, MapOptions};
 
 use crate::safety::{neutralize, Finding, Site};
-use crate::text::truncate_words;
+use crate::text::{lower_words, truncate_words};
 use compose::{Composer, Gather};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::Serialize;
@@ -270,6 +270,7 @@ impl PageMap {
             });
         }
         registry.finish_map(&nodes.iter().map(|placed| placed.doc).collect::<HashSet<_>>());
+        leave_out_addresses_names_say(&mut lines);
         tell_apart(&mut lines, &addresses);
         say_texts_once(&mut lines);
 
@@ -421,6 +422,49 @@ fn only_these(text: &str, texts: &[&str]) -> bool {
 
 fn is_separators(text: &str) -> bool {
     text.chars().all(|c| !c.is_alphanumeric())
+}
+
+/// A link's address is shown only where it tells the model something its name does not: a
+/// nameless link, whose address is its only clue, and links that share a name but lead to
+/// different places ("Read more", "Edit"). Elsewhere the name says where the link goes, clicking
+/// follows it, and `extract` reads the main content's links whole; addresses were a third of a
+/// map's tokens. Only web links are left out: a `mailto:` address is what the link says.
+fn leave_out_addresses_names_say(lines: &mut [MapLine]) {
+    let named_link = |line: &MapLine| match &line.kind {
+        LineKind::Element(element) => Some((link_name(element)?, element.link.clone()?)),
+        LineKind::Text(_) => None,
+    };
+    let mut first_link: HashMap<String, String> = HashMap::default();
+    let mut shared: HashSet<String> = HashSet::default();
+    for (name, link) in lines.iter().filter_map(named_link) {
+        match first_link.get(&name) {
+            Some(first) if *first != link => {
+                shared.insert(name);
+            }
+            Some(_) => {}
+            None => {
+                first_link.insert(name, link);
+            }
+        }
+    }
+    for line in lines.iter_mut() {
+        let Some((name, _)) = named_link(line) else { continue };
+        if let LineKind::Element(element) = &mut line.kind {
+            if !shared.contains(&name) {
+                element.attrs.retain(|(attr, _)| attr != "href");
+            }
+        }
+    }
+}
+
+/// The words a link is known by (its label, text or title), lower case; `None` when it has none.
+fn link_name(element: &MapElement) -> Option<String> {
+    let attr = |wanted: &str| element.attrs.iter().find(|(name, _)| name == wanted).map(|(_, value)| value.as_str());
+    [attr("aria-label"), Some(element.text.as_str()), attr("label"), attr("title"), attr("alt")]
+        .into_iter()
+        .flatten()
+        .map(|name| lower_words(name).join(" "))
+        .find(|words| !words.is_empty())
 }
 
 /// Links whose short forms meet but that lead to different addresses get a suffix from their

@@ -1,6 +1,6 @@
-//! The page map as the model reads it: one line per element, `[index]<tag attr=value>text />`
-//! (`*[index]` when new since the previous step), visible text between elements as plain lines,
-//! nesting as indentation. Only what is in the viewport plus a margin is listed; what lies above
+//! The page map as the model reads it: one line per element, `[index]tag attr=value text`
+//! (`*[index]` when new since the previous step), visible text between elements as plain lines
+//! (`\` before one that would read as an element), nesting as indentation. Only what is in the viewport plus a margin is listed; what lies above
 //! and below is summarised with the scroll position.
 
 use super::{LineKind, MapElement, MapLine, PageMap};
@@ -147,35 +147,45 @@ fn element_name(element: &MapElement) -> String {
 fn render(line: &MapLine) -> String {
     let mut out = "\t".repeat(line.depth);
     match &line.kind {
-        LineKind::Text(text) => out.push_str(text),
+        LineKind::Text(text) => {
+            if reads_as_element(text) {
+                out.push('\\');
+            }
+            out.push_str(text);
+        }
         LineKind::Element(element) => {
             if element.is_new {
                 out.push('*');
             }
-            let _ = write!(out, "[{}]<{}", element.index, element.tag);
+            // HTML's brackets and closing ` />` cost a model two tokens a line and told it nothing.
+            let _ = write!(out, "[{}]{}", element.index, element.tag);
             for (name, value) in shown_attrs(element) {
                 let _ = write!(out, " {name}={}", quote(value));
             }
-            out.push('>');
-            out.push_str(&element.text);
-            out.push_str(" />");
+            if !element.text.is_empty() {
+                out.push(' ');
+                out.push_str(&element.text);
+            }
         }
     }
     out
 }
 
+/// Whether a line of page text begins like an element's line (`[3]`, `*[3]`: a footnote).
+fn reads_as_element(text: &str) -> bool {
+    let rest = text.strip_prefix('*').unwrap_or(text);
+    rest.strip_prefix('[')
+        .and_then(|rest| rest.split_once(']'))
+        .is_some_and(|(digits, _)| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// The element's attributes less the names that repeat its text or a name already shown (a link
-/// whose title is its text, a field whose aria-label is its placeholder) and an address its text
-/// already says: said once.
+/// whose title is its text, a field whose aria-label is its placeholder): said once.
 fn shown_attrs(element: &MapElement) -> impl Iterator<Item = &(String, String)> {
     const NAMES: &[&str] = &["label", "placeholder", "aria-label", "title", "alt"];
     let text = format!(" {} ", same_words(&element.text));
     let mut said: Vec<String> = Vec::new();
-    let lower_text = element.text.to_lowercase();
     element.attrs.iter().filter(move |(name, value)| {
-        if name == "href" {
-            return !says_address(&lower_text, value);
-        }
         if !NAMES.contains(&name.as_str()) {
             return true;
         }
@@ -184,23 +194,6 @@ fn shown_attrs(element: &MapElement) -> impl Iterator<Item = &(String, String)> 
         said.push(words);
         !repeated
     })
-}
-
-/// Whether a link's words already say its address: they show it (`https://nyti.ms/2aAVVjl`), or
-/// the page's own path ends in them (`/news/world` for "World", `/about.html` for "About").
-fn says_address(lower_text: &str, href: &str) -> bool {
-    if href.chars().count() >= 4 && lower_text.contains(&href.to_lowercase()) {
-        return true;
-    }
-    if !href.starts_with('/') || href.contains(['?', '#', '~']) {
-        return false;
-    }
-    let last = href.trim_end_matches('/').rsplit('/').next().unwrap_or_default();
-    let slug = last
-        .rsplit_once('.')
-        .filter(|(_, ext)| matches!(*ext, "html" | "htm" | "php" | "aspx"))
-        .map_or(last, |(name, _)| name);
-    !slug.is_empty() && same_words(slug) == same_words(lower_text)
 }
 
 /// Text compared for repetition: lower case, words only, one space between them.

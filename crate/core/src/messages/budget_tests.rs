@@ -15,7 +15,7 @@ fn screenshot() -> Image {
 fn state(page_lines: usize, with_image: bool) -> ChatMessage {
     let mut text = String::from("Current step: 3 of 25\nCurrent URL: http://127.0.0.1/shop\n<page_content>\n");
     for i in 0..page_lines {
-        text.push_str(&format!("[{i}]<button>Add item number {i} to the cart />\n"));
+        text.push_str(&format!("[{i}]button Add item number {i} to the cart\n"));
     }
     text.push_str("</page_content>\n");
     let message = ChatMessage::user(text);
@@ -203,7 +203,7 @@ fn page_lines_are_cut_from_the_end_with_a_note() {
     let fitted = fit(&budget, &schema(), parts).unwrap();
     let state = fitted.messages.last().unwrap();
     assert!(state.images.is_empty());
-    assert!(state.content.contains("[0]<button>Add item number 0"));
+    assert!(state.content.contains("[0]button Add item number 0"));
     assert!(!state.content.contains("[399]"));
     assert!(state.content.contains("more lines of the page were cut to fit the token budget"));
     assert!(state.content.ends_with("</page_content>\n"));
@@ -214,16 +214,16 @@ fn long_page_text_is_shortened_before_any_line_is_cut() {
     let counter = TokenCounter::estimate();
     let paragraph = "The quick brown fox jumps over the lazy dog again and again. ".repeat(30);
     let page = format!(
-        "Current URL: http://shop.test/\n<page_content>\n[0]<button>Buy />\n{paragraph}\n[1]<a>Next />\n</page_content>\n"
+        "Current URL: http://shop.test/\n<page_content>\n[0]button Buy\n{paragraph}\n[1]a Next\n</page_content>\n"
     );
     let message = ChatMessage::user(page);
     let whole = counter.message(&message);
     let (fitted, tokens) = cut_page_lines(&counter, &message, whole * 2 / 3).unwrap();
     assert!(tokens <= whole * 2 / 3);
     let lines: Vec<&str> = fitted.content.lines().collect();
-    assert_eq!(lines[2], "[0]<button>Buy />");
+    assert_eq!(lines[2], "[0]button Buy");
     assert!(lines[3].ends_with('…') && lines[3].chars().count() < paragraph.len(), "{}", lines[3]);
-    assert_eq!(lines[4], "[1]<a>Next />", "no line was cut while shortening was enough");
+    assert_eq!(lines[4], "[1]a Next", "no line was cut while shortening was enough");
     assert!(fitted.content.contains("long text lines were shortened"));
     assert!(!fitted.content.contains("more lines of the page were cut"));
 }

@@ -185,7 +185,7 @@ const PROSE: &[&str] = &[
     "{\"id\": \"3f2b9c1e-7a4d-4e5f-9b8c-1d2e3f4a5b6c\", \"ts\": 1700000000, \"tags\": [\"a\", \"b\"]}",
     "aGVsbG8gd29ybGQgdGhpcyBpcyBiYXNlNjQgZW5jb2RlZCB0ZXh0IGZvciB0ZXN0aW5nIHB1cnBvc2Vz==",
     "SELECT u.id, COUNT(*) FROM users u JOIN orders o ON o.user_id = u.id WHERE o.total > 100 GROUP BY u.id;",
-    "[1]<a href=/account/orders?page=2>Orders />\n[2]<input label=\"Email address\" type=email value=me@example.com> />\n*[15]<button expanded=false haspopup=menu>Menu />",
+    "[1]a href=/account/orders?page=2 Orders\n[2]input label=\"Email address\" type=email value=me@example.com\n*[15]button expanded=false haspopup=menu Menu",
 ];
 
 #[test]

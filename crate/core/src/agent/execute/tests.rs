@@ -221,6 +221,7 @@ fn tabs_can_be_opened_switched_and_closed() {
 fn an_address_typed_as_the_map_shows_it_opens_the_link_s_full_one() {
     let shop = FakeShop::new();
     *shop.reviews_href.borrow_mut() = "/reviews?utm_source=mail&sid=a8F3kQ9zLm2xP7vR".into();
+    shop.reviews_text.borrow_mut().clear();
     let (said, _) = one_step(&shop, r#"[{"go_to_url":{"url":"/reviews?sid=…"}}]"#);
     assert_eq!(said[0], "Opened http://shop.test/reviews?utm_source=mail&sid=a8F3kQ9zLm2xP7vR.");
     let shop = FakeShop::new();
