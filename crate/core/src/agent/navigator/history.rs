@@ -8,7 +8,8 @@ use crate::agent::summarizer::{parse_summary, summary_prompt, KEEP_RECENT_STEPS}
 use crate::agent::task_config::UserGate;
 use crate::browser::Browser;
 use crate::llm::{ChatMessage, ChatModel};
-use crate::messages::Kind;
+use crate::messages::{Kind, Part};
+use serde_json::Value;
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Adds a message to the history, counted and with every secret value redacted.
@@ -57,5 +58,50 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             });
         }
         Ok(())
+    }
+}
+
+/// The history's parts with only the latest output's memory and evaluation: each step's memory
+/// restates the one before it, so the older ones cost tokens every step and tell nothing new. The
+/// older outputs keep their goals and actions; the history itself (which the planner and the
+/// summary read) keeps them whole.
+pub(super) fn with_latest_memory(parts: impl Iterator<Item = Part>) -> Vec<Part> {
+    let mut parts: Vec<Part> = parts.collect();
+    let latest = parts.iter().rposition(|part| part.kind == Kind::Output);
+    for part in parts.iter_mut().take(latest.unwrap_or(0)).filter(|part| part.kind == Kind::Output) {
+        let Ok(mut output) = serde_json::from_str::<Value>(&part.message.content) else { continue };
+        let Some(state) = output.get_mut("current_state").and_then(Value::as_object_mut) else { continue };
+        state.remove("evaluation_previous_goal");
+        state.remove("memory");
+        part.message.content = output.to_string();
+        part.tokens = None;
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn output(memory: &str) -> Part {
+        let content = format!(
+            r#"{{"current_state":{{"evaluation_previous_goal":"Success: opened","memory":"{memory}","next_goal":"go on"}},"action":[]}}"#
+        );
+        Part::new(Kind::Output, ChatMessage::assistant(content))
+    }
+
+    #[test]
+    fn only_the_latest_output_keeps_its_memory_and_evaluation() {
+        let parts = vec![
+            Part::new(Kind::Task, ChatMessage::user("Your task: buy a mug")),
+            output("opened the shop"),
+            Part::new(Kind::Results, ChatMessage::user("Results of step 1:\n- ok")),
+            output("opened the shop, found the mug"),
+        ];
+        let shown = with_latest_memory(parts.into_iter());
+        assert_eq!(shown[1].message.content, r#"{"current_state":{"next_goal":"go on"},"action":[]}"#);
+        assert_eq!(shown[1].tokens, None, "counted again as it is sent");
+        assert!(shown[3].message.content.contains(r#""memory":"opened the shop, found the mug""#));
+        assert_eq!(shown[2].message.content, "Results of step 1:\n- ok");
     }
 }

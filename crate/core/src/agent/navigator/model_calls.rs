@@ -3,6 +3,7 @@
 //! cancellable, paused with the task, and counted.
 
 use super::answer::{answer_problem, with_answer};
+use super::history::with_latest_memory;
 use super::NAVIGATOR_SCHEMA_NAME;
 use super::{Navigator, StepError};
 use crate::agent::events::AgentEvent;
@@ -72,7 +73,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let mut parts = Vec::with_capacity(self.history.len() + 2);
         let instructions = system_prompt(self.config.style, self.config.secrets.prompt().as_deref());
         parts.push(Part::new(Kind::System, ChatMessage::system(instructions)));
-        parts.extend(self.history.parts_with_latest_plan());
+        parts.extend(with_latest_memory(self.history.parts_with_latest_plan()));
         // The model never sees a secret's value, whatever the page shows (the history is kept redacted).
         let state = self.config.secrets.redact(&state);
         parts.push(Part::new(Kind::State, ChatMessage::user(state).with_images(images)));
