@@ -119,7 +119,8 @@ const PAGE_LEFT_TO_THE_VALIDATOR: &str =
 /// agent's last step (not yet in the conversation) take its place.
 pub fn claim_state(state: &str, last_results: &[String]) -> String {
     const END: &str = "</page_content>\n";
-    let (before, after) = match (state.find("<page_content>"), state.find(END)) {
+    // The fence's own end is the last one, whatever the page's text holds.
+    let (before, after) = match (state.find("<page_content>"), state.rfind(END)) {
         (Some(start), Some(end)) => (&state[..start], &state[end + END.len()..]),
         _ => (state, ""),
     };
