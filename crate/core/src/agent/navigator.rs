@@ -448,6 +448,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         self.recorder.borrow_mut().phase(Phase::Actions, self.browser.now_ms() - started);
         let failure = reports.iter().find(|report| !report.ok).map(|report| Arg::from(&report.outcome));
         let mut results: Vec<String> = reports.iter().map(result_line).collect();
+        // What the actions before a `done` did (its own report is the claim, said already).
+        let before_done = results.len() - usize::from(finished.is_some());
         let actions_taken = output.actions.iter().map(|a| a.to_json().to_string()).collect::<Vec<_>>().join(",");
         let nudge = self.loop_guard.borrow_mut().record(page_seen, actions_taken);
         // A loop that persists after the model was told brings the planner in at once.
@@ -469,7 +471,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             screenshot: self.thumbnail.take(),
         });
         let end = match finished {
-            Some((true, text)) => self.validated(step, text, &results).await?,
+            Some((true, text)) => self.validated(step, text, &results[..before_done]).await?,
             Some((false, text)) => StepEnd::Finished { success: false, text },
             None => StepEnd::Continue { results, failure },
         };

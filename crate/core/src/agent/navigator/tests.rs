@@ -381,12 +381,31 @@ fn each_agent_asks_its_own_model() {
     assert!(replanned.messages.iter().any(|m| m.content.contains("\"done\"")), "the planner sees the claim");
     let planner_state = &replanned.messages.last().unwrap().content;
     assert!(!planner_state.contains("<page_content>") && planner_state.contains("The validator reads the page"));
-    assert!(planner_state.contains("Results of the agent's last step:\n- done: ok\n"), "{planner_state}");
+    assert!(!planner_state.contains("Results"), "a step of done alone has no results to add: {planner_state}");
     assert!(validation.messages[2].content.contains("<page_content>"), "the validator reads the page");
     assert!(replanned.schema["properties"].get("web_task").is_none(), "a later plan's schema");
     assert!(validation.messages[1]
         .content
         .ends_with("The planner's assessment of the progress:\nProgress: The task looks done\nChallenges: none"));
+}
+
+#[test]
+fn the_re_plan_on_a_claim_reads_the_last_steps_results_in_place_of_the_page() {
+    let shop = FakeShop::new();
+    let navigator = ScriptedModel::new(vec![reply(r#"[{"hover":{"index":2}},{"done":{"text":"ok","success":true}}]"#)]);
+    let planner = ScriptedModel::new(vec![Ok(PLAN.into()), Ok(LATER_PLAN.into())]);
+    let validator = ScriptedModel::new(vec![Ok(r#"{"is_valid": true, "reason": "fine", "answer": ""}"#.into())]);
+    let config =
+        TaskConfig { planning_interval: Some(3), validator_rejections: Some(1), ..crate::agent::fakes::config(5) };
+    let user =
+        crate::agent::fakes::FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
+    let models = crate::agent::Models { navigator: &navigator, planner: &planner, validator: &validator };
+    let end = block_on(run_task(&config, &shop, models, &user, &CancelToken::new(), &|_| {}));
+    assert!(matches!(end, AgentEvent::Result { success: true, .. }), "{end:?}");
+    let replanned = planner.requests.borrow()[1].messages.last().unwrap().content.clone();
+    assert!(replanned.contains("Results of the agent's last step:\n- hover: "), "{replanned}");
+    assert!(!replanned.contains("- done:"), "the claim is in the conversation already: {replanned}");
+    assert!(!validator.requests.borrow()[0].messages[2].content.contains("hover"), "the validator reads the page");
 }
 
 #[test]
