@@ -69,6 +69,23 @@ export function requestParts(request) {
   };
 }
 
+/** A planner's or validator's request as received, in exact o200k tokens by part (framing left
+ * out): its instructions, reply schema, what lies between them and the state (the planner's
+ * conversation; the validator's task, claimed answer and the planner's view), the state's header
+ * and its page lines. */
+export function helperRequestParts(request) {
+  const [system, ...rest] = request.messages;
+  const { header, page } = splitState(rest.pop().content);
+  const schema = replySchema(request);
+  return {
+    instructions: tokens(system.content),
+    schema: schema ? tokens(JSON.stringify(schema)) : 0,
+    between: rest.reduce((sum, m) => sum + tokens(m.content), 0),
+    state_header: tokens(header),
+    page_lines: tokens(page),
+  };
+}
+
 /** Input tokens by agent over a run record's steps, as the extension counted them: per task
  * (the sum), per step (the median over steps where that agent was asked), and calls. */
 export function tokensByAgent(record) {
@@ -111,10 +128,11 @@ async function main() {
     const fine = [];
     const agents = [];
     const steps = [];
+    const helpers = [];
     const checked = [];
     for (const task of fixtureTasks(site)) {
       for (const style of STYLES) {
-        const { record, requests: received } = await scriptedRun(agent, task, style.settings);
+        const { record, requests: received, plans, validations } = await scriptedRun(agent, task, style.settings);
         const requests = record.steps.flatMap((step) => step.requests).filter((r) => r.role === 'navigator');
         const counted = [...new Set(record.steps.flatMap((step) => step.requests).map((r) => r.counted))].join(', ');
         const cells = PARTS.map((part) => Math.round(median(requests.map((r) => r.split[part]))));
@@ -129,6 +147,9 @@ async function main() {
         fine.push(`| ${task.name} | ${style.label} | ${navigator[0].actions} | ${med('instructions_prose')} | ${med('catalogue')} | ${med('schema_actions')} | ${med('schema_rest')} | ${med('state_header')} | **${Math.round(median(fixed))}** | ${med('page_lines')} | ${med('history')} |`);
         for (const request of received) checked.push(await requestCounts(agent, request));
         steps.push(`| ${task.name} | ${style.label} | ${navigator.map((p, i) => `${i + 1}: ${p.history}`).join(', ')} |`);
+        for (const [agentName, calls] of [['planner', plans], ['validator', validations]]) {
+          calls.map(helperRequestParts).forEach((p, i) => helpers.push(`| ${task.name} | ${style.label} | ${agentName} ${i + 1} | ${p.instructions} | ${p.schema} | ${p.between} | ${p.state_header} | ${p.page_lines} | **${p.instructions + p.schema + p.between + p.state_header + p.page_lines}** |`));
+        }
       }
     }
     process.stdout.write([
@@ -149,6 +170,12 @@ async function main() {
       '| task | requests | step: history tokens |',
       '|---|---|---|',
       ...steps,
+      '',
+      'The planner\'s and the validator\'s requests as the model received them, call by call, exact o200k (js-tiktoken, framing left out); between: the planner\'s conversation, or the validator\'s task, claimed answer and the planner\'s view:',
+      '',
+      '| task | requests | call | instructions | schema | between | state header | page lines | total |',
+      '|---|---|---|---:|---:|---:|---:|---:|---:|',
+      ...helpers,
       '',
       'Input tokens by agent (counted by the extension; each run succeeded): per step asked (median) and per task (sum):',
       '',

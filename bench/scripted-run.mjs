@@ -17,8 +17,9 @@ export async function scriptedRecord(agent, task, settings) {
   return (await scriptedRun(agent, task, settings)).record;
 }
 
-/** The same, with the navigator's and extraction's requests as the scripted model received them
- * (`requests`, see tests/support/llm-server.mjs). */
+/** The same, with the requests as the scripted model received them (see
+ * tests/support/llm-server.mjs): the navigator's and extraction's (`requests`), the planner's
+ * (`plans`) and the validator's (`validations`). */
 export async function scriptedRun(agent, { url, task, script }, settings) {
   const llm = await startLlmServer(script);
   try {
@@ -29,7 +30,7 @@ export async function scriptedRun(agent, { url, task, script }, settings) {
     const end = await runTask(panel, { task, tabId, onEvent: (e) => { if (e.type === 'run_recorded') record = e.record; } });
     if (end.type !== 'result' || !end.success) throw new Error(`the ${task} task did not succeed: ${JSON.stringify(end)}`);
     await Promise.all([page.close(), panel.close()]);
-    return { record, requests: [...llm.requests] };
+    return { record, requests: [...llm.requests], plans: [...llm.plans], validations: [...llm.validations] };
   } finally {
     await llm.close();
   }

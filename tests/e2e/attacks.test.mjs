@@ -426,7 +426,7 @@ test('the user, not the page, decides: allowed, the data goes, and the site is t
 test('strict site plan: the planner\'s sites are confirmed, and another site waits for the user', async () => {
   const otherHost = new URL(other.origin).host;
   const plan = {
-    analysis: 'a', progress: 'Starting', challenges: 'none', next_steps: ['Open the partner shop'], reasoning: 'r',
+    analysis: 'a', progress: 'Starting', challenges: 'none', next_steps: ['Open the partner shop'],
     steps_done: 0, web_task: true, answer: null, sites: [new URL(site.origin).host, otherHost],
   };
   const result = await throughPanel('newsletter.html', 'compare the newsletter with the partner shop\'s', [

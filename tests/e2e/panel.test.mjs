@@ -43,21 +43,22 @@ async function openShop() {
   return { ...target, panel };
 }
 
-/** A plan as the planner writes it: `next_steps`, with `steps_done` of the previous plan's done. */
+/** A plan as the planner writes it after the first: `next_steps`, with `steps_done` of the
+ * previous plan's done. */
 function plan(progress, nextSteps, stepsDone) {
-  return {
-    plan: {
-      analysis: 'scripted', progress, challenges: 'None', next_steps: nextSteps, steps_done: stepsDone,
-      reasoning: 'scripted', web_task: true, answer: null, sites: [],
-    },
-  };
+  return { plan: { analysis: 'scripted', progress, challenges: 'None', next_steps: nextSteps, steps_done: stepsDone } };
+}
+
+/** A task's first plan, which also says that the task needs the browser, and no sites. */
+function firstPlan(progress, nextSteps) {
+  return { plan: { ...plan(progress, nextSteps, 0).plan, web_task: true, answer: null, sites: [] } };
 }
 
 test('the panel runs the shop task on a strict-CSP page: the cart really changes and the total is shown', async () => {
   // The planner plans three steps at the start, and at step 4 counts two of them done.
   const script = shopScript(site.origin);
   script.splice(3, 0, plan('The blue mug is in the cart', ['Read the cart total'], 2));
-  script.unshift(plan('On the shop', ['Open the mugs page', 'Add the blue mug', 'Read the cart total'], 0));
+  script.unshift(firstPlan('On the shop', ['Open the mugs page', 'Add the blue mug', 'Read the cart total']));
   const llm = await startLlmServer(script);
   try {
     await useModel(llm.baseUrl);

@@ -381,10 +381,14 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
         plans.push(request);
         const scripted = script[requests.length]?.plan;
         if (scripted) script.splice(requests.length, 1);
-        const plan = scripted ?? {
+        // A later plan is not asked about the browser, an answer or sites: the plain one says
+        // only what the request's schema asks for.
+        const plain = {
           analysis: 'Following the task', progress: 'In progress', challenges: 'None so far',
-          next_steps: ['Continue with the task'], steps_done: 0, reasoning: 'scripted', web_task: true, answer: null, sites: [],
+          next_steps: ['Continue with the task'], steps_done: 0, web_task: true, answer: null, sites: [],
         };
+        const asked = replySchema(request)?.properties ?? plain;
+        const plan = scripted ?? Object.fromEntries(Object.entries(plain).filter(([key]) => key in asked));
         return answerStructured(res, request, plan);
       }
       if (request.messages[0]?.content?.startsWith('You keep the memory of a browser agent')) {

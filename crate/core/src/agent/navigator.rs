@@ -7,7 +7,7 @@ use super::checkpoint::Checkpoint;
 use super::events::{ActionReport, AgentEvent};
 use super::loop_guard::{page_fingerprint, LoopGuard};
 use super::output::NavigatorOutput;
-use super::planner::{parse_plan, planner_prompt, Plan};
+use super::planner::{claim_state, parse_plan, planner_prompt, Plan, PlanStage};
 use super::prompt::state_message;
 use super::record::{redact_strings, Phase, Recorder, Role};
 use super::replay::Replayed;
@@ -448,6 +448,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         self.recorder.borrow_mut().phase(Phase::Actions, self.browser.now_ms() - started);
         let failure = reports.iter().find(|report| !report.ok).map(|report| Arg::from(&report.outcome));
         let mut results: Vec<String> = reports.iter().map(result_line).collect();
+        // What the actions before a `done` did (its own report is the claim, said already).
+        let before_done = results.len() - usize::from(finished.is_some());
         let actions_taken = output.actions.iter().map(|a| a.to_json().to_string()).collect::<Vec<_>>().join(",");
         let nudge = self.loop_guard.borrow_mut().record(page_seen, actions_taken);
         // A loop that persists after the model was told brings the planner in at once.
@@ -469,7 +471,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             screenshot: self.thumbnail.take(),
         });
         let end = match finished {
-            Some((true, text)) => self.validated(step, text).await?,
+            Some((true, text)) => self.validated(step, text, &results[..before_done]).await?,
             Some((false, text)) => StepEnd::Finished { success: false, text },
             None => StepEnd::Continue { results, failure },
         };
@@ -581,7 +583,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if (step - 1) % interval != 0 && !self.replan.replace(false) {
             return Ok(None);
         }
-        let Some(plan) = self.ask_planner(state).await? else { return Ok(None) };
+        let stage = if step == 1 { PlanStage::First } else { PlanStage::Later };
+        let Some(plan) = self.ask_planner(state, stage).await? else { return Ok(None) };
         // A task with an output schema is answered by the navigator's `done`, which carries the data.
         let may_answer = step == 1 && !plan.web_task && self.config.output_schema.is_none();
         if let Some(answer) = plan.answer.as_ref().filter(|_| may_answer) {
@@ -594,10 +597,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         Ok(None)
     }
 
-    /// The planner's view of the whole history and `state`; `None` when its reply is unusable
-    /// (the navigator then goes on without a plan).
-    async fn ask_planner(&self, state: &str) -> Result<Option<Plan>, StepError> {
-        let prompt = planner_prompt(self.history.parts(), &self.config.secrets.redact(state));
+    /// The planner's view of the history (its latest plan the only one, like the navigator's) and
+    /// `state`; `None` when its reply is unusable (the navigator then goes on without a plan).
+    async fn ask_planner(&self, state: &str, stage: PlanStage) -> Result<Option<Plan>, StepError> {
+        let state = self.config.secrets.redact(state);
+        let prompt = planner_prompt(self.history.parts_with_latest_plan(), &state, stage, self.config.style);
         let budget = &self.config.budgets.planner;
         let reply = self.complete_within(Role::Planner, self.models.planner, budget, prompt, false).await?;
         Ok(parse_plan(&reply))
@@ -615,10 +619,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         self.plan_into_todo(plan);
     }
 
-    /// A claimed success: the planner re-plans on it (when planning is on), and the validator
-    /// judges it with the plan and the page as it is now: confirmed, sent back to the navigator
-    /// with the reason, or, once the rejections allowed are used up, ended honestly as not verified.
-    async fn validated(&mut self, step: u32, claimed: String) -> Result<StepEnd, StepError> {
+    /// A claimed success: the planner re-plans on it (when planning is on) from the conversation,
+    /// which the validator never sees, and the validator judges it with the planner's view of the
+    /// progress and the page as it is now: confirmed, sent back to the navigator with the reason,
+    /// or, once the rejections allowed are used up, ended honestly as not verified.
+    async fn validated(&mut self, step: u32, claimed: String, results: &[String]) -> Result<StepEnd, StepError> {
         let Some(allowed) = self.config.validator_rejections else {
             return Ok(StepEnd::Finished { success: true, text: claimed });
         };
@@ -627,15 +632,17 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let (max_steps, map, style) = (self.config.max_steps, &self.config.map, self.config.style);
         let state = state_message(step, max_steps, page, &[], &[], &self.files.borrow(), map, style);
         let plan = match self.config.planning_interval.is_some_and(|n| n > 0) {
-            true => self.ask_planner(&state).await?,
+            // The page is the validator's to read; the planner says what the conversation shows.
+            true => self.ask_planner(&claim_state(&state, results), PlanStage::Later).await?,
             false => None,
         };
         if let Some(plan) = &plan {
             self.adopt_plan(plan);
         }
-        let plan = plan.map(|plan| plan.for_navigator());
+        let progress = plan.map(|plan| plan.for_validator());
         let state = self.config.secrets.redact(&state);
-        let prompt = validator_prompt(&self.config.task_for_models(), &claimed, plan.as_deref(), &state);
+        let task = self.config.task_for_models();
+        let prompt = validator_prompt(&task, &claimed, progress.as_deref(), &state, style);
         let budget = &self.config.budgets.validator;
         let reply = self.complete_within(Role::Validator, self.models.validator, budget, prompt, false).await?;
         let Some(verdict) = parse_verdict(&reply) else {

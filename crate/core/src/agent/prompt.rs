@@ -2,7 +2,7 @@
 //! and the extraction request.
 
 use super::output::MAX_ACTIONS_PER_STEP;
-use super::planner::planner_prompt;
+use super::planner::{planner_prompt, PlanStage};
 use super::validator::validator_prompt;
 use crate::actions::{actions_prompt, actions_schema, compact_actions_prompt};
 use crate::dom_map::{serialize, MapOptions, PageMap, Viewport};
@@ -216,7 +216,8 @@ fn fixed_prompts(style: RequestStyle, secrets: Option<&str>) -> [Prompt; 3] {
         schema: navigator_schema(false, style),
         strict: style == RequestStyle::Full,
     };
-    [navigator, planner_prompt(std::iter::empty(), &state), validator_prompt("", "", None, &state)]
+    let planner = planner_prompt(std::iter::empty(), &state, PlanStage::First, style);
+    [navigator, planner, validator_prompt("", "", None, &state, style)]
 }
 
 /// Told to the model when an extraction reply cannot be read.

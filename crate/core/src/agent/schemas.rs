@@ -3,7 +3,7 @@
 //! `cargo run -p agent-core --example request_schemas`).
 
 use super::navigator::answer::with_answer;
-use super::planner::planner_prompt;
+use super::planner::{planner_prompt, PlanStage};
 use super::prompt::{extraction_prompt, navigator_schema};
 use super::summarizer::summary_prompt;
 use super::validator::validator_prompt;
@@ -52,8 +52,10 @@ pub fn request_schemas() -> Vec<RequestSchema> {
         schema,
         strict,
     });
-    list.push(RequestSchema::of("planner", planner_prompt(std::iter::empty(), "")));
-    list.push(RequestSchema::of("validator", validator_prompt("", "", None, "")));
+    for (stage, label) in [(PlanStage::First, "planner, first plan"), (PlanStage::Later, "planner, later plans")] {
+        list.push(RequestSchema::of(label, planner_prompt(std::iter::empty(), "", stage, RequestStyle::Full)));
+    }
+    list.push(RequestSchema::of("validator", validator_prompt("", "", None, "", RequestStyle::Full)));
     list.push(RequestSchema::of("summarizer", summary_prompt("", &[])));
     list.push(RequestSchema::of("extraction", extraction_prompt("", "")));
     list
@@ -139,10 +141,15 @@ mod tests {
 
         #[test]
         fn every_plan_verdict_memory_and_extraction_the_schemas_allow_is_read(
-            plan in replies_obeying(&schema("planner")),
+            plan in replies_obeying(&schema("planner, first plan")),
+            later in replies_obeying(&schema("planner, later plans")),
             verdict in replies_obeying(&schema("validator")),
             memory in replies_obeying(&schema("summarizer")),
         ) {
+            // A later plan is not asked about the browser, an answer or sites: a web task, none.
+            let read = super::super::planner::parse_plan(&later.to_string()).expect("every plan is read");
+            prop_assert_eq!((read.web_task, read.answer, read.sites.len()), (true, None, 0));
+            prop_assert_eq!(serde_json::json!(read.next_steps), later["next_steps"].clone());
             let read = super::super::planner::parse_plan(&plan.to_string()).expect("every plan is read");
             prop_assert_eq!(read.web_task, plan["web_task"].as_bool().unwrap());
             // Null, empty or a placeholder is no answer; anything else is the answer as written.

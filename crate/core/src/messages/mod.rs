@@ -117,8 +117,9 @@ impl History {
         self.turns.iter().map(|turn| Part { kind: turn.kind, message: turn.message.clone(), tokens: Some(turn.tokens) })
     }
 
-    /// The messages as the navigator's request carries them: of the plans, only the latest, which
-    /// supersedes the older ones (the planner, which wrote them, sees them all in [`Self::parts`]).
+    /// The messages as the navigator's and the planner's requests carry them: of the plans, only
+    /// the latest, which supersedes the older ones (the planner counts its steps done against it;
+    /// what was tried shows in the outputs and results).
     pub fn parts_with_latest_plan(&self) -> impl Iterator<Item = Part> + '_ {
         let latest = self.turns.iter().rposition(|turn| turn.kind == Kind::Plan);
         self.parts()
@@ -212,7 +213,7 @@ mod tests {
     }
 
     #[test]
-    fn the_navigator_sees_only_the_latest_plan_and_the_planner_sees_them_all() {
+    fn requests_carry_only_the_latest_plan() {
         use Kind::*;
         let replanned = history(&[Task, Plan, Output, Results, Plan, Output, Note]);
         let contents = |parts: Vec<Part>| parts.into_iter().map(|part| part.message.content).collect::<Vec<_>>();

@@ -107,7 +107,7 @@ mod tests {
 
     #[test]
     fn the_planners_plan_is_kept_in_todo_md() {
-        let plan = r#"{"analysis":"a","progress":"p","challenges":"c","next_steps":["Open the list","Collect the items"],"steps_done":0,"reasoning":"r","web_task":true,"answer":null,"sites":[]}"#;
+        let plan = r#"{"analysis":"a","progress":"p","challenges":"c","next_steps":["Open the list","Collect the items"],"steps_done":0,"web_task":true,"answer":null,"sites":[]}"#;
         let model = ScriptedModel::new(vec![Ok(plan.into()), reply(r#"[{"hover":{"index":2}}]"#), done()]);
         let config = TaskConfig { planning_interval: Some(5), ..config(10) };
         let (_, events) = run_with(&config, &FakeShop::new(), &model);

@@ -313,7 +313,10 @@ fn a_rejection_sends_the_navigator_back_and_repeated_ones_end_honestly() {
     assert!(model.state(2).contains("The validator did not accept your answer: the cart is still empty."));
 }
 
-const PLAN: &str = r#"{"analysis":"a","progress":"Just started","challenges":"none","next_steps":["Add the mug"],"steps_done":0,"reasoning":"r","web_task":true,"answer":null,"sites":["shop.test"]}"#;
+const PLAN: &str = r#"{"analysis":"a","progress":"Just started","challenges":"none","next_steps":["Add the mug"],"steps_done":0,"web_task":true,"answer":null,"sites":["shop.test"]}"#;
+/// A plan after the first, which is not asked about the browser, an answer or sites.
+const LATER_PLAN: &str =
+    r#"{"analysis":"a","progress":"Under way","challenges":"none","next_steps":["Add the mug"],"steps_done":0}"#;
 
 #[test]
 fn the_planner_runs_every_few_steps_and_the_navigator_reads_its_plan() {
@@ -323,7 +326,7 @@ fn the_planner_runs_every_few_steps_and_the_navigator_reads_its_plan() {
         Ok(PLAN.into()),
         hover(),
         hover(),
-        Ok(PLAN.into()),
+        Ok(LATER_PLAN.into()),
         reply(r#"[{"done":{"text":"ok","success":true}}]"#),
     ]);
     let config = TaskConfig { planning_interval: Some(2), ..crate::agent::fakes::config(10) };
@@ -346,7 +349,7 @@ fn the_planner_runs_every_few_steps_and_the_navigator_reads_its_plan() {
 fn a_task_that_needs_no_browser_is_answered_by_the_planner() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![Ok(
-        r#"{"analysis":"","progress":"","challenges":"","next_steps":[],"steps_done":0,"reasoning":"arithmetic","web_task":false,"answer":"12 × 12 = 144","sites":[]}"#.into(),
+        r#"{"analysis":"","progress":"","challenges":"","next_steps":[],"steps_done":0,"web_task":false,"answer":"12 × 12 = 144","sites":[]}"#.into(),
     )]);
     let config = TaskConfig { planning_interval: Some(3), ..crate::agent::fakes::config(10) };
     let (end, _) = crate::agent::fakes::run_with(&config, &shop, &model);
@@ -358,7 +361,7 @@ fn a_task_that_needs_no_browser_is_answered_by_the_planner() {
 fn each_agent_asks_its_own_model() {
     let shop = FakeShop::new();
     let navigator = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
-    let replan = PLAN.replace("Just started", "The task looks done");
+    let replan = LATER_PLAN.replace("Under way", "The task looks done");
     let planner = ScriptedModel::new(vec![Ok(PLAN.into()), Ok(replan)]);
     let validator = ScriptedModel::new(vec![Ok(r#"{"is_valid": true, "reason": "fine", "answer": ""}"#.into())]);
     let config =
@@ -372,13 +375,37 @@ fn each_agent_asks_its_own_model() {
     assert_eq!(navigator.requests.borrow()[0].schema_name, "navigator_output");
     let validation = &validator.requests.borrow()[0];
     assert_eq!(validation.schema_name, "validation");
-    // The claim of success made the planner look again, and the validator reads its view.
+    // The claim of success made the planner look again at the conversation, the page left to
+    // the validator, which reads the planner's view of the progress (not its next steps).
     let replanned = &planner.requests.borrow()[1];
     assert!(replanned.messages.iter().any(|m| m.content.contains("\"done\"")), "the planner sees the claim");
+    let planner_state = &replanned.messages.last().unwrap().content;
+    assert!(!planner_state.contains("<page_content>") && planner_state.contains("The validator reads the page"));
+    assert!(!planner_state.contains("Results"), "a step of done alone has no results to add: {planner_state}");
+    assert!(validation.messages[2].content.contains("<page_content>"), "the validator reads the page");
+    assert!(replanned.schema["properties"].get("web_task").is_none(), "a later plan's schema");
     assert!(validation.messages[1]
         .content
-        .contains("The planner's assessment of the progress:\nPlan from the planner"));
-    assert!(validation.messages[1].content.contains("Progress: The task looks done"));
+        .ends_with("The planner's assessment of the progress:\nProgress: The task looks done\nChallenges: none"));
+}
+
+#[test]
+fn the_re_plan_on_a_claim_reads_the_last_steps_results_in_place_of_the_page() {
+    let shop = FakeShop::new();
+    let navigator = ScriptedModel::new(vec![reply(r#"[{"hover":{"index":2}},{"done":{"text":"ok","success":true}}]"#)]);
+    let planner = ScriptedModel::new(vec![Ok(PLAN.into()), Ok(LATER_PLAN.into())]);
+    let validator = ScriptedModel::new(vec![Ok(r#"{"is_valid": true, "reason": "fine", "answer": ""}"#.into())]);
+    let config =
+        TaskConfig { planning_interval: Some(3), validator_rejections: Some(1), ..crate::agent::fakes::config(5) };
+    let user =
+        crate::agent::fakes::FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
+    let models = crate::agent::Models { navigator: &navigator, planner: &planner, validator: &validator };
+    let end = block_on(run_task(&config, &shop, models, &user, &CancelToken::new(), &|_| {}));
+    assert!(matches!(end, AgentEvent::Result { success: true, .. }), "{end:?}");
+    let replanned = planner.requests.borrow()[1].messages.last().unwrap().content.clone();
+    assert!(replanned.contains("Results of the agent's last step:\n- hover: "), "{replanned}");
+    assert!(!replanned.contains("- done:"), "the claim is in the conversation already: {replanned}");
+    assert!(!validator.requests.borrow()[0].messages[2].content.contains("hover"), "the validator reads the page");
 }
 
 #[test]
@@ -516,7 +543,7 @@ fn a_loop_that_persists_after_the_nudge_brings_the_planner_in() {
         hover(),
         hover(), // third time: the model is told
         hover(), // still: the planner comes in before the next step
-        Ok(PLAN.into()),
+        Ok(LATER_PLAN.into()),
         reply(r#"[{"done":{"text":"stuck","success":false}}]"#),
     ]);
     let config = TaskConfig { planning_interval: Some(100), ..crate::agent::fakes::config(10) };

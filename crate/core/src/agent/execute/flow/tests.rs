@@ -302,7 +302,7 @@ fn the_site_plan_shows_or_asks_about_sites_outside_it() {
 
 #[test]
 fn the_planner_s_sites_once_confirmed_are_in_the_plan() {
-    let plan = r#"{"analysis":"a","progress":"p","challenges":"c","next_steps":["go"],"steps_done":0,"reasoning":"r","web_task":true,"answer":null,"sites":["shop.test","other.test"]}"#;
+    let plan = r#"{"analysis":"a","progress":"p","challenges":"c","next_steps":["go"],"steps_done":0,"web_task":true,"answer":null,"sites":["shop.test","other.test"]}"#;
     let strict = TaskConfig { site_plan: SitePlan::Strict, planning_interval: Some(5), ..task_config() };
     let go = reply(r#"[{"go_to_url":{"url":"http://other.test/about"}}]"#);
     let shop = FakeShop::new();
