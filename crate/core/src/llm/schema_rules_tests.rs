@@ -375,20 +375,27 @@ fn the_rules_catch_what_the_providers_refuse() {
 }
 
 #[test]
-fn on_gemini_an_action_without_parameters_is_a_null_and_reads_as_that_action() {
+fn on_gemini_an_action_without_parameters_is_its_name_alone_and_reads_as_that_action() {
+    use crate::actions::Action;
     let navigator = &request_schemas()[0];
     let sent = super::gemini::gemini_schema(&navigator.schema);
+    let names = |variant: &Value| variant["properties"]["do"]["enum"].as_array().cloned().unwrap_or_default();
     let go_back = sent["properties"]["action"]["items"]["anyOf"]
         .as_array()
         .unwrap()
         .iter()
-        .find_map(|variant| variant["properties"].get("go_back"))
+        .find(|variant| names(variant).contains(&json!("go_back")))
         .unwrap();
-    assert_eq!(go_back, &json!({"type": "string", "nullable": true}));
-    for value in [json!(null), json!(""), json!({})] {
-        assert_eq!(crate::actions::Action::from_json(&json!({ "go_back": value })), Ok(crate::actions::Action::GoBack));
+    assert_eq!(
+        go_back,
+        &json!({"type": "object", "properties": {"do": {"type": "string", "enum": ["go_back", "go_forward", "reload"]}}, "required": ["do"]})
+    );
+    assert_eq!(Action::from_json(&json!({"do": "go_back"})), Ok(Action::GoBack));
+    // The keyed form, as models trained on browser-use write it.
+    for value in [json!(null), json!({})] {
+        assert_eq!(Action::from_json(&json!({ "go_back": value })), Ok(Action::GoBack));
     }
-    assert!(crate::actions::Action::from_json(&json!({"go_to_url": "https://x.test"})).is_err());
+    assert!(Action::from_json(&json!({"go_to_url": "https://x.test"})).is_err());
 }
 
 #[test]
@@ -399,7 +406,7 @@ fn a_step_holds_one_to_the_most_actions_and_done_must_say_more_than_its_example(
         (action["minItems"].as_u64(), action["maxItems"].as_u64()),
         (Some(1), Some(MAX_ACTIONS_PER_STEP as u64))
     );
-    let copied = Action::from_json(&json!({"done": {"text": "the answer for the user", "success": true}}));
+    let copied = Action::from_json(&json!({"do": "done", "text": "the answer for the user", "success": true}));
     assert_eq!(copied, Err("done.text is the example from the instructions: write the answer itself".into()));
-    assert!(Action::from_json(&json!({"done": {"text": "The total is $12.00.", "success": true}})).is_ok());
+    assert!(Action::from_json(&json!({"do": "done", "text": "The total is $12.00.", "success": true})).is_ok());
 }
