@@ -48,11 +48,12 @@ function compiledSchema(label) {
 }
 
 /** `value` with its object keys in the order its schema declares them (the branch of an anyOf
- * that names them all), keys the schema does not know last. */
+ * whose enum names its action, else that names all its keys), keys the schema does not know last. */
 function inSchemaOrder(value, schema = {}) {
   if (Array.isArray(value)) return value.map((item) => inSchemaOrder(item, schema.items));
   if (value === null || typeof value !== 'object') return value;
-  const branch = schema.anyOf?.find((b) => Object.keys(value).every((k) => k in (b.properties ?? {}))) ?? schema;
+  const named = (b) => ('do' in value ? b.properties?.do?.enum?.includes(value.do) : Object.keys(value).every((k) => k in (b.properties ?? {})));
+  const branch = schema.anyOf?.find(named) ?? schema;
   const properties = branch.properties ?? {};
   const keys = [...Object.keys(properties).filter((k) => k in value), ...Object.keys(value).filter((k) => !(k in properties))];
   return Object.fromEntries(keys.map((k) => [k, inSchemaOrder(value[k], properties[k])]));
@@ -126,7 +127,12 @@ function mutants(value) {
 }
 
 const CURRENT_STATE = { evaluation_previous_goal: 'Success', memory: 'On the mugs page.', next_goal: 'Add the blue mug' };
-const navigatorReply = (...actions) => ({ current_state: CURRENT_STATE, action: actions });
+/** A navigator reply with these actions, written {name: {parameters}} here and in the reply as the
+ * schema has them: the name in "do" beside the parameters. */
+const navigatorReply = (...actions) => ({
+  current_state: CURRENT_STATE,
+  action: actions.map((action) => Object.entries(action).map(([name, params]) => ({ do: name, ...params }))[0]),
+});
 
 test('every reply schema the core sends compiles with llama.cpp\'s JSON-schema-to-grammar and loads in its grammar parser', (t) => {
   const labels = requestSchemas().map((s) => s.label);
@@ -160,9 +166,9 @@ test('the navigator\'s grammar admits a single plain click and every optional fi
 
 test('the navigator\'s grammar refuses a click without its click key, as the strict schema requires it, and a click kind it does not list', () => {
   const { entry, grammar } = compiledSchema(FULL_STEP);
-  const branch = entry.schema.properties.action.items.anyOf.find((b) => b.properties?.click_element);
+  const branch = entry.schema.properties.action.items.anyOf.find((b) => b.properties?.do?.enum?.includes('click_element'));
   assert.ok(branch, 'the navigator\'s schema has a click_element action');
-  const required = branch.properties.click_element.required.includes('click');
+  const required = branch.required.includes('click');
   if (entry.strict) assert.ok(required, 'strict mode requires every key, click too');
   const bare = JSON.stringify(inSchemaOrder(navigatorReply({ click_element: { index: 3 } }), entry.schema));
   assert.equal(admits(grammar, bare), !required, `${required ? 'admits' : 'refuses'} a click without "click": ${bare}`);
@@ -207,10 +213,10 @@ test('each grammar admits every choice its schema leaves and nothing the schema 
   assert.equal(disagreements.length, 0, `llama.cpp's grammar and the JSON schema disagree:\n${disagreements.slice(0, 40).join('\n')}`);
 });
 
-test('a model held to the navigator\'s schema writes its reasoning (current_state) before its actions, a click\'s element before its kind', () => {
+test('a model held to the navigator\'s schema writes its reasoning (current_state) before its actions, an action\'s name before its parameters, a click\'s element before its kind', () => {
   // The order the agent's prompt shows and reads: a grammar (and OpenAI's strict mode) makes the
   // model write the keys in the schema's order, so the schema must keep it (serde_json's
-  // preserve_order; sorted keys would put "action" first and "click" before "index").
+  // preserve_order; sorted keys would put "action" first and "click" before "do" and "index").
   const { grammar } = compiledSchema(FULL_STEP);
   const text = JSON.stringify(navigatorReply({ click_element: { index: 3, click: null } }));
   assert.ok(admits(grammar, text), `the grammar refuses the reply in the order the agent reads it: ${text}`);

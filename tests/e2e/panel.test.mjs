@@ -203,8 +203,8 @@ test('replay runs a recorded task again with its recorded actions; the model onl
     assert.equal(llm.requests.length, 5);
     assert.ok(llm.requests[4].messages.some((m) => m.content.startsWith('You are replaying a recorded run of this task')));
     const goals = await panel.locator('.step .goal').allTextContents();
-    assert.match(goals[0], /^Replay step 1 of the recorded run: \{"go_to_url"/);
-    assert.match(goals[2], /^Replay step 3 of the recorded run: \{"click_element":\{"index":\d+\}\} on <button> "Add Blue mug to cart"/);
+    assert.match(goals[0], /^Replay step 1 of the recorded run: \{"do":"go_to_url"/);
+    assert.match(goals[2], /^Replay step 3 of the recorded run: \{"do":"click_element","index":\d+\} on <button> "Add Blue mug to cart"/);
   } finally {
     await llm.close();
   }

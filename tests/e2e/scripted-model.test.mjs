@@ -30,7 +30,7 @@ test('a click the script leaves plain is sent as a strict model sends it: click 
   const llm = await startLlmServer([{ actions: [{ click_element: { index: 3 } }] }]);
   const { status, content } = await ask(llm, navigator().schema);
   assert.equal(status, 200);
-  assert.deepEqual(JSON.parse(content).action, [{ click_element: { index: 3, click: null } }]);
+  assert.deepEqual(JSON.parse(content).action, [{ do: 'click_element', index: 3, click: null }]);
   await llm.close();
 });
 
@@ -45,12 +45,12 @@ test('a reply that breaks the schema is refused, and closing the server fails th
 
 test('the schema that forced a double click is caught: an enum without null refuses a plain click', async () => {
   const schema = structuredClone(navigator().schema);
-  const click = schema.properties.action.items.anyOf.find((v) => v.properties.click_element).properties.click_element.properties.click;
+  const click = schema.properties.action.items.anyOf.find((v) => v.properties.do.enum.includes('click_element')).properties.click;
   click.enum = click.enum.filter((word) => word !== null);
   const llm = await startLlmServer([{ actions: [{ click_element: { index: 3 } }] }]);
   const { status, error } = await ask(llm, schema);
   assert.equal(status, 500);
-  assert.match(error, /\/action\/0\/click_element\/click must be equal to one of the allowed values/);
+  assert.match(error, /\/action\/0\/click must be equal to one of the allowed values/);
   await assert.rejects(llm.close());
 });
 
@@ -69,11 +69,11 @@ test('Anthropic tool input and Gemini response schemas hold the reply too', asyn
     }),
   });
   assert.equal(anthropic.status, 200);
-  assert.deepEqual((await anthropic.json()).content[0].input.action, [{ click_element: { index: 3, click: null } }]);
+  assert.deepEqual((await anthropic.json()).content[0].input.action, [{ do: 'click_element', index: 3, click: null }]);
   // Gemini's dialect: a nullable enum of strings.
   const responseSchema = {
     type: 'object',
-    properties: { action: { type: 'array', items: { type: 'object', properties: { click_element: { type: 'object', properties: { index: { type: 'integer' }, click: { type: 'string', nullable: true, enum: ['double', 'right'] } }, required: ['index', 'click'] } }, required: ['click_element'] } } },
+    properties: { action: { type: 'array', items: { type: 'object', properties: { do: { type: 'string', enum: ['click_element'] }, index: { type: 'integer' }, click: { type: 'string', nullable: true, enum: ['double', 'right'] } }, required: ['do', 'index', 'click'] } } },
     required: ['action'],
   };
   const gemini = await fetch(`${llm.baseUrl}/models/scripted:generateContent`, {

@@ -3,7 +3,10 @@
 // (/models/NAME:generateContent), each with its own reply, error and usage shapes.
 //
 // A script is a list of replies, one per request, in order. A reply is one of:
-//   { actions: [...], next_goal?, memory?, evaluation? }  a navigator reply. Actions may name their
+//   { actions: [...], next_goal?, memory?, evaluation? }  a navigator reply. A script writes each action
+//       as {name: {parameters}}, {click_element: {index: 3}}; the reply carries it in the form the
+//       request asks for (its schema, or in outline its prompt): the name in "do" beside the
+//       parameters, {"do": "click_element", "index": 3}. Actions may name their
 //       element by visible text instead of index: {click_element: {target: "Add Blue mug"}} becomes
 //       {click_element: {index: N}} for the first line of the page map containing that text
 //       (add from: "previous" to use the map of the step before, as a model with stale memory would).
@@ -80,9 +83,11 @@ function allowsNull(schema) {
   return schema?.type === 'null' || (Array.isArray(schema?.type) && schema.type.includes('null')) || (schema?.anyOf ?? []).some(allowsNull);
 }
 
-/** The subschema of `anyOf` that an object with these keys is written for. */
+/** The subschema of `anyOf` that an object is written for: the one whose enum names its action
+ * (`do`), else the first that has all its keys. */
 function variantFor(schema, value) {
   if (!schema?.anyOf || value === null || typeof value !== 'object' || Array.isArray(value)) return schema;
+  if ('do' in value) return schema.anyOf.find((v) => v.properties?.do?.enum?.includes(value.do)) ?? schema;
   const keys = Object.keys(value);
   return schema.anyOf.find((v) => v.properties && keys.every((k) => k in v.properties)) ?? schema;
 }
@@ -162,7 +167,7 @@ function resolveAction(state, previousState, action, request) {
     delete resolved.from;
   }
   if (name === 'done') resolved.text = fillTemplate(state, resolved.text);
-  return { [name]: resolved };
+  return { do: name, ...resolved };
 }
 
 function completion(content) {

@@ -18,6 +18,7 @@ fn near_json() -> impl Strategy<Value = String> {
         "\"action\"",
         "\"current_state\"",
         "\"click_element\"",
+        "\"do\"",
         "\"index\"",
         "\"choices\"",
         "\"message\"",
@@ -77,6 +78,8 @@ proptest! {
     fn actions_are_read_from_any_json_without_panicking(value in arbitrary_json()) {
         let _ = Action::from_json(&value);
         let _ = Action::from_json(&serde_json::json!({ "click_element": value.clone() }));
-        let _ = Action::from_json(&serde_json::json!({ "scroll": value }));
+        let _ = Action::from_json(&serde_json::json!({ "scroll": value.clone() }));
+        let _ = Action::from_json(&serde_json::json!({ "do": "scroll", "index": value.clone() }));
+        let _ = Action::from_json(&serde_json::json!({ "do": value }));
     }
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 enum Kind {
     Text,
     Integer,
@@ -46,6 +46,10 @@ struct Spec {
     /// it all. `[index]` is the element of the map the `index` parameter names.
     help: &'static str,
 }
+
+/// The field of an action that names it: `{"do": "click_element", "index": 5}`. No parameter is
+/// called so.
+pub const NAME_FIELD: &str = "do";
 
 /// How `done`'s help names its text; a small model copies it, and it is then no answer.
 pub(crate) const DONE_EXAMPLE: &str = "the answer for the user";
@@ -173,9 +177,23 @@ pub(crate) const ACTION_NAMES: &[&str] = &[
     "drag",
 ];
 
-/// Whether the action `name` takes no parameters at all.
-pub(crate) fn takes_no_parameters(name: &str) -> bool {
-    CATALOG.iter().any(|spec| spec.name == name && spec.params.is_empty())
+/// What is wrong when an action written with its name in [`NAME_FIELD`] gives a parameter that
+/// action does not take (a model that named one action and wrote another's parameters); `None`
+/// when each one it gives is its own, or left null. `done` also takes `data`, the answer in the
+/// task's output schema.
+pub(crate) fn foreign_parameter(name: &str, params: &Map<String, Value>) -> Option<String> {
+    let spec = CATALOG.iter().find(|spec| spec.name == name)?;
+    let takes = |spec: &Spec, key: &str| spec.params.iter().any(|(param, ..)| *param == key);
+    let its_own = |key: &str| key == NAME_FIELD || takes(spec, key) || (name == "done" && key == "data");
+    let (key, _) = params.iter().find(|&(key, value)| !value.is_null() && !its_own(key))?;
+    let owners: Vec<&str> = CATALOG.iter().filter(|spec| takes(spec, key)).map(|spec| spec.name).collect();
+    Some(match owners.is_empty() {
+        true => format!("{name} takes no parameter \"{key}\""),
+        false => format!(
+            "{name} takes no parameter \"{key}\"; {} take it: say in \"{NAME_FIELD}\" the action you mean",
+            owners.join(", ")
+        ),
+    })
 }
 
 /// The action list for the full system prompt: each action's signature (as in
@@ -216,45 +234,45 @@ fn signature(spec: &Spec) -> String {
     format!("{}{{{}}}", spec.name, params.join(", "))
 }
 
-/// The JSON schema of the action list, for strict structured output: every parameter is listed as
-/// required, optional ones accept `null`. With `only_done`, the list may hold nothing but `done`
-/// (the last step).
+/// The JSON schema of the action list, for strict structured output: each action one object
+/// whose [`NAME_FIELD`] names it, first, with its parameters beside it, every one listed as
+/// required, optional ones accepting `null`. Actions that take the same parameters share one
+/// variant, which names them in an enum (`go_back`, `go_forward`, `reload`): the list says each
+/// parameter once per shape. With `only_done`, the list may hold nothing but `done` (the last step).
 pub fn actions_schema(only_done: bool) -> Value {
-    let variants: Vec<Value> = CATALOG
-        .iter()
-        .filter(|spec| !only_done || spec.name == "done")
-        .map(|spec| {
-            let mut properties = Map::new();
-            for &(name, kind, required) in spec.params {
-                let mut schema = kind.schema();
-                if !required {
-                    let kind = schema["type"].clone();
-                    schema["type"] = json!([kind, "null"]);
-                    // An enum lists every value allowed: without `null` in it, a strict model
-                    // could never leave the choice out (a plain click would be impossible).
-                    if let Some(words) = schema.get_mut("enum").and_then(Value::as_array_mut) {
-                        words.push(Value::Null);
-                    }
-                }
-                properties.insert(name.to_string(), schema);
-            }
-            let names: Vec<&str> = spec.params.iter().map(|(name, ..)| *name).collect();
-            json!({
-                "type": "object",
-                "properties": { spec.name: {
-                    "type": "object",
-                    "properties": properties,
-                    "required": names,
-                    "additionalProperties": false
-                }},
-                "required": [spec.name],
-                "additionalProperties": false
-            })
-        })
-        .collect();
+    let mut shapes: Vec<(Vec<&str>, &[Param])> = Vec::new();
+    for spec in CATALOG.iter().filter(|spec| !only_done || spec.name == "done") {
+        match shapes.iter_mut().find(|(_, params)| *params == spec.params) {
+            Some((names, _)) => names.push(spec.name),
+            None => shapes.push((vec![spec.name], spec.params)),
+        }
+    }
+    let variants: Vec<Value> = shapes.iter().map(|(names, params)| variant(names, params)).collect();
     // At least one action: an empty list is no step (a small model held to the schema would
     // otherwise answer with one).
     json!({ "type": "array", "items": { "anyOf": variants }, "minItems": 1, "maxItems": super::MAX_ACTIONS_PER_STEP })
+}
+
+/// The schema of an action named by one of `names`, taking `params`.
+fn variant(names: &[&str], params: &[Param]) -> Value {
+    let mut properties = Map::new();
+    // An enum, not `const`, which Gemini's schemas do not know.
+    properties.insert(NAME_FIELD.into(), json!({"type": "string", "enum": names}));
+    for &(name, kind, required) in params {
+        let mut schema = kind.schema();
+        if !required {
+            let kind = schema["type"].clone();
+            schema["type"] = json!([kind, "null"]);
+            // An enum lists every value allowed: without `null` in it, a strict model could
+            // never leave the choice out (a plain click would be impossible).
+            if let Some(words) = schema.get_mut("enum").and_then(Value::as_array_mut) {
+                words.push(Value::Null);
+            }
+        }
+        properties.insert(name.to_string(), schema);
+    }
+    let required: Vec<&str> = std::iter::once(NAME_FIELD).chain(params.iter().map(|(name, ..)| *name)).collect();
+    json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false })
 }
 
 #[cfg(test)]
@@ -294,32 +312,113 @@ mod tests {
         assert_eq!(prompt.lines().count(), CATALOG.len());
     }
 
+    fn variants(schema: &Value) -> Vec<Value> {
+        schema["items"]["anyOf"].as_array().unwrap().clone()
+    }
+
+    /// The variant that names `action`.
+    fn variant_of(schema: &Value, action: &str) -> Value {
+        variants(schema)
+            .into_iter()
+            .find(|v| v["properties"][NAME_FIELD]["enum"].as_array().unwrap().contains(&json!(action)))
+            .unwrap()
+    }
+
+    #[test]
+    fn no_parameter_is_called_as_the_field_naming_the_action() {
+        for spec in CATALOG {
+            assert!(spec.params.iter().all(|(name, ..)| *name != NAME_FIELD), "{}", spec.name);
+        }
+        assert_eq!(NAME_FIELD, "do");
+    }
+
     #[test]
     fn the_last_step_offers_only_done() {
-        let variants = actions_schema(true)["items"]["anyOf"].as_array().unwrap().clone();
+        let variants = variants(&actions_schema(true));
         assert_eq!(variants.len(), 1);
-        assert!(variants[0]["properties"]["done"].is_object());
+        assert_eq!(variants[0]["properties"][NAME_FIELD], json!({"type": "string", "enum": ["done"]}));
+        assert_eq!(variants[0]["required"], json!(["do", "text", "success"]));
+    }
+
+    #[test]
+    fn actions_taking_the_same_parameters_share_one_variant_naming_them_all() {
+        let schema = actions_schema(false);
+        let names = |v: &Value| v["properties"][NAME_FIELD]["enum"].clone();
+        let shared: Vec<Value> =
+            variants(&schema).iter().map(names).filter(|n| n.as_array().unwrap().len() > 1).collect();
+        assert_eq!(
+            shared,
+            vec![
+                json!(["go_to_url", "open_tab"]),
+                json!(["search", "extract"]),
+                json!(["go_back", "go_forward", "reload"]),
+                json!(["hover", "get_dropdown_options"]),
+                json!(["scroll_to_text", "find_text"]),
+                json!(["switch_tab", "close_tab"]),
+                json!(["write_file", "append_file"]),
+            ]
+        );
+        // Every action is named once, in the catalog's order within each variant.
+        let mut named: Vec<String> = variants(&schema)
+            .iter()
+            .flat_map(|v| {
+                names(v).as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect::<Vec<_>>()
+            })
+            .collect();
+        named.sort();
+        let mut all: Vec<&str> = ACTION_NAMES.to_vec();
+        all.sort();
+        assert_eq!(named, all);
+        assert_eq!(variants(&schema).len(), 18);
+        // An action without parameters is the name alone.
+        assert_eq!(
+            variant_of(&schema, "reload"),
+            json!({"type": "object", "properties": {"do": {"type": "string", "enum": ["go_back", "go_forward", "reload"]}}, "required": ["do"], "additionalProperties": false})
+        );
     }
 
     #[test]
     fn optional_parameters_are_nullable_and_all_are_required_for_strict_mode() {
         let schema = actions_schema(false);
-        let scroll = schema["items"]["anyOf"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|v| v["properties"]["scroll"].is_object())
-            .unwrap();
-        let params = &scroll["properties"]["scroll"];
-        assert_eq!(params["required"], json!(["direction", "pages", "index"]));
-        assert_eq!(params["properties"]["index"]["type"], json!(["integer", "null"]));
-        assert_eq!(params["properties"]["direction"]["enum"], json!(["up", "down", "top", "bottom"]));
-        let click = schema["items"]["anyOf"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find_map(|v| v["properties"]["click_element"]["properties"].get("click"))
-            .unwrap();
+        for variant in variants(&schema) {
+            let properties = variant["properties"].as_object().unwrap();
+            assert_eq!(
+                properties.keys().next().map(String::as_str),
+                Some(NAME_FIELD),
+                "the name comes first: {variant}"
+            );
+            let declared: Vec<&String> = properties.keys().collect();
+            assert_eq!(variant["required"], json!(declared), "{variant}");
+            assert_eq!(variant["additionalProperties"], json!(false));
+        }
+        let scroll = variant_of(&schema, "scroll");
+        assert_eq!(scroll["required"], json!(["do", "direction", "pages", "index"]));
+        assert_eq!(scroll["properties"]["index"]["type"], json!(["integer", "null"]));
+        assert_eq!(scroll["properties"]["direction"]["enum"], json!(["up", "down", "top", "bottom"]));
+        let click = &variant_of(&schema, "click_element")["properties"]["click"];
         assert_eq!(click, &json!({"type": ["string", "null"], "enum": ["double", "right", null]}));
+    }
+
+    #[test]
+    fn a_parameter_of_another_action_is_named_with_the_actions_that_take_it() {
+        let params = |value: Value| value.as_object().unwrap().clone();
+        assert_eq!(
+            foreign_parameter("go_back", &params(json!({"do": "go_back", "url": "https://a.test/"}))).as_deref(),
+            Some("go_back takes no parameter \"url\"; go_to_url, open_tab take it: say in \"do\" the action you mean")
+        );
+        assert_eq!(
+            foreign_parameter("click_element", &params(json!({"do": "click_element", "index": 3, "xpath": "//a"})))
+                .as_deref(),
+            Some("click_element takes no parameter \"xpath\"")
+        );
+        // Its own parameters, nulls, and done's data are all fine.
+        assert_eq!(
+            foreign_parameter("scroll", &params(json!({"do": "scroll", "direction": "down", "url": null}))),
+            None
+        );
+        assert_eq!(
+            foreign_parameter("done", &params(json!({"do": "done", "text": "x", "success": true, "data": {}}))),
+            None
+        );
     }
 }

@@ -2,7 +2,7 @@
 
 use super::Action;
 use crate::text::{thousands, truncate_chars};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// A text written to a file is kept in the conversation only by its start: the file holds it, and
 /// the conversation, which every step sends, does not grow with the notebook.
@@ -19,7 +19,9 @@ pub fn kept_in_history(action: &Action) -> Value {
     }
     let kept =
         format!("{} ({} characters in all, in {name})", truncate_chars(text, KEPT_WRITTEN_CHARS), thousands(length));
-    json!({ action.name(): { "name": name, "text": kept } })
+    let mut kept_action = action.to_json();
+    kept_action["text"] = Value::from(kept);
+    kept_action
 }
 
 #[cfg(test)]
@@ -31,7 +33,8 @@ mod tests {
         let rows: String = (0..20).map(|n| format!("item {n},{n}\n")).collect();
         let append = Action::AppendFile { name: "rows.csv".into(), text: rows.clone() };
         let kept = kept_in_history(&append);
-        let text = kept["append_file"]["text"].as_str().unwrap();
+        assert_eq!(kept["do"], "append_file");
+        let text = kept["text"].as_str().unwrap();
         assert!(
             text.starts_with("item 0,0\nitem 1,1")
                 && text.ends_with(&format!("… ({} characters in all, in rows.csv)", rows.len()))

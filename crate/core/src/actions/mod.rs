@@ -7,7 +7,7 @@ mod consequence;
 mod kept;
 mod search;
 
-pub use catalog::{actions_prompt, actions_schema, compact_actions_prompt};
+pub use catalog::{actions_prompt, actions_schema, compact_actions_prompt, NAME_FIELD};
 pub use consequence::{assess, Consequence, Kind, Strictness};
 pub use kept::kept_in_history;
 pub use search::{search_url, SearchEngine};
@@ -183,7 +183,7 @@ impl Action {
         )
     }
 
-    /// The `{"action_name": {params}}` form the model writes.
+    /// The form the model writes: `{"do": "click_element", "index": 5}`, the name first.
     pub fn to_json(&self) -> Value {
         let params = match self {
             Action::GoToUrl { url } | Action::OpenTab { url } => json!({ "url": url }),
@@ -210,26 +210,33 @@ impl Action {
             Action::AskUser { question } => json!({ "question": question }),
             Action::Drag { index, to, dx, dy } => json!({ "index": index, "to": to, "dx": dx, "dy": dy }),
         };
-        json!({ self.name(): params })
+        let mut action = Map::from_iter([(NAME_FIELD.to_string(), Value::from(self.name()))]);
+        if let Value::Object(params) = params {
+            action.extend(params);
+        }
+        Value::Object(action)
     }
 
-    /// Reads one `{"action_name": {params}}` object from the model.
+    /// Reads one action from the model, in the form it is told to write (`{"do": "click_element",
+    /// "index": 3}`) or in the keyed form (`{"click_element": {"index": 3}}`) that models trained
+    /// on browser-use write and older records hold.
     pub fn from_json(value: &Value) -> Result<Action, String> {
-        let object = value.as_object().filter(|o| o.len() == 1).ok_or_else(|| {
-            format!("each action must be an object with exactly one key naming the action, got {value}")
+        let (name, params) = name_and_params(value).ok_or_else(|| {
+            format!("each action must be an object naming the action in \"{NAME_FIELD}\", such as {{\"{NAME_FIELD}\": \"click_element\", \"index\": 3}}, got {value}")
         })?;
-        let (name, params) = object.iter().next().expect("one entry");
         let empty = Map::new();
         let params = match params {
             Value::Object(params) => params,
+            // The keyed form of an action without parameters, as some models write it.
             Value::Null => &empty,
-            // Gemini's schemas cannot hold an object without properties, so there an action
-            // without parameters is written with a null or a string instead of `{}`.
-            _ if catalog::takes_no_parameters(name) => &empty,
             _ => return Err(format!("the parameters of {name} must be an object")),
         };
+        // Beside its name, a parameter of another action is a mistake to point out, not to drop.
+        if let Some(foreign) = value.get(NAME_FIELD).and_then(|_| catalog::foreign_parameter(name, params)) {
+            return Err(foreign);
+        }
         let p = Params { action: name, params };
-        Ok(match name.as_str() {
+        Ok(match name {
             "go_to_url" => Action::GoToUrl { url: p.text("url", MAX_URL_CHARS, URL_TOO_LONG)? },
             "search" => {
                 Action::Search { query: p.text("query", MAX_QUERY_CHARS, "search for fewer, more telling words")? }
@@ -307,6 +314,18 @@ impl Action {
                 ))
             }
         })
+    }
+}
+
+/// An action's name and its parameters (an object, or null for none) in either form the model
+/// may write (see [`Action::from_json`]); `None` when it names no action. In the form with the
+/// name in [`NAME_FIELD`], the parameters are the action itself, that field included.
+pub fn name_and_params(value: &Value) -> Option<(&str, &Value)> {
+    let object = value.as_object()?;
+    match object.get(NAME_FIELD) {
+        Some(name) => Some((name.as_str()?, value)),
+        None if object.len() == 1 => object.iter().next().map(|(name, params)| (name.as_str(), params)),
+        None => None,
     }
 }
 

@@ -83,7 +83,7 @@ fn explains_what_is_wrong_with_a_bad_action() {
     let err = Action::from_json(&json!({"click_element": {"index": -1}})).unwrap_err();
     assert!(err.contains("click_element.index"), "{err}");
     let err = Action::from_json(&json!({"click_element": {}, "done": {}})).unwrap_err();
-    assert!(err.contains("exactly one key"), "{err}");
+    assert!(err.contains("naming the action in \"do\""), "{err}");
     let err = Action::from_json(&json!({"input_text": {"index": 1}})).unwrap_err();
     assert!(err.contains("\"text\""), "{err}");
     let err = Action::from_json(&json!({"scroll": {"direction": "sideways"}})).unwrap_err();

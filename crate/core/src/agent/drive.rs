@@ -368,7 +368,8 @@ mod tests {
             AgentEvent::Step { next_goal, .. } => Some(next_goal.clone()),
             _ => None,
         });
-        assert!(goal.is_some_and(|goal| goal.starts_with("{\"input_text\"") && goal.chars().count() <= GOAL_CHARS + 1));
+        assert!(goal
+            .is_some_and(|goal| goal.starts_with("{\"do\":\"input_text\"") && goal.chars().count() <= GOAL_CHARS + 1));
     }
 
     #[test]

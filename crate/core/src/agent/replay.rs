@@ -5,7 +5,7 @@
 
 use super::output::{AgentBrain, NavigatorOutput};
 use super::record::{PlannedAction, REPLAYED};
-use crate::actions::Action;
+use crate::actions::{name_and_params, Action};
 use crate::dom_map::PageMap;
 use serde_json::Value;
 
@@ -73,10 +73,8 @@ impl Replay {
     pub fn literals(&self) -> Vec<Literal> {
         let mut found = Vec::new();
         for recorded in self.steps.iter().flatten() {
-            let Some((name, params)) = recorded.action.as_object().and_then(|object| object.iter().next()) else {
-                continue;
-            };
-            for &(_, field) in INPUT_FIELDS.iter().filter(|(action, _)| action == name) {
+            let Some((name, params)) = name_and_params(&recorded.action) else { continue };
+            for &(_, field) in INPUT_FIELDS.iter().filter(|(action, _)| *action == name) {
                 if let Some(value) = params[field].as_str() {
                     let label = recorded.element.as_ref().map_or_else(|| field.to_string(), |e| e.description.clone());
                     found.push(Literal { value: value.to_string(), label });
@@ -90,16 +88,17 @@ impl Replay {
     pub fn with_inputs(&self, task: &str, replacements: &[(&str, &str)]) -> Replay {
         let mut replay = Replay { task: task.to_string(), ..self.clone() };
         for recorded in replay.steps.iter_mut().flatten() {
-            let Some((name, params)) = recorded.action.as_object_mut().and_then(|object| object.iter_mut().next())
-            else {
-                continue;
-            };
-            for &(_, field) in INPUT_FIELDS.iter().filter(|(action, _)| action == name) {
-                let old = params[field].as_str().unwrap_or_default().to_string();
+            // Rewritten in the form the model writes, whichever form the record holds; an action
+            // that cannot be read is left for the model, as it is.
+            let Ok(action) = Action::from_json(&recorded.action) else { continue };
+            let mut written = action.to_json();
+            for &(_, field) in INPUT_FIELDS.iter().filter(|(name, _)| *name == action.name()) {
+                let old = written[field].as_str().unwrap_or_default().to_string();
                 if let Some((_, new)) = replacements.iter().find(|(from, _)| *from == old.as_str()) {
-                    params[field] = Value::from(*new);
+                    written[field] = Value::from(*new);
                 }
             }
+            recorded.action = written;
         }
         replay
     }
@@ -143,7 +142,7 @@ impl Replay {
                     "It finished there: check the page as it is now and give the user the answer with done.".into(),
                 ));
             }
-            match bind(&recorded.action, recorded.element.as_ref().map(|e| e.fingerprint.as_str()), map) {
+            match bind(action, recorded.element.as_ref().map(|e| e.fingerprint.as_str()), map) {
                 Ok(bound) => actions.push(bound),
                 Err(why) => return Some(ask(why)),
             }
@@ -162,8 +161,7 @@ impl Replay {
 
 /// The recorded action with its element's index on the current page, found by fingerprint (the
 /// same index when it still holds the element, else the first element with that fingerprint).
-fn bind(recorded: &Value, fingerprint: Option<&str>, map: Option<&PageMap>) -> Result<Action, String> {
-    let action = Action::from_json(recorded).map_err(|err| format!("That action could not be read again ({err})."))?;
+fn bind(action: Action, fingerprint: Option<&str>, map: Option<&PageMap>) -> Result<Action, String> {
     let (Some(index), Some(fingerprint)) = (action.index(), fingerprint) else { return Ok(action) };
     let map = map.ok_or("The page cannot be read now.")?;
     let matches = |element: &&crate::dom_map::MapElement| format!("{:016x}", element.fingerprint) == fingerprint;
@@ -172,10 +170,8 @@ fn bind(recorded: &Value, fingerprint: Option<&str>, map: Option<&PageMap>) -> R
         .filter(matches)
         .or_else(|| map.elements().find(matches))
         .ok_or_else(|| "The page changed: that element is no longer on it.".to_string())?;
-    let mut rebound = recorded.clone();
-    if let Some(params) = rebound.as_object_mut().and_then(|object| object.values_mut().next()) {
-        params["index"] = Value::from(found.index);
-    }
+    let mut rebound = action.to_json();
+    rebound["index"] = Value::from(found.index);
     Action::from_json(&rebound).map_err(|err| format!("That action could not be read again ({err})."))
 }
 

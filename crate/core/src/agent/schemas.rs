@@ -97,7 +97,7 @@ mod tests {
 
     /// What the model meant by one action, read from its JSON, as a user would expect it done.
     fn check_action(json: &Value, action: &Action) {
-        let (name, params) = json.as_object().unwrap().iter().next().unwrap();
+        let (name, params) = crate::actions::name_and_params(json).unwrap();
         let null = |key: &str| params.get(key).is_none_or(Value::is_null);
         match action {
             Action::ClickElement { click, .. } if null("click") => assert_eq!(*click, Click::Single, "{json}"),
@@ -171,10 +171,10 @@ mod tests {
         let reply = serde_json::json!({
             "current_state": {"evaluation_previous_goal": "", "memory": "", "next_goal": ""},
             "action": [
-                {"click_element": {"index": 3, "click": null}},
-                {"input_text": {"index": 4, "text": "a", "clear": null}},
-                {"wait": {"seconds": null}},
-                {"scroll": {"direction": "down", "pages": null, "index": null}}
+                {"do": "click_element", "index": 3, "click": null},
+                {"do": "input_text", "index": 4, "text": "a", "clear": null},
+                {"do": "wait", "seconds": null},
+                {"do": "scroll", "direction": "down", "pages": null, "index": null}
             ]
         });
         assert_eq!(schema_breaches(&navigator, &reply.to_string()), None);

@@ -6,9 +6,9 @@
 
 use serde_json::{json, Map, Value};
 
-/// Objects a user's schema may nest: the navigator's reply holds the answer 3 objects deep
-/// (reply, action, `done`), and OpenAI takes 10.
-const MAX_OBJECT_DEPTH: usize = 7;
+/// Objects a user's schema may nest: the navigator's reply holds the answer 2 objects deep
+/// (reply, `done`'s action), and OpenAI takes 10.
+const MAX_OBJECT_DEPTH: usize = 8;
 
 /// The held form of `schema`, or `None` when it has a part that cannot be put so (a choice of
 /// several types, `oneOf`, a `$ref`, an object of any fields, an enum of numbers...).

@@ -101,17 +101,11 @@ impl<H: HttpClient> Gemini<H> {
     }
 }
 
-/// A JSON schema in the OpenAPI subset Gemini accepts: no `additionalProperties`, nullable
-/// types written as `nullable: true` rather than a type list, and no object without properties
-/// (Gemini refuses one: an action without parameters is then a null).
+/// A JSON schema in the OpenAPI subset Gemini accepts: no `additionalProperties`, and nullable
+/// types written as `nullable: true` rather than a type list. (Gemini also refuses an object
+/// without properties: the schemas sent strict have none, `schema_rules_tests` checks.)
 pub fn gemini_schema(schema: &Value) -> Value {
     match schema {
-        Value::Object(object)
-            if object.get("type").is_some_and(|t| t == "object")
-                && object.get("properties").and_then(Value::as_object).is_none_or(|p| p.is_empty()) =>
-        {
-            json!({"type": "string", "nullable": true})
-        }
         Value::Object(object) => {
             let mut out = Map::new();
             for (key, value) in object {

@@ -148,6 +148,7 @@ fn openai_strict_breaches(schema: &Value) -> Vec<String> {
             }
         }
     }
+    breaches.extend(shared_first_keys(schema));
     if properties > 5000 {
         breaches.push(format!("{properties} object properties, over 5,000"));
     }
@@ -159,6 +160,37 @@ fn openai_strict_breaches(schema: &Value) -> Vec<String> {
     }
     if characters > 120_000 {
         breaches.push(format!("{characters} characters of names and enum values, over 120,000"));
+    }
+    breaches
+}
+
+/// OpenAI's strict mode tells the objects of an `anyOf` apart by their first key, which must
+/// differ (a discriminator, such as the enum of the action's names, may share its name): "Objects
+/// provided via 'anyOf' must not share identical first keys", in `properties` and in `required`.
+fn shared_first_keys(schema: &Value) -> Vec<String> {
+    let mut breaches = Vec::new();
+    for (path, sub) in subschemas(schema) {
+        let objects =
+            sub.get("anyOf").and_then(Value::as_array).into_iter().flatten().filter(|v| types(v).contains(&"object"));
+        let mut firsts: Vec<(&String, &Value)> = Vec::new();
+        for (i, variant) in objects.enumerate() {
+            let Some(first) = variant.get("properties").and_then(Value::as_object).and_then(|p| p.iter().next()) else {
+                continue;
+            };
+            if variant["required"].get(0).and_then(Value::as_str) != Some(first.0.as_str()) {
+                breaches.push(format!(
+                    "{path}/anyOf/{i}: the first required key must be the first property, \"{}\"",
+                    first.0
+                ));
+            }
+            if firsts.contains(&first) {
+                breaches.push(format!(
+                    "{path}/anyOf/{i}: its first key, \"{}\", is another object's in the anyOf",
+                    first.0
+                ));
+            }
+            firsts.push(first);
+        }
     }
     breaches
 }
@@ -363,6 +395,12 @@ fn the_rules_catch_what_the_providers_refuse() {
         assert!(said.contains(breach), "{said}");
     }
     assert!(openai_strict_breaches(&json!({"anyOf": [{"type": "object"}]})).iter().any(|b| b.contains("root")));
+    // Two actions told apart only after their first key, and one whose required keys start elsewhere.
+    let variant = |name: &str, first: &str| json!({"type": "object", "properties": {"do": {"type": "string"}, name: {"type": "string"}}, "required": [first, name], "additionalProperties": false});
+    let shared = json!({"type": "object", "properties": {"a": {"type": "array", "items": {"anyOf": [variant("url", "do"), variant("query", "query")]}}}, "required": ["a"], "additionalProperties": false});
+    let said = shared_first_keys(&shared);
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert!(said[0].contains("first required key") && said[1].contains("another object's"), "{said:?}");
     let gemini = json!({"type": ["string", "null"], "enum": ["a", null], "additionalProperties": false});
     assert_eq!(gemini_breaches(&gemini).len(), 3, "{:?}", gemini_breaches(&gemini));
     assert_eq!(
@@ -375,20 +413,27 @@ fn the_rules_catch_what_the_providers_refuse() {
 }
 
 #[test]
-fn on_gemini_an_action_without_parameters_is_a_null_and_reads_as_that_action() {
+fn on_gemini_an_action_without_parameters_is_its_name_alone_and_reads_as_that_action() {
+    use crate::actions::Action;
     let navigator = &request_schemas()[0];
     let sent = super::gemini::gemini_schema(&navigator.schema);
+    let names = |variant: &Value| variant["properties"]["do"]["enum"].as_array().cloned().unwrap_or_default();
     let go_back = sent["properties"]["action"]["items"]["anyOf"]
         .as_array()
         .unwrap()
         .iter()
-        .find_map(|variant| variant["properties"].get("go_back"))
+        .find(|variant| names(variant).contains(&json!("go_back")))
         .unwrap();
-    assert_eq!(go_back, &json!({"type": "string", "nullable": true}));
-    for value in [json!(null), json!(""), json!({})] {
-        assert_eq!(crate::actions::Action::from_json(&json!({ "go_back": value })), Ok(crate::actions::Action::GoBack));
+    assert_eq!(
+        go_back,
+        &json!({"type": "object", "properties": {"do": {"type": "string", "enum": ["go_back", "go_forward", "reload"]}}, "required": ["do"]})
+    );
+    assert_eq!(Action::from_json(&json!({"do": "go_back"})), Ok(Action::GoBack));
+    // The keyed form, as models trained on browser-use write it.
+    for value in [json!(null), json!({})] {
+        assert_eq!(Action::from_json(&json!({ "go_back": value })), Ok(Action::GoBack));
     }
-    assert!(crate::actions::Action::from_json(&json!({"go_to_url": "https://x.test"})).is_err());
+    assert!(Action::from_json(&json!({"go_to_url": "https://x.test"})).is_err());
 }
 
 #[test]
@@ -399,7 +444,7 @@ fn a_step_holds_one_to_the_most_actions_and_done_must_say_more_than_its_example(
         (action["minItems"].as_u64(), action["maxItems"].as_u64()),
         (Some(1), Some(MAX_ACTIONS_PER_STEP as u64))
     );
-    let copied = Action::from_json(&json!({"done": {"text": "the answer for the user", "success": true}}));
+    let copied = Action::from_json(&json!({"do": "done", "text": "the answer for the user", "success": true}));
     assert_eq!(copied, Err("done.text is the example from the instructions: write the answer itself".into()));
-    assert!(Action::from_json(&json!({"done": {"text": "The total is $12.00.", "success": true}})).is_ok());
+    assert!(Action::from_json(&json!({"do": "done", "text": "The total is $12.00.", "success": true})).is_ok());
 }

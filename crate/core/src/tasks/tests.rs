@@ -52,7 +52,7 @@ impl ModelServer {
 
 /// The navigator's answer that ends a task.
 fn done(text: &str) -> String {
-    reply(&json!([{"done": {"text": text, "success": true}}]).to_string()).unwrap()
+    reply(&json!([{"do": "done", "text": text, "success": true}]).to_string()).unwrap()
 }
 
 #[derive(Clone)]
@@ -478,7 +478,7 @@ fn a_restarted_worker_resumes_running_tasks_ends_stale_ones_and_keeps_the_line()
 
 /// A stored workflow from a recorded run that only answered on the shop's page.
 fn stored_workflow() -> Value {
-    let done = json!({"action": {"done": {"text": "The total is $12.00", "success": true}}, "element": null});
+    let done = json!({"action": {"do": "done", "text": "The total is $12.00", "success": true}, "element": null});
     let record = json!({
         "task": "tell me the cart total",
         "outcome": {"type": "result", "success": true, "text": "The total is $12.00", "steps": 1},
@@ -621,7 +621,7 @@ fn a_task_starts_with_the_files_attached_uploads_them_and_lets_them_go_at_its_en
     use base64::Engine;
     let mut worker = Worker::new(settings(1));
     worker.host.shop.file_input.set(true);
-    let upload = json!([{"upload_file": {"index": 5, "name": "cv.pdf"}}]).to_string();
+    let upload = json!([{"do": "upload_file", "index": 5, "name": "cv.pdf"}]).to_string();
     worker.host.model.replies.borrow_mut().push_back(reply(&upload).unwrap());
     worker.host.model.hold();
     let data = base64::engine::general_purpose::STANDARD.encode(b"%PDF-1.4 CV");
@@ -683,7 +683,8 @@ fn the_files_of_a_task_that_never_runs_are_let_go_of() {
 #[test]
 fn a_follow_up_goes_on_with_the_notebook_its_chat_left() {
     let mut worker = Worker::new(settings(1));
-    let append = |row: &str| reply(&json!([{"append_file": {"name": "items.csv", "text": row}}]).to_string()).unwrap();
+    let append =
+        |row: &str| reply(&json!([{"do": "append_file", "name": "items.csv", "text": row}]).to_string()).unwrap();
     worker.host.model.replies.borrow_mut().extend([append("a,1"), done("In items.csv"), append("b,2"), done("Added")]);
     worker.start(&chat(1), "collect the items");
     worker.panel(json!({"type": "start_task", "task": "and the next one", "chatId": chat(1), "followUp": true}));

@@ -67,12 +67,12 @@ pub fn playwright_script(workflow: &Workflow) -> String {
 
 /// One recorded action as a line of the script.
 fn statement(planned: &PlannedAction, params: &[Param]) -> String {
-    let Some((action, args)) = planned.action.as_object().and_then(|object| object.iter().next()) else {
+    let Some((action, args)) = crate::actions::name_and_params(&planned.action) else {
         return "  // (an unreadable action)\n".into();
     };
     let value = |field: &str| literal(args[field].as_str().unwrap_or_default(), params);
     let target = || element(planned, params);
-    match action.as_str() {
+    match action {
         "go_to_url" => format!("  await page.goto({});\n", value("url")),
         "open_tab" => format!("  await page.goto({}); // opened in a new tab by the agent\n", value("url")),
         "go_back" => "  await page.goBack();\n".into(),
@@ -218,17 +218,18 @@ mod tests {
     fn each_action_becomes_a_statement_on_the_element_found_by_its_fingerprints_parts() {
         let filter =
             json!({"tag": "input", "attrs": {"type": "search", "placeholder": "Filter mugs"}, "label": "Filter"});
-        let type_blue = planned(json!({"input_text": {"index": 3, "text": "blue"}}), Some(filter));
+        let type_blue = planned(json!({"do": "input_text", "index": 3, "text": "blue", "clear": true}), Some(filter));
         assert_eq!(
             statement(&type_blue, &colour()),
             "  await find(page, { tag: \"input\", attrs: { \"placeholder\": \"Filter mugs\", \"type\": \"search\" }, label: \"Filter\" }).fill(params.colour);\n"
         );
         let button = json!({"tag": "button", "attrs": {"aria-label": "Add Blue mug to cart"}, "text": "Add to cart"});
-        let add = planned(json!({"click_element": {"index": 7}}), Some(button));
+        let add = planned(json!({"do": "click_element", "index": 7}), Some(button));
         assert_eq!(
             statement(&add, &colour()),
             "  await find(page, { tag: \"button\", attrs: { \"aria-label\": `Add ${params.colour} mug to cart` }, text: \"Add to cart\" }).click();\n"
         );
+        // A record from before actions were written with their name in "do".
         let keys = planned(json!({"send_keys": {"keys": "Control+A Enter"}}), None);
         assert_eq!(
             statement(&keys, &[]),

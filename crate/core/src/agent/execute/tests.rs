@@ -3,7 +3,7 @@ use crate::agent::AgentEvent;
 use crate::llm::LlmError;
 
 fn done() -> Result<String, LlmError> {
-    reply(r#"[{"done":{"text":"ok","success":true}}]"#)
+    reply(r#"[{"do":"done","text":"ok","success":true}]"#)
 }
 
 /// Runs one step of `actions` then `done`, returning the outcome sentences and the model.
@@ -16,7 +16,7 @@ fn one_step(shop: &FakeShop, actions: &str) -> (Vec<String>, ScriptedModel) {
 #[test]
 fn refuses_an_element_replaced_by_an_identical_looking_one() {
     let shop = FakeShop::new();
-    let model = ScriptedModel::new(vec![reply(r#"[{"click_element":{"index":1,"click":null}}]"#), done()]);
+    let model = ScriptedModel::new(vec![reply(r#"[{"do":"click_element","index":1,"click":null}]"#), done()]);
     let (_, events) = run_with_replacement(&shop, &model);
     let said = outcomes(&events);
     assert!(
@@ -32,7 +32,7 @@ fn refuses_an_element_replaced_by_an_identical_looking_one() {
 fn an_element_replaced_while_the_model_thinks_is_refused_when_the_page_tells_what_changed() {
     let shop = FakeShop::new();
     shop.tracks_changes.set(true);
-    let model = ScriptedModel::new(vec![reply(r#"[{"click_element":{"index":1,"click":null}}]"#), done()]);
+    let model = ScriptedModel::new(vec![reply(r#"[{"do":"click_element","index":1,"click":null}]"#), done()]);
     let (_, events) = run_with_replacement(&shop, &model);
     assert!(outcomes(&events)[0].contains("is no longer on the page"), "{:?}", outcomes(&events));
     assert_eq!(shop.cart.get(), 0);
@@ -40,7 +40,7 @@ fn an_element_replaced_while_the_model_thinks_is_refused_when_the_page_tells_wha
 
 #[test]
 fn an_unchanged_page_is_not_read_again_before_each_action() {
-    let clicks = r#"[{"click_element":{"index":1,"click":null}},{"click_element":{"index":1,"click":null}}]"#;
+    let clicks = r#"[{"do":"click_element","index":1,"click":null},{"do":"click_element","index":1,"click":null}]"#;
     // Reads: the first step's map, then (unsure) before the first click and between the clicks,
     // then the second step's map.
     let shop = FakeShop::new();
@@ -83,7 +83,7 @@ fn run_with_replacement(shop: &FakeShop, model: &ScriptedModel) -> (AgentEvent, 
 #[test]
 fn chooses_in_a_custom_dropdown_and_checks_that_it_took() {
     let shop = FakeShop::new();
-    let (said, _) = one_step(&shop, r#"[{"select_option":{"index":3,"text":"blue"}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"do":"select_option","index":3,"text":"blue"}]"#);
     assert_eq!(said[0], "Selected \"Blue\" in <div> \"Color: Choose\" [3].");
     assert_eq!(*shop.color.borrow(), "Blue");
 }
@@ -91,14 +91,14 @@ fn chooses_in_a_custom_dropdown_and_checks_that_it_took() {
 #[test]
 fn a_missing_custom_option_is_reported_with_the_choices() {
     let shop = FakeShop::new();
-    let (said, _) = one_step(&shop, r#"[{"select_option":{"index":3,"text":"Green"}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"do":"select_option","index":3,"text":"Green"}]"#);
     assert_eq!(said[0], "<div> \"Color: Choose\" [3] has no option \"Green\"; its options are: \"Red\", \"Blue\".");
 }
 
 #[test]
 fn lists_a_custom_dropdown_s_options_with_their_indices() {
     let shop = FakeShop::new();
-    let (said, _) = one_step(&shop, r#"[{"get_dropdown_options":{"index":3}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"do":"get_dropdown_options","index":3}]"#);
     assert_eq!(
         said[0],
         "<div> \"Color: Choose\" [3] is open; its options are: [5] Red, [6] Blue. Use select_option or click one."
@@ -108,8 +108,10 @@ fn lists_a_custom_dropdown_s_options_with_their_indices() {
 #[test]
 fn follows_a_tab_opened_by_a_click_and_lists_the_tabs() {
     let shop = FakeShop::new();
-    let (said, model) =
-        one_step(&shop, r#"[{"click_element":{"index":4,"click":null}},{"click_element":{"index":1,"click":null}}]"#);
+    let (said, model) = one_step(
+        &shop,
+        r#"[{"do":"click_element","index":4,"click":null},{"do":"click_element","index":1,"click":null}]"#,
+    );
     assert_eq!(
         said[0],
         "Clicked <a> \"Reviews\" [4]. It opened a new tab, t2 (http://shop.test/reviews), which is now the current tab."
@@ -129,28 +131,28 @@ fn follows_a_tab_opened_by_a_click_and_lists_the_tabs() {
 fn typing_can_append_and_reports_the_final_value() {
     let shop = FakeShop::new();
     *shop.note.borrow_mut() = "gift".into();
-    let (said, _) = one_step(&shop, r#"[{"input_text":{"index":2,"text":" wrap","clear":false}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"do":"input_text","index":2,"text":" wrap","clear":false}]"#);
     assert_eq!(said[0], "Typed \" wrap\" into <textarea> [2]; its value is now \"gift wrap\".");
 }
 
 #[test]
 fn keys_are_checked_before_they_are_sent() {
     let shop = FakeShop::new();
-    let (said, _) = one_step(&shop, r#"[{"send_keys":{"keys":"Control+Enter"}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"do":"send_keys","keys":"Control+Enter"}]"#);
     assert_eq!(said[0], "Pressed Control+Enter.");
-    let (said, _) = one_step(&shop, r#"[{"send_keys":{"keys":"Hyper+Q"}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"do":"send_keys","keys":"Hyper+Q"}]"#);
     assert_eq!(said[0], "\"hyper\" is not a modifier; use Control, Shift, Alt or Meta.");
 }
 
 #[test]
 fn scrolling_says_where_it_left_the_page_and_when_nothing_moved() {
     let shop = FakeShop::new();
-    let (said, _) = one_step(&shop, r#"[{"scroll":{"direction":"down","pages":1,"index":null}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"do":"scroll","direction":"down","pages":1,"index":null}]"#);
     assert_eq!(said[0], "Scrolled the page down by 1 page; now 50% of the way down.");
-    let (said, _) = one_step(&shop, r#"[{"scroll":{"direction":"up","pages":null,"index":null}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"do":"scroll","direction":"up","pages":null,"index":null}]"#);
     assert_eq!(said[0], "The page is already at the top; nothing moved.");
     // Further than a scroll may go: as far as it may, and the model is told so.
-    let (said, _) = one_step(&shop, r#"[{"scroll":{"direction":"down","pages":500,"index":null}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"do":"scroll","direction":"down","pages":500,"index":null}]"#);
     assert_eq!(
         said[0],
         "Scrolled the page down by 10 pages (the most one scroll moves; \"bottom\" goes to the end); now 50% of the way down."
@@ -160,9 +162,9 @@ fn scrolling_says_where_it_left_the_page_and_when_nothing_moved() {
 #[test]
 fn finds_text_with_counts_and_context() {
     let shop = FakeShop::new();
-    let (said, _) = one_step(&shop, r#"[{"find_text":{"text":"mug"}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"do":"find_text","text":"mug"}]"#);
     assert_eq!(said[0], "\"mug\" appears 2 times; scrolled to the first. Context: \"…Add blue mug…\".");
-    let (said, _) = one_step(&shop, r#"[{"scroll_to_text":{"text":"unicorn"}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"do":"scroll_to_text","text":"unicorn"}]"#);
     assert_eq!(said[0], "\"unicorn\" does not appear on the page.");
 }
 
@@ -170,7 +172,7 @@ fn finds_text_with_counts_and_context() {
 fn extract_asks_the_model_about_the_page_s_content() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"extract":{"query":"shipping time"}}]"#),
+        reply(r#"[{"do":"extract","query":"shipping time"}]"#),
         Ok(r#"{"found": true, "answer": "2 days"}"#.into()),
         done(),
     ]);
@@ -188,7 +190,7 @@ fn extract_asks_the_model_about_the_page_s_content() {
 #[test]
 fn waits_are_bounded_and_real() {
     let shop = FakeShop::new();
-    let (said, _) = one_step(&shop, r#"[{"wait":{"seconds":30}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"do":"wait","seconds":30}]"#);
     assert_eq!(said[0], "Waited 10 s, the longest one wait lasts; wait again if the page needs longer.");
     assert_eq!(shop.slept_ms.get(), 10_000);
 }
@@ -197,10 +199,10 @@ fn waits_are_bounded_and_real() {
 fn tabs_can_be_opened_switched_and_closed() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"open_tab":{"url":"shop.test/faq"}}]"#),
-        reply(r#"[{"switch_tab":{"tab":"t9"}}]"#),
-        reply(r#"[{"switch_tab":{"tab":"t1"}}]"#),
-        reply(r#"[{"close_tab":{"tab":"t1"}}]"#),
+        reply(r#"[{"do":"open_tab","url":"shop.test/faq"}]"#),
+        reply(r#"[{"do":"switch_tab","tab":"t9"}]"#),
+        reply(r#"[{"do":"switch_tab","tab":"t1"}]"#),
+        reply(r#"[{"do":"close_tab","tab":"t1"}]"#),
         done(),
     ]);
     let (_, events) = crate::agent::fakes::run_with(&crate::agent::fakes::config(10), &shop, &model);
@@ -222,17 +224,17 @@ fn an_address_typed_as_the_map_shows_it_opens_the_link_s_full_one() {
     let shop = FakeShop::new();
     *shop.reviews_href.borrow_mut() = "/reviews?utm_source=mail&sid=a8F3kQ9zLm2xP7vR".into();
     shop.reviews_text.borrow_mut().clear();
-    let (said, _) = one_step(&shop, r#"[{"go_to_url":{"url":"/reviews?sid=…"}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"do":"go_to_url","url":"/reviews?sid=…"}]"#);
     assert_eq!(said[0], "Opened http://shop.test/reviews?utm_source=mail&sid=a8F3kQ9zLm2xP7vR.");
     let shop = FakeShop::new();
-    let (said, _) = one_step(&shop, r#"[{"open_tab":{"url":"/faq"}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"do":"open_tab","url":"/faq"}]"#);
     assert!(said[0].starts_with("Opened http://shop.test/faq in a new tab"), "{said:?}");
 }
 
 #[test]
 fn search_opens_the_engine_with_the_query_encoded() {
     let shop = FakeShop::new();
-    let (said, _) = one_step(&shop, r#"[{"search":{"query":"blue mug"}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"do":"search","query":"blue mug"}]"#);
     assert_eq!(said[0], "Opened https://duckduckgo.com/?q=blue+mug.");
     assert_eq!(*shop.url.borrow(), "https://duckduckgo.com/?q=blue+mug");
 }
@@ -242,7 +244,7 @@ fn a_long_text_is_typed_whole_in_pieces_and_reported_in_short() {
     use crate::browser::PageOp;
     let shop = FakeShop::new();
     let text = "word ".repeat(4_000);
-    let actions = serde_json::json!([{"input_text": {"index": 2, "text": text, "clear": null}}]).to_string();
+    let actions = serde_json::json!([{"do": "input_text", "index": 2, "text": text, "clear": null}]).to_string();
     let (said, _) = one_step(&shop, &actions);
     assert_eq!(*shop.note.borrow(), text);
     let pieces = shop.ops.borrow().iter().filter(|op| matches!(op, PageOp::Type { .. })).count();
@@ -270,7 +272,7 @@ fn stopping_during_a_long_typing_ends_the_task_before_the_rest_is_typed() {
         }
     }));
     let text = "x".repeat(crate::actions::MAX_TYPED_CHARS);
-    let actions = serde_json::json!([{"input_text": {"index": 2, "text": text, "clear": null}}]).to_string();
+    let actions = serde_json::json!([{"do": "input_text", "index": 2, "text": text, "clear": null}]).to_string();
     let model = ScriptedModel::new(vec![reply(&actions), done()]);
     let user =
         crate::agent::fakes::FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
@@ -293,7 +295,7 @@ fn trusted_typing_inserts_a_long_text_in_pieces_each_at_the_field_s_end() {
     use crate::browser::PageOp;
     let shop = FakeShop::new();
     let text = "y".repeat(60_000);
-    let actions = serde_json::json!([{"input_text": {"index": 2, "text": text, "clear": null}}]).to_string();
+    let actions = serde_json::json!([{"do": "input_text", "index": 2, "text": text, "clear": null}]).to_string();
     let model = ScriptedModel::new(vec![reply(&actions), done()]);
     let config = crate::agent::TaskConfig { trusted_input: true, ..crate::agent::fakes::config(5) };
     crate::agent::fakes::run_with(&config, &shop, &model);
@@ -318,7 +320,7 @@ fn trusted_input_clicks_types_and_presses_through_the_debugger() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
         reply(
-            r#"[{"click_element":{"index":1,"click":null}},{"input_text":{"index":2,"text":"hi","clear":null}},{"send_keys":{"keys":"Enter"}}]"#,
+            r#"[{"do":"click_element","index":1,"click":null},{"do":"input_text","index":2,"text":"hi","clear":null},{"do":"send_keys","keys":"Enter"}]"#,
         ),
         done(),
     ]);
@@ -356,9 +358,9 @@ fn with_policy(allow: &[&str], deny: &[&str]) -> crate::agent::TaskConfig {
 fn the_site_policy_refuses_navigation_and_links_and_is_enforced_in_every_task_tab() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"go_to_url":{"url":"https://evil.test/?cookie=abc"}}]"#),
-        reply(r#"[{"search":{"query":"mugs"}}]"#),
-        reply(r#"[{"open_tab":{"url":"https://shop.test/faq"}}]"#),
+        reply(r#"[{"do":"go_to_url","url":"https://evil.test/?cookie=abc"}]"#),
+        reply(r#"[{"do":"search","query":"mugs"}]"#),
+        reply(r#"[{"do":"open_tab","url":"https://shop.test/faq"}]"#),
         done(),
     ]);
     let config = with_policy(&["shop.test"], &["evil.test"]);
@@ -382,7 +384,7 @@ fn the_site_policy_refuses_navigation_and_links_and_is_enforced_in_every_task_ta
 #[test]
 fn a_link_to_a_denied_site_is_not_clicked() {
     let shop = FakeShop::new();
-    let model = ScriptedModel::new(vec![reply(r#"[{"click_element":{"index":4,"click":null}}]"#), done()]);
+    let model = ScriptedModel::new(vec![reply(r#"[{"do":"click_element","index":4,"click":null}]"#), done()]);
     let (_, events) = crate::agent::fakes::run_with(&with_policy(&[], &["http://shop.test/reviews"]), &shop, &model);
     assert_eq!(
         outcomes(&events)[0],
@@ -395,7 +397,7 @@ fn a_link_to_a_denied_site_is_not_clicked() {
 fn consequential_actions_wait_for_the_user_and_a_refusal_is_respected() {
     use crate::agent::fakes::{run_as, FakeUser};
     // The shop's add button, reworded as a purchase.
-    let model = || ScriptedModel::new(vec![reply(r#"[{"click_element":{"index":1,"click":null}}]"#), done()]);
+    let model = || ScriptedModel::new(vec![reply(r#"[{"do":"click_element","index":1,"click":null}]"#), done()]);
     let config = crate::agent::fakes::config(5);
     let buy_page = |shop: &FakeShop| *shop.buy_label.borrow_mut() = Some("Buy now".into());
 
@@ -430,7 +432,7 @@ fn secrets_are_typed_by_placeholder_only_where_allowed_and_never_shown() {
     };
     let model = || {
         ScriptedModel::new(vec![
-            reply(r#"[{"input_text":{"index":2,"text":"<secret>pin</secret>","clear":null}}]"#),
+            reply(r#"[{"do":"input_text","index":2,"text":"<secret>pin</secret>","clear":null}]"#),
             done(),
         ])
     };
@@ -463,7 +465,7 @@ fn switching_to_a_tab_on_a_denied_site_is_refused() {
         // The user dragged it into the task's tab group.
         group: Some(crate::agent::fakes::FIRST_GROUP),
     });
-    let model = ScriptedModel::new(vec![reply(r#"[{"switch_tab":{"tab":"t2"}}]"#), done()]);
+    let model = ScriptedModel::new(vec![reply(r#"[{"do":"switch_tab","tab":"t2"}]"#), done()]);
     let (_, events) = crate::agent::fakes::run_with(&with_policy(&[], &["evil.test"]), &shop, &model);
     assert_eq!(
         outcomes(&events)[0],
@@ -500,9 +502,9 @@ fn tabs_are_named_t1_t2_for_the_whole_task_never_by_id_and_extension_pages_are_n
     };
     // The first worker opens a tab, closes it, opens another, and stops during step 4.
     let first = ScriptedModel::new(vec![
-        reply(r#"[{"open_tab":{"url":"shop.test/faq"}}]"#),
-        reply(r#"[{"close_tab":{"tab":"t2"}}]"#),
-        reply(r#"[{"open_tab":{"url":"shop.test/help"}}]"#),
+        reply(r#"[{"do":"open_tab","url":"shop.test/faq"}]"#),
+        reply(r#"[{"do":"close_tab","tab":"t2"}]"#),
+        reply(r#"[{"do":"open_tab","url":"shop.test/help"}]"#),
         Err(LlmError::Unreachable { url: "x".into(), detail: "the worker stopped".into() }),
     ]);
     let (_, events) = crate::agent::fakes::run_with(&config, &shop, &first);
@@ -533,8 +535,8 @@ fn tabs_are_named_t1_t2_for_the_whole_task_never_by_id_and_extension_pages_are_n
     let checkpoint: crate::agent::Checkpoint =
         serde_json::from_str(&serde_json::to_string(&saved.borrow()[3]).unwrap()).unwrap();
     let second = ScriptedModel::new(vec![
-        reply(r#"[{"switch_tab":{"tab":"2"}}]"#),
-        reply(r#"[{"switch_tab":{"tab":"t1"}}]"#),
+        reply(r#"[{"do":"switch_tab","tab":"2"}]"#),
+        reply(r#"[{"do":"switch_tab","tab":"t1"}]"#),
         done(),
     ]);
     let resumed = crate::agent::TaskConfig {
@@ -583,10 +585,10 @@ fn the_user_s_other_tabs_never_reach_the_model_and_the_task_s_own_tabs_do() {
     // The user starts the task in a tab of their own group 50.
     shop.tabs.borrow_mut()[0].group = Some(50);
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"open_tab":{"url":"shop.test/faq"}}]"#),
+        reply(r#"[{"do":"open_tab","url":"shop.test/faq"}]"#),
         // A link the browser opens in a new tab (target=_blank), from the first tab.
-        reply(r#"[{"switch_tab":{"tab":"t1"}}]"#),
-        reply(r#"[{"click_element":{"index":4,"click":null}}]"#),
+        reply(r#"[{"do":"switch_tab","tab":"t1"}]"#),
+        reply(r#"[{"do":"click_element","index":4,"click":null}]"#),
         done(),
     ]);
     let config = crate::agent::TaskConfig {
@@ -641,9 +643,9 @@ fn a_tab_the_user_drags_into_the_group_joins_the_task_and_one_dragged_out_is_the
         let tabs = std::rc::Rc::clone(&shop.tabs);
         *shop.on_perform.borrow_mut() = Some(Box::new(move |_| tabs.borrow_mut()[1].group = None));
         let model = ScriptedModel::new(vec![
-            reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
-            reply(r#"[{"switch_tab":{"tab":"t2"}}]"#),
-            reply(r#"[{"close_tab":{"tab":"t2"}}]"#),
+            reply(r#"[{"do":"click_element","index":1,"click":null}]"#),
+            reply(r#"[{"do":"switch_tab","tab":"t2"}]"#),
+            reply(r#"[{"do":"close_tab","tab":"t2"}]"#),
             done(),
         ]);
         let user = FakeUser { approves, asked: Default::default(), reviews: Default::default() };
@@ -693,7 +695,7 @@ fn a_tab_the_user_drags_into_the_group_joins_the_task_and_one_dragged_out_is_the
 fn without_a_tab_group_the_task_s_tabs_are_those_it_worked_in() {
     let shop = window_with_the_user_s_tabs();
     shop.groups_work.set(false);
-    let model = ScriptedModel::new(vec![reply(r#"[{"open_tab":{"url":"shop.test/faq"}}]"#), done()]);
+    let model = ScriptedModel::new(vec![reply(r#"[{"do":"open_tab","url":"shop.test/faq"}]"#), done()]);
     crate::agent::fakes::run_with(&crate::agent::fakes::config(10), &shop, &model);
     assert!(
         model
@@ -709,7 +711,7 @@ fn without_a_tab_group_the_task_s_tabs_are_those_it_worked_in() {
 fn a_drag_goes_onto_the_element_the_model_named_and_says_where_it_went() {
     use crate::browser::PageOp;
     let shop = FakeShop::new();
-    let (said, _) = one_step(&shop, r#"[{"drag":{"index":1,"to":2,"dx":null,"dy":null}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"do":"drag","index":1,"to":2,"dx":null,"dy":null}]"#);
     assert_eq!(
         said[0],
         "Dragged <button> \"Add blue mug\" [1] onto <textarea> [2]. It is now 2nd of 3 in its list (was 1st)."
@@ -719,7 +721,7 @@ fn a_drag_goes_onto_the_element_the_model_named_and_says_where_it_went() {
     assert_eq!((target.id, to.map(|to| to.id), aim_only), (2, Some(3), false));
     // A drop place that is not in the map is refused before anything moves.
     let shop = FakeShop::new();
-    let (said, _) = one_step(&shop, r#"[{"drag":{"index":1,"to":99,"dx":null,"dy":null}}]"#);
+    let (said, _) = one_step(&shop, r#"[{"do":"drag","index":1,"to":99,"dx":null,"dy":null}]"#);
     assert_eq!(said[0], "There is no element [99] in the page map; use an index from the current map.");
     assert!(!shop.ops.borrow().iter().any(|op| matches!(op, PageOp::Drag { .. })));
 }
@@ -728,7 +730,7 @@ fn a_drag_goes_onto_the_element_the_model_named_and_says_where_it_went() {
 fn a_trusted_drag_is_aimed_then_pressed_moved_and_released_through_the_debugger() {
     use crate::browser::PageOp;
     let shop = FakeShop::new();
-    let model = ScriptedModel::new(vec![reply(r#"[{"drag":{"index":1,"to":null,"dx":0,"dy":40}}]"#), done()]);
+    let model = ScriptedModel::new(vec![reply(r#"[{"do":"drag","index":1,"to":null,"dx":0,"dy":40}]"#), done()]);
     let config = crate::agent::TaskConfig { trusted_input: true, ..crate::agent::fakes::config(5) };
     let (_, events) = crate::agent::fakes::run_with(&config, &shop, &model);
     assert_eq!(

@@ -166,7 +166,7 @@ fn sign_in_form(shop: &FakeShop) {
 }
 
 /// The model's first step: to the shop's sign-in page (where the task runs into the form).
-const TO_SIGN_IN: &str = r#"[{"go_to_url":{"url":"https://shop.test/login"}}]"#;
+const TO_SIGN_IN: &str = r#"[{"do":"go_to_url","url":"https://shop.test/login"}]"#;
 
 fn hand_overs(events: &[AgentEvent]) -> Vec<(u32, Reason, String, i32)> {
     events
@@ -186,7 +186,7 @@ fn a_sign_in_wall_pauses_the_task_until_the_user_signed_in_and_the_page_is_read_
     sign_in_form(&shop);
     let model = ScriptedModel::new(vec![
         reply(TO_SIGN_IN),
-        reply(r#"[{"done":{"text":"signed in, cart empty","success":true}}]"#),
+        reply(r#"[{"do":"done","text":"signed in, cart empty","success":true}]"#),
     ]);
     // The user signs in in the tab: the form goes, their account page comes.
     let signing_in = user(&shop, vec![HandOver::Continue(Some("I signed in".into()))], |shop| {
@@ -214,8 +214,8 @@ fn a_page_still_asking_after_continue_is_not_handed_over_twice() {
     sign_in_form(&shop);
     let model = ScriptedModel::new(vec![
         reply(TO_SIGN_IN),
-        reply(r#"[{"wait":{"seconds":1}}]"#),
-        reply(r#"[{"done":{"text":"could not sign in","success":false}}]"#),
+        reply(r#"[{"do":"wait","seconds":1}]"#),
+        reply(r#"[{"do":"done","text":"could not sign in","success":false}]"#),
     ]);
     let lazy = user(&shop, vec![HandOver::Continue(None)], |_| {});
     let (end, events) = run_as(&config(5), &shop, &model, &lazy);
@@ -228,7 +228,7 @@ fn a_page_still_asking_after_continue_is_not_handed_over_twice() {
 fn the_time_the_user_takes_is_not_the_tasks() {
     let shop = FakeShop::new();
     sign_in_form(&shop);
-    let model = ScriptedModel::new(vec![reply(TO_SIGN_IN), reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+    let model = ScriptedModel::new(vec![reply(TO_SIGN_IN), reply(r#"[{"do":"done","text":"ok","success":true}]"#)]);
     let slow = user(&shop, vec![HandOver::Continue(None)], |shop| shop.extra_nodes.borrow_mut().clear());
     let (_, events) = run_as(&config(5), &shop, &model, &slow);
     let record = events
@@ -250,8 +250,8 @@ fn the_time_the_user_takes_is_not_the_tasks() {
 fn the_model_asks_the_user_and_hears_the_answer() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"ask_user":{"question":"Which size, S or M?"}},{"click_element":{"index":1,"click":null}}]"#),
-        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+        reply(r#"[{"do":"ask_user","question":"Which size, S or M?"},{"do":"click_element","index":1,"click":null}]"#),
+        reply(r#"[{"do":"done","text":"ok","success":true}]"#),
     ]);
     let answering = user(&shop, vec![HandOver::Continue(Some("M please".into()))], |_| {});
     let (end, events) = run_as(&config(5), &shop, &model, &answering);
@@ -290,7 +290,7 @@ fn a_captcha_frame_pauses_the_task() {
     let shop = FakeShop::new();
     shop.extra_nodes.borrow_mut().push(iframe(30, "reCAPTCHA"));
     shop.extra_frames.borrow_mut().push(child(30, "http://127.0.0.1:9/recaptcha/api2/anchor?k=test"));
-    let model = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+    let model = ScriptedModel::new(vec![reply(r#"[{"do":"done","text":"ok","success":true}]"#)]);
     let solving = user(&shop, vec![HandOver::Continue(None)], |shop| {
         shop.extra_nodes.borrow_mut().clear();
         shop.extra_frames.borrow_mut().clear();
@@ -309,9 +309,9 @@ fn a_password_or_code_the_user_did_not_give_is_never_typed() {
         *shop.extra_nodes.borrow_mut() =
             vec![input(21, &[("type", "password")]), input(22, &[("autocomplete", "one-time-code")])];
         let model = ScriptedModel::new(vec![
-            reply(&format!(r#"[{{"input_text":{{"index":5,"text":"{text}","clear":null}}}}]"#)),
-            reply(&format!(r#"[{{"input_text":{{"index":6,"text":"{text}","clear":null}}}}]"#)),
-            reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+            reply(&format!(r#"[{{"do":"input_text","index":5,"text":"{text}","clear":null}}]"#)),
+            reply(&format!(r#"[{{"do":"input_text","index":6,"text":"{text}","clear":null}}]"#)),
+            reply(r#"[{"do":"done","text":"ok","success":true}]"#),
         ]);
         // The user continues without entering anything (the page asks for a code).
         let config = TaskConfig { task: task.into(), secrets, ..config(5) };

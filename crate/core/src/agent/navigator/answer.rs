@@ -2,7 +2,7 @@
 //! a claimed success whose data does not fit is sent back to the model, once, saying what is
 //! wrong.
 
-use crate::actions::Action;
+use crate::actions::{Action, NAME_FIELD};
 use crate::agent::output::NavigatorOutput;
 use crate::answer::{breaches_said, OutputSchema};
 use serde_json::{json, Value};
@@ -16,7 +16,8 @@ pub(in crate::agent) fn with_answer(mut schema: Value, output: &OutputSchema, st
         None => (output.schema().clone(), false),
     };
     let variants = schema.pointer_mut("/properties/action/items/anyOf").and_then(Value::as_array_mut);
-    for done in variants.into_iter().flatten().filter_map(|variant| variant.pointer_mut("/properties/done")) {
+    let is_done = |variant: &&mut Value| variant["properties"][NAME_FIELD]["enum"] == json!(["done"]);
+    for done in variants.into_iter().flatten().filter(is_done) {
         done["properties"]["data"] = data.clone();
         if let Some(required) = done["required"].as_array_mut() {
             required.push(json!("data"));
@@ -75,7 +76,7 @@ mod tests {
     }
 
     fn done_with(data: &str) -> String {
-        format!(r#"[{{"done":{{"text":"Two mugs","success":true,"data":{data}}}}}]"#)
+        format!(r#"[{{"do":"done","text":"Two mugs","success":true,"data":{data}}}]"#)
     }
 
     fn data_events(events: &[AgentEvent]) -> Vec<serde_json::Value> {
@@ -148,7 +149,7 @@ mod tests {
     fn a_task_given_up_ends_without_data_unless_what_it_gathered_fits() {
         let gave_up = |data: &str| {
             let model = ScriptedModel::new(vec![reply(&format!(
-                r#"[{{"done":{{"text":"No more mugs","success":false,"data":{data}}}}}]"#
+                r#"[{{"do":"done","text":"No more mugs","success":false,"data":{data}}}]"#
             ))]);
             let (end, events) = run_with(&with_mugs_schema(), &FakeShop::new(), &model);
             assert!(matches!(end, AgentEvent::Result { success: false, .. }), "{end:?}");
@@ -156,6 +157,33 @@ mod tests {
         };
         assert!(gave_up(r#"{"mugs":[{"name":"Blue mug","price":-1}]}"#).is_empty());
         assert_eq!(gave_up(r#"{"mugs":[]}"#), vec![json!({"mugs": []})]);
+    }
+
+    #[test]
+    fn an_answer_as_deep_as_can_be_held_keeps_the_reply_within_openais_ten_levels_of_objects() {
+        use super::with_answer;
+        use crate::agent::prompt::navigator_schema;
+        use crate::messages::RequestStyle;
+        let nested = |depth: usize| {
+            let leaf = json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]});
+            let schema = (1..depth)
+                .fold(leaf, |inner, _| json!({"type": "object", "properties": {"x": inner}, "required": ["x"]}));
+            OutputSchema::new(schema).unwrap()
+        };
+        let (schema, strict) = with_answer(navigator_schema(false, RequestStyle::Full), &nested(8), true);
+        assert!(strict, "8 objects deep are held");
+        let variants = schema["properties"]["action"]["items"]["anyOf"].as_array().unwrap();
+        let done = variants.iter().find(|variant| variant["properties"]["do"]["enum"] == json!(["done"])).unwrap();
+        // The reply and done's action, then the answer's objects.
+        let mut depth = 2;
+        let mut at = &done["properties"]["data"];
+        while at["type"] == "object" {
+            depth += 1;
+            at = &at["properties"]["x"];
+        }
+        assert_eq!(depth, 10);
+        let (_, strict) = with_answer(navigator_schema(false, RequestStyle::Full), &nested(9), true);
+        assert!(!strict, "9 are not: the reply would nest 11");
     }
 
     #[test]

@@ -74,11 +74,11 @@ mod tests {
     use std::rc::Rc;
 
     fn append(rows: &str) -> Result<String, LlmError> {
-        reply(&format!(r#"[{{"append_file":{{"name":"items.csv","text":"{rows}"}}}}]"#))
+        reply(&format!(r#"[{{"do":"append_file","name":"items.csv","text":"{rows}"}}]"#))
     }
 
     fn done() -> Result<String, LlmError> {
-        reply(r#"[{"done":{"text":"All in items.csv","success":true}}]"#)
+        reply(r#"[{"do":"done","text":"All in items.csv","success":true}]"#)
     }
 
     /// The files of each `files` event, in order.
@@ -94,8 +94,12 @@ mod tests {
 
     #[test]
     fn each_step_shows_the_outline_and_the_user_the_files_when_they_change() {
-        let model =
-            ScriptedModel::new(vec![append("a,1\\nb,2"), reply(r#"[{"hover":{"index":2}}]"#), append("c,3"), done()]);
+        let model = ScriptedModel::new(vec![
+            append("a,1\\nb,2"),
+            reply(r#"[{"do":"hover","index":2}]"#),
+            append("c,3"),
+            done(),
+        ]);
         let (_, events) = run_with(&config(10), &FakeShop::new(), &model);
         assert!(!model.state(0).contains("read_file"), "no files, no outline: {}", model.state(0));
         assert!(model.state(1).contains("The task's files (read them with read_file; the user gets them too):\n- items.csv: notebook, 2 lines, 7 characters\n"), "{}", model.state(1));
@@ -108,7 +112,7 @@ mod tests {
     #[test]
     fn the_planners_plan_is_kept_in_todo_md() {
         let plan = r#"{"analysis":"a","progress":"p","challenges":"c","next_steps":["Open the list","Collect the items"],"steps_done":0,"web_task":true,"answer":null,"sites":[]}"#;
-        let model = ScriptedModel::new(vec![Ok(plan.into()), reply(r#"[{"hover":{"index":2}}]"#), done()]);
+        let model = ScriptedModel::new(vec![Ok(plan.into()), reply(r#"[{"do":"hover","index":2}]"#), done()]);
         let config = TaskConfig { planning_interval: Some(5), ..config(10) };
         let (_, events) = run_with(&config, &FakeShop::new(), &model);
         assert!(

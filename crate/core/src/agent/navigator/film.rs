@@ -97,8 +97,8 @@ mod tests {
     fn with_the_film_on_each_step_has_a_frame_with_its_goal_and_the_acted_element_outlined() {
         let shop = FakeShop::new();
         let model = ScriptedModel::new(vec![
-            reply(r#"[{"hover":{"index":2}}]"#),
-            reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+            reply(r#"[{"do":"hover","index":2}]"#),
+            reply(r#"[{"do":"done","text":"ok","success":true}]"#),
         ]);
         let config = TaskConfig { film: true, ..config(5) };
         let (_, events) = run_with(&config, &shop, &model);
@@ -112,7 +112,7 @@ mod tests {
     #[test]
     fn without_the_film_no_frame_is_sent_and_the_record_names_none() {
         let shop = FakeShop::new();
-        let model = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+        let model = ScriptedModel::new(vec![reply(r#"[{"do":"done","text":"ok","success":true}]"#)]);
         let (_, events) = run_with(&config(5), &shop, &model);
         assert!(frames(&events).is_empty());
         assert_eq!(record_film(&events), Some(serde_json::Value::Null));
@@ -121,7 +121,7 @@ mod tests {
     #[test]
     fn a_secret_in_the_goal_is_its_placeholder_in_the_caption() {
         let shop = FakeShop::new();
-        let goal = r#"{"current_state":{"evaluation_previous_goal":"ok","memory":"m","next_goal":"Type Orbit-4242 in the PIN field"},"action":[{"done":{"text":"ok","success":true}}]}"#;
+        let goal = r#"{"current_state":{"evaluation_previous_goal":"ok","memory":"m","next_goal":"Type Orbit-4242 in the PIN field"},"action":[{"do":"done","text":"ok","success":true}]}"#;
         let model = ScriptedModel::new(vec![Ok(goal.to_string())]);
         let secret = Secret { name: "pin".into(), value: "Orbit-4242".into(), domains: vec![] };
         let config = TaskConfig { film: true, secrets: Secrets::new(vec![secret]).unwrap(), ..config(5) };
@@ -133,8 +133,8 @@ mod tests {
     fn a_field_holding_a_secret_is_blacked_out_in_later_frames() {
         let shop = FakeShop::new();
         let model = ScriptedModel::new(vec![
-            reply(r#"[{"input_text":{"index":2,"text":"<secret>pin</secret>","clear":null}}]"#),
-            reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+            reply(r#"[{"do":"input_text","index":2,"text":"<secret>pin</secret>","clear":null}]"#),
+            reply(r#"[{"do":"done","text":"ok","success":true}]"#),
         ]);
         let secret = Secret { name: "pin".into(), value: "Orbit-4242".into(), domains: vec![] };
         let config = TaskConfig { film: true, secrets: Secrets::new(vec![secret]).unwrap(), ..config(5) };

@@ -12,8 +12,8 @@ use std::rc::Rc;
 fn completes_a_task_and_reports_each_step() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
-        reply(r#"[{"done":{"text":"The total is $12.00","success":true}}]"#),
+        reply(r#"[{"do":"click_element","index":1,"click":null}]"#),
+        reply(r#"[{"do":"done","text":"The total is $12.00","success":true}]"#),
     ]);
     let (end, events) = run(&shop, &model, 10);
     assert_eq!(end, AgentEvent::Result { success: true, text: "The total is $12.00".into(), steps: 2 });
@@ -45,8 +45,8 @@ fn completes_a_task_and_reports_each_step() {
 fn types_and_reports_the_final_value() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"input_text":{"index":2,"text":"gift wrap","clear":null}}]"#),
-        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+        reply(r#"[{"do":"input_text","index":2,"text":"gift wrap","clear":null}]"#),
+        reply(r#"[{"do":"done","text":"ok","success":true}]"#),
     ]);
     let (_, events) = run(&shop, &model, 5);
     assert_eq!(*shop.note.borrow(), "gift wrap");
@@ -57,8 +57,8 @@ fn types_and_reports_the_final_value() {
 fn a_bad_index_fails_the_action_and_the_model_hears_why() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":99,"click":null}}]"#),
-        reply(r#"[{"done":{"text":"gave up","success":false}}]"#),
+        reply(r#"[{"do":"click_element","index":99,"click":null}]"#),
+        reply(r#"[{"do":"done","text":"gave up","success":false}]"#),
     ]);
     let (end, _) = run(&shop, &model, 5);
     assert!(matches!(end, AgentEvent::Result { success: false, .. }));
@@ -71,8 +71,8 @@ fn a_bad_index_fails_the_action_and_the_model_hears_why() {
 fn stops_remaining_actions_when_the_page_changes_under_them() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":1,"click":null}},{"click_element":{"index":1,"click":null}}]"#),
-        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+        reply(r#"[{"do":"click_element","index":1,"click":null},{"do":"click_element","index":1,"click":null}]"#),
+        reply(r#"[{"do":"done","text":"ok","success":true}]"#),
     ]);
     run(&shop, &model, 5);
     // The first click changed the total text but not the button, so both clicks ran.
@@ -80,8 +80,8 @@ fn stops_remaining_actions_when_the_page_changes_under_them() {
 
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"go_to_url":{"url":"http://shop.test/other"}},{"click_element":{"index":1,"click":null}}]"#),
-        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+        reply(r#"[{"do":"go_to_url","url":"http://shop.test/other"},{"do":"click_element","index":1,"click":null}]"#),
+        reply(r#"[{"do":"done","text":"ok","success":true}]"#),
     ]);
     run(&shop, &model, 5);
     assert_eq!(shop.cart.get(), 0, "the click meant for the old page must not run");
@@ -118,8 +118,8 @@ fn one_bad_reply_is_corrected_within_the_step_and_forgotten() {
     let shop = FakeShop::new();
     let model = ScriptedModel::unconstrained(vec![
         Ok("Sure! I will click it.".into()),
-        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
-        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+        reply(r#"[{"do":"click_element","index":1,"click":null}]"#),
+        reply(r#"[{"do":"done","text":"ok","success":true}]"#),
     ]);
     let (end, _) = run(&shop, &model, 5);
     assert!(matches!(end, AgentEvent::Result { success: true, steps: 2, .. }), "{end:?}");
@@ -145,8 +145,8 @@ fn the_last_step_asks_for_done_and_the_limit_ends_the_task() {
     // A model held to the schema could only say done on the last step; one in prompt-only mode
     // may go on clicking.
     let model = ScriptedModel::unconstrained(vec![
-        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
-        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
+        reply(r#"[{"do":"click_element","index":1,"click":null}]"#),
+        reply(r#"[{"do":"click_element","index":1,"click":null}]"#),
     ]);
     let (end, _) = run(&shop, &model, 2);
     assert_eq!(
@@ -185,8 +185,8 @@ fn stopping_before_a_step_ends_the_task_as_stopped() {
 fn refuses_restricted_urls_without_navigating() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"go_to_url":{"url":"chrome://settings"}}]"#),
-        reply(r#"[{"done":{"text":"x","success":false}}]"#),
+        reply(r#"[{"do":"go_to_url","url":"chrome://settings"}]"#),
+        reply(r#"[{"do":"done","text":"x","success":false}]"#),
     ]);
     run(&shop, &model, 5);
     assert_eq!(*shop.url.borrow(), "http://shop.test/");
@@ -198,8 +198,8 @@ fn refuses_restricted_urls_without_navigating() {
 fn usage_and_cost_are_reported_as_the_task_runs() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
-        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+        reply(r#"[{"do":"click_element","index":1,"click":null}]"#),
+        reply(r#"[{"do":"done","text":"ok","success":true}]"#),
     ]);
     let config = TaskConfig {
         price: Some(crate::llm::pricing::Price { input: 2.5, output: 10.0 }),
@@ -221,9 +221,9 @@ fn usage_and_cost_are_reported_as_the_task_runs() {
 #[test]
 fn going_round_in_circles_is_called_out_to_the_model() {
     let shop = FakeShop::new();
-    let hover = || reply(r#"[{"hover":{"index":2}}]"#);
+    let hover = || reply(r#"[{"do":"hover","index":2}]"#);
     let model =
-        ScriptedModel::new(vec![hover(), hover(), hover(), reply(r#"[{"done":{"text":"stuck","success":false}}]"#)]);
+        ScriptedModel::new(vec![hover(), hover(), hover(), reply(r#"[{"do":"done","text":"stuck","success":false}]"#)]);
     run(&shop, &model, 10);
     assert!(!model.state(2).contains("not working"));
     let fourth = model.state(3);
@@ -234,8 +234,8 @@ fn going_round_in_circles_is_called_out_to_the_model() {
 fn the_last_step_offers_only_done_in_the_schema() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"hover":{"index":2}}]"#),
-        reply(r#"[{"done":{"text":"x","success":false}}]"#),
+        reply(r#"[{"do":"hover","index":2}]"#),
+        reply(r#"[{"do":"done","text":"x","success":false}]"#),
     ]);
     run(&shop, &model, 2);
     let requests = model.requests.borrow();
@@ -252,7 +252,7 @@ fn with_validator(rejections: u32) -> TaskConfig {
 fn the_validator_confirms_a_success_with_its_answer() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"done":{"text":"Total is 0","success":true}}]"#),
+        reply(r#"[{"do":"done","text":"Total is 0","success":true}]"#),
         Ok(r#"{"is_valid": true, "reason": "the page shows the total", "answer": "The cart total is $0.00."}"#.into()),
     ]);
     let (end, events) = crate::agent::fakes::run_with(&with_validator(1), &shop, &model);
@@ -269,7 +269,7 @@ fn the_validator_confirms_a_success_with_its_answer() {
 fn navigator_and_validator_are_asked_for_the_answer_in_the_users_language() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"done":{"text":"Der Warenkorb ist leer","success":true}}]"#),
+        reply(r#"[{"do":"done","text":"Der Warenkorb ist leer","success":true}]"#),
         Ok(r#"{"is_valid": true, "reason": "leer", "answer": "Der Warenkorb ist leer."}"#.into()),
     ]);
     let config = TaskConfig { answer_language: "de-DE".into(), ..with_validator(1) };
@@ -282,7 +282,7 @@ fn navigator_and_validator_are_asked_for_the_answer_in_the_users_language() {
     assert!(asks_german(&requests[0].messages[1].content), "{}", requests[0].messages[1].content);
     assert!(requests[1].messages[1].content.contains("write the final answer for the user in German"));
     // In English nothing is added.
-    let english = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+    let english = ScriptedModel::new(vec![reply(r#"[{"do":"done","text":"ok","success":true}]"#)]);
     crate::agent::fakes::run_with(
         &TaskConfig { answer_language: "en-US".into(), ..crate::agent::fakes::config(5) },
         &shop,
@@ -296,9 +296,9 @@ fn a_rejection_sends_the_navigator_back_and_repeated_ones_end_honestly() {
     let shop = FakeShop::new();
     let reject = || Ok(r#"{"is_valid": false, "reason": "the cart is still empty", "answer": ""}"#.to_string());
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"done":{"text":"Added the mug","success":true}}]"#),
+        reply(r#"[{"do":"done","text":"Added the mug","success":true}]"#),
         reject(),
-        reply(r#"[{"done":{"text":"Added the mug, really","success":true}}]"#),
+        reply(r#"[{"do":"done","text":"Added the mug, really","success":true}]"#),
         reject(),
     ]);
     let (end, _) = crate::agent::fakes::run_with(&with_validator(1), &shop, &model);
@@ -321,13 +321,13 @@ const LATER_PLAN: &str =
 #[test]
 fn the_planner_runs_every_few_steps_and_the_navigator_reads_its_plan() {
     let shop = FakeShop::new();
-    let hover = || reply(r#"[{"hover":{"index":2}}]"#);
+    let hover = || reply(r#"[{"do":"hover","index":2}]"#);
     let model = ScriptedModel::new(vec![
         Ok(PLAN.into()),
         hover(),
         hover(),
         Ok(LATER_PLAN.into()),
-        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+        reply(r#"[{"do":"done","text":"ok","success":true}]"#),
     ]);
     let config = TaskConfig { planning_interval: Some(2), ..crate::agent::fakes::config(10) };
     let (end, events) = crate::agent::fakes::run_with(&config, &shop, &model);
@@ -360,7 +360,7 @@ fn a_task_that_needs_no_browser_is_answered_by_the_planner() {
 #[test]
 fn each_agent_asks_its_own_model() {
     let shop = FakeShop::new();
-    let navigator = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+    let navigator = ScriptedModel::new(vec![reply(r#"[{"do":"done","text":"ok","success":true}]"#)]);
     let replan = LATER_PLAN.replace("Under way", "The task looks done");
     let planner = ScriptedModel::new(vec![Ok(PLAN.into()), Ok(replan)]);
     let validator = ScriptedModel::new(vec![Ok(r#"{"is_valid": true, "reason": "fine", "answer": ""}"#.into())]);
@@ -392,7 +392,8 @@ fn each_agent_asks_its_own_model() {
 #[test]
 fn the_re_plan_on_a_claim_reads_the_last_steps_results_in_place_of_the_page() {
     let shop = FakeShop::new();
-    let navigator = ScriptedModel::new(vec![reply(r#"[{"hover":{"index":2}},{"done":{"text":"ok","success":true}}]"#)]);
+    let navigator =
+        ScriptedModel::new(vec![reply(r#"[{"do":"hover","index":2},{"do":"done","text":"ok","success":true}]"#)]);
     let planner = ScriptedModel::new(vec![Ok(PLAN.into()), Ok(LATER_PLAN.into())]);
     let validator = ScriptedModel::new(vec![Ok(r#"{"is_valid": true, "reason": "fine", "answer": ""}"#.into())]);
     let config =
@@ -412,8 +413,8 @@ fn the_re_plan_on_a_claim_reads_the_last_steps_results_in_place_of_the_page() {
 fn with_vision_each_state_carries_a_screenshot_that_leaves_with_it() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"hover":{"index":2}}]"#),
-        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+        reply(r#"[{"do":"hover","index":2}]"#),
+        reply(r#"[{"do":"done","text":"ok","success":true}]"#),
     ]);
     let config = TaskConfig { vision: true, ..crate::agent::fakes::config(5) };
     let (_, events) = crate::agent::fakes::run_with(&config, &shop, &model);
@@ -436,10 +437,10 @@ fn with_vision_each_state_carries_a_screenshot_that_leaves_with_it() {
 fn a_follow_up_task_continues_the_conversation() {
     let shop = FakeShop::new();
     let config = crate::agent::fakes::config(5);
-    let first = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"Total is $0.00","success":true}}]"#)]);
+    let first = ScriptedModel::new(vec![reply(r#"[{"do":"done","text":"Total is $0.00","success":true}]"#)]);
     crate::agent::fakes::run_with(&config, &shop, &first);
     let follow_up = TaskConfig { task: "and now add one".into(), ..config.clone() };
-    let second = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+    let second = ScriptedModel::new(vec![reply(r#"[{"do":"done","text":"ok","success":true}]"#)]);
     crate::agent::fakes::run_with(&follow_up, &shop, &second);
     let messages = &second.requests.borrow()[0].messages;
     assert!(messages[1].content.starts_with("Your task: add the blue mug"));
@@ -449,7 +450,7 @@ fn a_follow_up_task_continues_the_conversation() {
         .any(|m| m.content.starts_with("Your follow-up task") && m.content.ends_with("and now add one")));
     // A new conversation starts empty.
     config.conversation.borrow_mut().clear();
-    let fresh = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+    let fresh = ScriptedModel::new(vec![reply(r#"[{"do":"done","text":"ok","success":true}]"#)]);
     crate::agent::fakes::run_with(&config, &shop, &fresh);
     assert_eq!(fresh.requests.borrow()[0].messages.len(), 3);
 }
@@ -474,7 +475,7 @@ fn a_pause_during_a_model_call_abandons_it_and_resume_asks_again() {
     let shop = FakeShop::new();
     let cancel = CancelToken::new();
     let model = PausesOnFirstCall {
-        inner: ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]),
+        inner: ScriptedModel::new(vec![reply(r#"[{"do":"done","text":"ok","success":true}]"#)]),
         cancel: &cancel,
         calls: Default::default(),
     };
@@ -503,9 +504,9 @@ fn a_pause_during_a_model_call_abandons_it_and_resume_asks_again() {
 fn ask_before_acting_runs_skips_retries_or_cancels_as_the_user_says() {
     use crate::agent::Review;
     let shop = FakeShop::new();
-    let click = || reply(r#"[{"click_element":{"index":1,"click":null}}]"#);
+    let click = || reply(r#"[{"do":"click_element","index":1,"click":null}]"#);
     let model =
-        ScriptedModel::new(vec![click(), click(), click(), reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+        ScriptedModel::new(vec![click(), click(), click(), reply(r#"[{"do":"done","text":"ok","success":true}]"#)]);
     let user = crate::agent::fakes::FakeUser {
         approves: false,
         asked: Default::default(),
@@ -536,7 +537,7 @@ fn ask_before_acting_runs_skips_retries_or_cancels_as_the_user_says() {
 #[test]
 fn a_loop_that_persists_after_the_nudge_brings_the_planner_in() {
     let shop = FakeShop::new();
-    let hover = || reply(r#"[{"hover":{"index":2}}]"#);
+    let hover = || reply(r#"[{"do":"hover","index":2}]"#);
     let model = ScriptedModel::new(vec![
         Ok(PLAN.into()),
         hover(),
@@ -544,7 +545,7 @@ fn a_loop_that_persists_after_the_nudge_brings_the_planner_in() {
         hover(), // third time: the model is told
         hover(), // still: the planner comes in before the next step
         Ok(LATER_PLAN.into()),
-        reply(r#"[{"done":{"text":"stuck","success":false}}]"#),
+        reply(r#"[{"do":"done","text":"stuck","success":false}]"#),
     ]);
     let config = TaskConfig { planning_interval: Some(100), ..crate::agent::fakes::config(10) };
     let (end, _) = crate::agent::fakes::run_with(&config, &shop, &model);
@@ -556,14 +557,14 @@ fn a_loop_that_persists_after_the_nudge_brings_the_planner_in() {
 #[test]
 fn older_steps_are_summarised_into_a_memory_that_replaces_them() {
     let shop = FakeShop::new();
-    let hover = || reply(r#"[{"hover":{"index":2}}]"#);
+    let hover = || reply(r#"[{"do":"hover","index":2}]"#);
     let model = ScriptedModel::new(vec![
         hover(),
         hover(),
         hover(),
         hover(),
         Ok(r#"{"memory": "Hovered the mug four times; the total is still $0.00."}"#.into()),
-        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+        reply(r#"[{"do":"done","text":"ok","success":true}]"#),
     ]);
     let config = TaskConfig { memory_interval: Some(2), ..config(10) };
     let (end, events) = crate::agent::fakes::run_with(&config, &shop, &model);
@@ -591,9 +592,9 @@ fn no_request_exceeds_a_small_budget() {
     use crate::messages::Budget;
     use crate::tokens::TokenCounter;
     let script = || {
-        let hover = || reply(r#"[{"hover":{"index":2}}]"#);
+        let hover = || reply(r#"[{"do":"hover","index":2}]"#);
         ScriptedModel::new(
-            (0..7).map(|_| hover()).chain([reply(r#"[{"done":{"text":"ok","success":true}}]"#)]).collect(),
+            (0..7).map(|_| hover()).chain([reply(r#"[{"do":"done","text":"ok","success":true}]"#)]).collect(),
         )
     };
     let counter = TokenCounter::estimate();
@@ -638,7 +639,7 @@ fn a_budget_too_small_for_the_instructions_ends_the_task_saying_what_to_do() {
 
 #[test]
 fn a_task_resumes_from_its_checkpoint_with_its_history() {
-    let hover = || reply(r#"[{"hover":{"index":2}}]"#);
+    let hover = || reply(r#"[{"do":"hover","index":2}]"#);
     let saved = Rc::new(RefCell::new(Vec::<crate::agent::Checkpoint>::new()));
     let sink = Rc::clone(&saved);
     let config =
@@ -656,7 +657,7 @@ fn a_task_resumes_from_its_checkpoint_with_its_history() {
     let checkpoint: crate::agent::Checkpoint =
         serde_json::from_str(&serde_json::to_string(&checkpoint).unwrap()).unwrap();
 
-    let second = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+    let second = ScriptedModel::new(vec![reply(r#"[{"do":"done","text":"ok","success":true}]"#)]);
     let resumed = TaskConfig { resume: Some(checkpoint), on_checkpoint: None, ..config.clone() };
     let (end, events) = crate::agent::fakes::run_with(&resumed, &FakeShop::new(), &second);
     assert_eq!(end, AgentEvent::Result { success: true, text: "ok".into(), steps: 3 });
@@ -677,8 +678,8 @@ fn the_run_is_recorded_step_by_step_with_tokens_times_and_no_secret() {
     use crate::safety::{Secret, Secrets};
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"hover":{"index":2}}]"#),
-        reply(r#"[{"done":{"text":"The PIN 9876 worked","success":true}}]"#),
+        reply(r#"[{"do":"hover","index":2}]"#),
+        reply(r#"[{"do":"done","text":"The PIN 9876 worked","success":true}]"#),
         Ok(r#"{"is_valid": true, "reason": "shown", "answer": ""}"#.into()),
     ]);
     let secrets = Secrets::new(vec![Secret { name: "pin".into(), value: "9876".into(), domains: vec![] }]).unwrap();
@@ -723,8 +724,8 @@ fn the_run_is_recorded_step_by_step_with_tokens_times_and_no_secret() {
 fn compact_requests_carry_the_short_instructions_and_the_outline_schema() {
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
-        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+        reply(r#"[{"do":"click_element","index":1,"click":null}]"#),
+        reply(r#"[{"do":"done","text":"ok","success":true}]"#),
     ]);
     let config = TaskConfig { style: RequestStyle::Compact, ..config(5) };
     let (end, _) = crate::agent::fakes::run_with(&config, &shop, &model);
@@ -744,12 +745,12 @@ fn a_history_that_takes_half_the_budget_is_summarised_without_waiting_for_the_in
     let wordy = || {
         let memory = "remembered ".repeat(900);
         Ok(format!(
-            r#"{{"current_state":{{"evaluation_previous_goal":"ok","memory":"{memory}","next_goal":"g"}},"action":[{{"hover":{{"index":2}}}}]}}"#
+            r#"{{"current_state":{{"evaluation_previous_goal":"ok","memory":"{memory}","next_goal":"g"}},"action":[{{"do":"hover","index":2}}]}}"#
         ))
     };
     let mut script: Vec<_> = (0..4).map(|_| wordy()).collect();
     script.push(Ok(r#"{"memory": "Hovered four times."}"#.into()));
-    script.push(reply(r#"[{"done":{"text":"ok","success":true}}]"#));
+    script.push(reply(r#"[{"do":"done","text":"ok","success":true}]"#));
     let model = ScriptedModel::new(script);
     let budget = Budget { counter: TokenCounter::estimate(), max_input_tokens: 8_000 };
     let config = TaskConfig { memory_interval: None, budgets: Budgets::single(budget), ..config(10) };
@@ -763,9 +764,9 @@ fn a_history_that_takes_half_the_budget_is_summarised_without_waiting_for_the_in
 #[test]
 fn a_recorded_run_replays_without_the_model_until_the_page_changed_or_the_answer_is_due() {
     let recording = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
-        reply(r#"[{"input_text":{"index":2,"text":"gift wrap","clear":null}}]"#),
-        reply(r#"[{"done":{"text":"The total is $12.00","success":true}}]"#),
+        reply(r#"[{"do":"click_element","index":1,"click":null}]"#),
+        reply(r#"[{"do":"input_text","index":2,"text":"gift wrap","clear":null}]"#),
+        reply(r#"[{"do":"done","text":"The total is $12.00","success":true}]"#),
     ]);
     let (_, events) = run(&FakeShop::new(), &recording, 10);
     let Some(AgentEvent::RunRecorded { record, .. }) =
@@ -778,7 +779,7 @@ fn a_recorded_run_replays_without_the_model_until_the_page_changed_or_the_answer
 
     // On the same shop: both actions replay with no model call; only the answer is asked for.
     let shop = FakeShop::new();
-    let model = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"The total is $12.00 now","success":true}}]"#)]);
+    let model = ScriptedModel::new(vec![reply(r#"[{"do":"done","text":"The total is $12.00 now","success":true}]"#)]);
     let replaying = TaskConfig { replay: Some(replay.clone()), ..config(10) };
     let (end, events) = crate::agent::fakes::run_with(&replaying, &shop, &model);
     assert_eq!(end, AgentEvent::Result { success: true, text: "The total is $12.00 now".into(), steps: 3 });
@@ -803,7 +804,7 @@ fn a_recorded_run_replays_without_the_model_until_the_page_changed_or_the_answer
         .collect();
     assert!(
         goals[0].starts_with(
-            "Replay step 1 of the recorded run: {\"click_element\":{\"index\":1}} on <button> \"Add blue mug\""
+            "Replay step 1 of the recorded run: {\"do\":\"click_element\",\"index\":1} on <button> \"Add blue mug\""
         ),
         "{goals:?}"
     );
@@ -812,8 +813,8 @@ fn a_recorded_run_replays_without_the_model_until_the_page_changed_or_the_answer
     let changed = FakeShop::new();
     *changed.buy_label.borrow_mut() = Some("Buy now".into());
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"hover":{"index":2}}]"#),
-        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+        reply(r#"[{"do":"hover","index":2}]"#),
+        reply(r#"[{"do":"done","text":"ok","success":true}]"#),
     ]);
     let config = TaskConfig { replay: Some(replay), ..config(10) };
     crate::agent::fakes::run_with(&config, &changed, &model);
@@ -824,9 +825,9 @@ fn a_recorded_run_replays_without_the_model_until_the_page_changed_or_the_answer
 #[test]
 fn a_replay_interrupted_by_a_worker_restart_goes_on_replaying() {
     let recording = ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
-        reply(r#"[{"input_text":{"index":2,"text":"gift wrap","clear":null}}]"#),
-        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+        reply(r#"[{"do":"click_element","index":1,"click":null}]"#),
+        reply(r#"[{"do":"input_text","index":2,"text":"gift wrap","clear":null}]"#),
+        reply(r#"[{"do":"done","text":"ok","success":true}]"#),
     ]);
     let (_, events) = run(&FakeShop::new(), &recording, 10);
     let Some(AgentEvent::RunRecorded { record, .. }) =
@@ -853,7 +854,7 @@ fn a_replay_interrupted_by_a_worker_restart_goes_on_replaying() {
     assert_eq!(checkpoint.replay.as_ref().map(|(_, next)| *next), Some(1));
 
     // The restarted worker replays step 2 without the model, then asks only for the answer.
-    let second = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok again","success":true}}]"#)]);
+    let second = ScriptedModel::new(vec![reply(r#"[{"do":"done","text":"ok again","success":true}]"#)]);
     let resumed = TaskConfig { resume: Some(checkpoint), on_checkpoint: None, replay: None, ..replaying.clone() };
     let resumed =
         TaskConfig { replay: resumed.resume.as_ref().and_then(|c| c.replay.clone()).map(|(r, _)| r), ..resumed };
@@ -870,13 +871,13 @@ fn the_tab_a_task_ends_in_is_told_even_when_it_moved_to_another() {
     let ended = Rc::new(RefCell::new(Vec::new()));
     let sink = Rc::clone(&ended);
     let config = TaskConfig { on_end_tab: Some(Rc::new(move |tab| sink.borrow_mut().push(tab))), ..config(10) };
-    let stays = ScriptedModel::new(vec![reply(r#"[{"done":{"text":"ok","success":true}}]"#)]);
+    let stays = ScriptedModel::new(vec![reply(r#"[{"do":"done","text":"ok","success":true}]"#)]);
     crate::agent::fakes::run_with(&config, &FakeShop::new(), &stays);
     assert_eq!(*ended.borrow(), [1]);
     let shop = FakeShop::new();
     let moves = ScriptedModel::new(vec![
-        reply(r#"[{"open_tab":{"url":"shop.test/faq"}}]"#),
-        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+        reply(r#"[{"do":"open_tab","url":"shop.test/faq"}]"#),
+        reply(r#"[{"do":"done","text":"ok","success":true}]"#),
     ]);
     crate::agent::fakes::run_with(&config, &shop, &moves);
     assert_eq!(shop.current_tab.get(), 2, "the task opened tab 2 and worked there");

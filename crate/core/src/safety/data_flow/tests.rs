@@ -424,7 +424,7 @@ fn common_text_is_not_the_user_s_data() {
         "I am looking for the order page",
         "in 2024 we sold 300 mugs",
         "visit https://shop.test/item/99887766 now",
-        r#"{"go_to_url":{"url":"b.test/item?id=99887766"}}"#,
+        r#"{"do":"go_to_url","url":"b.test/item?id=99887766"}"#,
         "id 2024",
     ] {
         assert_eq!(found(text), vec![], "{text}");

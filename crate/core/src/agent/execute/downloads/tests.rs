@@ -23,8 +23,8 @@ fn click_that_downloads(shop: &FakeShop, model: &ScriptedModel) -> (Vec<AgentEve
 
 fn click_then_done() -> ScriptedModel {
     ScriptedModel::new(vec![
-        reply(r#"[{"click_element":{"index":1,"click":null}}]"#),
-        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+        reply(r#"[{"do":"click_element","index":1,"click":null}]"#),
+        reply(r#"[{"do":"done","text":"ok","success":true}]"#),
     ])
 }
 
@@ -102,8 +102,8 @@ fn download_then_read(downloads: Vec<Download>, held: &[(&str, &[u8])], reads: &
     for (handle, bytes) in held {
         shop.held_files.borrow_mut().insert(handle.to_string(), bytes.to_vec());
     }
-    let clicks = reply(r#"[{"click_element":{"index":1,"click":null}}]"#);
-    let done = reply(r#"[{"done":{"text":"ok","success":true}}]"#);
+    let clicks = reply(r#"[{"do":"click_element","index":1,"click":null}]"#);
+    let done = reply(r#"[{"do":"done","text":"ok","success":true}]"#);
     let replies = std::iter::once(clicks).chain(reads.iter().map(|read| reply(read))).chain([done]);
     let model = ScriptedModel::new(replies.collect());
     let (_, events) = run_with(&config(5), &shop, &model);
@@ -116,7 +116,7 @@ fn a_downloaded_pdf_is_read_as_its_text() {
     let said = download_then_read(
         vec![download("invoice.pdf", "application/pdf", invoice.len() as u64, "download-7")],
         &[("download-7", invoice)],
-        &[r#"[{"read_file":{"name":"invoice.pdf","start_line":null}}]"#],
+        &[r#"[{"do":"read_file","name":"invoice.pdf","start_line":null}]"#],
     );
     assert!(said[1].starts_with("Read all 7 lines of the downloaded file invoice.pdf."), "{said:?}");
     assert!(said[1].contains("Item: Descaling kit (3 packs) Amount: 38.25 EUR\n"), "{said:?}");
@@ -133,8 +133,8 @@ fn a_download_too_large_or_unread_is_refused_with_why() {
         vec![huge, gone],
         &[],
         &[
-            r#"[{"read_file":{"name":"backup.zip","start_line":null}}]"#,
-            r#"[{"read_file":{"name":"rows.csv","start_line":null}}]"#,
+            r#"[{"do":"read_file","name":"backup.zip","start_line":null}]"#,
+            r#"[{"do":"read_file","name":"rows.csv","start_line":null}]"#,
         ],
     );
     assert_eq!(
@@ -150,9 +150,9 @@ fn extract_reads_the_text_of_a_pdf_the_tab_shows() {
     let shop = FakeShop::new();
     shop.shown_pdf.replace(Some(include_bytes!("../../../files/fixtures/invoice.pdf").to_vec()));
     let model = ScriptedModel::new(vec![
-        reply(r#"[{"extract":{"query":"the amounts of the invoice"}}]"#),
+        reply(r#"[{"do":"extract","query":"the amounts of the invoice"}]"#),
         Ok(r#"{"found":true,"answer":"149.90, 38.25, 64.00, 12.35"}"#.into()),
-        reply(r#"[{"done":{"text":"ok","success":true}}]"#),
+        reply(r#"[{"do":"done","text":"ok","success":true}]"#),
     ]);
     let (_, events) = run_with(&config(5), &shop, &model);
     let extraction = model.requests.borrow()[1].messages.iter().map(|m| m.content.clone()).collect::<String>();

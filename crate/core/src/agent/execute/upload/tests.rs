@@ -9,7 +9,7 @@ use base64::Engine;
 const CV: &[u8] = b"%PDF-1.4 Ada Lovelace, analyst";
 
 fn done() -> Result<String, LlmError> {
-    reply(r#"[{"done":{"text":"ok","success":true}}]"#)
+    reply(r#"[{"do":"done","text":"ok","success":true}]"#)
 }
 
 /// The task's files: the user's CV, an invoice the task downloaded, a scan too large to send, and
@@ -63,7 +63,7 @@ fn approvals(events: &[AgentEvent]) -> Vec<String> {
 
 #[test]
 fn an_attached_file_goes_into_the_file_input_with_its_bytes_name_and_type() {
-    let (shop, said, events) = run_steps(&[r#"[{"upload_file":{"index":5,"name":"cv.pdf"}}]"#], false);
+    let (shop, said, events) = run_steps(&[r#"[{"do":"upload_file","index":5,"name":"cv.pdf"}]"#], false);
     assert_eq!(said[0], "Put \"cv.pdf\" into <input> \"cv\" [5].", "{said:?}");
     assert_eq!(uploads(&shop), [("cv.pdf".to_string(), "application/pdf".to_string(), CV.to_vec())]);
     // The page is the task's own site: nothing to ask.
@@ -72,7 +72,7 @@ fn an_attached_file_goes_into_the_file_input_with_its_bytes_name_and_type() {
 
 #[test]
 fn a_file_dropped_on_a_drop_zone_is_said_to_be_dropped() {
-    let (shop, said, _) = run_steps(&[r#"[{"upload_file":{"index":3,"name":"cv.pdf"}}]"#], false);
+    let (shop, said, _) = run_steps(&[r#"[{"do":"upload_file","index":3,"name":"cv.pdf"}]"#], false);
     assert_eq!(said[0], "Dropped \"cv.pdf\" onto <div> \"Color: Choose\" [3].");
     assert_eq!(uploads(&shop).len(), 1);
 }
@@ -94,7 +94,7 @@ fn the_model_sees_the_files_it_may_name() {
 
 #[test]
 fn a_file_the_task_does_not_have_is_refused_naming_those_it_has() {
-    let (shop, said, _) = run_steps(&[r#"[{"upload_file":{"index":5,"name":"resume.pdf"}}]"#], false);
+    let (shop, said, _) = run_steps(&[r#"[{"do":"upload_file","index":5,"name":"resume.pdf"}]"#], false);
     assert_eq!(
         said[0],
         "There is no file \"resume.pdf\" among the task's files; the files you may upload are \"notes.md\", \"cv.pdf\", \"scan.tiff\"."
@@ -104,7 +104,7 @@ fn a_file_the_task_does_not_have_is_refused_naming_those_it_has() {
 
 #[test]
 fn a_downloaded_file_is_not_the_user_s_to_send() {
-    let (shop, said, _) = run_steps(&[r#"[{"upload_file":{"index":5,"name":"invoice.pdf"}}]"#], true);
+    let (shop, said, _) = run_steps(&[r#"[{"do":"upload_file","index":5,"name":"invoice.pdf"}]"#], true);
     assert!(
         said[0].starts_with("\"invoice.pdf\" was downloaded by the task: it is not the user's to send."),
         "{said:?}"
@@ -114,7 +114,7 @@ fn a_downloaded_file_is_not_the_user_s_to_send() {
 
 #[test]
 fn a_file_too_large_is_refused_before_it_is_read() {
-    let (shop, said, _) = run_steps(&[r#"[{"upload_file":{"index":5,"name":"scan.tiff"}}]"#], true);
+    let (shop, said, _) = run_steps(&[r#"[{"do":"upload_file","index":5,"name":"scan.tiff"}]"#], true);
     assert_eq!(
         said[0],
         "\"scan.tiff\" is 10.0 MB; an upload takes at most 10.0 MB. Tell the user the file is too large to upload."
@@ -124,7 +124,7 @@ fn a_file_too_large_is_refused_before_it_is_read() {
 
 #[test]
 fn a_text_field_is_no_place_for_a_file() {
-    let (shop, said, _) = run_steps(&[r#"[{"upload_file":{"index":2,"name":"cv.pdf"}}]"#], true);
+    let (shop, said, _) = run_steps(&[r#"[{"do":"upload_file","index":2,"name":"cv.pdf"}]"#], true);
     assert!(
         said[0].starts_with("<textarea> [2] is a field of another kind, not a file input or a drop zone"),
         "{said:?}"
@@ -134,8 +134,8 @@ fn a_text_field_is_no_place_for_a_file() {
 
 #[test]
 fn an_attached_file_bound_for_a_site_the_user_did_not_choose_waits_for_their_approval() {
-    let go = r#"[{"go_to_url":{"url":"http://jobs.test/"}}]"#;
-    let upload = r#"[{"upload_file":{"index":5,"name":"cv.pdf"}}]"#;
+    let go = r#"[{"do":"go_to_url","url":"http://jobs.test/"}]"#;
+    let upload = r#"[{"do":"upload_file","index":5,"name":"cv.pdf"}]"#;
     let (shop, said, events) = run_steps(&[go, upload], false);
     let asked = approvals(&events);
     assert_eq!(asked.len(), 1, "{asked:?}");
@@ -151,7 +151,7 @@ fn an_attached_file_bound_for_a_site_the_user_did_not_choose_waits_for_their_app
 
 #[test]
 fn a_notebook_file_is_checked_as_typed_text_and_goes_with_a_type_from_its_name() {
-    let upload = r#"[{"upload_file":{"index":5,"name":"notes.md"}}]"#;
+    let upload = r#"[{"do":"upload_file","index":5,"name":"notes.md"}]"#;
     // On the task's own site it goes as it is.
     let (shop, _, events) = run_steps(&[upload], false);
     assert!(approvals(&events).is_empty());
@@ -160,7 +160,7 @@ fn a_notebook_file_is_checked_as_typed_text_and_goes_with_a_type_from_its_name()
         [("notes.md".to_string(), "text/markdown".to_string(), b"Ada Lovelace, 12 Analytical Way".to_vec())]
     );
     // Elsewhere, what the agent wrote waits for the user.
-    let go = r#"[{"go_to_url":{"url":"http://jobs.test/"}}]"#;
+    let go = r#"[{"do":"go_to_url","url":"http://jobs.test/"}]"#;
     let (shop, said, events) = run_steps(&[go, upload], false);
     let asked = approvals(&events);
     assert!(asked.len() == 1 && asked[0].contains("Ada Lovelace, 12 Analytical Way"), "{asked:?}");
