@@ -39,6 +39,8 @@ impl Kind {
 /// A parameter: name, kind, required.
 type Param = (&'static str, Kind, bool);
 
+/// The help leaves out the length limits: a text past one is refused with the limit and what to
+/// do instead, and every request would otherwise carry them (about 90 tokens).
 struct Spec {
     name: &'static str,
     params: &'static [Param],
@@ -60,8 +62,8 @@ const FILE_NAME: Param = ("name", Kind::Text, true);
 const TEXT: Param = ("text", Kind::Text, true);
 
 const CATALOG: &[Spec] = &[
-    Spec { name: "go_to_url", params: &[("url", Kind::Text, true)], help: "open the URL in the current tab (max 8,000 chars)" },
-    Spec { name: "search", params: &[("query", Kind::Text, true)], help: "search the web in the current tab (max 2,000 chars)" },
+    Spec { name: "go_to_url", params: &[("url", Kind::Text, true)], help: "open the URL in the current tab" },
+    Spec { name: "search", params: &[("query", Kind::Text, true)], help: "search the web in the current tab" },
     Spec { name: "go_back", params: &[], help: "" },
     Spec { name: "go_forward", params: &[], help: "" },
     Spec { name: "reload", params: &[], help: "" },
@@ -74,18 +76,18 @@ const CATALOG: &[Spec] = &[
     Spec {
         name: "input_text",
         params: &[INDEX, TEXT, ("clear", Kind::Boolean, false)],
-        help: "type into [index], replacing its text (clear false appends; max 100,000 chars, a longer text in appended parts); a number into a slider or spinner sets its value",
+        help: "type into [index], replacing its text (clear false appends); a number into a slider or spinner sets its value",
     },
     Spec {
         name: "send_keys",
         params: &[("keys", Kind::Text, true)],
-        help: "press keys in the focused element, e.g. Enter, Tab, Escape, ArrowDown, Backspace, Control+A; several separated by spaces (max 1,000 chars; type text with input_text)",
+        help: "press keys in the focused element, e.g. Enter, Tab, Escape, ArrowDown, Backspace, Control+A; several separated by spaces (type text with input_text)",
     },
     Spec { name: "hover", params: &[INDEX], help: "" },
     Spec {
         name: "select_option",
         params: &[INDEX, TEXT],
-        help: "choose the option with this text (max 1,000 chars) in dropdown [index], native or custom; in a multiple select it adds to the choice, and choosing a selected option deselects it",
+        help: "choose the option with this text in dropdown [index], native or custom; in a multiple select it adds to the choice, and choosing a selected option deselects it",
     },
     Spec { name: "get_dropdown_options", params: &[INDEX], help: "" },
     Spec {
@@ -97,24 +99,24 @@ const CATALOG: &[Spec] = &[
         ],
         help: "the page, or the scrollable element [index], by pages (0.1 to 10, default 1)",
     },
-    Spec { name: "scroll_to_text", params: &[TEXT], help: "(max 1,000 chars)" },
+    Spec { name: "scroll_to_text", params: &[TEXT], help: "" },
     Spec {
         name: "find_text",
         params: &[TEXT],
-        help: "count the text (max 1,000 chars) on the page, with context, and scroll to the first",
+        help: "count the text on the page, with context, and scroll to the first",
     },
-    Spec { name: "open_tab", params: &[("url", Kind::Text, true)], help: "open the URL (max 8,000 chars) in a new tab and switch to it" },
+    Spec { name: "open_tab", params: &[("url", Kind::Text, true)], help: "open the URL in a new tab and switch to it" },
     Spec { name: "switch_tab", params: &[TAB], help: "" },
     Spec { name: "close_tab", params: &[TAB], help: "" },
     Spec {
         name: "extract",
         params: &[("query", Kind::Text, true)],
-        help: "answer the query (max 2,000 chars) from the whole page's main content, not only the visible part",
+        help: "answer the query from the whole page's main content, not only the visible part",
     },
     Spec {
         name: "write_file",
         params: &[FILE_NAME, TEXT],
-        help: "write a notebook file (.md, .txt, .csv or .json; max 100,000 chars), replacing its content",
+        help: "write a notebook file (.md, .txt, .csv or .json), replacing its content",
     },
     Spec {
         name: "append_file",
@@ -139,7 +141,7 @@ const CATALOG: &[Spec] = &[
     Spec {
         name: "done",
         params: &[TEXT, ("success", Kind::Boolean, true)],
-        help: "finish with the answer for the user (max 50,000 chars); success false if the task could not be completed",
+        help: "finish with the answer for the user; success false if the task could not be completed",
     },
     Spec {
         name: "drag",

@@ -145,26 +145,17 @@ fn texts_up_to_their_limit_are_read_and_a_longer_one_is_refused_saying_the_limit
 }
 
 #[test]
-fn the_limits_the_parser_holds_to_are_the_ones_the_prompt_shows() {
+fn the_prompt_shows_the_bounds_the_parser_clamps_to_and_leaves_length_limits_to_the_refusal() {
     let prompt = actions_prompt();
     let line = |name: &str| {
         prompt.lines().find(|line| line.starts_with(&format!("{name}{{"))).unwrap_or_else(|| panic!("{name}"))
     };
-    let shown =
-        |name: &str, limit: String| assert!(line(name).contains(&limit), "{name} shows {limit}: {}", line(name));
-    let t = crate::text::thousands;
-    shown("input_text", format!("max {} chars", t(MAX_TYPED_CHARS)));
-    shown("send_keys", format!("max {} chars", t(MAX_KEYS_CHARS)));
-    shown("select_option", format!("max {} chars", t(MAX_LOOKUP_CHARS)));
-    shown("find_text", format!("max {} chars", t(MAX_LOOKUP_CHARS)));
-    shown("scroll_to_text", format!("max {} chars", t(MAX_LOOKUP_CHARS)));
-    shown("extract", format!("max {} chars", t(MAX_QUERY_CHARS)));
-    shown("search", format!("max {} chars", t(MAX_QUERY_CHARS)));
-    shown("go_to_url", format!("max {} chars", t(MAX_URL_CHARS)));
-    shown("open_tab", format!("max {} chars", t(MAX_URL_CHARS)));
-    shown("done", format!("max {} chars", t(MAX_ANSWER_CHARS)));
-    shown("wait", format!("max {MAX_WAIT_SECONDS} s"));
-    shown("scroll", format!("{MIN_SCROLL_PAGES} to {MAX_SCROLL_PAGES}"));
+    // A wait or a scroll past its bound does the most it may, without a word: the prompt says so.
+    assert!(line("wait").contains(&format!("max {MAX_WAIT_SECONDS} s")), "{}", line("wait"));
+    assert!(line("scroll").contains(&format!("{MIN_SCROLL_PAGES} to {MAX_SCROLL_PAGES}")), "{}", line("scroll"));
+    // A text past its length is refused with the limit and what to do (above): every request
+    // would otherwise carry the limits.
+    assert!(!prompt.contains("chars"), "{prompt}");
 }
 
 #[test]
@@ -195,9 +186,6 @@ fn file_actions_are_read_with_their_bounds() {
         Err("write_file.text is 100,001 characters long; one write_file takes at most 100,000: write it in parts with append_file, or into several files".into())
     );
     assert_eq!(Action::from_json(&json!({"read_file": {}})), Err("read_file needs a string parameter \"name\"".into()));
-    // The prompt says the bound the parser holds.
-    let prompt = actions_prompt();
-    assert!(prompt.contains(&format!("max {} chars", crate::text::thousands(MAX_FILE_CHARS))));
 }
 
 #[test]
