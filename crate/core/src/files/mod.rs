@@ -61,6 +61,10 @@ pub struct TaskFile {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TaskFiles {
     files: Vec<TaskFile>,
+    /// `todo.md` as the planner's plan last wrote it, while that plan is in the navigator's
+    /// conversation: the state then leaves the file out, which would say the plan's steps again.
+    #[serde(skip)]
+    plan_copy: Option<String>,
 }
 
 impl TaskFiles {

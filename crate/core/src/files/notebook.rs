@@ -27,6 +27,23 @@ impl TaskFiles {
         self.put(name, |_| text.to_string())
     }
 
+    /// Writes the plan's checklist into `todo.md`, which the state then leaves out while the
+    /// plan is in the conversation (see [`Self::forget_plan_copy`]).
+    pub fn write_plan(&mut self, text: &str) -> Result<&TaskFile, String> {
+        self.plan_copy = Some(text.to_string());
+        self.write(TODO, text)
+    }
+
+    /// The plan has left the conversation (summarised): `todo.md` is shown again.
+    pub fn forget_plan_copy(&mut self) {
+        self.plan_copy = None;
+    }
+
+    /// Whether `todo.md` is still the plan's checklist as the plan wrote it.
+    pub(super) fn todo_is_plan_copy(&self) -> bool {
+        self.plan_copy.is_some() && self.plan_copy.as_deref() == self.notebook_text(TODO)
+    }
+
     /// Adds `text` at the end of the notebook file `name`, on a line of its own (a row appended to
     /// a CSV stays a row); creates the file if need be.
     pub fn append(&mut self, name: &str, text: &str) -> Result<&TaskFile, String> {
@@ -105,7 +122,7 @@ impl TaskFiles {
     /// The notebook files of `files` (a chat's last list, for the chat's next task to go on with);
     /// the others are left out: their bytes went with the task that had them.
     pub fn notebook_of(files: impl IntoIterator<Item = TaskFile>) -> TaskFiles {
-        TaskFiles { files: files.into_iter().filter(|file| file.source == Source::Notebook).collect() }
+        TaskFiles { files: files.into_iter().filter(|file| file.source == Source::Notebook).collect(), plan_copy: None }
     }
 
     fn notebook(&self) -> impl Iterator<Item = &TaskFile> {

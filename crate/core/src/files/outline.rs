@@ -17,23 +17,28 @@ const TODO_ITEM_CHARS: usize = 60;
 impl TaskFiles {
     /// The outline, or `None` when the task has no files; `compact` for small budgets.
     pub fn outline(&self, compact: bool) -> Option<String> {
-        if self.is_empty() {
+        let plan_copy = self.todo_is_plan_copy();
+        let listed: Vec<&TaskFile> = self.iter().filter(|file| !(plan_copy && file.name == TODO)).collect();
+        if listed.is_empty() {
             return None;
         }
         let mut text = String::from(match compact {
             true => "Files (read_file):\n",
             false => "The task's files (read them with read_file; the user gets them too):\n",
         });
-        for file in self.iter().take(LISTED_FILES) {
+        for file in listed.iter().take(LISTED_FILES) {
             // A downloaded file's name is the site's words, shown outside any fence: defused first.
             let (name, _) = neutralize(&file.name);
             text.push_str(&format!("- {}: {}\n", truncate_chars(&name, LISTED_NAME_CHARS), size_of(file)));
         }
-        let unlisted = self.iter().count().saturating_sub(LISTED_FILES);
+        let unlisted = listed.len().saturating_sub(LISTED_FILES);
         if unlisted > 0 {
             text.push_str(&format!("- and {unlisted} more\n"));
         }
-        let open = open_items(self.notebook_text(TODO).unwrap_or_default());
+        let open = match plan_copy {
+            true => Vec::new(),
+            false => open_items(self.notebook_text(TODO).unwrap_or_default()),
+        };
         if !open.is_empty() {
             text.push_str(match compact {
                 true => "Open in todo.md:\n",
@@ -104,6 +109,17 @@ fn open_items(todo: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_plan_s_copy_of_the_todo_list_is_left_out_until_the_plan_leaves_the_conversation() {
+        let mut files = TaskFiles::default();
+        files.write_plan("# Plan\n- [ ] Open the list\n").unwrap();
+        assert_eq!(files.outline(false), None, "the plan says its steps");
+        files.write("rows.csv", "a,1").unwrap();
+        assert!(!files.outline(false).unwrap().contains("todo.md"));
+        files.forget_plan_copy();
+        assert!(files.outline(false).unwrap().contains("Open items of todo.md:\n- [ ] Open the list\n"));
+    }
 
     #[test]
     fn lists_each_file_and_the_open_items_of_the_todo_list() {

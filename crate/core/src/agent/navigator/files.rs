@@ -24,11 +24,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 
     /// Writes the plan's next steps into `todo.md` as open items, the previous plan's steps now
-    /// done ticked off. A todo list the notebook cannot hold is left as it was.
+    /// done ticked off. A todo list the notebook cannot hold is left as it was. The state leaves
+    /// the file out while it is the plan's copy, the plan being in the conversation.
     pub(super) fn plan_into_todo(&self, plan: &Plan) {
         let mut files = self.files.borrow_mut();
         let todo = checklist(files.notebook_text(TODO).unwrap_or_default(), plan);
-        let _ = files.write(TODO, &todo);
+        let _ = files.write_plan(&todo);
     }
 }
 
@@ -110,15 +111,24 @@ mod tests {
     }
 
     #[test]
-    fn the_planners_plan_is_kept_in_todo_md() {
+    fn the_planners_plan_is_kept_in_todo_md_which_the_state_shows_once_the_model_changes_it() {
         let plan = r#"{"analysis":"a","progress":"p","challenges":"c","next_steps":["Open the list","Collect the items"],"steps_done":0,"web_task":true,"answer":null,"sites":[]}"#;
-        let model = ScriptedModel::new(vec![Ok(plan.into()), reply(r#"[{"do":"hover","index":2}]"#), done()]);
+        let model = ScriptedModel::new(vec![
+            Ok(plan.into()),
+            reply(r#"[{"do":"hover","index":2}]"#),
+            reply(r#"[{"do":"append_file","name":"todo.md","text":"- [ ] Check the total"}]"#),
+            done(),
+        ]);
         let config = TaskConfig { planning_interval: Some(5), ..config(10) };
         let (_, events) = run_with(&config, &FakeShop::new(), &model);
+        // The plan, in the conversation, says its steps: the state does not say them again.
+        assert!(!model.state(2).contains("todo.md"), "{}", model.state(2));
         assert!(
-            model.state(2).contains("Open items of todo.md:\n- [ ] Open the list\n- [ ] Collect the items\n"),
+            model.state(3).contains(
+                "Open items of todo.md:\n- [ ] Open the list\n- [ ] Collect the items\n- [ ] Check the total\n"
+            ),
             "{}",
-            model.state(2)
+            model.state(3)
         );
         assert_eq!(
             shown(&events)[0][0].text.as_deref(),

@@ -51,6 +51,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             let before = self.history.tokens();
             // Counted, like every turn of the history, as the navigator's model counts.
             self.history.replace_with_memory(cut, self.config.secrets.redact(&memory), &navigator.counter);
+            if !self.history.turns().iter().any(|turn| turn.kind == Kind::Plan) {
+                self.files.borrow_mut().forget_plan_copy();
+            }
             (self.emit)(AgentEvent::Memory {
                 summary: memory,
                 tokens_before: before,
