@@ -357,6 +357,21 @@ fn a_task_that_needs_no_browser_is_answered_by_the_planner() {
     assert!(shop.ops.borrow().is_empty());
 }
 
+/// A task on the shop with each agent on its own model, planning every 3 steps, validated.
+fn run_with_own_models(
+    shop: &FakeShop,
+    navigator: &ScriptedModel,
+    planner: &ScriptedModel,
+    validator: &ScriptedModel,
+) -> AgentEvent {
+    let config =
+        TaskConfig { planning_interval: Some(3), validator_rejections: Some(1), ..crate::agent::fakes::config(5) };
+    let user =
+        crate::agent::fakes::FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
+    let models = crate::agent::Models { navigator, planner, validator };
+    block_on(run_task(&config, shop, models, &user, &CancelToken::new(), &|_| {}))
+}
+
 #[test]
 fn each_agent_asks_its_own_model() {
     let shop = FakeShop::new();
@@ -364,12 +379,7 @@ fn each_agent_asks_its_own_model() {
     let replan = LATER_PLAN.replace("Under way", "The task looks done");
     let planner = ScriptedModel::new(vec![Ok(PLAN.into()), Ok(replan)]);
     let validator = ScriptedModel::new(vec![Ok(r#"{"is_valid": true, "reason": "fine", "answer": ""}"#.into())]);
-    let config =
-        TaskConfig { planning_interval: Some(3), validator_rejections: Some(1), ..crate::agent::fakes::config(5) };
-    let user =
-        crate::agent::fakes::FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
-    let models = crate::agent::Models { navigator: &navigator, planner: &planner, validator: &validator };
-    let end = block_on(run_task(&config, &shop, models, &user, &CancelToken::new(), &|_| {}));
+    let end = run_with_own_models(&shop, &navigator, &planner, &validator);
     assert!(matches!(end, AgentEvent::Result { success: true, .. }), "{end:?}");
     assert_eq!(planner.requests.borrow()[0].schema_name, "plan");
     assert_eq!(navigator.requests.borrow()[0].schema_name, "navigator_output");
@@ -396,12 +406,7 @@ fn the_re_plan_on_a_claim_reads_the_last_steps_results_in_place_of_the_page() {
         ScriptedModel::new(vec![reply(r#"[{"do":"hover","index":2},{"do":"done","text":"ok","success":true}]"#)]);
     let planner = ScriptedModel::new(vec![Ok(PLAN.into()), Ok(LATER_PLAN.into())]);
     let validator = ScriptedModel::new(vec![Ok(r#"{"is_valid": true, "reason": "fine", "answer": ""}"#.into())]);
-    let config =
-        TaskConfig { planning_interval: Some(3), validator_rejections: Some(1), ..crate::agent::fakes::config(5) };
-    let user =
-        crate::agent::fakes::FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
-    let models = crate::agent::Models { navigator: &navigator, planner: &planner, validator: &validator };
-    let end = block_on(run_task(&config, &shop, models, &user, &CancelToken::new(), &|_| {}));
+    let end = run_with_own_models(&shop, &navigator, &planner, &validator);
     assert!(matches!(end, AgentEvent::Result { success: true, .. }), "{end:?}");
     let replanned = planner.requests.borrow()[1].messages.last().unwrap().content.clone();
     assert!(replanned.contains("Results of the agent's last step:\n- hover: "), "{replanned}");
