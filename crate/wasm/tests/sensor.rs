@@ -126,9 +126,9 @@ fn maps_what_a_person_can_use_and_leaves_out_what_they_cannot_see() {
     let text = text_of(&collect());
     for expected in [
         "Checkout",
-        "<a href=/cart>Cart (2) />",
-        "type=email placeholder=Email value=me@example.com>",
-        "<div role=button>Custom />",
+        "]a Cart (2)\n",
+        "]input type=email placeholder=Email value=me@example.com\n",
+        "]div role=button Custom\n",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");
     }
@@ -405,8 +405,8 @@ fn clickable_parts_of_a_clickable_area_each_get_an_index_and_are_clicked_themsel
     );
     let map = collect();
     let text = text_of(&map);
-    assert!(text.contains("<span>Reply />") && text.contains("<span>Forward />"), "{text}");
-    assert!(text.contains("<div>Alice: lunch? />") && text.contains("\t["), "{text}");
+    assert!(text.contains("]span Reply\n") && text.contains("]span Forward\n"), "{text}");
+    assert!(text.contains("]div Alice: lunch?\n") && text.contains("\t["), "{text}");
     let star = map.elements().find(|e| e.attrs.iter().any(|(n, v)| n == "icon" && v == "star"));
     let star = star.unwrap_or_else(|| panic!("the star is offered with its hint in\n{text}"));
     assert!(click(find(&map, "Forward")).ok);
@@ -541,9 +541,9 @@ fn inline_markup_stays_in_its_sentence_and_icons_are_named() {
     for expected in [
         "Enter the \"keli\" and the \"3hI\" into the text fields.\n",
         "Username (required)\n",
-        "<button icon=reply> />",
-        "<button icon=retweet> />",
-        "<button icon=unnamed> />",
+        "]button icon=reply\n",
+        "]button icon=retweet\n",
+        "]button icon=unnamed\n",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");
     }
