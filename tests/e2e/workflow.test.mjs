@@ -195,7 +195,7 @@ test('a scheduled run that would send a message waits: a notification asks, and 
   const contact = `${site.origin}/mcp/contact.html`;
   const llm = await startLlmServer([
     { next_goal: 'Give my name', actions: [{ input_text: { target: 'Your name', text: 'Ada' } }] },
-    { next_goal: 'Write the message', actions: [{ input_text: { target: '<textarea', text: 'Where is my mug?' } }] },
+    { next_goal: 'Write the message', actions: [{ input_text: { target: ']textarea', text: 'Where is my mug?' } }] },
     { next_goal: 'Send it', actions: [{ click_element: { target: 'Send message' } }] },
     { next_goal: 'Report', actions: [{ done: { text: '{{(Sent to support: [^\\n]+)}}', success: true } }] },
     { next_goal: 'Report', actions: [{ done: { text: '{{(Sent to support: [^\\n]+)}}', success: true } }] },
