@@ -96,6 +96,8 @@ test('in the panel, a successful run is saved as a workflow, its parameter renam
 
     await panel.click('#workflows-button');
     const item = panel.locator('#workflow-list .workflow');
+    // The list is read from the worker after the click: wait for it before counting.
+    await item.first().waitFor();
     assert.equal(await item.count(), 1);
     assert.equal(await item.locator('h3').textContent(), 'Buy a mug');
     assert.equal(await item.locator('.workflow-task').textContent(), 'add the {colour} mug to the cart, then tell me the cart total');
