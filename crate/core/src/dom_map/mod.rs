@@ -430,31 +430,41 @@ fn is_separators(text: &str) -> bool {
 /// follows it, and `extract` reads the main content's links whole; addresses were a third of a
 /// map's tokens. Only web links are left out: a `mailto:` address is what the link says.
 fn leave_out_addresses_names_say(lines: &mut [MapLine]) {
-    let named_link = |line: &MapLine| match &line.kind {
-        LineKind::Element(element) => Some((link_name(element)?, element.link.clone()?)),
-        LineKind::Text(_) => None,
-    };
-    let mut first_link: HashMap<String, String> = HashMap::default();
-    let mut shared: HashSet<String> = HashSet::default();
-    for (name, link) in lines.iter().filter_map(named_link) {
-        match first_link.get(&name) {
-            Some(first) if *first != link => {
-                shared.insert(name);
-            }
-            Some(_) => {}
-            None => {
-                first_link.insert(name, link);
-            }
-        }
-    }
-    for line in lines.iter_mut() {
-        let Some((name, _)) = named_link(line) else { continue };
+    let names: Vec<Option<(String, String)>> = lines
+        .iter()
+        .map(|line| match &line.kind {
+            LineKind::Element(element) => Some((link_name(element)?, element.link.clone()?)),
+            LineKind::Text(_) => None,
+        })
+        .collect();
+    let shared = keys_with_several_values(names.iter().flatten().map(|(name, link)| (name.clone(), link.as_str())));
+    for (line, name) in lines.iter_mut().zip(&names) {
+        let Some((name, _)) = name else { continue };
         if let LineKind::Element(element) = &mut line.kind {
-            if !shared.contains(&name) {
+            if !shared.contains(name) {
                 element.attrs.retain(|(attr, _)| attr != "href");
             }
         }
     }
+}
+
+/// The keys that come with more than one value: names shared by links leading to different
+/// places, short addresses shared by different full ones.
+fn keys_with_several_values<'a>(pairs: impl Iterator<Item = (String, &'a str)>) -> HashSet<String> {
+    let mut first: HashMap<String, &str> = HashMap::default();
+    let mut several: HashSet<String> = HashSet::default();
+    for (key, value) in pairs {
+        match first.get(&key) {
+            Some(&seen) if seen != value => {
+                several.insert(key);
+            }
+            Some(_) => {}
+            None => {
+                first.insert(key, value);
+            }
+        }
+    }
+    several
 }
 
 /// The words a link is known by (its label, text or title), lower case; `None` when it has none.
@@ -475,20 +485,9 @@ fn tell_apart(lines: &mut [MapLine], addresses: &[(usize, String)]) {
         LineKind::Element(element) => element.attrs.iter().find(|(name, _)| name == "href").map(|(_, v)| v.clone()),
         LineKind::Text(_) => None,
     };
-    let mut first_full: HashMap<String, &str> = HashMap::default();
-    let mut clashing: HashSet<String> = HashSet::default();
-    for (line, full) in addresses {
-        let Some(shown) = href_of(&lines[*line]) else { continue };
-        match first_full.get(&shown) {
-            Some(&seen) if seen != full => {
-                clashing.insert(shown);
-            }
-            Some(_) => {}
-            None => {
-                first_full.insert(shown, full);
-            }
-        }
-    }
+    let clashing = keys_with_several_values(
+        addresses.iter().filter_map(|(line, full)| Some((href_of(&lines[*line])?, full.as_str()))),
+    );
     for (line, full) in addresses {
         if let LineKind::Element(element) = &mut lines[*line].kind {
             if let Some((_, shown)) = element.attrs.iter_mut().find(|(name, _)| name == "href") {
