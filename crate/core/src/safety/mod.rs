@@ -8,7 +8,7 @@ mod secrets;
 mod site_policy;
 mod url_policy;
 
-pub use data_flow::{Carried, Conversation, DataFlow, Flow, PageScans, Site, SitePlan, Verdict};
+pub use data_flow::{Carried, Cause, Conversation, DataFlow, Flow, PageScans, SearchPage, Site, SitePlan, Verdict};
 pub use injection::{mentioned_hosts, mentioned_sites, neutralize, Finding};
 pub use secrets::{Secret, Secrets};
 pub use site_policy::{PolicyRefusal, SitePolicy};

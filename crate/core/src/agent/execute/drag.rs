@@ -41,9 +41,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 Err(problem) => return Ok(report(name, Some(&source.describe()), false, problem)),
             },
         };
+        let action = Action::Drag { index, to: onto.as_ref().map(|onto| onto.index), dx, dy };
+        let page_url = seen.map(|map| map.url.as_str()).unwrap_or_default();
+        // A drag acts where the element lives, as any act does.
+        if let Some(refused) = self.guard_element(&action, &source, page_url).await? {
+            return Ok(refused);
+        }
         // A drop may do what the place's words say (a "Delete" bin): put to the user as a click is.
         if let Some(onto) = &onto {
-            let action = Action::Drag { index, to: Some(onto.index), dx, dy };
             if let Some(refused) = self.ask_if_consequential(&action, onto, seen).await? {
                 return Ok(refused);
             }

@@ -1,8 +1,10 @@
-//! The data-flow check where actions leave the page: before the agent opens a page or a tab,
-//! follows a link, submits a form or types into a page, what that would send is checked against
-//! the conversation's data (`safety::data_flow`). Data bound for a site the user did not choose
-//! waits for the user's approval, naming the data; a secret outside its sites is never sent. The
-//! site plan (a setting) then shows or asks about sites outside the task's plan.
+//! The data-flow check where actions land: before the agent opens a page or a tab, follows a
+//! link, submits a form, types, or acts at all on an element (a click, a choice, a drag, keys),
+//! the site where that lands (the page's, a frame's, the link's or form's) is judged with what
+//! the act would send (`safety::data_flow`). Outside the task's sites, data of the user's, what
+//! the agent wrote, or any act while the task holds the user's data waits for the user's
+//! approval; a secret outside its sites is never sent; where no site can be known, the act
+//! waits. The site plan (a setting) then shows or asks about sites outside the task's plan.
 
 use super::{report, Done};
 use crate::actions::{search_url, Action};
@@ -10,9 +12,10 @@ use crate::agent::navigator::{Navigator, StepError};
 use crate::agent::task_config::UserGate;
 use crate::browser::{Browser, KeyPress, PageOp};
 use crate::dom_map::MapElement;
+use crate::files::Source as FileSource;
 use crate::i18n::{Arg, Text};
 use crate::llm::ChatModel;
-use crate::safety::{normalize_url, Carried, Conversation, Site, SitePlan, Verdict};
+use crate::safety::{normalize_url, Carried, Cause, Conversation, SearchPage, Site, SitePlan, Verdict};
 use crate::text;
 
 /// Words in a field's type, role, name or label that make it a search or filter box.
@@ -42,28 +45,48 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     ) -> Result<Option<Done>, StepError> {
         let name = action.name();
         let target = element.describe();
+        // What is done in a frame of another site lands on that site.
+        let lands = element.frame_url.as_deref().unwrap_or(page_url);
         match action {
             Action::InputText { text, .. } => {
-                // A field in a frame of another site sends what is typed there to that site.
-                let to = element.frame_url.as_deref().unwrap_or(page_url);
-                let site = Site::of(to).map(|site| site.to_string()).unwrap_or_default();
+                let site = Site::of(lands).map(|site| site.to_string()).unwrap_or_default();
                 let doing = text!("core_doing_typing", &target, site);
-                let typing = Outbound { name, target: Some(&target), to, carried: Carried::Typed(text), doing };
+                let typing = Outbound { name, target: Some(&target), to: lands, carried: Carried::Typed(text), doing };
                 self.guard_flow(&typing).await
             }
+            Action::UploadFile { name, .. } => self.guard_upload(name, element, page_url).await,
+            _ => {
+                let doing = text!("core_doing_acting", name, &target);
+                let act = Outbound { name, target: Some(&target), to: lands, carried: Carried::Act, doing };
+                if let Some(refused) = self.guard_flow(&act).await? {
+                    return Ok(Some(refused));
+                }
+                self.guard_click(action, element, &target).await
+            }
+        }
+    }
+
+    /// Checks where a click on `element` leads: its link, or the form it submits.
+    async fn guard_click(
+        &self,
+        action: &Action,
+        element: &MapElement,
+        target: &str,
+    ) -> Result<Option<Done>, StepError> {
+        let name = action.name();
+        match action {
             Action::ClickElement { .. } => {
                 if let Some(link) = element.link.as_deref() {
-                    let doing = text!("core_doing_following_link", &target, link);
-                    let link = Outbound { name, target: Some(&target), to: link, carried: Carried::Link, doing };
+                    let doing = text!("core_doing_following_link", target, link);
+                    let link = Outbound { name, target: Some(target), to: link, carried: Carried::Link, doing };
                     return self.guard_leaving(&link).await;
                 }
                 if !matches!(element.tag.as_str(), "button" | "input") {
                     return Ok(None);
                 }
                 let op = PageOp::Submission { target: element.target.clone(), tag: element.tag.clone() };
-                self.guard_submission(name, Some(&target), &op, text!("core_doing_clicking", &target)).await
+                self.guard_submission(name, Some(target), &op, text!("core_doing_clicking", target)).await
             }
-            Action::UploadFile { name, .. } => self.guard_upload(name, element, page_url).await,
             _ => Ok(None),
         }
     }
@@ -81,13 +104,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             .filter(|press| press.key.chars().count() == 1 && !press.ctrl && !press.alt && !press.meta)
             .map(|press| press.key.as_str())
             .collect();
-        if typed.trim().is_empty() {
-            return Ok(None);
-        }
+        // Keys that type nothing still act (arrows pick, Tab moves on, Space presses).
+        let carried = if typed.trim().is_empty() { Carried::Act } else { Carried::Typed(&typed) };
         let frame = self.focus_frame_url.borrow().clone();
         let to = frame.as_deref().unwrap_or(page_url);
         let doing = text!("core_doing_pressing", keys);
-        self.guard_flow(&Outbound { name: "send_keys", target: None, to, carried: Carried::Typed(&typed), doing }).await
+        self.guard_flow(&Outbound { name: "send_keys", target: None, to, carried, doing }).await
     }
 
     /// Checks the form Enter (among `presses`) would submit from the focused field.
@@ -124,14 +146,27 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     fn with_conversation<T>(&self, use_it: impl FnOnce(&Conversation) -> T) -> T {
         let (tasks, rest) = self.conversation_texts();
+        let attached: Vec<String> = self
+            .files
+            .borrow()
+            .iter()
+            .filter(|file| file.source == FileSource::Attached)
+            .map(|file| file.name.clone())
+            .collect();
         let conversation = Conversation {
             tasks: &tasks,
             rest: &rest,
             secrets: &self.config.secrets,
             policy: &self.config.policy,
-            search_site: Site::of(&search_url(self.config.search_engine, "")),
+            search: self.search_page(),
+            attached: &attached,
         };
         use_it(&conversation)
+    }
+
+    /// The results page of the search engine of the settings.
+    fn search_page(&self) -> Option<SearchPage> {
+        SearchPage::of(&search_url(self.config.search_engine, ""))
     }
 
     /// Asks the user before the user's data goes to a site they did not choose; refuses a secret
@@ -148,7 +183,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             self.with_conversation(|conversation| self.data_flow.borrow().check(conversation, to, out.carried));
         match verdict {
             Verdict::Free => Ok(None),
-            Verdict::Ask(flow) if plan_asks && flow.is_written() => Ok(None),
+            // The site plan's question covers the site.
+            Verdict::Ask(flow) if plan_asks && matches!(flow.cause, Cause::Written | Cause::Holds) => Ok(None),
             Verdict::Never(flow) => {
                 let refusal = flow.refusal();
                 self.warn_once(text!("core_warning_data_stopped", doing.clone(), refusal.clone()));
@@ -165,6 +201,22 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     return Ok(None);
                 }
                 let data = flow.data().join(", ");
+                if flow.cause == Cause::Unknown {
+                    return Ok(Some(report(
+                        name,
+                        target,
+                        false,
+                        format!("The user did not allow acting in {}, where no site can be known (a frame with no address of its own, or a sandboxed one): what is done there may reach anyone. Do not act in it; go on without it, or finish and tell the user what is left for them to do.", flow.site),
+                    )));
+                }
+                if flow.cause == Cause::Holds {
+                    return Ok(Some(report(
+                        name,
+                        target,
+                        false,
+                        format!("The user did not allow acting on {}, a site outside the task's sites, while the task holds their data. Do not try to reach it another way; stay on the task's sites, or finish and tell the user what is left for them to do.", flow.site),
+                    )));
+                }
                 if flow.is_written() {
                     return Ok(Some(report(
                         name,
@@ -197,12 +249,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(None);
         }
         let Some(site) = Site::of(to) else { return Ok(None) };
-        let search = Site::of(&search_url(self.config.search_engine, ""));
+        let to_search =
+            url::Url::parse(to).is_ok_and(|url| self.search_page().is_some_and(|search| search.holds(&url)));
         let (chosen, plan) = self.with_conversation(|conversation| {
             let flow = self.data_flow.borrow();
             (flow.is_chosen(conversation, to), flow.plan(conversation))
         });
-        if chosen || search.as_ref() == Some(&site) {
+        if chosen || to_search {
             return Ok(None);
         }
         let planned = if plan.is_empty() { text!("core_plan_no_sites").into() } else { Arg::from(plan.join(", ")) };

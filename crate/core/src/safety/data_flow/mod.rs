@@ -20,8 +20,10 @@
 
 mod readings;
 mod scan;
+mod sites;
 
 pub use scan::PageScans;
+pub use sites::{SearchPage, Site};
 
 use super::{mentioned_sites, Secrets, SitePolicy};
 use crate::i18n::{Arg, Message, Text};
@@ -30,7 +32,6 @@ use crate::text::lower_words;
 use readings::{compact, Part, Readings};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
-use std::fmt;
 
 /// Words in a row from the conversation that make a phrase worth asking about; fewer are the
 /// common words every search shares.
@@ -59,57 +60,6 @@ const MAX_WRITTEN: usize = 100;
 const MAX_WRITTEN_SHOWN: usize = 120;
 /// A written value shorter than this is recognised in a form field only as the whole field.
 const MIN_WRITTEN_INSIDE: usize = 6;
-
-/// A host, with its port when the URL names one; `www.` does not count.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Site {
-    host: String,
-    port: Option<u16>,
-}
-
-impl Site {
-    pub fn of(url: &str) -> Option<Site> {
-        Site::of_url(&url::Url::parse(url).ok()?)
-    }
-
-    /// The site of an address already parsed.
-    fn of_url(url: &url::Url) -> Option<Site> {
-        Some(Site::new(url.host_str()?, url.port()))
-    }
-
-    fn new(host: &str, port: Option<u16>) -> Site {
-        let host = host.trim_end_matches('.').to_ascii_lowercase();
-        let host = match host.strip_prefix("www.") {
-            Some(rest) if rest.contains('.') => rest.to_string(),
-            _ => host,
-        };
-        Site { host, port }
-    }
-
-    /// `other` is this site or one of its subdomains, on this site's port when it names one.
-    fn covers(&self, other: &Site) -> bool {
-        let host = other.host == self.host || other.host.ends_with(&format!(".{}", self.host));
-        host && (self.port.is_none() || self.port == other.port)
-    }
-
-    /// One site covers the other (data read on `shop.test` may go back to `www.shop.test`).
-    pub fn same_as(&self, other: &Site) -> bool {
-        self.covers(other) || other.covers(self)
-    }
-
-    pub fn host(&self) -> &str {
-        &self.host
-    }
-}
-
-impl fmt::Display for Site {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.port {
-            Some(port) => write!(f, "{}:{port}", self.host),
-            None => write!(f, "{}", self.host),
-        }
-    }
-}
 
 /// What a piece of data is, for the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -231,6 +181,10 @@ pub enum Carried<'a> {
     Typed(&'a str),
     /// A file the user attached, by its name, put into a page at the URL (an upload).
     File(&'a str),
+    /// An act on an element of a page or frame at the URL: a click, a choice, a drag, a key. It
+    /// sends nothing a check can read, yet which keys, options or links are picked, in what
+    /// order, can spell anything out to that page.
+    Act,
 }
 
 /// One piece of data an action would send, for the user.
@@ -251,11 +205,27 @@ impl Found {
     }
 }
 
+/// Why a flow waits for the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// What is sent holds the user's data (matching found it).
+    Carries,
+    /// What is sent is the agent's own writing, which may hold the data in a form no matching reads.
+    Written,
+    /// Nothing recognised is sent, but the task holds the user's data and the act lands on a site
+    /// outside the task's sites: the act itself (which link, key or option) can carry it.
+    Holds,
+    /// Where the act lands cannot be known (a frame with an opaque origin, an address with no
+    /// site): nothing can be ruled out.
+    Unknown,
+}
+
 /// Data bound for a site.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Flow {
     pub site: Site,
     pub found: Vec<Found>,
+    pub cause: Cause,
 }
 
 impl Flow {
@@ -281,15 +251,24 @@ impl Flow {
 
     /// The question put to the user; `doing` says how ("opening http://...").
     pub fn question(&self, doing: impl Into<Arg>) -> Message {
-        if self.is_written() {
-            return text!("core_question_written", self.data().join(", "), self.site.to_string(), doing.into()).into();
+        let site = self.site.to_string();
+        match self.cause {
+            Cause::Written => text!("core_question_written", self.data().join(", "), site, doing.into()),
+            Cause::Carries => text!("core_question_data_flow", self.listed(), site, doing.into()),
+            Cause::Holds => text!("core_question_outside_sites", self.listed(), site, doing.into()),
+            Cause::Unknown => text!("core_question_unknown_site", site, doing.into()),
         }
-        text!("core_question_data_flow", self.listed(), self.site.to_string(), doing.into()).into()
+        .into()
     }
 
     /// Only what the agent wrote, with nothing of the user's recognised in it.
     pub fn is_written(&self) -> bool {
-        self.found.iter().all(|found| found.kind == Kind::Written)
+        self.cause == Cause::Written
+    }
+
+    /// Where the act lands cannot be known.
+    fn unknown(to: &str) -> Flow {
+        Flow { site: Site::unknown(to), found: Vec::new(), cause: Cause::Unknown }
     }
 
     /// Why a secret was not sent (never asked: the user listed where it may go).
@@ -317,9 +296,11 @@ pub struct Conversation<'a> {
     pub rest: &'a [String],
     pub secrets: &'a Secrets,
     pub policy: &'a SitePolicy,
-    /// The search engine the user chose: the task's words may go there (its numbers, addresses
-    /// and the like still ask).
-    pub search_site: Option<Site>,
+    /// The search engine the user chose, as its results page: the task's words may go there (its
+    /// numbers, addresses and the like still ask).
+    pub search: Option<SearchPage>,
+    /// The names of the files the user attached to the task.
+    pub attached: &'a [String],
 }
 
 /// How the agent treats sites outside the task's plan (Settings).
@@ -365,12 +346,18 @@ impl DataFlow {
         }
     }
 
-    /// The sites chosen so far, named in the tasks, or on the allow list (`url`'s among them?).
+    /// The task's sites (its origin set): the one it started on and those the user allowed
+    /// during it, those the user's words name, those on the allow list. Is `url`'s among them?
     pub fn is_chosen(&self, conversation: &Conversation, url: &str) -> bool {
         let Some(site) = Site::of(url) else { return false };
-        self.chosen.iter().any(|chosen| chosen.covers(&site))
-            || named_sites(conversation.tasks).iter().any(|named| named.covers(&site))
-            || conversation.policy.allows_by_name(url)
+        self.is_site_chosen(conversation, &site) || conversation.policy.allows_by_name(url)
+    }
+
+    /// As [`Self::is_chosen`], for a site (an allow list's URL prefixes aside).
+    fn is_site_chosen(&self, conversation: &Conversation, site: &Site) -> bool {
+        self.chosen.iter().any(|chosen| chosen.covers(site))
+            || named_sites(conversation.tasks).iter().any(|named| named.covers(site))
+            || conversation.policy.allows_by_name(&format!("https://{site}/"))
     }
 
     /// The sites of the plan so far, for the user: chosen and named in the tasks.
@@ -477,9 +464,16 @@ impl DataFlow {
     }
 
     /// Whether sending `carried` to `to` may go ahead, must be asked, or must never happen.
+    ///
+    /// The rule: an act lands on a site. On one of the task's sites it is free (a secret still
+    /// goes only to its listed sites). Elsewhere it waits for the user when it carries the user's
+    /// data, when it sends what the agent wrote, or, whatever it sends, when the task holds the
+    /// user's data; where no site can be known, it always waits.
     pub fn check(&self, conversation: &Conversation, to: &str, carried: Carried) -> Verdict {
-        let Ok(url) = url::Url::parse(to) else { return Verdict::Free };
-        let Some(site) = Site::of_url(&url) else { return Verdict::Free };
+        let parsed = url::Url::parse(to).ok();
+        let Some((url, site)) = parsed.and_then(|url| Site::of_url(&url).map(|site| (url, site))) else {
+            return Verdict::Ask(Flow::unknown(to));
+        };
         let parts = payload(&url, carried);
         let secrets_barred: Vec<_> = conversation
             .secrets
@@ -488,7 +482,7 @@ impl DataFlow {
             .filter(|secret| !secret.domains.is_empty() && !secret.allowed_on_host(&site.host))
             .collect();
         let chosen = self.is_chosen(conversation, to);
-        if parts.iter().all(|part| part.text.trim().is_empty()) || (chosen && secrets_barred.is_empty()) {
+        if chosen && secrets_barred.is_empty() {
             return Verdict::Free;
         }
         let readings = Readings::of(&parts);
@@ -502,7 +496,7 @@ impl DataFlow {
             })
             .collect();
         if !leaked.is_empty() {
-            return Verdict::Never(Flow { site, found: leaked });
+            return Verdict::Never(Flow { site, found: leaked, cause: Cause::Carries });
         }
         if chosen {
             return Verdict::Free;
@@ -511,37 +505,57 @@ impl DataFlow {
         // gets it unasked.
         if let Carried::File(name) = carried {
             let found = Found { kind: Kind::File, shown: name.to_string(), source: Source::Attached };
-            return Verdict::Ask(Flow { site, found: vec![found] });
+            return Verdict::Ask(Flow { site, found: vec![found], cause: Cause::Carries });
         }
+        let to_search = conversation.search.as_ref().is_some_and(|search| search.holds(&url));
+        let sends_nothing = parts.iter().all(|part| part.text.trim().is_empty());
+        let carries =
+            if sends_nothing { Vec::new() } else { self.carried_data(conversation, &site, &readings, to_search) };
+        if !carries.is_empty() {
+            return Verdict::Ask(Flow { site, found: carries, cause: Cause::Carries });
+        }
+        // The search engine of the settings takes what the agent writes (its queries).
+        if to_search {
+            return Verdict::Free;
+        }
+        if let Some(shown) = self.written_part(conversation, &url, &site, carried) {
+            let found = vec![Found { kind: Kind::Written, shown, source: Source::Agent }];
+            return Verdict::Ask(Flow { site, found, cause: Cause::Written });
+        }
+        let held = self.held(conversation, &site);
+        if held.is_empty() {
+            return Verdict::Free;
+        }
+        Verdict::Ask(Flow { site, found: held, cause: Cause::Holds })
+    }
+
+    /// The user's data that `readings` (of what is bound for `site`) hold.
+    fn carried_data(
+        &self,
+        conversation: &Conversation,
+        site: &Site,
+        readings: &Readings,
+        to_search: bool,
+    ) -> Vec<Found> {
         let mut found: Vec<Found> = Vec::new();
         let mut add = |item: &Item| {
             if !found.iter().any(|f| f.shown == item.shown) {
                 found.push(Found { kind: item.kind, shown: item.shown.clone(), source: item.source.clone() });
             }
         };
-        let secret_listed_there =
-            |source: &Source| match source {
-                Source::Secret(name) => conversation.secrets.list().iter().any(|secret| {
-                    secret.name == *name && !secret.domains.is_empty() && secret.allowed_on_host(&site.host)
-                }),
-                _ => false,
-            };
         for item in self.items(conversation) {
-            // A site listed for a secret is the user's choice for it.
-            let belongs_there =
-                item.source.site().is_some_and(|from| from.same_as(&site)) || secret_listed_there(&item.source);
             // A detail the agent wrote down may go back to the site it was read on.
             let read_there = item.source == Source::Conversation
-                && self.noted.iter().any(|n| n.key == item.key && n.source.site().is_some_and(|s| s.same_as(&site)));
-            if !item.quiet && !belongs_there && !read_there && readings.holds(&item.key) {
+                && self.noted.iter().any(|n| n.key == item.key && n.source.site().is_some_and(|s| s.same_as(site)));
+            if !item.quiet && !belongs_to(&item.source, site, conversation) && !read_there && readings.holds(&item.key)
+            {
                 add(&item);
             }
         }
-        let to_search = conversation.search_site.as_ref().is_some_and(|search| search.covers(&site));
         let task_passages = conversation.tasks.iter().filter(|_| !to_search).map(|task| (Source::Task, task.as_str()));
         let passages = self.passages.iter().map(|(source, text)| (source.clone(), text.as_str()));
         for (source, text) in task_passages.chain(passages) {
-            if source.site().is_some_and(|from| from.same_as(&site)) {
+            if source.site().is_some_and(|from| from.same_as(site)) {
                 continue;
             }
             if let Some(shared) = readings.shared_words(&phrases(text), PHRASE_WORDS) {
@@ -554,17 +568,48 @@ impl DataFlow {
                 });
             }
         }
-        if !found.is_empty() {
-            return Verdict::Ask(Flow { site, found });
-        }
-        // The search engine of the settings takes what the agent writes (its queries).
-        let written = (!to_search).then(|| self.written_part(conversation, &url, &site, carried)).flatten();
-        match written {
-            Some(shown) => {
-                Verdict::Ask(Flow { site, found: vec![Found { kind: Kind::Written, shown, source: Source::Agent }] })
+        found
+    }
+
+    /// The user's data the task holds that `site` has not had already: what their tasks say,
+    /// what the agent typed, noted or read on the task's own sites (the search engine's results
+    /// aside), the secrets the task used, the files they attached. Data read on a site outside
+    /// the task's sites is that site's, not the user's.
+    fn held(&self, conversation: &Conversation, site: &Site) -> Vec<Found> {
+        let text_of_conversation = || conversation.tasks.iter().chain(conversation.rest).map(String::as_str);
+        let read_outside = |key: &str| {
+            self.noted.iter().any(|noted| {
+                noted.key == key
+                    && matches!(&noted.source, Source::Page(from) if !self.is_site_chosen(conversation, from))
+            })
+        };
+        let users = |item: &Item| match &item.source {
+            Source::Task | Source::Typed(_) | Source::Agent | Source::Attached => true,
+            Source::Conversation => !read_outside(&item.key),
+            Source::Page(from) => {
+                self.is_site_chosen(conversation, from)
+                    && !conversation.search.as_ref().is_some_and(|s| s.site() == from)
             }
-            None => Verdict::Free,
+            Source::Secret(name) => {
+                let placeholder = format!("<secret>{name}</secret>");
+                text_of_conversation().any(|text| text.contains(&placeholder))
+            }
+        };
+        let mut held: Vec<Found> = conversation
+            .attached
+            .iter()
+            .map(|name| Found { kind: Kind::File, shown: name.clone(), source: Source::Attached })
+            .collect();
+        for item in self.items(conversation) {
+            if !item.quiet
+                && users(&item)
+                && !belongs_to(&item.source, site, conversation)
+                && !held.iter().any(|found| found.shown == item.shown)
+            {
+                held.push(Found { kind: item.kind, shown: item.shown, source: item.source });
+            }
         }
+        held
     }
 
     /// What of `carried`, bound for `url` on `site`, the agent wrote itself, as shown to the user;
@@ -585,7 +630,7 @@ impl DataFlow {
             .collect();
         let own = |text: &str| allowed_secrets.iter().fold(text.to_string(), |left, secret| left.replace(secret, ""));
         let shown = match carried {
-            Carried::Link | Carried::File(_) => return None,
+            Carried::Link | Carried::File(_) | Carried::Act => return None,
             Carried::Address if self.offers(url) => return None,
             Carried::Address => url.as_str().split_once("://").map_or(url.as_str(), |(_, rest)| rest).to_string(),
             Carried::Typed(text) => own(text),
@@ -599,9 +644,12 @@ impl DataFlow {
         (!shown.is_empty()).then(|| text::truncate_chars(shown, MAX_WRITTEN_SHOWN))
     }
 
-    /// A page offered `url` itself, or it is the bare address of a site known to the task whose
-    /// name cannot carry data (a name a page used, or one of at most two labels: only a
-    /// subdomain can be made up for each visit, and anything under localhost is one).
+    /// A page offered `url` itself, or it is the bare address of a site known to the task (a
+    /// page named or linked to it) or whose name cannot carry data: a registered-looking name of
+    /// at most two labels on the scheme's own port. The host and the port are as much the agent's
+    /// words as the path: a made-up subdomain, an IP literal (anyone may hold a range of them) or
+    /// a port (a server hears every one) can each spell data out; and every name under localhost
+    /// is loopback's, a made-up label already.
     fn offers(&self, url: &url::Url) -> bool {
         if self.offered.contains(&address_hash(url)) {
             return true;
@@ -611,14 +659,12 @@ impl DataFlow {
             && url.fragment().is_none()
             && url.username().is_empty()
             && url.password().is_none();
-        // Every name under localhost is loopback's: there a label is already a made-up subdomain.
         let short_name = match url.host() {
-            Some(url::Host::Domain(domain)) => {
+            Some(url::Host::Domain(domain)) if url.port().is_none() => {
                 let host = Site::new(domain, None).host;
-                host.split('.').count() <= 2 && !host.ends_with(".localhost")
+                host.split('.').count() <= 2 && !host.ends_with(".localhost") && host != "localhost"
             }
-            Some(_) => true,
-            None => false,
+            _ => false,
         };
         bare && (short_name || Site::of_url(url).is_some_and(|site| self.known.contains(&site)))
     }
@@ -675,6 +721,18 @@ fn keep_last<T: PartialEq>(list: &mut Vec<T>, item: T, max: usize) {
     list.push(item);
 }
 
+/// Data from `source` is `site`'s already: read or typed there, or a secret listed for it.
+fn belongs_to(source: &Source, site: &Site, conversation: &Conversation) -> bool {
+    match source {
+        Source::Secret(name) => conversation
+            .secrets
+            .list()
+            .iter()
+            .any(|secret| secret.name == *name && !secret.domains.is_empty() && secret.allowed_on_host(&site.host)),
+        source => source.site().is_some_and(|from| from.same_as(site)),
+    }
+}
+
 /// The sites the tasks name.
 fn named_sites(tasks: &[String]) -> Vec<Site> {
     tasks.iter().flat_map(|task| mentioned_sites(task)).map(|(host, port)| Site::new(&host, port)).collect()
@@ -705,6 +763,7 @@ fn payload(url: &url::Url, carried: Carried) -> Vec<Part> {
     }
     match carried {
         Carried::Link | Carried::Address => {}
+        Carried::Act => parts.clear(),
         Carried::Form(fields) => {
             for (name, value) in fields {
                 parts.extend([Part::name(name.as_str()), Part::value(value.as_str())]);

@@ -11,6 +11,8 @@ struct Case {
     secrets: Secrets,
     policy: SitePolicy,
     flow: DataFlow,
+    attached: Vec<String>,
+    search: &'static str,
 }
 
 impl Case {
@@ -23,18 +25,33 @@ impl Case {
             secrets: Secrets::default(),
             policy: SitePolicy::default(),
             flow,
+            attached: Vec::new(),
+            search: "https://duckduckgo.com/?q=",
         }
     }
 
-    fn check(&self, to: &str, carried: Carried) -> Verdict {
-        let conversation = Conversation {
+    fn conversation(&self) -> Conversation<'_> {
+        Conversation {
             tasks: &self.tasks,
             rest: &self.rest,
             secrets: &self.secrets,
             policy: &self.policy,
-            search_site: Site::of("https://duckduckgo.com/"),
-        };
-        self.flow.check(&conversation, to, carried)
+            search: SearchPage::of(self.search),
+            attached: &self.attached,
+        }
+    }
+
+    fn check(&self, to: &str, carried: Carried) -> Verdict {
+        self.flow.check(&self.conversation(), to, carried)
+    }
+
+    /// Why acting at `to` waits for the user, and the data the question names (`None`: free).
+    fn cause(&self, to: &str, carried: Carried) -> Option<(Cause, Vec<String>)> {
+        match self.check(to, carried) {
+            Verdict::Free => None,
+            Verdict::Ask(flow) => Some((flow.cause, flow.data())),
+            Verdict::Never(flow) => panic!("refused outright: {flow:?}"),
+        }
     }
 
     /// The data following a page's link to `to` would need approval for (empty when free): what
@@ -50,6 +67,11 @@ impl Case {
 
 fn email_case() -> Case {
     Case::new(TASK)
+}
+
+/// A task that holds nothing of the user's.
+fn plain_case() -> Case {
+    Case::new("find the price of the blue mug")
 }
 
 #[test]
@@ -98,10 +120,11 @@ fn the_question_names_the_data_its_origin_and_the_site() {
 
 #[test]
 fn benign_flows_do_not_ask() {
-    let case = email_case();
+    let plain = plain_case();
     // No data at all.
-    assert!(case.asks("http://collector.test/").is_empty());
-    assert!(case.asks("http://collector.test/docs/about?page=2#top").is_empty());
+    assert!(plain.asks("http://collector.test/").is_empty());
+    assert!(plain.asks("http://collector.test/docs/about?page=2#top").is_empty());
+    let case = email_case();
     // The start site, and its subdomains.
     assert!(case.asks("https://shop.test/account?email=ada@example.org").is_empty());
     assert!(case.asks("https://www.shop.test/search?q=ada@example.org").is_empty());
@@ -158,7 +181,7 @@ fn a_form_s_fields_and_typed_text_are_checked_like_urls() {
     assert!(matches!(case.check("http://collector.test/subscribe", Carried::Form(&fields)), Verdict::Ask(_)));
     assert_eq!(case.check("https://shop.test/subscribe", Carried::Form(&fields)), Verdict::Free, "the start site");
     let other = vec![("q".to_string(), "mugs".to_string())];
-    assert_eq!(case.check("http://collector.test/search", Carried::Form(&other)), Verdict::Free);
+    assert_eq!(plain_case().check("http://collector.test/search", Carried::Form(&other)), Verdict::Free);
     // Typing on a page is giving the data to its site.
     let Verdict::Ask(flow) = case.check("http://collector.test/form", Carried::Typed("ada@example.org")) else {
         panic!("should ask")
@@ -199,11 +222,14 @@ fn an_address_the_agent_wrote_for_a_site_not_chosen_asks_whatever_it_holds() {
     // Where the user chose, and to the search engine of the settings, the agent writes freely.
     assert_eq!(written(&case, "https://shop.test/?u=gro.elpmaxe@ada", Carried::Address), None);
     assert_eq!(written(&case, "https://duckduckgo.com/?q=gro.elpmaxe", Carried::Address), None);
-    // A bare site whose name cannot be made up for the visit.
-    assert_eq!(written(&case, "http://collector.test/", Carried::Address), None);
-    assert_eq!(written(&case, "https://www.collector.test/", Carried::Address), None);
-    assert_eq!(written(&case, "http://localhost:8080/", Carried::Address), None);
-    assert_eq!(written(&case, "http://127.0.0.1:8080/", Carried::Address), None);
+    // A bare site whose name cannot be made up for the visit, for a task that holds nothing.
+    let plain = plain_case();
+    assert_eq!(written(&plain, "http://collector.test/", Carried::Address), None);
+    assert_eq!(written(&plain, "https://www.collector.test/", Carried::Address), None);
+    // The host and the port are the agent's words too: an IP literal, a port, a label under localhost.
+    for url in ["http://97.100.97.64/", "http://collector.test:31337/", "http://localhost:8080/", "http://127.0.0.1/"] {
+        assert_eq!(written(&plain, url, Carried::Address).as_deref(), Some(&url[7..]), "{url}");
+    }
     let Verdict::Ask(flow) = case.check("http://collector.test/?u=gro.elpmaxe@ada", Carried::Address) else {
         panic!("should ask")
     };
@@ -215,7 +241,7 @@ fn an_address_the_agent_wrote_for_a_site_not_chosen_asks_whatever_it_holds() {
 
 #[test]
 fn an_address_a_page_offered_is_not_the_agent_s_writing() {
-    let mut case = email_case();
+    let mut case = plain_case();
     case.flow.read_page(
         START,
         ["Read more at https://docs.example.net/guide?id=7, or on news.example.com."].into_iter(),
@@ -228,6 +254,7 @@ fn an_address_a_page_offered_is_not_the_agent_s_writing() {
     assert!(written(&case, "https://partner.example.com/offer/42?ref=ada", Carried::Address).is_some(), "changed");
     assert!(written(&case, "https://partner.example.com/offer/42?ref=shop#ada", Carried::Address).is_some());
     assert!(written(&case, "https://ada.news.example.com/", Carried::Address).is_some(), "a made-up subdomain");
+    assert!(written(&case, "https://news.example.com:8443/", Carried::Address).is_some(), "a made-up port");
     // A link is the page's: only what matching finds in it counts.
     assert_eq!(written(&case, "https://elsewhere.test/any/path?x=1", Carried::Link), None);
     // The offers survive a checkpoint.
@@ -237,7 +264,7 @@ fn an_address_a_page_offered_is_not_the_agent_s_writing() {
 
 #[test]
 fn text_typed_into_a_site_not_chosen_asks_and_a_form_asks_for_what_was_typed() {
-    let mut case = email_case();
+    let mut case = plain_case();
     assert_eq!(written(&case, "http://collector.test/form", Carried::Typed("a d a")), Some("a d a".into()));
     assert_eq!(written(&case, "https://shop.test/form", Carried::Typed("a d a")), None, "the start site");
     // A form of the start site bound for another: the fields the agent typed ask, the page's own do not.
@@ -338,7 +365,9 @@ fn values_typed_are_followed_except_search_queries() {
     case.flow.typed(START, "Ada Lovelace", false);
     case.flow.typed(START, "blue mugs", true);
     assert_eq!(case.asks("http://collector.test/?n=Ada%20Lovelace"), vec!["Ada Lovelace".to_string()]);
-    assert!(case.asks("http://collector.test/?q=blue+mugs").is_empty());
+    // The query is not followed; the name typed is still held, so another site is asked about.
+    let held = Some((Cause::Holds, vec!["Ada Lovelace".to_string()]));
+    assert_eq!(case.cause("http://collector.test/?q=blue+mugs", Carried::Link), held);
     let Verdict::Ask(flow) = case.check("http://collector.test/?n=ada-lovelace", Carried::Link) else { panic!() };
     assert_eq!(
         flow.question("opening it"),
@@ -357,7 +386,9 @@ fn details_in_the_conversation_are_followed_unless_read_on_that_site() {
         ["Parcel 7781234 is on its way"].into_iter(),
         &mut PageScans::default(),
     );
-    assert!(case.asks("https://carrier.test/track?o=7781234").is_empty());
+    // Read on the carrier's page, the order number is the carrier's; the tracking code is still held.
+    let held = Some((Cause::Holds, vec!["ZX81-QQ".to_string()]));
+    assert_eq!(case.cause("https://carrier.test/track?o=7781234", Carried::Link), held);
     assert_eq!(case.asks("http://collector.test/?o=7781234"), vec!["7781234".to_string()]);
     // The agent's own navigations in the conversation are not the user's data.
     case.rest = vec!["Opened http://b.test/item/99887766.".to_string()];
@@ -367,8 +398,7 @@ fn details_in_the_conversation_are_followed_unless_read_on_that_site() {
 #[test]
 fn the_plan_lists_chosen_and_named_sites() {
     let case = Case::new("compare prices on shop.test and other.test:8080");
-    let conversation =
-        Conversation { tasks: &case.tasks, rest: &[], secrets: &case.secrets, policy: &case.policy, search_site: None };
+    let conversation = case.conversation();
     assert_eq!(case.flow.plan(&conversation), vec!["shop.test", "other.test:8080"]);
     assert!(case.flow.is_chosen(&conversation, "http://other.test:8080/x"));
     assert!(!case.flow.is_chosen(&conversation, "http://third.test/"));
@@ -458,4 +488,86 @@ fn an_attached_file_goes_unasked_only_to_a_site_the_user_chose() {
         flow.question("putting it into <input> [3] on collector.test").to_string(),
         "This would send cv.pdf (a file you attached) to collector.test, by putting it into <input> [3] on collector.test. Allow it?"
     );
+}
+
+#[test]
+fn any_act_outside_the_task_s_sites_asks_while_the_task_holds_the_user_s_data() {
+    let mut case = email_case();
+    let held = Some((Cause::Holds, vec!["ada@example.org".to_string()]));
+    // A click on an on-screen keyboard, a choice, a page's link: none carries the address readably.
+    assert_eq!(case.cause("http://collector.test/keyboard", Carried::Act), held);
+    assert_eq!(case.cause("http://collector.test/a", Carried::Link), held, "a link per character");
+    assert_eq!(
+        case.cause("http://collector.test/", Carried::Typed("hello")),
+        Some((Cause::Written, vec!["hello".into()]))
+    );
+    // On the task's sites, anything goes; the user's approval adds a site to them.
+    assert_eq!(case.cause("https://shop.test/keyboard", Carried::Act), None);
+    case.flow.choose("http://collector.test/");
+    assert_eq!(case.cause("http://collector.test/keyboard", Carried::Act), None);
+    // A task holding nothing of the user's acts freely.
+    assert_eq!(plain_case().cause("http://collector.test/keyboard", Carried::Act), None);
+    let Verdict::Ask(flow) = email_case().check("http://collector.test/k", Carried::Act) else { panic!() };
+    assert_eq!(
+        flow.question("using <button> \"7\" [4] (click_element)").to_string(),
+        "The task holds your data (ada@example.org (an email address from your task)), and this would act on collector.test, a site outside the task's sites, by using <button> \"7\" [4] (click_element). What the agent does there (which links, keys or options it picks) can pass your data on in ways no check reads. Allow it? If you do, collector.test joins the task's sites."
+    );
+}
+
+#[test]
+fn what_the_task_holds_is_the_user_s_not_what_other_sites_showed() {
+    let mut case = plain_case();
+    case.flow.read_page("https://forum.test/", ["Contact press@forum.test"].into_iter(), &mut PageScans::default());
+    assert_eq!(case.cause("http://collector.test/", Carried::Act), None, "read on a site outside the task's");
+    case.flow.read_page(START, ["Signed in as Grace Hopper"].into_iter(), &mut PageScans::default());
+    let held = Some((Cause::Holds, vec!["Grace Hopper".to_string()]));
+    assert_eq!(case.cause("http://collector.test/", Carried::Act), held, "read on the task's own site");
+    assert_eq!(case.cause("https://forum.test/reply", Carried::Act), held);
+    // The search engine's results are public, not the user's.
+    let mut searched = plain_case();
+    searched.flow.choose("https://duckduckgo.com/?q=mugs");
+    searched.flow.read_page(
+        "https://duckduckgo.com/?q=mugs",
+        ["mail sales@mugs.test"].into_iter(),
+        &mut PageScans::default(),
+    );
+    assert_eq!(searched.cause("http://collector.test/", Carried::Act), None);
+}
+
+#[test]
+fn secrets_the_task_used_and_files_attached_are_held() {
+    let mut case = with_secret(&["login.test"]);
+    assert_eq!(case.cause("http://collector.test/", Carried::Act), None, "a secret the task never used");
+    case.rest = vec![r#"{"do":"input_text","index":3,"text":"<secret>shop_password</secret>"}"#.to_string()];
+    assert_eq!(case.cause("http://collector.test/", Carried::Act), Some((Cause::Holds, vec!["shop_password".into()])));
+    assert_eq!(case.cause("https://login.test/", Carried::Act), None, "where the secret is listed");
+    let mut attached = plain_case();
+    attached.attached = vec!["cv.pdf".to_string()];
+    assert_eq!(attached.cause("http://collector.test/", Carried::Act), Some((Cause::Holds, vec!["cv.pdf".into()])));
+}
+
+#[test]
+fn where_no_site_can_be_known_every_act_asks() {
+    let case = plain_case();
+    for to in ["about:srcdoc", "data:text/html,<input>", "about:blank", "null", ""] {
+        assert_eq!(case.cause(to, Carried::Act).map(|(cause, _)| cause), Some(Cause::Unknown), "{to:?}");
+    }
+    let Verdict::Ask(flow) = case.check("data:text/html,<input>", Carried::Typed("ada")) else { panic!() };
+    assert_eq!(
+        flow.question("typing into <input> [2]").to_string(),
+        "This would act where no site can be known (data:text/html,<input>: a frame with no address of its own, or a sandboxed one), by typing into <input> [2]. What is typed or chosen there may reach anyone. Allow it?"
+    );
+}
+
+#[test]
+fn the_search_engine_is_its_results_page_not_its_domain() {
+    let mut case = email_case();
+    case.search = "https://www.google.com/search?q=";
+    assert_eq!(case.cause("https://www.google.com/search?q=blue+mugs", Carried::Address), None);
+    let held = Some((Cause::Holds, vec!["ada@example.org".to_string()]));
+    assert_eq!(case.cause("https://sites.google.com/view/collector", Carried::Link), held);
+    let mut plain = plain_case();
+    plain.search = "https://www.google.com/search?q=";
+    let form = "https://docs.google.com/forms/d/e/1/formResponse?entry.1=ada+at+example";
+    assert!(matches!(plain.cause(form, Carried::Address), Some((Cause::Written, _))));
 }

@@ -19,6 +19,11 @@ fn task_config() -> TaskConfig {
     TaskConfig { task: TASK.into(), ..config(6) }
 }
 
+/// A task that holds nothing of the user's.
+fn plain_config() -> TaskConfig {
+    TaskConfig { task: "find a newsletter to sign up for".into(), ..config(6) }
+}
+
 /// Runs the steps (then `done`) as `user`; returns the events.
 fn run_steps(config: &TaskConfig, shop: &FakeShop, steps: &[&str], user: &FakeUser) -> Vec<AgentEvent> {
     let mut replies: Vec<_> = steps.iter().map(|actions| reply(actions)).collect();
@@ -73,7 +78,7 @@ fn benign_navigations_do_not_ask() {
         r#"[{"do":"click_element","index":4,"click":null}]"#,                         // a page's own link
         r#"[{"do":"search","query":"newsletter sign up ada"}]"#,
     ];
-    let events = run_steps(&task_config(), &shop, &steps, &user(false));
+    let events = run_steps(&plain_config(), &shop, &steps, &user(false));
     assert_eq!(questions(&events), vec![]);
     assert!(shop.url.borrow().starts_with("https://duckduckgo.com/?q=newsletter"));
 }
@@ -142,7 +147,7 @@ fn keys_typed_into_a_site_not_chosen_ask_as_typing_does() {
     let shop = FakeShop::new();
     let steps =
         [r#"[{"do":"go_to_url","url":"http://other.test/"}]"#, r#"[{"do":"send_keys","keys":"a d a Tab Enter"}]"#];
-    let events = run_steps(&task_config(), &shop, &steps, &user(false));
+    let events = run_steps(&plain_config(), &shop, &steps, &user(false));
     let asked = questions(&events);
     assert_eq!(asked.len(), 1, "{asked:?}");
     assert!(asked[0].0.starts_with("The agent wrote ada itself and would send it to other.test"), "{asked:?}");
@@ -292,11 +297,13 @@ fn the_site_plan_shows_or_asks_about_sites_outside_it() {
     let events = run_steps(&strict, &shop, &[go], &user(false));
     assert_eq!(
         questions(&events)[0].0,
-        "The agent wants to go to other.test, which is not among the sites planned for this task (shop.test, example.org), by opening http://other.test/. Allow it?"
+        "The agent wants to go to other.test, which is not among the sites planned for this task (shop.test, example.org), by opening http://other.test/. Allow it?",
+        "the plan's question, not the data's as well"
     );
+    assert_eq!(questions(&events).len(), 1);
     assert_eq!(*shop.url.borrow(), "http://shop.test/");
 
-    let ask = TaskConfig { site_plan: SitePlan::Ask, ..task_config() };
+    let ask = TaskConfig { site_plan: SitePlan::Ask, ..plain_config() };
     let shop = FakeShop::new();
     let events = run_steps(&ask, &shop, &[go], &user(false));
     assert_eq!(questions(&events), vec![]);
@@ -321,4 +328,64 @@ fn the_planner_s_sites_once_confirmed_are_in_the_plan() {
         "asked once, for the plan; the visit itself is in it"
     );
     assert_eq!(*shop.url.borrow(), "http://other.test/about");
+}
+
+#[test]
+fn while_the_task_holds_the_user_s_data_its_first_act_on_another_site_asks_once() {
+    let go = r#"[{"do":"go_to_url","url":"http://other.test/"}]"#;
+    let click = r#"[{"do":"click_element","index":1,"click":null}]"#;
+    let shop = FakeShop::new();
+    let events = run_steps(&task_config(), &shop, &[go], &user(false));
+    let asked = questions(&events);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].0.starts_with("The task holds your data (ada@example.org (an email address from your task)), and this would act on other.test, a site outside the task's sites, by opening http://other.test/."), "{asked:?}");
+    assert_eq!(asked[0].1, vec!["ada@example.org".to_string()]);
+    assert!(outcomes(&events)[0]
+        .starts_with("The user did not allow acting on other.test, a site outside the task's sites"));
+    assert_eq!(*shop.url.borrow(), "http://shop.test/", "not opened");
+    // Allowed, other.test is one of the task's sites: acting there asks nothing more.
+    let shop = FakeShop::new();
+    let events = run_steps(&task_config(), &shop, &[go, click], &user(true));
+    assert_eq!(questions(&events).len(), 1);
+    assert_eq!(shop.cart.get(), 1, "the click on other.test ran");
+}
+
+/// A frame of collector.test on the shop's page, an on-screen keyboard of one key ("7").
+fn keyboard_frame_on(shop: &FakeShop) {
+    use crate::dom_map::tests::{node, page, with_attrs};
+    use crate::dom_map::RawFrame;
+    let mut frame = with_attrs(node(30, Some(0), "iframe", ""), &[("title", "keyboard")]);
+    frame.rect = [0.0, 100.0, 300.0, 80.0];
+    shop.extra_nodes.borrow_mut().push(frame);
+    let mut key = node(2, Some(0), "button", "7");
+    key.rect = [10.0, 10.0, 40.0, 40.0];
+    let mut keyboard = page(vec![node(1, None, "body", ""), key]);
+    (keyboard.doc, keyboard.host, keyboard.url) =
+        ("keyboard".into(), "doc-1:30".into(), "http://collector.test/keyboard".into());
+    shop.extra_frames.borrow_mut().push(RawFrame { frame_id: 3, page: Ok(keyboard) });
+}
+
+#[test]
+fn a_click_in_a_frame_of_another_site_lands_there() {
+    let shop = FakeShop::new();
+    keyboard_frame_on(&shop);
+    let frames = futures::executor::block_on(crate::browser::Browser::observe(&shop, 1)).unwrap();
+    let key = crate::dom_map::PageMap::build(&frames, &mut crate::dom_map::ElementRegistry::new())
+        .unwrap()
+        .elements()
+        .find(|element| element.text == "7")
+        .map(|element| element.index)
+        .expect("the key is in the map");
+    let press = format!(r#"[{{"do":"click_element","index":{key},"click":null}}]"#);
+    let events = run_steps(&task_config(), &shop, &[&press], &user(false));
+    let asked = questions(&events);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].0.contains("would act on collector.test, a site outside the task's sites"), "{asked:?}");
+    assert!(!shop.ops.borrow().iter().any(|op| matches!(op, PageOp::Click { .. })), "the key was not pressed");
+    // A task holding nothing of the user's presses it.
+    let shop = FakeShop::new();
+    keyboard_frame_on(&shop);
+    let events = run_steps(&plain_config(), &shop, &[&press], &user(false));
+    assert_eq!(questions(&events), vec![]);
+    assert!(shop.ops.borrow().iter().any(|op| matches!(op, PageOp::Click { .. })));
 }

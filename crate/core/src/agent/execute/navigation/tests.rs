@@ -77,11 +77,11 @@ fn an_error_status_is_said_with_what_to_do_and_fails_the_action() {
 
 #[test]
 fn the_browsers_error_page_is_said_with_its_reason_and_fails_the_action() {
-    let said = opened("http://127.0.0.1:8/", &error_page("http://127.0.0.1:8/", "net::ERR_CONNECTION_REFUSED"));
+    let said = opened("http://refused.test/", &error_page("http://refused.test/", "net::ERR_CONNECTION_REFUSED"));
     assert_eq!(
         said,
         Said {
-            text: "Could not open http://127.0.0.1:8/: the server refused the connection (net::ERR_CONNECTION_REFUSED); the tab shows the browser's error page. Check the address (its host and port), or try another site.".into(),
+            text: "Could not open http://refused.test/: the server refused the connection (net::ERR_CONNECTION_REFUSED); the tab shows the browser's error page. Check the address (its host and port), or try another site.".into(),
             ok: false,
             left_page: true,
         }
@@ -253,16 +253,16 @@ mod in_the_agent {
     #[test]
     fn a_refused_connection_fails_the_action_stops_the_step_and_the_next_state_says_so() {
         let shop = FakeShop::new();
-        shop.network.borrow_mut().insert("http://127.0.0.1:8/".into(), Served::Fails("net::ERR_CONNECTION_REFUSED"));
+        shop.network.borrow_mut().insert("http://refused.test/".into(), Served::Fails("net::ERR_CONNECTION_REFUSED"));
         let model = ScriptedModel::new(vec![
-            reply(r#"[{"do":"go_to_url","url":"http://127.0.0.1:8/"},{"do":"click_element","index":1,"click":null}]"#),
+            reply(r#"[{"do":"go_to_url","url":"http://refused.test/"},{"do":"click_element","index":1,"click":null}]"#),
             done(),
         ]);
         let (_, events) = run(&shop, &model, 5);
         let said = outcomes(&events);
         assert_eq!(
             said,
-            ["Could not open http://127.0.0.1:8/: the server refused the connection (net::ERR_CONNECTION_REFUSED); the tab shows the browser's error page. Check the address (its host and port), or try another site.", "ok"]
+            ["Could not open http://refused.test/: the server refused the connection (net::ERR_CONNECTION_REFUSED); the tab shows the browser's error page. Check the address (its host and port), or try another site.", "ok"]
         );
         assert_eq!(shop.cart.get(), 0, "the click chosen for the page before was not run");
         let AgentEvent::Step { actions, .. } = events.iter().find(|e| matches!(e, AgentEvent::Step { .. })).unwrap()
@@ -271,7 +271,7 @@ mod in_the_agent {
         };
         assert!(!actions[0].ok);
         let state = model.state(1);
-        assert!(state.contains("Could not open http://127.0.0.1:8/: the server refused the connection"), "{state}");
+        assert!(state.contains("Could not open http://refused.test/: the server refused the connection"), "{state}");
         assert!(
             state.contains(
                 "The current page cannot be read: the page did not load: the tab shows the browser's error page."
@@ -347,7 +347,7 @@ mod in_the_agent {
         use crate::mcp::{drive_result, HostMessage, Tool};
         use futures::channel::{mpsc, oneshot};
         let shop = FakeShop::new();
-        shop.network.borrow_mut().insert("http://127.0.0.1:8/".into(), Served::Fails("net::ERR_CONNECTION_REFUSED"));
+        shop.network.borrow_mut().insert("http://refused.test/".into(), Served::Fails("net::ERR_CONNECTION_REFUSED"));
         let call = |url: &str| {
             let message = serde_json::json!({"type": "call", "id": 7, "tool": "navigate", "args": {"url": url}});
             let Ok(HostMessage::Call { tool: Tool::Drive(command @ DriveCommand::Act(_)), .. }) =
@@ -362,7 +362,7 @@ mod in_the_agent {
         let (requests, serving) = mpsc::unbounded();
         let replies = std::cell::RefCell::new(Vec::new());
         let client = async {
-            for url in ["http://127.0.0.1:8/", "http://shop.test/faq"] {
+            for url in ["http://refused.test/", "http://shop.test/faq"] {
                 let (answer, reply) = oneshot::channel();
                 requests.unbounded_send((call(url), answer)).unwrap();
                 let answered = reply.await.unwrap();
@@ -375,7 +375,7 @@ mod in_the_agent {
         futures::executor::block_on(futures::future::join(served, client));
         let replies = replies.into_inner();
         let DriveReply::Failed(refused) = &replies[0] else { panic!("{:?}", replies[0]) };
-        assert_eq!(refused, "go_to_url: Could not open http://127.0.0.1:8/: the server refused the connection (net::ERR_CONNECTION_REFUSED); the tab shows the browser's error page. Check the address (its host and port), or try another site.");
+        assert_eq!(refused, "go_to_url: Could not open http://refused.test/: the server refused the connection (net::ERR_CONNECTION_REFUSED); the tab shows the browser's error page. Check the address (its host and port), or try another site.");
         assert_eq!(drive_result(7, replies[0].clone())["ok"], false);
         assert!(
             matches!(&replies[1], DriveReply::Text(text) if text.starts_with("go_to_url: Opened http://shop.test/faq")),

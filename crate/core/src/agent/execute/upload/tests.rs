@@ -25,6 +25,11 @@ fn files() -> TaskFiles {
 
 /// A shop page with a CV file input ([5]) holding the user's CV; runs the steps given, then done.
 fn run_steps(steps: &[&str], approves: bool) -> (FakeShop, Vec<String>, Vec<AgentEvent>) {
+    run_with_files(steps, approves, files())
+}
+
+/// As [`run_steps`], the task holding `files`.
+fn run_with_files(steps: &[&str], approves: bool, files: TaskFiles) -> (FakeShop, Vec<String>, Vec<AgentEvent>) {
     let shop = FakeShop::new();
     shop.file_input.set(true);
     shop.held_files.borrow_mut().insert("a1".into(), CV.to_vec());
@@ -32,7 +37,7 @@ fn run_steps(steps: &[&str], approves: bool) -> (FakeShop, Vec<String>, Vec<Agen
     replies.push(done());
     let model = ScriptedModel::new(replies);
     let task = config(5);
-    let task = crate::agent::TaskConfig { files: files(), ..task };
+    let task = crate::agent::TaskConfig { files, ..task };
     let user = FakeUser { approves, asked: Default::default(), reviews: Default::default() };
     let (_, events) = run_as(&task, &shop, &model, &user);
     (shop, outcomes(&events), events)
@@ -136,12 +141,13 @@ fn a_text_field_is_no_place_for_a_file() {
 fn an_attached_file_bound_for_a_site_the_user_did_not_choose_waits_for_their_approval() {
     let go = r#"[{"do":"go_to_url","url":"http://jobs.test/"}]"#;
     let upload = r#"[{"do":"upload_file","index":5,"name":"cv.pdf"}]"#;
+    // A task holding the user's files asks before its first act toward another site.
     let (shop, said, events) = run_steps(&[go, upload], false);
     let asked = approvals(&events);
     assert_eq!(asked.len(), 1, "{asked:?}");
     assert!(asked[0].contains("cv.pdf (a file you attached)") && asked[0].contains("jobs.test"), "{asked:?}");
-    assert!(said[1].starts_with("The user did not allow sending cv.pdf to jobs.test."), "{said:?}");
-    assert!(uploads(&shop).is_empty());
+    assert!(said[0].starts_with("The user did not allow acting on jobs.test"), "{said:?}");
+    assert_eq!(*shop.url.borrow(), "http://shop.test/", "jobs.test was not opened");
     // Allowed, it goes.
     let (shop, said, events) = run_steps(&[go, upload], true);
     assert_eq!(approvals(&events).len(), 1);
@@ -159,9 +165,11 @@ fn a_notebook_file_is_checked_as_typed_text_and_goes_with_a_type_from_its_name()
         uploads(&shop),
         [("notes.md".to_string(), "text/markdown".to_string(), b"Ada Lovelace, 12 Analytical Way".to_vec())]
     );
-    // Elsewhere, what the agent wrote waits for the user.
+    // Elsewhere, what the agent wrote waits for the user (the task holding nothing else of theirs).
     let go = r#"[{"do":"go_to_url","url":"http://jobs.test/"}]"#;
-    let (shop, said, events) = run_steps(&[go, upload], false);
+    let mut notes = TaskFiles::default();
+    notes.write("notes.md", "Ada Lovelace, 12 Analytical Way").unwrap();
+    let (shop, said, events) = run_with_files(&[go, upload], false, notes);
     let asked = approvals(&events);
     assert!(asked.len() == 1 && asked[0].contains("Ada Lovelace, 12 Analytical Way"), "{asked:?}");
     assert!(said[1].starts_with("The user did not allow sending what you wrote"), "{said:?}");
