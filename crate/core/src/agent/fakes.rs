@@ -188,6 +188,10 @@ impl FakeShop {
     fn load(&self, url: &str, showing: &str) -> (Navigation, Shows) {
         let mut url = url.to_string();
         for _ in 0..20 {
+            if blocks_page(&self.rules.borrow(), &url) {
+                let error = Some("net::ERR_BLOCKED_BY_CLIENT".into());
+                return (Navigation { url, error, ..Navigation::default() }, Shows::ErrorPage);
+            }
             let served = self.network.borrow().get(&url).cloned().unwrap_or(Served::Page(200));
             return match served {
                 Served::Redirect(to) => {
@@ -275,12 +279,16 @@ impl Browser for FakeShop {
         Ok(self.tracks_changes.get() && self.page_state() == self.read_at.get())
     }
 
-    async fn navigate(&self, _tab: TabId, url: &str) -> Result<Navigation, BrowserError> {
+    async fn navigate(&self, tab: TabId, url: &str) -> Result<Navigation, BrowserError> {
         let showing = self.url.borrow().clone();
         let (navigation, shows) = self.load(url, &showing);
         if shows != Shows::Same {
             *self.url.borrow_mut() = navigation.url.clone();
             self.error_page.set(shows == Shows::ErrorPage);
+            // The tab's address is the page's, or the one its error page is for.
+            for info in self.tabs.borrow_mut().iter_mut().filter(|info| info.id == tab) {
+                info.url = navigation.url.clone();
+            }
         }
         Ok(navigation)
     }
@@ -636,4 +644,44 @@ pub fn outcomes(events: &[AgentEvent]) -> Vec<String> {
         })
         .flatten()
         .collect()
+}
+
+/// Whether `declarativeNetRequest` session `rules` block a page at `url`, as Chrome decides: the
+/// matching rule of the highest priority wins, an allow over a block of the same priority. Knows
+/// the conditions the core writes: `requestDomains` (a host and its subdomains), `urlFilter`
+/// anchored with `||` (a host, its subdomains, then the rest) or `|` (a prefix), `resourceTypes`.
+fn blocks_page(rules: &[serde_json::Value], url: &str) -> bool {
+    let Ok(parsed) = url::Url::parse(url) else { return false };
+    let host = parsed.host_str().unwrap_or_default();
+    let on_host = |domain: &str| host == domain || host.ends_with(&format!(".{domain}"));
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let matches = |rule: &serde_json::Value| {
+        let condition = &rule["condition"];
+        let types = condition["resourceTypes"].as_array();
+        let pages = types.is_none_or(|types| types.iter().any(|t| t == "main_frame"));
+        // Without resource types a rule covers every type but pages.
+        let pages = pages && types.is_some();
+        let domains = condition["requestDomains"]
+            .as_array()
+            .is_none_or(|domains| domains.iter().filter_map(|d| d.as_str()).any(on_host));
+        let filter = match condition["urlFilter"].as_str() {
+            None => true,
+            Some(filter) => match filter.strip_prefix("||") {
+                Some(rest) => {
+                    let labels: Vec<usize> =
+                        std::iter::once(0).chain(after_scheme.match_indices('.').map(|(i, _)| i + 1)).collect();
+                    labels
+                        .into_iter()
+                        .any(|at| after_scheme[at..].starts_with(rest) && !after_scheme[..at].contains('/'))
+                }
+                None => filter.strip_prefix('|').is_some_and(|prefix| url.starts_with(prefix)),
+            },
+        };
+        pages && domains && filter
+    };
+    let winner = rules.iter().filter(|rule| matches(rule)).max_by_key(|rule| {
+        let priority = rule["priority"].as_u64().unwrap_or(1);
+        (priority, rule["action"]["type"] == "allow")
+    });
+    winner.is_some_and(|rule| rule["action"]["type"] == "block")
 }

@@ -28,6 +28,8 @@ use std::collections::HashSet;
 
 /// Consecutive unusable replies or failed steps after which the task ends.
 pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
+/// Pages the firewall stopped that one look passes on to, one after another (a redirect chain).
+const MAX_HOPS_PASSED: u32 = 5;
 
 /// The name the navigator's reply schema is sent under.
 pub(super) const NAVIGATOR_SCHEMA_NAME: &str = "navigator_output";
@@ -109,6 +111,10 @@ pub(super) struct Navigator<'a, B, M, G> {
     pub(super) focus_frame_url: RefCell<Option<String>>,
     /// Every tab the task has worked in: the site policy's browser rules cover them all.
     task_tabs: RefCell<Vec<TabId>>,
+    /// The browser rules last given for the task's tabs (the site lists' and the firewall's).
+    pub(super) tab_rules: RefCell<Vec<serde_json::Value>>,
+    /// Pages the firewall stopped and the guard did not pass, with why: not asked about again.
+    pub(super) stopped_hops: RefCell<Vec<(String, String)>>,
     /// The names (`t1`, `t2`, ...) the model knows the task's tabs by.
     pub(super) tab_aliases: RefCell<TabAliases>,
     /// The tab group the task's tabs are kept in.
@@ -182,6 +188,8 @@ impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
             focus_frame: Cell::new(0),
             focus_frame_url: RefCell::default(),
             task_tabs: RefCell::default(),
+            tab_rules: RefCell::default(),
+            stopped_hops: RefCell::default(),
             tab_aliases: RefCell::default(),
             group: RefCell::default(),
             warned: RefCell::default(),
@@ -383,6 +391,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             flow.read_page(&map.url, map.texts(), &mut self.page_scans.borrow_mut());
             flow.offered_links(map.elements().filter_map(|element| element.link.as_deref()));
         }
+        // What the task holds may have changed what its tabs may load.
+        self.sync_tab_rules().await.map_err(StepError::Fatal)?;
         if let (true, Ok(map)) = (self.config.highlights, &page) {
             let marks: Vec<Highlight> = elements_in_scope(map, &self.config.map)
                 .map(|element| Highlight { target: element.target.clone(), index: element.index })
@@ -672,16 +682,30 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     /// The page map, or why the page cannot be read (the model may still navigate away).
     pub(super) async fn observe(&self, look: Look) -> Result<Result<PageMap, String>, StepError> {
-        let frames = match self.browser.observe(self.tab.get()).await {
-            Ok(frames) => frames,
-            Err(BrowserError::TabClosed) => return Err(StepError::Fatal(text!("core_task_tab_closed"))),
-            Err(err) => {
-                let Some(blocked) = self.blocked_page_reason().await else { return Ok(Err(err.to_string())) };
-                let seen_by_model = blocked.english();
-                if matches!(look, Look::Step) {
-                    self.warn_once(text!("core_warning_page_blocked", blocked));
+        let mut hops_passed = 0;
+        let frames = loop {
+            match self.browser.observe(self.tab.get()).await {
+                Ok(frames) => break frames,
+                Err(BrowserError::TabClosed) => return Err(StepError::Fatal(text!("core_task_tab_closed"))),
+                Err(err) => {
+                    if let Some(blocked) = self.blocked_page_reason().await {
+                        let seen_by_model = blocked.english();
+                        if matches!(look, Look::Step) {
+                            self.warn_once(text!("core_warning_page_blocked", blocked));
+                        }
+                        return Ok(Err(seen_by_model));
+                    }
+                    // A page the firewall stopped is judged as the agent's own navigations are.
+                    let stopped = self.tab_url().await.filter(|_| hops_passed < MAX_HOPS_PASSED);
+                    match stopped {
+                        Some(url) => match self.pass_hop(&url).await? {
+                            Some(Ok(())) => hops_passed += 1,
+                            Some(Err(why)) => return Ok(Err(why)),
+                            None => return Ok(Err(err.to_string())),
+                        },
+                        None => return Ok(Err(err.to_string())),
+                    }
                 }
-                return Ok(Err(seen_by_model));
             }
         };
         self.peeked.set(matches!(look, Look::Peek));
@@ -694,10 +718,15 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         })
     }
 
+    /// The current tab's address.
+    async fn tab_url(&self) -> Option<String> {
+        let tabs = self.browser.tabs(self.tab.get()).await.ok()?;
+        Some(tabs.into_iter().find(|tab| tab.id == self.tab.get())?.url)
+    }
+
     /// Why the current page cannot be read when the site policy blocked it.
     async fn blocked_page_reason(&self) -> Option<Text> {
-        let tabs = self.browser.tabs(self.tab.get()).await.ok()?;
-        let url = tabs.into_iter().find(|tab| tab.id == self.tab.get())?.url;
+        let url = self.tab_url().await?;
         match self.config.policy.check(&url) {
             Err(refusal @ (PolicyRefusal::Denied { .. } | PolicyRefusal::NotAllowed { .. })) => {
                 Some(text!("core_page_blocked", refusal.text()))

@@ -15,7 +15,7 @@ use crate::dom_map::MapElement;
 use crate::files::Source as FileSource;
 use crate::i18n::{Arg, Text};
 use crate::llm::ChatModel;
-use crate::safety::{normalize_url, Carried, Cause, Conversation, SearchPage, Site, SitePlan, Verdict};
+use crate::safety::{normalize_url, Carried, Cause, Conversation, Firewall, SearchPage, Site, SitePlan, Verdict};
 use crate::text;
 
 /// Words in a field's type, role, name or label that make it a search or filter box.
@@ -141,7 +141,49 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if let Some(refused) = self.guard_flow_unless(out, plan_asks).await? {
             return Ok(Some(refused));
         }
-        self.guard_site(out).await
+        if let Some(refused) = self.guard_site(out).await? {
+            return Ok(Some(refused));
+        }
+        // Judged: its pages may load in the task's tabs.
+        self.data_flow.borrow_mut().reach(out.to);
+        self.sync_tab_rules().await.map_err(StepError::Fatal)?;
+        Ok(None)
+    }
+
+    /// Where pages may load in the task's tabs now.
+    pub(in crate::agent) fn firewall(&self) -> Firewall {
+        self.with_conversation(|conversation| Firewall {
+            sites: self.data_flow.borrow().loadable_sites(conversation),
+            search: conversation.search.clone(),
+        })
+    }
+
+    /// Judges the page at `url` that the browser's firewall stopped in the current tab (a
+    /// server's redirect, a page's own navigation), as the agent's own navigations are: passed,
+    /// the tab goes there; stopped, why, for the model. `None` when the firewall admits `url`
+    /// (something else stopped it).
+    pub(in crate::agent) async fn pass_hop(&self, url: &str) -> Result<Option<Result<(), String>>, StepError> {
+        if self.firewall().admits(url) {
+            return Ok(None);
+        }
+        if let Some((_, said)) = self.stopped_hops.borrow().iter().find(|(stopped, _)| stopped == url) {
+            return Ok(Some(Err(said.clone())));
+        }
+        let doing = text!("core_doing_going_on", url);
+        let hop = Outbound { name: "navigation", target: None, to: url, carried: Carried::Link, doing };
+        if let Some(refused) = self.guard_leaving(&hop).await? {
+            let why = refused.report.outcome;
+            self.warn_once(text!("core_warning_hop_stopped", url));
+            let said = format!(
+                "The page went on to {url} by itself (a redirect or its own script), and the browser stopped it there: {why} The tab shows the browser's error page; go back, or choose another way."
+            );
+            self.stopped_hops.borrow_mut().push((url.to_string(), said.clone()));
+            return Ok(Some(Err(said)));
+        }
+        Ok(Some(match self.browser.navigate(self.tab.get(), url).await {
+            Ok(_) => Ok(()),
+            Err(err) => Err(format!("The page went on to {url} by itself, which could not be opened: {err}.")),
+        }))
     }
 
     fn with_conversation<T>(&self, use_it: impl FnOnce(&Conversation) -> T) -> T {
@@ -198,6 +240,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Verdict::Ask(flow) => {
                 if self.ask_user(flow.question(doing.clone()), to, flow.data()).await? {
                     self.data_flow.borrow_mut().choose(to);
+                    self.sync_tab_rules().await.map_err(StepError::Fatal)?;
                     return Ok(None);
                 }
                 let data = flow.data().join(", ");

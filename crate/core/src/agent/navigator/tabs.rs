@@ -24,11 +24,22 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(());
         }
         self.task_tabs.borrow_mut().push(tab);
-        if self.config.policy.is_open() {
+        self.sync_tab_rules().await
+    }
+
+    /// Gives the browser the rules of the task's tabs as they now stand: the site lists', and the
+    /// firewall's (pages load only from the sites the task may reach), when they changed.
+    pub(in crate::agent) async fn sync_tab_rules(&self) -> Result<(), Text> {
+        let tabs = self.task_tabs.borrow().clone();
+        let firewall = self.firewall();
+        let mut rules = self.config.policy.blocking_rules(&tabs);
+        rules.extend(firewall.rules(&tabs, &self.config.policy));
+        if *self.tab_rules.borrow() == rules {
             return Ok(());
         }
-        let rules = self.config.policy.blocking_rules(&self.task_tabs.borrow());
-        self.browser.restrict(&rules).await.map_err(|err| text!("core_task_policy_not_enforced", err.text()))
+        self.browser.restrict(&rules).await.map_err(|err| text!("core_task_policy_not_enforced", err.text()))?;
+        *self.tab_rules.borrow_mut() = rules;
+        Ok(())
     }
 
     /// Puts `tab` into the task's tab group, making the group (named after the task) with the

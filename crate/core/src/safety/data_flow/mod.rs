@@ -334,6 +334,9 @@ pub struct DataFlow {
     known: Vec<Site>,
     /// What the agent typed, in [`compact`] form.
     written: Vec<String>,
+    /// Sites outside the task's sites the core let the task reach while it held nothing of the
+    /// user's: their pages may load in its tabs until it does.
+    reached: Vec<Site>,
 }
 
 impl DataFlow {
@@ -358,6 +361,25 @@ impl DataFlow {
         self.chosen.iter().any(|chosen| chosen.covers(site))
             || named_sites(conversation.tasks).iter().any(|named| named.covers(site))
             || conversation.policy.allows_by_name(&format!("https://{site}/"))
+    }
+
+    /// The core let the task reach the site of `url` (an act there was judged free).
+    pub fn reach(&mut self, url: &str) {
+        if let Some(site) = Site::of(url) {
+            keep_last(&mut self.reached, site, MAX_KNOWN_SITES);
+        }
+    }
+
+    /// Whose pages may load in the task's tabs (besides the search engine's results): the task's
+    /// sites, and the sites it reached while it holds nothing of the user's.
+    pub fn loadable_sites(&self, conversation: &Conversation) -> Vec<Site> {
+        let mut sites = self.chosen.clone();
+        sites.extend(named_sites(conversation.tasks));
+        if self.held(conversation, &Site::unknown("")).is_empty() {
+            sites.extend(self.reached.iter().cloned());
+        }
+        sites.dedup();
+        sites
     }
 
     /// The sites of the plan so far, for the user: chosen and named in the tasks.

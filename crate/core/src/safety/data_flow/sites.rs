@@ -27,7 +27,7 @@ impl Site {
     }
 
     /// The site of an address already parsed.
-    pub(super) fn of_url(url: &url::Url) -> Option<Site> {
+    pub(crate) fn of_url(url: &url::Url) -> Option<Site> {
         Some(Site::new(url.host_str()?, url.port()))
     }
 
@@ -41,7 +41,7 @@ impl Site {
     }
 
     /// `other` is this site or one of its subdomains, on this site's port when it names one.
-    pub(super) fn covers(&self, other: &Site) -> bool {
+    pub(crate) fn covers(&self, other: &Site) -> bool {
         let host = other.host == self.host || other.host.ends_with(&format!(".{}", self.host));
         host && (self.port.is_none() || self.port == other.port)
     }
@@ -53,6 +53,10 @@ impl Site {
 
     pub fn host(&self) -> &str {
         &self.host
+    }
+
+    pub fn port(&self) -> Option<u16> {
+        self.port
     }
 }
 
@@ -72,13 +76,16 @@ impl fmt::Display for Site {
 pub struct SearchPage {
     site: Site,
     path: String,
+    /// The results page's address before its query, as the engine writes it.
+    prefix: String,
 }
 
 impl SearchPage {
     /// The results page of `results_url` (a query's address on the engine, with any query).
     pub fn of(results_url: &str) -> Option<SearchPage> {
         let url = url::Url::parse(results_url).ok()?;
-        Some(SearchPage { site: Site::of_url(&url)?, path: url.path().to_string() })
+        let prefix = format!("{}{}", url.origin().ascii_serialization(), url.path());
+        Some(SearchPage { site: Site::of_url(&url)?, path: url.path().to_string(), prefix })
     }
 
     /// `url` is a results page of the engine: its very host (`www.` aside) and its results path.
@@ -88,6 +95,11 @@ impl SearchPage {
 
     pub fn site(&self) -> &Site {
         &self.site
+    }
+
+    /// The results page's address before its query (`https://www.google.com/search`).
+    pub fn prefix(&self) -> &str {
+        &self.prefix
     }
 }
 

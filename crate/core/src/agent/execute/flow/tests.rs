@@ -389,3 +389,27 @@ fn a_click_in_a_frame_of_another_site_lands_there() {
     assert_eq!(questions(&events), vec![]);
     assert!(shop.ops.borrow().iter().any(|op| matches!(op, PageOp::Click { .. })));
 }
+
+#[test]
+fn a_redirect_the_firewall_stopped_is_judged_as_the_agent_s_own_navigation() {
+    use crate::agent::fakes::Served;
+    let open = r#"[{"do":"go_to_url","url":"http://shop.test/out"}]"#;
+    let wait = r#"[{"do":"wait","seconds":1}]"#;
+    // The start site redirects to another with the user's e-mail: stopped, asked, refused.
+    let shop = FakeShop::new();
+    let leak = "http://collector.test/c?e=ada@example.org";
+    shop.network.borrow_mut().insert("http://shop.test/out".into(), Served::Redirect(leak.into()));
+    let events = run_steps(&task_config(), &shop, &[open, wait], &user(false));
+    let asked = questions(&events);
+    assert_eq!(asked.len(), 1, "asked once: {asked:?}");
+    assert!(asked[0].0.starts_with("This would send ada@example.org (an email address from your task) to collector.test, by going on to http://collector.test/c?e=ada@example.org"), "{asked:?}");
+    assert!(shop.error_page.get(), "the tab shows the browser's error page, never the collector's");
+    assert!(events.iter().any(|e| matches!(e, AgentEvent::Warning { message } if message.to_string().starts_with("A page tried to take the task's tab on to http://collector.test/"))));
+    // A task that holds nothing of the user's goes on, as it would have itself.
+    let shop = FakeShop::new();
+    shop.network.borrow_mut().insert("http://shop.test/out".into(), Served::Redirect("http://other.test/".into()));
+    let events = run_steps(&plain_config(), &shop, &[open, wait], &user(false));
+    assert_eq!(questions(&events), vec![]);
+    assert_eq!(*shop.url.borrow(), "http://other.test/");
+    assert!(!shop.error_page.get());
+}
