@@ -32,9 +32,11 @@ async function bodyOf(req) {
 
 /** Serves `root` on 127.0.0.1 at a free port; resolves to its origin, the paths requested and `close()`.
  * With `post`, a POST is answered by `post(path, headers, body)`: `{ status?, type?, body }` (a
- * form's receiver; without it a POST gets the file as a GET would). `csp: null` serves without a CSP
- * (a benchmark's pages as they were written, inline scripts and all). */
-export async function serveFolder(root, { post, csp = STRICT_CSP } = {}) {
+ * form's receiver; without it a POST gets the file as a GET would). With `get`, a GET is first put
+ * to `get(url)` (the request's URL, parsed): an answer `{ status?, headers?, type?, body? }` is sent
+ * as it is (a redirect, a page made for the query), `null` serves the file. `csp: null` serves
+ * without a CSP (a benchmark's pages as they were written, inline scripts and all). */
+export async function serveFolder(root, { post, get, csp = STRICT_CSP } = {}) {
   const base = resolve(root);
   const requests = [];
   const server = createServer(async (req, res) => {
@@ -43,6 +45,12 @@ export async function serveFolder(root, { post, csp = STRICT_CSP } = {}) {
       const answer = await post(new URL(req.url, 'http://x').pathname, req.headers, await bodyOf(req));
       res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'text/html; charset=utf-8', 'content-security-policy': STRICT_CSP });
       res.end(answer.body);
+      return;
+    }
+    const made = req.method === 'GET' && get ? get(new URL(req.url, 'http://x')) : null;
+    if (made) {
+      res.writeHead(made.status ?? 200, { 'content-type': made.type ?? 'text/html; charset=utf-8', ...(csp ? { 'content-security-policy': csp } : {}), ...made.headers });
+      res.end(made.body ?? '');
       return;
     }
     const file = fileFor(base, decodeURIComponent(new URL(req.url, 'http://x').pathname));
