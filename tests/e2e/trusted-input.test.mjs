@@ -113,10 +113,12 @@ test('a tab a real click opens is checked where the page\'s click handler sent i
     assert.deepEqual(denied.questions, []);
     assert.match(denied.steps[0], /The page asked for a new tab at http:\/\/localhost:\d+\/landing, which was not opened: /);
     assert.deepEqual(attacker.requests, []);
-    // Carrying nothing of the user's, it opens once checked, and its page loads once: the
+    // Carrying nothing of the user's, it opens once checked and allowed (the task holds the
+    // user's e-mail, so a first act toward another site asks), and its page loads once: the
     // browser's own first load was held.
     const opened = await clickWith('Visit the partner', true);
-    assert.deepEqual(opened.questions, []);
+    assert.equal(opened.questions.length, 1, opened.questions.join('\n'));
+    assert.match(opened.questions[0], /^The task holds your data \(ada@example\.org .*\), and this would act on localhost:\d+, a site outside the task's sites/);
     assert.match(opened.steps[0], /Opened http:\/\/localhost:\d+\/landing in a new tab, t2/);
     assert.deepEqual(attacker.requests.filter((path) => path !== '/favicon.ico'), ['/landing']);
   } finally {

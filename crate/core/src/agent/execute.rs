@@ -127,7 +127,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     Err(problem) => return Ok(report(name, None, false, format!("{problem}."))),
                 };
                 let page_url = seen.map(|map| map.url.as_str()).unwrap_or_default();
-                if let Some(refused) = self.guard_keys(keys, &keys_parsed, page_url).await? {
+                if let Some(refused) = self.guard_keys(keys, &keys_parsed, page_url, seen).await? {
                     return Ok(refused);
                 }
                 if let Some(refused) = self.guard_enter(keys, &keys_parsed).await? {

@@ -11,7 +11,7 @@ use crate::actions::{search_url, Action};
 use crate::agent::navigator::{Navigator, StepError};
 use crate::agent::task_config::UserGate;
 use crate::browser::{Browser, KeyPress, PageOp};
-use crate::dom_map::MapElement;
+use crate::dom_map::{MapElement, PageMap};
 use crate::files::Source as FileSource;
 use crate::i18n::{Arg, Text};
 use crate::llm::ChatModel;
@@ -92,12 +92,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 
     /// Checks the characters `presses` would type into the focused field (of the page at
-    /// `page_url`, or of the frame of another site it is in), as typing is.
+    /// `page_url`, or of the frame of another site it is in), as typing is. Tab moves the focus,
+    /// into any frame of the page: keys after it land on every frame `seen` shows.
     pub(super) async fn guard_keys(
         &self,
         keys: &str,
         presses: &[KeyPress],
         page_url: &str,
+        seen: Option<&PageMap>,
     ) -> Result<Option<Done>, StepError> {
         let typed: String = presses
             .iter()
@@ -106,10 +108,20 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             .collect();
         // Keys that type nothing still act (arrows pick, Tab moves on, Space presses).
         let carried = if typed.trim().is_empty() { Carried::Act } else { Carried::Typed(&typed) };
-        let frame = self.focus_frame_url.borrow().clone();
-        let to = frame.as_deref().unwrap_or(page_url);
-        let doing = text!("core_doing_pressing", keys);
-        self.guard_flow(&Outbound { name: "send_keys", target: None, to, carried, doing }).await
+        let mut lands: Vec<String> =
+            vec![self.focus_frame_url.borrow().clone().unwrap_or_else(|| page_url.to_string())];
+        if presses.iter().any(|press| press.key == "Tab") {
+            let frames = seen.into_iter().flat_map(PageMap::elements).filter_map(|element| element.frame_url.clone());
+            lands.extend(std::iter::once(page_url.to_string()).chain(frames));
+        }
+        for to in lands.iter().collect::<std::collections::BTreeSet<_>>() {
+            let doing = text!("core_doing_pressing", keys);
+            let out = Outbound { name: "send_keys", target: None, to, carried, doing };
+            if let Some(refused) = self.guard_flow(&out).await? {
+                return Ok(Some(refused));
+            }
+        }
+        Ok(None)
     }
 
     /// Checks the form Enter (among `presses`) would submit from the focused field.

@@ -413,3 +413,20 @@ fn a_redirect_the_firewall_stopped_is_judged_as_the_agent_s_own_navigation() {
     assert_eq!(*shop.url.borrow(), "http://other.test/");
     assert!(!shop.error_page.get());
 }
+
+#[test]
+fn keys_after_tab_land_on_every_frame_of_the_page() {
+    let tab_in = r#"[{"do":"send_keys","keys":"Tab 7"}]"#;
+    let shop = FakeShop::new();
+    keyboard_frame_on(&shop);
+    let events = run_steps(&task_config(), &shop, &[tab_in], &user(false));
+    let asked = questions(&events);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].0.contains("collector.test"), "{asked:?}");
+    assert!(!shop.ops.borrow().iter().any(|op| matches!(op, PageOp::Keys { .. })), "no key pressed");
+    // Without Tab, keys stay in the focused field of the page.
+    let shop = FakeShop::new();
+    keyboard_frame_on(&shop);
+    let events = run_steps(&task_config(), &shop, &[r#"[{"do":"send_keys","keys":"7"}]"#], &user(false));
+    assert_eq!(questions(&events), vec![]);
+}
