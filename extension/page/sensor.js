@@ -428,7 +428,7 @@
     };
 
     const root = document.body ?? document.documentElement;
-    if (!root) return JSON.stringify({ doc: DOC, host: hostToken, url: location.href, title: document.title, nodes: [], looks });
+    if (!root) return JSON.stringify({ doc: DOC, host: hostToken, url: location.href, origin: self.origin, title: document.title, nodes: [], looks });
     const rootStyle = getComputedStyle(root);
     const rootText = ownText(root);
     // What the walk finds of each element worth recording, in document order; its record is
@@ -509,6 +509,9 @@
       doc: DOC,
       host: hostToken,
       url: location.href,
+      // The document's real origin, which its address does not tell for about:srcdoc, about:blank
+      // and blob: frames (their creator's), nor for data: and sandboxed ones ("null": opaque).
+      origin: self.origin,
       title: document.title,
       viewport: {
         width,

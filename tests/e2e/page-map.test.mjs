@@ -113,6 +113,26 @@ test('a frame that appears after the page was read is stitched in place the next
   assert.equal(text, framesMap(other));
 });
 
+test('frames a frame of another site writes itself are of its site, or of an unknown one when opaque', async () => {
+  const other = otherSite.origin.replace('127.0.0.1', 'localhost');
+  const { text } = await mapOf(`${site.origin}/map/written-frames.html?other=${encodeURIComponent(other)}`);
+  const writer = new URL(other).host;
+  assert.equal(text, [
+    '[Start of page]',
+    '[1]button Top button',
+    `[2]input name=srcdoc site=${writer}`,
+    `[3]input name=blank site=${writer}`,
+    `[4]input name=blob site=${writer}`,
+    `[5]div site=${writer} Tap`,
+    '[6]input name=data site=unknown',
+    '[7]div site=unknown Tap',
+    '[8]input name=sandboxed site=unknown',
+    '[9]div site=unknown Tap',
+    '[End of page]',
+    '',
+  ].join('\n'));
+});
+
 /** The map of the target tab as it is now, and whether a frame was read again (if not, every
  * frame's last record was used again). */
 async function mapAgain() {

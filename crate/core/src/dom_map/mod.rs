@@ -8,6 +8,7 @@
 
 mod address;
 mod compose;
+mod frame_sites;
 mod icon;
 mod observed;
 mod raw;
@@ -20,9 +21,10 @@ pub use raw::{Attrs, RawFrame, RawNode, RawPage, Viewport};
 pub use registry::ElementRegistry;
 pub use serialize::{elements_in_scope, serialize, MapOptions};
 
-use crate::safety::{neutralize, Finding, Site};
+use crate::safety::{neutralize, Finding};
 use crate::text::{lower_words, truncate_words};
 use compose::{Composer, Gather};
+use frame_sites::FrameSites;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::Serialize;
 use stitch::{stitch, PlacedNode};
@@ -90,8 +92,9 @@ pub struct MapElement {
     pub is_new: bool,
     /// Where the element leads, for a link: its href resolved against its document.
     pub link: Option<String>,
-    /// The address of the frame the element lives in, when that frame is of another site than
-    /// the page: what is typed or submitted there goes to that site.
+    /// When the element lives in a frame of another site than the page: an address on that
+    /// site, where what is typed or submitted there goes; for a frame whose site cannot be known
+    /// (`site=unknown`), the frame's own address, which names no site.
     pub frame_url: Option<String>,
     /// x, y, width, height in CSS pixels of the top page's viewport when the map was made (for
     /// outlining the element in the run's film).
@@ -226,7 +229,7 @@ impl PageMap {
 
         // Controls that hold other controls are no icons.
         let mut links = Links::new(&stitched.top.url);
-        let mut frame_sites = FrameSites::new(&stitched.top.url);
+        let mut frame_sites = FrameSites::new(stitched.top);
         let holders: HashSet<usize> =
             (0..nodes.len()).filter(|&i| judged.interactive[i]).filter_map(|i| judged.owner[i]).collect();
         let mut addresses: Vec<(usize, String)> = Vec::new();
@@ -248,8 +251,8 @@ impl PageMap {
                 addresses.push((line, url.to_string()));
             }
             let mut attrs = display_attrs(placed.node, label, href);
-            let frame_site = frame_sites.of(placed.url);
-            attrs.extend(frame_site.as_ref().map(|site| ("site".to_string(), site.to_string())));
+            let frame_site = frame_sites.of(placed);
+            attrs.extend(frame_site.as_ref().map(|site| ("site".to_string(), site.shown.clone())));
             if text.is_empty() && !holders.contains(&i) {
                 attrs.extend(icon_hint(placed.node, &attrs));
             }
@@ -262,7 +265,7 @@ impl PageMap {
                     .map(|(name, value)| if name == "href" { (name, value) } else { (name, defuser.defuse(&value)) })
                     .collect(),
                 link: http_link(target.as_ref()),
-                frame_url: frame_site.map(|_| placed.url.to_string()),
+                frame_url: frame_site.map(|site| site.url),
                 fingerprint: fingerprint(placed.node, &text),
                 text,
                 is_new: registry.is_new(index),
@@ -502,32 +505,6 @@ fn tell_apart(lines: &mut [MapLine], addresses: &[(usize, String)]) {
 /// An http(s) link as an absolute URL.
 fn http_link(target: Option<&url::Url>) -> Option<String> {
     target.filter(|url| matches!(url.scheme(), "http" | "https")).map(url::Url::to_string)
-}
-
-/// The sites of the page's frames of other sites, each document's found once (a page's
-/// elements are thousands, its documents a few).
-struct FrameSites<'a> {
-    top: &'a str,
-    top_site: Option<Site>,
-    others: HashMap<&'a str, Option<Site>>,
-}
-
-impl<'a> FrameSites<'a> {
-    fn new(top: &'a str) -> FrameSites<'a> {
-        FrameSites { top, top_site: Site::of(top), others: HashMap::default() }
-    }
-
-    /// The site of the document at `url` when it is not the page's.
-    fn of(&mut self, url: &'a str) -> Option<Site> {
-        if url == self.top {
-            return None;
-        }
-        let top_site = &self.top_site;
-        self.others
-            .entry(url)
-            .or_insert_with(|| Site::of(url).filter(|site| !top_site.as_ref().is_some_and(|page| page.same_as(site))))
-            .clone()
-    }
 }
 
 fn dedup(mut notes: Vec<String>) -> Vec<String> {

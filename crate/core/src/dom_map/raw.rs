@@ -23,6 +23,9 @@ pub struct RawPage {
     /// For a frame's document: `"<parent doc>:<iframe id>"`, naming the iframe that shows it.
     pub host: String,
     pub url: String,
+    /// The document's serialized origin (`self.origin`): `"null"` for an opaque one (a `data:`
+    /// or sandboxed frame); empty in records from before the sensor sent it.
+    pub origin: String,
     pub title: String,
     pub viewport: Viewport,
     pub nodes: Vec<RawNode>,
@@ -158,6 +161,7 @@ struct WirePage {
     doc: String,
     host: String,
     url: String,
+    origin: String,
     title: String,
     viewport: Viewport,
     nodes: Vec<WireNode>,
@@ -256,6 +260,7 @@ impl From<WirePage> for RawPage {
             doc: wire.doc,
             host: wire.host,
             url: wire.url,
+            origin: wire.origin,
             title: wire.title,
             viewport: wire.viewport,
             nodes,

@@ -16,6 +16,8 @@ pub struct PlacedNode<'a> {
     pub doc: &'a str,
     /// The URL of the node's document (a frame's own, for links relative to it).
     pub url: &'a str,
+    /// The serialized origin of the node's document (see [`RawPage::origin`]).
+    pub origin: &'a str,
     /// Position of the parent in the stitched list.
     pub parent: Option<usize>,
     /// The node's rect in the top page's viewport.
@@ -82,6 +84,7 @@ fn place<'a>(
             frame_id,
             doc: &page.doc,
             url: &page.url,
+            origin: &page.origin,
             parent,
             rect: [x + offset[0], y + offset[1], w, h],
         });

@@ -1,4 +1,5 @@
 use super::*;
+use crate::safety::Site;
 
 /// A visible element with a size; other fields default. Shared with the agent's tests.
 pub(crate) fn node(id: u32, parent: Option<u32>, tag: &str, text: &str) -> RawNode {
@@ -45,6 +46,7 @@ pub(crate) fn page(nodes: Vec<RawNode>) -> RawPage {
         doc: "doc-1".into(),
         host: String::new(),
         url: "http://shop.test/mugs".into(),
+        origin: String::new(),
         title: "Mugs".into(),
         viewport: Viewport { width: 800.0, height: 600.0, page_height: 600.0, ..Viewport::default() },
         nodes,
@@ -502,36 +504,120 @@ fn frames_are_stitched_after_their_iframe_with_page_coordinates() {
     assert!(text.contains("Note: frames were left out: a frame did not answer"), "{text}");
 }
 
+/// The top page of [`map_with_frames`] as the sensor reads it.
+const SHOP: (&str, &str) = ("http://shop.test/mugs", "http://shop.test");
+
+/// The map of a top page at `(url, origin)` with one iframe per `(url, origin, field)`, whose
+/// document has a text field named `field`.
+fn map_with_frames(top_page: (&str, &str), frames: &[(&str, &str, &str)]) -> PageMap {
+    let mut top = vec![node(1, None, "body", "")];
+    let mut records = Vec::new();
+    for (id, (url, origin, field)) in (2..).zip(frames) {
+        let mut iframe = node(id, Some(0), "iframe", "");
+        iframe.frame_origin = Some([0.0, 50.0 * f64::from(id)]);
+        top.push(iframe);
+        let field = with_attrs(node(2, Some(0), "input", ""), &[("name", field)]);
+        let mut framed = page(vec![node(1, None, "body", ""), field]);
+        framed.doc = format!("doc-frame-{id}");
+        framed.host = format!("doc-1:{id}");
+        (framed.url, framed.origin) = (url.to_string(), origin.to_string());
+        records.push(RawFrame { frame_id: 10 + id as i32, page: Ok(framed) });
+    }
+    let mut top = page(top);
+    (top.url, top.origin) = (top_page.0.to_string(), top_page.1.to_string());
+    records.insert(0, RawFrame { frame_id: 0, page: Ok(top) });
+    PageMap::build(&records, &mut ElementRegistry::new()).unwrap()
+}
+
+/// The field named `name`, and its line of the map.
+fn field<'a>(map: &'a PageMap, name: &str) -> (&'a MapElement, String) {
+    let element = map.elements().find(|e| e.attrs.contains(&("name".into(), name.into()))).unwrap();
+    let text = serialize(map, &MapOptions::default());
+    let line = text.lines().find(|line| line.starts_with(&format!("[{}]", element.index))).unwrap();
+    (element, line.to_string())
+}
+
 #[test]
 fn elements_in_a_frame_of_another_site_say_which() {
-    let frame_of = |id: u32, doc: &str, url: &str, field: &str| {
-        let mut input = node(2, Some(0), "input", "");
-        input.attrs.insert("name".into(), field.into());
-        let mut framed = page(vec![node(1, None, "body", ""), input]);
-        (framed.doc, framed.host, framed.url) = (doc.into(), format!("doc-1:{id}"), url.into());
-        framed
-    };
-    let mut iframes = Vec::new();
-    for id in [3, 4] {
-        let mut iframe = node(id, Some(0), "iframe", "");
-        iframe.frame_origin = Some([0.0, 100.0 * id as f64]);
-        iframes.push(iframe);
-    }
-    let mut top = vec![node(1, None, "body", "")];
-    top.extend(iframes);
-    let frames = vec![
-        RawFrame { frame_id: 0, page: Ok(page(top)) },
-        RawFrame { frame_id: 5, page: Ok(frame_of(3, "doc-ad", "https://collector.example:8443/w?x=1", "email")) },
-        RawFrame { frame_id: 6, page: Ok(frame_of(4, "doc-own", "http://static.shop.test/form", "note")) },
-    ];
-    let map = PageMap::build(&frames, &mut ElementRegistry::new()).unwrap();
-    let email = map.elements().find(|e| e.attrs.contains(&("name".into(), "email".into()))).unwrap();
+    // Records without an origin (from before the sensor sent it) are read by their address.
+    let map = map_with_frames(
+        ("http://shop.test/mugs", ""),
+        &[
+            ("https://collector.example:8443/w?x=1", "", "email"),
+            ("http://static.shop.test/form", "", "note"),
+            ("about:blank", "", "blank"),
+        ],
+    );
+    let (email, line) = field(&map, "email");
     assert_eq!(email.frame_url.as_deref(), Some("https://collector.example:8443/w?x=1"));
-    let note = map.elements().find(|e| e.attrs.contains(&("name".into(), "note".into()))).unwrap();
+    assert_eq!(line, "[1]input name=email site=collector.example:8443");
+    let (note, line) = field(&map, "note");
     assert_eq!(note.frame_url, None, "a subdomain's frame is the page's own site");
-    let text = serialize(&map, &MapOptions::default());
-    assert!(text.contains("]input name=email site=collector.example:8443\n"), "{text}");
-    assert!(text.contains("]input name=note\n"), "{text}");
+    assert_eq!(line, "[2]input name=note");
+    let (blank, line) = field(&map, "blank");
+    assert_eq!(line, "[3]input name=blank site=unknown", "an address without a site tells nothing");
+    assert_eq!(blank.frame_url.as_deref(), Some("about:blank"));
+}
+
+#[test]
+fn a_frame_is_of_its_origins_site_whatever_its_address() {
+    // A frame of evil.test writes frames of its own, which inherit its origin.
+    let map = map_with_frames(
+        SHOP,
+        &[
+            ("about:srcdoc", "http://evil.test:8080", "srcdoc"),
+            ("blob:http://evil.test:8080/0b9f4c", "http://evil.test:8080", "blob"),
+            ("about:blank", "http://evil.test:8080", "blank"),
+            ("http://evil.test:8080/form", "http://evil.test:8080", "served"),
+        ],
+    );
+    for name in ["srcdoc", "blob", "blank", "served"] {
+        let (element, line) = field(&map, name);
+        assert!(line.ends_with(&format!("input name={name} site=evil.test:8080")), "{line}");
+        let to = element.frame_url.as_deref().unwrap();
+        assert_eq!(Site::of(to).map(|site| site.to_string()).as_deref(), Some("evil.test:8080"), "{name}: {to}");
+    }
+    assert_eq!(field(&map, "srcdoc").0.frame_url.as_deref(), Some("http://evil.test:8080/"));
+    assert_eq!(field(&map, "served").0.frame_url.as_deref(), Some("http://evil.test:8080/form"));
+}
+
+#[test]
+fn a_frame_with_an_opaque_origin_and_no_address_of_its_own_is_of_an_unknown_site() {
+    let map = map_with_frames(
+        SHOP,
+        &[
+            ("data:text/html,<input name=data>", "null", "data"),
+            ("about:srcdoc", "null", "sandboxed"),
+            ("https://widgets.example/form", "null", "sandboxed_served"),
+        ],
+    );
+    for name in ["data", "sandboxed"] {
+        let (element, line) = field(&map, name);
+        assert!(line.ends_with(&format!("input name={name} site=unknown")), "{line}");
+        let to = element.frame_url.as_deref().unwrap();
+        assert_eq!(Site::of(to), None, "the guard must find no site in {to}");
+    }
+    assert_eq!(field(&map, "data").0.frame_url.as_deref(), Some("data:text/html,<input name=data>"));
+    // A sandboxed document a server sent is that server's.
+    let (served, line) = field(&map, "sandboxed_served");
+    assert!(line.ends_with("input name=sandboxed_served site=widgets.example"), "{line}");
+    assert_eq!(served.frame_url.as_deref(), Some("https://widgets.example/form"));
+}
+
+#[test]
+fn the_pages_own_frames_are_unmarked_whatever_their_address() {
+    let map = map_with_frames(
+        SHOP,
+        &[("about:blank", "http://shop.test", "blank"), ("about:srcdoc", "http://static.shop.test", "srcdoc")],
+    );
+    for name in ["blank", "srcdoc"] {
+        let (element, line) = field(&map, name);
+        assert_eq!(element.frame_url, None, "{line}");
+        assert!(line.ends_with(&format!("input name={name}")), "{line}");
+    }
+    // A page of no site has frames of its own origin too.
+    let map = map_with_frames(("file:///home/me/page.html", "file://"), &[("about:blank", "file://", "blank")]);
+    assert_eq!(field(&map, "blank").0.frame_url, None);
 }
 
 #[test]
