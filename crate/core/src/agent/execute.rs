@@ -172,6 +172,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     Err(problem) => return Ok(report(name, None, false, problem)),
                 };
                 self.focus_frame.set(element.target.frame_id);
+                self.focus_moved.set(false);
                 self.focus_frame_url.replace(element.frame_url.clone());
                 let url = seen.map(|map| map.url.as_str()).unwrap_or_default();
                 let (action, consented) = match self.fill_secrets(action, url) {

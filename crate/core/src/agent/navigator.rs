@@ -109,6 +109,8 @@ pub(super) struct Navigator<'a, B, M, G> {
     pub(super) focus_frame: Cell<i32>,
     /// The address of that frame when it is of another site than the page: keys go there.
     pub(super) focus_frame_url: RefCell<Option<String>>,
+    /// Tab has moved the focus since an element was last acted on: keys may go to any frame.
+    pub(super) focus_moved: Cell<bool>,
     /// Every tab the task has worked in: the site policy's browser rules cover them all.
     task_tabs: RefCell<Vec<TabId>>,
     /// The browser rules last given for the task's tabs (the site lists' and the firewall's).
@@ -187,6 +189,7 @@ impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
             tab: Cell::new(config.tab),
             focus_frame: Cell::new(0),
             focus_frame_url: RefCell::default(),
+            focus_moved: Cell::new(false),
             task_tabs: RefCell::default(),
             tab_rules: RefCell::default(),
             stopped_hops: RefCell::default(),

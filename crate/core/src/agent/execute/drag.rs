@@ -54,6 +54,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             }
         }
         self.focus_frame.set(source.target.frame_id);
+        self.focus_moved.set(false);
         self.focus_frame_url.replace(source.frame_url.clone());
         let mut done = self.drag_element(&source, onto.as_ref(), dx, dy).await?;
         done.report.element = Some(Highlight { target: source.target.clone(), index: source.index });

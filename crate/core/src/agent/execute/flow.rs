@@ -93,7 +93,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     /// Checks the characters `presses` would type into the focused field (of the page at
     /// `page_url`, or of the frame of another site it is in), as typing is. Tab moves the focus,
-    /// into any frame of the page: keys after it land on every frame `seen` shows.
+    /// into any frame of the page: keys after it, in these keys or later ones until an element is
+    /// acted on, land on every frame `seen` shows.
     pub(super) async fn guard_keys(
         &self,
         keys: &str,
@@ -110,7 +111,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let carried = if typed.trim().is_empty() { Carried::Act } else { Carried::Typed(&typed) };
         let mut lands: Vec<String> =
             vec![self.focus_frame_url.borrow().clone().unwrap_or_else(|| page_url.to_string())];
-        if presses.iter().any(|press| press.key == "Tab") {
+        let tabbing = presses.iter().any(|press| press.key == "Tab");
+        if tabbing || self.focus_moved.get() {
             let frames = seen.into_iter().flat_map(PageMap::elements).filter_map(|element| element.frame_url.clone());
             lands.extend(std::iter::once(page_url.to_string()).chain(frames));
         }
@@ -120,6 +122,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             if let Some(refused) = self.guard_flow(&out).await? {
                 return Ok(Some(refused));
             }
+        }
+        if tabbing {
+            self.focus_moved.set(true);
         }
         Ok(None)
     }

@@ -18,6 +18,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     pub(in crate::agent) async fn adopt_tab(&self, tab: TabId) -> Result<(), Text> {
         self.tab.set(tab);
         self.focus_frame.set(0);
+        self.focus_moved.set(false);
         self.focus_frame_url.replace(None);
         self.join_group(tab).await;
         if self.task_tabs.borrow().contains(&tab) {

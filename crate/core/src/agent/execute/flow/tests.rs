@@ -424,6 +424,16 @@ fn keys_after_tab_land_on_every_frame_of_the_page() {
     assert_eq!(asked.len(), 1, "{asked:?}");
     assert!(asked[0].0.contains("collector.test"), "{asked:?}");
     assert!(!shop.ops.borrow().iter().any(|op| matches!(op, PageOp::Keys { .. })), "no key pressed");
+    // Tab alone, then keys: the focus may be in the frame.
+    let shop = FakeShop::new();
+    keyboard_frame_on(&shop);
+    let steps = [r#"[{"do":"send_keys","keys":"Tab"}]"#, r#"[{"do":"send_keys","keys":"Space"}]"#];
+    let events = run_steps(&plain_config(), &shop, &steps, &user(false));
+    assert_eq!(questions(&events), vec![], "a task holding nothing");
+    let shop = FakeShop::new();
+    keyboard_frame_on(&shop);
+    let events = run_steps(&task_config(), &shop, &steps, &user(false));
+    assert_eq!(questions(&events).len(), 1, "{:?}", questions(&events));
     // Without Tab, keys stay in the focused field of the page.
     let shop = FakeShop::new();
     keyboard_frame_on(&shop);
