@@ -662,7 +662,7 @@ function askedInFrame(result, kind) {
     asked = askedOn(result, ATTACKER_HOST(), framePages);
   }
   const site = kind === 'data' ? 'unknown' : ATTACKER_HOST();
-  const field = result.sent.match(/\]input label=(?:Email|Your CV) type=\w+ name=\w+[^\\]*/)?.[0];
+  const field = result.sent.match(/\]input [^\\]*?label=(?:Email|Your CV)[^\\]*/)?.[0];
   assert.ok(field && names(field, `site=${site}`), `the map marks the field with site=${site}: ${field}`);
   return asked;
 }
