@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { launchAgentBrowser, applySettings, openTarget, openPanel, EXTENSION_DIR } from '../../runner/launch.mjs';
+import { launchAgentBrowser, applySettings, askWorker, openTarget, openPanel, EXTENSION_DIR } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { startSiteServer } from '../support/site-server.mjs';
 import { SHOP_TASK, shopScript } from '../support/fixtures.mjs';
@@ -339,6 +339,35 @@ test('an app drives a form with the primitives; sending waits for the panel, whi
   await panel.getByText('Test App stopped driving the browser.').waitFor({ timeout: TIMEOUT });
   assert.equal(await panel.locator('#stop').isVisible(), false);
   await panel.close();
+});
+
+test('a site denied in the settings while an app is connected is refused at its next call, by the core and the browser', async () => {
+  await applySettings(agent, settings(true));
+  await waitFor(socketExists, 'the host listens');
+  const { page, tabId } = await sharedPage(`${site.origin}/mcp/contact.html`);
+  const denied = await startSiteServer();
+  // Another host name than the shared page's, on the same loopback.
+  const deniedPage = `${denied.origin.replace('127.0.0.1', 'localhost')}/mcp/contact.html`;
+  const app = await pairedApp();
+  try {
+    assert.match(text(await app.callTool({ name: 'get_state', arguments: {} }, undefined, { timeout: TIMEOUT })), /Contact support/);
+    // The user saves a deny list on the settings page while the app is connected.
+    const saved = await askWorker(agent, { type: 'save_settings', settings: { ...settings(true), denyList: ['localhost'] } });
+    assert.equal(saved.problem, null, JSON.stringify(saved.problem));
+
+    const refused = await app.callTool({ name: 'navigate', arguments: { url: deniedPage } }, undefined, { timeout: TIMEOUT });
+    assert.equal(refused.isError, true, text(refused));
+    assert.match(text(refused), /^go_to_url: Did not open http:\/\/localhost:\d+\/mcp\/contact\.html: http:\/\/localhost:\d+\/mcp\/contact\.html is on the list of sites the user does not allow \("localhost"\)\.$/);
+    // The browser blocks it in the app's tab too, whoever asks for it.
+    const rules = await agent.worker.evaluate(() => chrome.declarativeNetRequest.getSessionRules());
+    assert.ok(rules.some((rule) => rule.condition.requestDomains?.includes('localhost') && rule.condition.tabIds?.includes(tabId)), JSON.stringify(rules));
+    const opened = await page.goto(deniedPage).then(() => 'opened', (err) => err.message);
+    assert.match(opened, /ERR_BLOCKED_BY_CLIENT/);
+    assert.deepEqual(denied.requests, [], 'the denied site heard nothing');
+  } finally {
+    await app.close();
+    await denied.close();
+  }
 });
 
 test('turning the setting off closes the host: a connected app is refused from then on', async () => {

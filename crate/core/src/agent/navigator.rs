@@ -55,7 +55,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
     emit: &dyn Fn(AgentEvent),
 ) -> AgentEvent {
     // Nothing leaves the core with a secret's value in it.
-    let redact = |text: &str| config.secrets.redact(text);
+    let redact = |text: &str| config.limits.now().secrets.redact(text);
     let recorder = RefCell::new(Recorder::new(&config.task, config.price, browser.now_ms()));
     let emit = &|event: AgentEvent| {
         let event = event.redacted(&redact);
@@ -75,6 +75,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         emit(AgentEvent::Answer { data: redact_strings(data, &redact) });
     }
     navigator.release_group().await;
+    config.limits.release();
     browser.finish(&navigator.worked_tabs()).await;
     if let Some(on_end_tab) = &config.on_end_tab {
         on_end_tab(navigator.tab.get());
@@ -253,7 +254,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if tabs.iter().any(|tab| tab.id == self.tab.get() && tab.url == url) {
             return Ok(());
         }
-        if let Err(refusal) = self.config.policy.check(url) {
+        if let Err(refusal) = self.config.limits.now().policy.check(url) {
             return Err(StepError::Fatal(text!("core_replay_start_not_allowed", url, refusal.text())));
         }
         match self.browser.navigate(self.tab.get(), url).await {
@@ -300,7 +301,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             tab_aliases: self.tab_aliases.borrow().clone(),
             group: self.group.borrow().clone(),
             step,
-            results: results.iter().map(|result| self.config.secrets.redact(result)).collect(),
+            results: results.iter().map(|result| self.config.limits.now().secrets.redact(result)).collect(),
             failures,
             rejections: self.rejections.get(),
             usage: self.usage.get(),
@@ -554,7 +555,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     /// In ask-before-acting mode, puts the step's actions to the user. `None` means run them.
     async fn review(&mut self, step: u32, output: &NavigatorOutput) -> Result<Option<StepEnd>, StepError> {
-        if !self.config.ask_before_acting {
+        if !self.config.limits.now().ask_before_acting {
             return Ok(None);
         }
         let id = self.approvals.get() + 1;
@@ -600,7 +601,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// The planner's view of the history (its latest plan the only one, like the navigator's) and
     /// `state`; `None` when its reply is unusable (the navigator then goes on without a plan).
     async fn ask_planner(&self, state: &str, stage: PlanStage) -> Result<Option<Plan>, StepError> {
-        let state = self.config.secrets.redact(state);
+        let state = self.config.limits.now().secrets.redact(state);
         let prompt = planner_prompt(self.history.parts_with_latest_plan(), &state, stage, self.config.style);
         let budget = &self.config.budgets.planner;
         let reply = self.complete_within(Role::Planner, self.models.planner, budget, prompt, false).await?;
@@ -640,7 +641,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             self.adopt_plan(plan);
         }
         let progress = plan.map(|plan| plan.for_validator());
-        let state = self.config.secrets.redact(&state);
+        let state = self.config.limits.now().secrets.redact(&state);
         let task = self.config.task_for_models();
         let prompt = validator_prompt(&task, &claimed, progress.as_deref(), &state, style);
         let budget = &self.config.budgets.validator;
@@ -698,7 +699,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     async fn blocked_page_reason(&self) -> Option<Text> {
         let tabs = self.browser.tabs(self.tab.get()).await.ok()?;
         let url = tabs.into_iter().find(|tab| tab.id == self.tab.get())?.url;
-        match self.config.policy.check(&url) {
+        match self.config.limits.now().policy.check(&url) {
             Err(refusal @ (PolicyRefusal::Denied { .. } | PolicyRefusal::NotAllowed { .. })) => {
                 Some(text!("core_page_blocked", refusal.text()))
             }

@@ -11,7 +11,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Whether trusted input applies to the element: the user turned it on, and the element is in
     /// the top frame (the debugger's coordinates are the top frame's).
     pub(super) fn trusted_here(&self, element: &MapElement) -> bool {
-        self.config.trusted_input && element.target.frame_id == 0
+        self.config.limits.now().trusted_input && element.target.frame_id == 0
     }
 
     /// Typing into the element as the user set typing up: through the debugger (trusted input)

@@ -24,11 +24,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(());
         }
         self.task_tabs.borrow_mut().push(tab);
-        if self.config.policy.is_open() {
-            return Ok(());
-        }
-        let rules = self.config.policy.blocking_rules(&self.task_tabs.borrow());
-        self.browser.restrict(&rules).await.map_err(|err| text!("core_task_policy_not_enforced", err.text()))
+        let tabs = self.task_tabs.borrow().clone();
+        let enforced = self.config.limits.enforce_in(&tabs, self.browser).await;
+        enforced.map_err(|err| text!("core_task_policy_not_enforced", err.text()))
     }
 
     /// Puts `tab` into the task's tab group, making the group (named after the task) with the
