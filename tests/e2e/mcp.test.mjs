@@ -370,6 +370,40 @@ test('a site denied in the settings while an app is connected is refused at its 
   }
 });
 
+test('an app gone while its call waits for the user lets the next app in at once, and its question is withdrawn', async () => {
+  await applySettings(agent, settings(true));
+  await waitFor(socketExists, 'the host listens');
+  const { page, tabId } = await sharedPage(`${site.origin}/mcp/contact.html`);
+  const panel = await openPanel(agent, tabId);
+  await agent.worker.evaluate((id) => chrome.tabs.update(id, { active: true }), tabId);
+  const gone = await pairedApp();
+  const state = text(await gone.callTool({ name: 'get_state', arguments: {} }, undefined, { timeout: TIMEOUT }));
+  const sending = gone.callTool({ name: 'click', arguments: { index: indexOf(state, /Send message/) } }, undefined, { timeout: TIMEOUT });
+  sending.catch(() => {});
+  const approval = panel.locator('.message.approval');
+  await approval.waitFor({ timeout: TIMEOUT });
+
+  // The app quits (its MCP client closes the server's stdio); the next app calls at once.
+  const closed = Date.now();
+  const closing = gone.close();
+  const next = await connectApp();
+  try {
+    const served = await next.callTool({ name: 'list_tabs', arguments: {} }, undefined, { timeout: TIMEOUT });
+    const took = Date.now() - closed;
+    assert.ok(!served.isError, text(served));
+    assert.match(text(served), /Contact support/);
+    // Not after a wait for the gone app's call (5 s before).
+    assert.ok(took < 2000, `the next app was answered ${took} ms after the first went away`);
+    await closing;
+    await approval.getByText('No longer asked', { exact: false }).waitFor({ timeout: TIMEOUT });
+    assert.equal(await approval.locator('button:enabled').count(), 0, 'the question cannot be answered any more');
+    assert.equal(await page.locator('#sent').textContent(), 'Nothing sent yet.', 'the action waiting was not done');
+  } finally {
+    await next.close();
+  }
+  await panel.close();
+});
+
 test('turning the setting off closes the host: a connected app is refused from then on', async () => {
   await applySettings(agent, settings(true));
   await waitFor(socketExists, 'the host listens');
