@@ -404,6 +404,37 @@ test('an app gone while its call waits for the user lets the next app in at once
   await panel.close();
 });
 
+test('type with an empty text empties the field, whatever it holds', async () => {
+  await applySettings(agent, settings(true));
+  await waitFor(socketExists, 'the host listens');
+  const contact = await sharedPage(`${site.origin}/mcp/contact.html`);
+  const app = await pairedApp();
+  try {
+    const form = text(await app.callTool({ name: 'get_state', arguments: {} }, undefined, { timeout: TIMEOUT }));
+    for (const [pattern, field] of [[/\]input\b/, '#name'], [/\]textarea\b/, '#message']]) {
+      const index = indexOf(form, pattern);
+      await app.callTool({ name: 'type', arguments: { index, text: 'Ada' } });
+      assert.equal(await contact.page.locator(field).inputValue(), 'Ada');
+      const emptied = await app.callTool({ name: 'type', arguments: { index, text: '' } });
+      assert.ok(!emptied.isError, text(emptied));
+      assert.equal(await contact.page.locator(field).inputValue(), '', `${field} is empty`);
+    }
+    // An e-mail field (no caret to read) and an editable area, as the page filled them.
+    const controls = await sharedPage(`${site.origin}/map/controls.html`);
+    await agent.worker.evaluate((id) => chrome.tabs.update(id, { active: true }), controls.tabId);
+    const listed = text(await app.callTool({ name: 'list_tabs', arguments: {} }));
+    const alias = listed.split('\n').find((line) => /controls\.html/.test(line)).match(/- (t\d+)/)[1];
+    const account = text(await app.callTool({ name: 'get_state', arguments: { tab: alias } }));
+    for (const [pattern, read] of [[/type=email/, () => controls.page.locator('#email').inputValue()], [/Notes/, () => controls.page.locator('[contenteditable]').textContent()]]) {
+      const emptied = await app.callTool({ name: 'type', arguments: { index: indexOf(account, pattern), text: '' } });
+      assert.ok(!emptied.isError, text(emptied));
+      assert.equal(await read(), '', `${pattern} is empty`);
+    }
+  } finally {
+    await app.close();
+  }
+});
+
 test('turning the setting off closes the host: a connected app is refused from then on', async () => {
   await applySettings(agent, settings(true));
   await waitFor(socketExists, 'the host listens');

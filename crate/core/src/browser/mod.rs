@@ -11,7 +11,7 @@ mod page_op;
 pub mod trusted_input;
 
 pub use drag::{DragReport, DropOn};
-pub use keys::{parse_keys, KeyPress};
+pub use keys::{backspace, parse_keys, KeyPress};
 pub use page_op::{Click, PageOp, UploadedFile};
 
 use crate::dom_map::{ElementRef, RawFrame};

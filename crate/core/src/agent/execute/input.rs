@@ -4,7 +4,7 @@
 use super::tab_closed;
 use crate::agent::navigator::{Navigator, StepError};
 use crate::agent::task_config::UserGate;
-use crate::browser::{trusted_input, Browser, BrowserError, Click, OpOutcome, PageOp};
+use crate::browser::{backspace, trusted_input, Browser, BrowserError, Click, OpOutcome, PageOp};
 use crate::dom_map::{ElementRef, MapElement};
 use crate::llm::ChatModel;
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
@@ -87,7 +87,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         clear: bool,
     ) -> Result<OpOutcome, StepError> {
         let mut typed = OpOutcome::default();
-        for (i, piece) in trusted_input::insert_pieces(text).into_iter().enumerate() {
+        let pieces = match text {
+            // Nothing to insert in place of the selected text: it is erased, as a person erases it.
+            "" if clear => vec![trusted_input::key_presses(&[backspace()])],
+            _ => trusted_input::insert_pieces(text),
+        };
+        for (i, piece) in pieces.into_iter().enumerate() {
             if i > 0 {
                 self.between_pieces().await?;
             }

@@ -141,6 +141,15 @@ fn typing_can_append_and_reports_the_final_value() {
 }
 
 #[test]
+fn typing_nothing_in_place_of_a_field_s_text_says_that_it_emptied_it() {
+    let shop = FakeShop::new();
+    *shop.note.borrow_mut() = "gift".into();
+    let (said, _) = one_step(&shop, r#"[{"do":"input_text","index":2,"text":"","clear":true}]"#);
+    assert_eq!(said[0], "Emptied <textarea> [2].");
+    assert!(shop.note.borrow().is_empty());
+}
+
+#[test]
 fn keys_are_checked_before_they_are_sent() {
     let shop = FakeShop::new();
     let (said, _) = one_step(&shop, r#"[{"do":"send_keys","keys":"Control+Enter"}]"#);
@@ -317,6 +326,18 @@ fn trusted_typing_inserts_a_long_text_in_pieces_each_at_the_field_s_end() {
         })
         .collect();
     assert_eq!(focus, [true, false, false], "the first piece replaces the field's text, the others append");
+}
+
+#[test]
+fn trusted_typing_of_nothing_in_place_of_a_field_s_text_erases_it_with_backspace() {
+    use crate::browser::PageOp;
+    let shop = FakeShop::new();
+    let actions = serde_json::json!([{"do": "input_text", "index": 2, "text": "", "clear": true}]).to_string();
+    let model = ScriptedModel::new(vec![reply(&actions), done()]);
+    crate::agent::fakes::run_with(&limited(Limits { trusted_input: true, ..Limits::default() }), &shop, &model);
+    assert!(shop.ops.borrow().iter().any(|op| matches!(op, PageOp::Focus { clear: true, .. })), "its text selected");
+    assert_eq!(shop.input_params("Input.dispatchKeyEvent", "key"), ["Backspace", "Backspace"], "down and up");
+    assert!(shop.input_params("Input.insertText", "text").is_empty());
 }
 
 #[test]
