@@ -34,10 +34,14 @@ const browserHost = createBrowserHost(broadcast);
 watchTabRequests();
 
 // The worker alone writes the user's saved things (the pages ask it); what follows a change is
-// done here: the MCP host connected or not, the schedules' alarms set again, an app revoked in the
-// settings asked again on its next call.
+// done here: the new limits applied to the running tasks before the save is answered, the MCP
+// host connected or not, the schedules' alarms set again, an app revoked in the settings asked
+// again on its next call.
 const saved = createSavedHost(async (key) => {
-  if (key === 'settings') await syncHost();
+  if (key === 'settings') {
+    await core.then((agent) => agent.settingsSaved());
+    await syncHost();
+  }
   if (key === 'workflows' || key === 'schedules') await core.then(() => syncAlarms());
   if (key === 'mcpApps') await core.then((agent) => agent.appsRevoked());
 });

@@ -491,7 +491,7 @@ ruleChanges(async () => {
  * session rules: each task's rules name its tabs (`condition.tabIds`) and replace only the rules
  * of those tabs; their ids are given here, unique among all.
  */
-function replaceTabRules(rules, tabIds = rules.flatMap((rule) => rule.condition.tabIds ?? [])) {
+function replaceTabRules(rules, tabIds) {
   return ruleChanges(async () => {
     const existing = await chrome.declarativeNetRequest.getSessionRules();
     const replaced = existing.filter((rule) => (rule.condition.tabIds ?? []).some((id) => tabIds.includes(id)));
@@ -755,9 +755,10 @@ export function createBrowserHost(emit) {
       }));
     },
 
-    /** The site policy's blocking rules (built by the core), replacing the task's earlier ones. */
-    async restrict(rules) {
-      await replaceTabRules(rules);
+    /** The site policy's blocking rules (built by the core) for the task's tabs, replacing the
+     * earlier ones there (none: the policy is open now). The core gives the ids as an Int32Array. */
+    async restrict(ids, rules) {
+      await replaceTabRules(rules, Array.from(ids));
     },
 
     /** The task is over in its tabs: highlights off, the debugger released, its rules gone, the

@@ -794,8 +794,14 @@
       return { ok: false, message: `${describe(el)} is not a text field` };
     }
     if (el.readOnly) return { ok: false, message: `${describe(el)} is read-only` };
-    if (clear) el.select();
-    else {
+    if (clear) {
+      el.select();
+      // A field without a caret (email) does not tell that its text is selected, so what is typed
+      // next would be added to it: the text is erased here, as typing over the selection would.
+      if (KEYED_TYPES.has(el.type) && el.selectionStart === null && el.value) {
+        replaceText(el, 0, el.value.length, '', 'deleteContentBackward');
+      }
+    } else {
       try {
         el.setSelectionRange(el.value.length, el.value.length);
       } catch { /* types without a caret (email, number) append anyway */ }
@@ -908,6 +914,10 @@
       const [start, end] = caretOf(el);
       const from = start === end ? Math.max(start - 1, 0) : start;
       return replaceText(el, from, end, '', 'deleteContentBackward');
+    }
+    if (press.key === 'Backspace' && el.isContentEditable) {
+      const edit = { bubbles: true, composed: true, inputType: 'deleteContentBackward', cancelable: true };
+      return el.dispatchEvent(new InputEvent('beforeinput', edit)) && document.execCommand('delete');
     }
     if (press.key.length === 1 && !shortcut && !press.alt) return insertText(el, press.key);
     return undefined;

@@ -35,8 +35,8 @@ export function renderHandOver(event, { past, answer }) {
     if (decided) box.append(element('p', 'decision', decided));
   };
   const decide = (decision) => {
-    answer(decision, note.value);
     close(t(decision === 'continue' ? 'panel_hand_over_continued' : 'panel_hand_over_stopped'));
+    answer(decision, note.value);
   };
   const take = button('take-over', t('panel_take_over'), () => takeOver(event.tab).then(
     () => { problem.textContent = ''; },
@@ -49,9 +49,4 @@ export function renderHandOver(event, { past, answer }) {
   if (past) close(t('panel_asked_in_past_task'));
   else queueMicrotask(() => take.focus());
   return box;
-}
-
-/** The hand-overs still open in `root` are over (the task went on, ended or was stopped). */
-export function closeHandOvers(root) {
-  for (const control of root.querySelectorAll('.hand-over button, .hand-over input')) control.disabled = true;
 }

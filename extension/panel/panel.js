@@ -10,7 +10,7 @@ import { listen, send } from '../shared/worker.js';
 import { takeAttachments } from './attachments.js';
 import { renderFiles } from './task-files.js';
 import { filmButton } from './film.js';
-import { renderHandOver, closeHandOvers } from './hand-over.js';
+import { renderHandOver } from './hand-over.js';
 
 localize();
 
@@ -188,7 +188,7 @@ function isBlank(view) {
 function setState(view, state) {
   if (replaying) return;
   view.state = state;
-  if (state !== 'asking') closeHandOvers(view.box);
+  if (state !== 'asking') closeQuestions(view.box);
   if (!view.running && view !== shown) view.seen = false;
   if (view.running && view !== shown && isBlank(shown)) show(view);
   else if (view === shown) showState();
@@ -295,9 +295,9 @@ function renderApproval(view, event) {
   const buttons = element('div', 'buttons');
   const answer = (approved) => {
     send({ type: 'approve', id: event.id, approved, chat: view.chat });
-    if (view.state === 'asking') setState(view, 'running');
     for (const button of buttons.querySelectorAll('button')) button.disabled = true;
     box.append(element('p', 'decision', t(approved ? 'panel_allowed' : 'panel_not_allowed')));
+    if (view.state === 'asking') setState(view, 'running');
   };
   buttons.append(button('refuse', t('panel_refuse'), () => answer(false)), button('allow', t('panel_allow'), () => answer(true)));
   box.append(buttons);
@@ -315,6 +315,14 @@ function renderApproval(view, event) {
 function disableAll(box, note) {
   for (const control of box.querySelectorAll('button, input')) control.disabled = true;
   box.append(element('p', 'decision', note));
+}
+
+/** The questions in `root` still open are no longer asked: the task went on without an answer
+ * (none came in time, or the AI app that asked went away), or it ended. */
+function closeQuestions(root) {
+  for (const box of root.querySelectorAll('.message.approval')) {
+    if (box.querySelector('button:enabled, input:enabled')) disableAll(box, t('panel_question_withdrawn'));
+  }
 }
 
 /** "12.3k" for a token count. */
@@ -359,9 +367,9 @@ function renderReview(view, event) {
   const buttons = element('div', 'buttons');
   const decide = (decision) => {
     send({ type: 'review', id: event.id, decision, feedback: feedback.value, chat: view.chat });
-    if (view.state === 'asking') setState(view, 'running');
     for (const control of box.querySelectorAll('button, input')) control.disabled = true;
     box.append(element('p', 'decision', REVIEW_DECISIONS[decision].done));
+    if (view.state === 'asking') setState(view, 'running');
   };
   for (const [decision, { label }] of Object.entries(REVIEW_DECISIONS)) {
     buttons.append(button(decision, label, () => decide(decision)));
@@ -539,6 +547,8 @@ function render(view, event) {
       break;
     case 'step':
       view.clearThinking();
+      // Reported: nothing of the step waits for the user any more.
+      if (view.state === 'asking') setState(view, 'running');
       collapseEarlierSteps(view);
       view.append(renderStep(event));
       break;

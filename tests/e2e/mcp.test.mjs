@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { launchAgentBrowser, applySettings, openTarget, openPanel, EXTENSION_DIR } from '../../runner/launch.mjs';
+import { launchAgentBrowser, applySettings, askWorker, openTarget, openPanel, EXTENSION_DIR } from '../../runner/launch.mjs';
 import { startLlmServer } from '../support/llm-server.mjs';
 import { startSiteServer } from '../support/site-server.mjs';
 import { SHOP_TASK, shopScript } from '../support/fixtures.mjs';
@@ -339,6 +339,100 @@ test('an app drives a form with the primitives; sending waits for the panel, whi
   await panel.getByText('Test App stopped driving the browser.').waitFor({ timeout: TIMEOUT });
   assert.equal(await panel.locator('#stop').isVisible(), false);
   await panel.close();
+});
+
+test('a site denied in the settings while an app is connected is refused at its next call, by the core and the browser', async () => {
+  await applySettings(agent, settings(true));
+  await waitFor(socketExists, 'the host listens');
+  const { page, tabId } = await sharedPage(`${site.origin}/mcp/contact.html`);
+  const denied = await startSiteServer();
+  // Another host name than the shared page's, on the same loopback.
+  const deniedPage = `${denied.origin.replace('127.0.0.1', 'localhost')}/mcp/contact.html`;
+  const app = await pairedApp();
+  try {
+    assert.match(text(await app.callTool({ name: 'get_state', arguments: {} }, undefined, { timeout: TIMEOUT })), /Contact support/);
+    // The user saves a deny list on the settings page while the app is connected.
+    const saved = await askWorker(agent, { type: 'save_settings', settings: { ...settings(true), denyList: ['localhost'] } });
+    assert.equal(saved.problem, null, JSON.stringify(saved.problem));
+
+    const refused = await app.callTool({ name: 'navigate', arguments: { url: deniedPage } }, undefined, { timeout: TIMEOUT });
+    assert.equal(refused.isError, true, text(refused));
+    assert.match(text(refused), /^go_to_url: Did not open http:\/\/localhost:\d+\/mcp\/contact\.html: http:\/\/localhost:\d+\/mcp\/contact\.html is on the list of sites the user does not allow \("localhost"\)\.$/);
+    // The browser blocks it in the app's tab too, whoever asks for it.
+    const rules = await agent.worker.evaluate(() => chrome.declarativeNetRequest.getSessionRules());
+    assert.ok(rules.some((rule) => rule.condition.requestDomains?.includes('localhost') && rule.condition.tabIds?.includes(tabId)), JSON.stringify(rules));
+    const opened = await page.goto(deniedPage).then(() => 'opened', (err) => err.message);
+    assert.match(opened, /ERR_BLOCKED_BY_CLIENT/);
+    assert.deepEqual(denied.requests, [], 'the denied site heard nothing');
+  } finally {
+    await app.close();
+    await denied.close();
+  }
+});
+
+test('an app gone while its call waits for the user lets the next app in at once, and its question is withdrawn', async () => {
+  await applySettings(agent, settings(true));
+  await waitFor(socketExists, 'the host listens');
+  const { page, tabId } = await sharedPage(`${site.origin}/mcp/contact.html`);
+  const panel = await openPanel(agent, tabId);
+  await agent.worker.evaluate((id) => chrome.tabs.update(id, { active: true }), tabId);
+  const gone = await pairedApp();
+  const state = text(await gone.callTool({ name: 'get_state', arguments: {} }, undefined, { timeout: TIMEOUT }));
+  const sending = gone.callTool({ name: 'click', arguments: { index: indexOf(state, /Send message/) } }, undefined, { timeout: TIMEOUT });
+  sending.catch(() => {});
+  const approval = panel.locator('.message.approval');
+  await approval.waitFor({ timeout: TIMEOUT });
+
+  // The app quits (its MCP client closes the server's stdio); the next app calls at once.
+  const closed = Date.now();
+  const closing = gone.close();
+  const next = await connectApp();
+  try {
+    const served = await next.callTool({ name: 'list_tabs', arguments: {} }, undefined, { timeout: TIMEOUT });
+    const took = Date.now() - closed;
+    assert.ok(!served.isError, text(served));
+    assert.match(text(served), /Contact support/);
+    // Not after a wait for the gone app's call (5 s before).
+    assert.ok(took < 2000, `the next app was answered ${took} ms after the first went away`);
+    await closing;
+    await approval.getByText('No longer asked', { exact: false }).waitFor({ timeout: TIMEOUT });
+    assert.equal(await approval.locator('button:enabled').count(), 0, 'the question cannot be answered any more');
+    assert.equal(await page.locator('#sent').textContent(), 'Nothing sent yet.', 'the action waiting was not done');
+  } finally {
+    await next.close();
+  }
+  await panel.close();
+});
+
+test('type with an empty text empties the field, whatever it holds', async () => {
+  await applySettings(agent, settings(true));
+  await waitFor(socketExists, 'the host listens');
+  const contact = await sharedPage(`${site.origin}/mcp/contact.html`);
+  const app = await pairedApp();
+  try {
+    const form = text(await app.callTool({ name: 'get_state', arguments: {} }, undefined, { timeout: TIMEOUT }));
+    for (const [pattern, field] of [[/\]input\b/, '#name'], [/\]textarea\b/, '#message']]) {
+      const index = indexOf(form, pattern);
+      await app.callTool({ name: 'type', arguments: { index, text: 'Ada' } });
+      assert.equal(await contact.page.locator(field).inputValue(), 'Ada');
+      const emptied = await app.callTool({ name: 'type', arguments: { index, text: '' } });
+      assert.ok(!emptied.isError, text(emptied));
+      assert.equal(await contact.page.locator(field).inputValue(), '', `${field} is empty`);
+    }
+    // An e-mail field (no caret to read) and an editable area, as the page filled them.
+    const controls = await sharedPage(`${site.origin}/map/controls.html`);
+    await agent.worker.evaluate((id) => chrome.tabs.update(id, { active: true }), controls.tabId);
+    const listed = text(await app.callTool({ name: 'list_tabs', arguments: {} }));
+    const alias = listed.split('\n').find((line) => /controls\.html/.test(line)).match(/- (t\d+)/)[1];
+    const account = text(await app.callTool({ name: 'get_state', arguments: { tab: alias } }));
+    for (const [pattern, read] of [[/type=email/, () => controls.page.locator('#email').inputValue()], [/Notes/, () => controls.page.locator('[contenteditable]').textContent()]]) {
+      const emptied = await app.callTool({ name: 'type', arguments: { index: indexOf(account, pattern), text: '' } });
+      assert.ok(!emptied.isError, text(emptied));
+      assert.equal(await read(), '', `${pattern} is empty`);
+    }
+  } finally {
+    await app.close();
+  }
 });
 
 test('turning the setting off closes the host: a connected app is refused from then on', async () => {

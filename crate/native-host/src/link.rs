@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use tokio::io::AsyncWriteExt;
 use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::mpsc;
 
@@ -161,6 +162,14 @@ impl Link {
         });
         *current = Some(Arc::clone(&connection));
         Ok(connection)
+    }
+
+    /// The app went away: the connection to the browser closes, so that the extension ends what
+    /// the app's calls have under way there (withdrawing what they wait for), they end here too,
+    /// and the next app is let in.
+    pub async fn close(&self) {
+        let Some(connection) = self.connection.lock().await.take() else { return };
+        let _ = connection.writer.lock().await.shutdown().await;
     }
 
     /// Sends a tool call to the extension, with the app's token when the user allowed it "Always".

@@ -87,8 +87,13 @@ fn main() -> ExitCode {
 }
 
 async fn serve_mcp() -> Result<(), String> {
-    let service = tools::BrowserAgent::default()
-        .serve(stdio::transport())
+    let agent = tools::BrowserAgent::default();
+    // The app is gone once it closes our stdin: what its calls wait for in the browser (the
+    // user's answer) ends now, not when rmcp stops waiting for their answers (5 s later), which
+    // would keep the next app out meanwhile.
+    let link = agent.link();
+    let service = agent
+        .serve(stdio::transport(async move { link.close().await }))
         .await
         .map_err(|err| format!("the MCP client did not start a session: {err}"))?;
     service.waiting().await.map(|_| ()).map_err(|err| format!("the MCP session failed: {err}"))

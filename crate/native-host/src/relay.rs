@@ -300,6 +300,40 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// An app whose server closes its link while a call waits for the user (its app went away):
+    /// the extension hears at once that it is gone, the call ends, and the next app is served.
+    #[tokio::test]
+    async fn an_app_gone_while_its_call_waits_is_told_to_the_extension_at_once_and_the_next_is_served() {
+        let (path, mut from_host, mut to_host) = relay_on_socket("gone");
+        let (heard, mut hearing) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Ok(Some(message)) = read_message(&mut from_host, MAX_TO_CHROME).await {
+                // The first app's call waits for the user, who does not answer; the next app's is served.
+                if message["type"] == "call" && message["client"] == "Next app" {
+                    let served = json!({"type": "result", "id": message["id"], "ok": true, "text": "served"});
+                    write_message(&mut to_host, &served, MAX_FROM_CHROME).await.unwrap();
+                }
+                let _ = heard.send(message["type"].as_str().unwrap_or_default().to_string());
+            }
+        });
+        let first = Link::at(path.clone());
+        let mut waiting = first.call("click", json!({"index": 1}), "First app").await.unwrap();
+        assert_eq!(hearing.recv().await.as_deref(), Some("call"));
+        first.close().await;
+        /// What `what` gives, which must come at once (not after a wait for the call).
+        async fn at_once<F: std::future::Future>(what: F) -> F::Output {
+            tokio::time::timeout(std::time::Duration::from_secs(2), what).await.expect("at once")
+        }
+        assert_eq!(at_once(hearing.recv()).await.as_deref(), Some("disconnected"));
+        let ended = at_once(waiting.updates.recv()).await;
+        assert!(matches!(ended, Some(Update::Result { ok: false, .. })), "{ended:?}");
+        let next = Link::at(path.clone());
+        let mut call = next.call("list_tabs", json!({}), "Next app").await.unwrap();
+        let served = at_once(call.updates.recv()).await;
+        assert!(matches!(served, Some(Update::Result { ok: true, .. })), "{served:?}");
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
     #[tokio::test]
     async fn a_call_too_large_for_chrome_is_refused_with_the_limit_and_the_next_one_served() {
         let path = relay_with_extension("large");

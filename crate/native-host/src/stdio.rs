@@ -13,13 +13,17 @@ pub const MAX_REQUEST_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE
 /// The request that stands for one too large to read.
 pub const TOO_LARGE_METHOD: &str = "rust-browser-agent/request-too-large";
 
-/// The MCP transport over stdin and stdout, with stdin's lines checked as above.
-pub fn transport() -> (tokio::io::DuplexStream, tokio::io::Stdout) {
+/// The MCP transport over stdin and stdout, with stdin's lines checked as above; `ended` runs
+/// once stdin has ended (the client closed it, or quit).
+pub fn transport(
+    ended: impl std::future::Future<Output = ()> + Send + 'static,
+) -> (tokio::io::DuplexStream, tokio::io::Stdout) {
     let (lines, rmcp_side) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
         if let Err(err) = pass_lines(tokio::io::stdin(), lines, MAX_REQUEST_BYTES).await {
             eprintln!("rust-browser-agent-mcp: reading the MCP client's messages failed: {err}");
         }
+        ended.await;
     });
     (rmcp_side, tokio::io::stdout())
 }

@@ -129,6 +129,13 @@ pub struct BrowserAgent {
     link: Arc<Link>,
 }
 
+impl BrowserAgent {
+    /// The link to the extension the tools use.
+    pub fn link(&self) -> Arc<Link> {
+        Arc::clone(&self.link)
+    }
+}
+
 #[tool_router]
 impl BrowserAgent {
     #[tool(

@@ -71,7 +71,7 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     async fn input(this: &BrowserHost, tab: TabId, commands: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch)]
-    async fn restrict(this: &BrowserHost, rules: JsValue) -> Result<JsValue, JsValue>;
+    async fn restrict(this: &BrowserHost, tabs: Vec<TabId>, rules: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method)]
     async fn finish(this: &BrowserHost, tabs: Vec<TabId>);
     /// Resolves with a `Uint8Array`.
@@ -410,8 +410,8 @@ impl Browser for HostBrowser {
             .map_err(|err| BrowserError::Script(format!("unexpected input result: {err}")))
     }
 
-    async fn restrict(&self, rules: &[serde_json::Value]) -> Result<(), BrowserError> {
-        self.host.restrict(to_js(&rules)).await.map(drop).map_err(browser_error)
+    async fn restrict(&self, tabs: &[TabId], rules: &[serde_json::Value]) -> Result<(), BrowserError> {
+        self.host.restrict(tabs.to_vec(), to_js(&rules)).await.map(drop).map_err(browser_error)
     }
 
     async fn finish(&self, tabs: &[TabId]) {

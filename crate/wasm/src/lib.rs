@@ -132,6 +132,17 @@ impl Core {
         self.tasks.pairing_question().map_or(JsValue::NULL, |question| to_js(&question))
     }
 
+    /// The user saved the settings: what limits the agent applies to the running tasks and the
+    /// session an app drives from now on. Resolves once it does (in the browser's rules too).
+    #[wasm_bindgen(js_name = settingsSaved)]
+    pub fn settings_saved(&self) -> js_sys::Promise {
+        let applied = self.tasks.settings_saved();
+        wasm_bindgen_futures::future_to_promise(async move {
+            applied.await;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
     /// The user revoked remembered apps in the settings: an app let in by its "Always" is asked
     /// again on its next call.
     #[wasm_bindgen(js_name = appsRevoked)]

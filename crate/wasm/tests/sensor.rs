@@ -294,6 +294,25 @@ fn types_into_contenteditable_editors() {
 }
 
 #[wasm_bindgen_test]
+fn typing_nothing_in_place_of_a_field_s_text_empties_it_and_typing_over_an_e_mail_field_replaces_its_text() {
+    page(
+        r#"<input aria-label="Name" value="Ada"><textarea aria-label="Note">Hi</textarea>
+        <input type="email" aria-label="Email" value="me@example.com">
+        <div contenteditable="true" aria-label="Message">draft</div>"#,
+    );
+    let map = collect();
+    for name in ["Name", "Note", "Email", "Message"] {
+        let outcome = type_long(find(&map, name), "", true);
+        assert_eq!(outcome.value.as_deref().map(str::trim), Some(""), "{name} is empty");
+    }
+    // No caret to read in an e-mail field: its text is replaced all the same, not added to.
+    script("document.querySelector('[type=email]').value = 'me@example.com'");
+    let outcome = type_long(find(&collect(), "Email"), "ann@example.com", true);
+    assert_eq!(outcome.value.as_deref(), Some("ann@example.com"));
+    assert_eq!(script_text("document.querySelector('[contenteditable]').textContent"), "");
+}
+
+#[wasm_bindgen_test]
 fn events_cross_the_boundary_as_plain_objects_with_the_protocol_version() {
     use agent_core::agent::AgentEvent;
     let event = agent_core::protocol::encode_event(&AgentEvent::Result { success: true, text: "ok".into(), steps: 2 });

@@ -70,7 +70,7 @@ pub async fn drive_session<B: Browser, M: ChatModel, G: UserGate>(
     emit: &dyn Fn(AgentEvent),
     mut requests: mpsc::UnboundedReceiver<DriveRequest>,
 ) -> AgentEvent {
-    let redact = |text: &str| config.secrets.redact(text);
+    let redact = |text: &str| config.limits.now().secrets.redact(text);
     let recorder = RefCell::new(Recorder::new(&config.task, config.price, browser.now_ms()));
     let emit = &|event: AgentEvent| emit(event.redacted(&redact));
     let navigator = Navigator::new(config, browser, models, gate, cancel, emit, &recorder);
@@ -108,6 +108,7 @@ pub async fn drive_session<B: Browser, M: ChatModel, G: UserGate>(
         },
     };
     navigator.release_group().await;
+    config.limits.release();
     browser.finish(&navigator.worked_tabs()).await;
     if let Some(on_end_tab) = &config.on_end_tab {
         on_end_tab(navigator.tab.get());
@@ -128,13 +129,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Session<'_, '_, B, M, G> {
     async fn serve(&mut self, command: DriveCommand) -> Result<DriveReply, StepError> {
         self.commands += 1;
         let navigator = self.navigator;
-        let secrets = &navigator.config.secrets;
+        // With the secrets as they are when the answer is written.
+        let redact = |text: &str| navigator.config.limits.now().secrets.redact(text);
         match command {
             DriveCommand::State { tab } => {
                 if let Some(tab) = tab {
                     let reports = self.act(Action::SwitchTab { tab }).await?;
                     if let Some(failed) = reports.iter().find(|report| !report.ok) {
-                        return Ok(DriveReply::Failed(secrets.redact(&failed.outcome)));
+                        return Ok(DriveReply::Failed(redact(&failed.outcome)));
                     }
                 }
                 let (page, tabs) = navigator.look().await?;
@@ -145,12 +147,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Session<'_, '_, B, M, G> {
                 // The first line counts the navigator's steps; a session has none.
                 let state = state.split_once('\n').map_or("", |(_, rest)| rest);
                 self.seen = page.ok();
-                Ok(DriveReply::Text(secrets.redact(state)))
+                Ok(DriveReply::Text(redact(state)))
             }
             DriveCommand::Act(action) => {
                 let reports = self.act(action).await?;
                 let text = reports.iter().map(result_line).collect::<Vec<_>>().join("\n");
-                let text = secrets.redact(&text);
+                let text = redact(&text);
                 Ok(match reports.iter().all(|report| report.ok) {
                     true => DriveReply::Text(text),
                     false => DriveReply::Failed(text),
@@ -162,7 +164,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Session<'_, '_, B, M, G> {
             },
             DriveCommand::ListTabs => {
                 let tabs = navigator.listed_tabs().await;
-                Ok(DriveReply::Text(secrets.redact(&tab_lines(&tabs, navigator.config.style))))
+                Ok(DriveReply::Text(redact(&tab_lines(&tabs, navigator.config.style))))
             }
         }
     }
@@ -323,16 +325,18 @@ mod tests {
 
     #[test]
     fn the_site_policy_and_secrets_hold_for_a_client() {
+        use crate::agent::{Limits, LiveLimits};
         use crate::safety::{Secret, Secrets};
         let shop = FakeShop::new();
         *shop.note.borrow_mut() = "my pin is 9876".into();
         let secrets =
             Secrets::new(vec![Secret { name: "pin".into(), value: "9876".into(), domains: vec!["shop.test".into()] }]);
-        let config = TaskConfig {
+        let limits = Limits {
             secrets: secrets.unwrap(),
             policy: crate::safety::SitePolicy::new(&[], &["blocked.test".into()]).unwrap(),
-            ..config(100)
+            ..Limits::default()
         };
+        let config = TaskConfig { limits: LiveLimits::new(limits), ..config(100) };
         let events = RefCell::new(Vec::new());
         let model = ScriptedModel::new(vec![]);
         let (requests, serving) = mpsc::unbounded();

@@ -133,7 +133,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 if let Some(refused) = self.guard_enter(keys, &keys_parsed).await? {
                     return Ok(refused);
                 }
-                let outcome = if self.config.trusted_input {
+                let outcome = if self.config.limits.now().trusted_input {
                     self.input(&trusted_input::key_presses(&keys_parsed)).await?
                 } else {
                     self.perform(&PageOp::Keys { frame: self.focus_frame.get(), keys: keys_parsed }).await?
@@ -202,7 +202,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     self.note_typed(
                         &element,
                         element.frame_url.as_deref().unwrap_or(url),
-                        &self.config.secrets.redact(text),
+                        &self.config.limits.now().secrets.redact(text),
                     );
                 }
                 done.report.element = Some(Highlight { target: element.target.clone(), index: element.index });
@@ -217,7 +217,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     fn fill_secrets(&self, action: &Action, url: &str) -> Result<(Action, bool), String> {
         match action {
             Action::InputText { index, text, clear } => {
-                let (text, consented) = self.config.secrets.fill(text, url)?;
+                let (text, consented) = self.config.limits.now().secrets.fill(text, url)?;
                 Ok((Action::InputText { index: *index, text, clear: *clear }, consented))
             }
             other => Ok((other.clone(), false)),
@@ -232,7 +232,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         seen: Option<&PageMap>,
     ) -> Result<Option<Done>, StepError> {
         let Some(page) = seen else { return Ok(None) };
-        let Some(consequence) = assess(action, element, page, self.config.strictness) else { return Ok(None) };
+        let Some(consequence) = assess(action, element, page, self.config.limits.now().strictness) else {
+            return Ok(None);
+        };
         let approved = self.ask_user(consequence.question(), &page.url, Vec::new()).await?;
         Ok((!approved).then(|| {
             report(
@@ -300,9 +302,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
         match action {
             Action::ClickElement { .. }
-                if element.link.as_deref().is_some_and(|link| self.config.policy.check(link).is_err()) =>
+                if element.link.as_deref().is_some_and(|link| self.config.limits.now().policy.check(link).is_err()) =>
             {
-                let refusal = self.config.policy.check(element.link.as_deref().unwrap_or_default()).unwrap_err();
+                let refusal =
+                    self.config.limits.now().policy.check(element.link.as_deref().unwrap_or_default()).unwrap_err();
                 Ok(report(name, Some(&target), false, format!("Did not click {target}: it leads to {refusal}.")))
             }
             Action::ClickElement { click, .. } => {
@@ -462,7 +465,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// The URL to open, if the user's site lists allow it and no page text that tried to instruct
     /// the agent asked for its host.
     fn allowed_url(&self, url: &str) -> Result<String, String> {
-        let url = self.config.policy.check(url).map_err(|refusal| refusal.to_string())?;
+        let url = self.config.limits.now().policy.check(url).map_err(|refusal| refusal.to_string())?;
         let host =
             url::Url::parse(&url).ok().and_then(|u| u.host_str().map(str::to_ascii_lowercase)).unwrap_or_default();
         if self.tainted_hosts.borrow().contains(&host) {

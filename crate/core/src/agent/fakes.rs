@@ -1,9 +1,10 @@
 //! A fake browser and a scripted model for the agent's native tests.
 
+use super::limits::{Limits, LiveLimits};
 use super::navigator::run_task;
 use super::task_config::{Budgets, Models, Review, TaskConfig, UserGate};
 use super::AgentEvent;
-use crate::actions::{SearchEngine, Strictness};
+use crate::actions::SearchEngine;
 use crate::browser::trusted_input::InputCommand;
 use crate::browser::Download;
 use crate::browser::DragReport;
@@ -16,7 +17,6 @@ use crate::dom_map::tests::{node, page};
 use crate::dom_map::{ElementRef, MapOptions, RawFrame, RawNode};
 use crate::llm::{ChatModel, ChatReply, ChatRequest, LlmError};
 use crate::messages::{Budget, RequestStyle};
-use crate::safety::{Secrets, SitePlan, SitePolicy};
 use crate::tokens::TokenCounter;
 use futures::executor::block_on;
 use std::cell::{Cell, RefCell};
@@ -74,7 +74,8 @@ pub struct FakeShop {
     pub finished: Cell<bool>,
     /// Called with each operation as it is performed (a test's user may stop the task then).
     pub on_perform: RefCell<Option<OnPerform>>,
-    pub rules: RefCell<Vec<serde_json::Value>>,
+    /// Every call to `restrict`: the tabs, and the rules written there.
+    pub restricted: RefCell<Vec<(Vec<TabId>, Vec<serde_json::Value>)>>,
     /// Replaces the add button's label (say, with a purchase).
     pub buy_label: RefCell<Option<String>>,
     /// Where the Reviews link leads.
@@ -149,7 +150,7 @@ impl FakeShop {
             input_commands: RefCell::default(),
             finished: Cell::new(false),
             on_perform: RefCell::default(),
-            rules: RefCell::default(),
+            restricted: RefCell::default(),
             buy_label: RefCell::default(),
             reviews_href: RefCell::new("/reviews".into()),
             reviews_text: RefCell::new("Reviews".into()),
@@ -188,7 +189,9 @@ impl FakeShop {
     fn load(&self, url: &str, showing: &str) -> (Navigation, Shows) {
         let mut url = url.to_string();
         for _ in 0..20 {
-            if blocks_page(&self.rules.borrow(), &url) {
+            // The rules last written for the task's tabs are the session's (one task a fake).
+            let rules = self.restricted.borrow().last().map(|(_, rules)| rules.clone()).unwrap_or_default();
+            if blocks_page(&rules, &url) {
                 let error = Some("net::ERR_BLOCKED_BY_CLIENT".into());
                 return (Navigation { url, error, ..Navigation::default() }, Shows::ErrorPage);
             }
@@ -482,8 +485,8 @@ impl Browser for FakeShop {
         Ok(OpOutcome { ok: true, ..OpOutcome::default() })
     }
 
-    async fn restrict(&self, rules: &[serde_json::Value]) -> Result<(), BrowserError> {
-        *self.rules.borrow_mut() = rules.to_vec();
+    async fn restrict(&self, tabs: &[TabId], rules: &[serde_json::Value]) -> Result<(), BrowserError> {
+        self.restricted.borrow_mut().push((tabs.to_vec(), rules.to_vec()));
         Ok(())
     }
 
@@ -589,16 +592,11 @@ pub fn config(max_steps: u32) -> TaskConfig {
         map: MapOptions::default(),
         highlights: true,
         search_engine: SearchEngine::DuckDuckGo,
-        trusted_input: false,
-        policy: SitePolicy::default(),
-        strictness: Strictness::Normal,
-        site_plan: SitePlan::Off,
-        secrets: Secrets::default(),
+        limits: LiveLimits::new(Limits::default()),
         price: None,
         validator_rejections: None,
         planning_interval: None,
         vision: false,
-        ask_before_acting: false,
         memory_interval: None,
         budgets: Budgets::single(Budget { counter: TokenCounter::estimate(), max_input_tokens: 1_000_000 }),
         style: RequestStyle::Full,

@@ -8,6 +8,7 @@ mod execute;
 #[cfg(test)]
 pub(crate) mod fakes;
 mod hand_over;
+mod limits;
 mod loop_guard;
 mod navigator;
 mod output;
@@ -24,6 +25,7 @@ pub use checkpoint::Checkpoint;
 pub use drive::{app_name, drive_session, DriveCommand, DriveReply, DriveRequest};
 pub use events::{ActionReport, AgentEvent};
 pub use hand_over::{HandOver, PageNeeds, Reason as HandOverReason};
+pub use limits::{Limits, LiveLimits};
 pub use navigator::{run_task, step_limit_reached};
 pub use output::{parse_navigator_output, AgentBrain, NavigatorOutput};
 pub use prompt::{minimum_budget, navigator_schema, state_message, system_prompt};

@@ -57,7 +57,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
     emit: &dyn Fn(AgentEvent),
 ) -> AgentEvent {
     // Nothing leaves the core with a secret's value in it.
-    let redact = |text: &str| config.secrets.redact(text);
+    let redact = |text: &str| config.limits.now().secrets.redact(text);
     let recorder = RefCell::new(Recorder::new(&config.task, config.price, browser.now_ms()));
     let emit = &|event: AgentEvent| {
         let event = event.redacted(&redact);
@@ -77,6 +77,7 @@ pub async fn run_task<B: Browser, M: ChatModel, G: UserGate>(
         emit(AgentEvent::Answer { data: redact_strings(data, &redact) });
     }
     navigator.release_group().await;
+    config.limits.release();
     browser.finish(&navigator.worked_tabs()).await;
     if let Some(on_end_tab) = &config.on_end_tab {
         on_end_tab(navigator.tab.get());
@@ -113,8 +114,6 @@ pub(super) struct Navigator<'a, B, M, G> {
     pub(super) focus_moved: Cell<bool>,
     /// Every tab the task has worked in: the site policy's browser rules cover them all.
     task_tabs: RefCell<Vec<TabId>>,
-    /// The browser rules last given for the task's tabs (the site lists' and the firewall's).
-    pub(super) tab_rules: RefCell<Vec<serde_json::Value>>,
     /// Pages the firewall stopped and the guard did not pass, with why: not asked about again.
     pub(super) stopped_hops: RefCell<Vec<(String, String)>>,
     /// The names (`t1`, `t2`, ...) the model knows the task's tabs by.
@@ -191,7 +190,6 @@ impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
             focus_frame_url: RefCell::default(),
             focus_moved: Cell::new(false),
             task_tabs: RefCell::default(),
-            tab_rules: RefCell::default(),
             stopped_hops: RefCell::default(),
             tab_aliases: RefCell::default(),
             group: RefCell::default(),
@@ -264,7 +262,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if tabs.iter().any(|tab| tab.id == self.tab.get() && tab.url == url) {
             return Ok(());
         }
-        if let Err(refusal) = self.config.policy.check(url) {
+        if let Err(refusal) = self.config.limits.now().policy.check(url) {
             return Err(StepError::Fatal(text!("core_replay_start_not_allowed", url, refusal.text())));
         }
         match self.browser.navigate(self.tab.get(), url).await {
@@ -311,7 +309,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             tab_aliases: self.tab_aliases.borrow().clone(),
             group: self.group.borrow().clone(),
             step,
-            results: results.iter().map(|result| self.config.secrets.redact(result)).collect(),
+            results: results.iter().map(|result| self.config.limits.now().secrets.redact(result)).collect(),
             failures,
             rejections: self.rejections.get(),
             usage: self.usage.get(),
@@ -567,7 +565,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     /// In ask-before-acting mode, puts the step's actions to the user. `None` means run them.
     async fn review(&mut self, step: u32, output: &NavigatorOutput) -> Result<Option<StepEnd>, StepError> {
-        if !self.config.ask_before_acting {
+        if !self.config.limits.now().ask_before_acting {
             return Ok(None);
         }
         let id = self.approvals.get() + 1;
@@ -613,7 +611,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// The planner's view of the history (its latest plan the only one, like the navigator's) and
     /// `state`; `None` when its reply is unusable (the navigator then goes on without a plan).
     async fn ask_planner(&self, state: &str, stage: PlanStage) -> Result<Option<Plan>, StepError> {
-        let state = self.config.secrets.redact(state);
+        let state = self.config.limits.now().secrets.redact(state);
         let prompt = planner_prompt(self.history.parts_with_latest_plan(), &state, stage, self.config.style);
         let budget = &self.config.budgets.planner;
         let reply = self.complete_within(Role::Planner, self.models.planner, budget, prompt, false).await?;
@@ -653,7 +651,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             self.adopt_plan(plan);
         }
         let progress = plan.map(|plan| plan.for_validator());
-        let state = self.config.secrets.redact(&state);
+        let state = self.config.limits.now().secrets.redact(&state);
         let task = self.config.task_for_models();
         let prompt = validator_prompt(&task, &claimed, progress.as_deref(), &state, style);
         let budget = &self.config.budgets.validator;
@@ -730,7 +728,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Why the current page cannot be read when the site policy blocked it.
     async fn blocked_page_reason(&self) -> Option<Text> {
         let url = self.tab_url().await?;
-        match self.config.policy.check(&url) {
+        match self.config.limits.now().policy.check(&url) {
             Err(refusal @ (PolicyRefusal::Denied { .. } | PolicyRefusal::NotAllowed { .. })) => {
                 Some(text!("core_page_blocked", refusal.text()))
             }

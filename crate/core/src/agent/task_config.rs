@@ -2,16 +2,16 @@
 //! the user's answers the agent waits for.
 
 use super::checkpoint::Checkpoint;
+use super::limits::LiveLimits;
 use super::prompt::answer_language_instruction;
 use super::replay::Replay;
-use crate::actions::{SearchEngine, Strictness};
+use crate::actions::SearchEngine;
 use crate::answer::OutputSchema;
 use crate::browser::TabId;
 use crate::dom_map::MapOptions;
 use crate::files::TaskFiles;
 use crate::llm::pricing::Price;
 use crate::messages::{Budget, History, RequestStyle};
-use crate::safety::{Secrets, SitePlan, SitePolicy};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -24,16 +24,9 @@ pub struct TaskConfig {
     /// Draw numbered boxes over the elements the model sees each step.
     pub highlights: bool,
     pub search_engine: SearchEngine,
-    /// Click, type and press keys through the debugger (trusted events) where the page allows.
-    pub trusted_input: bool,
-    /// The sites the agent may visit.
-    pub policy: SitePolicy,
-    /// How readily consequential actions are put to the user.
-    pub strictness: Strictness,
-    /// How sites outside the task's plan are treated.
-    pub site_plan: SitePlan,
-    /// Named secrets the model may type by placeholder.
-    pub secrets: Secrets,
+    /// What limits the agent (the site lists, secrets, approvals...), as the user last saved it:
+    /// read at each check, never kept from the task's start.
+    pub limits: Rc<LiveLimits>,
     /// The model's price, to report the task's cost as it runs.
     pub price: Option<Price>,
     /// How many times the validator may reject a claimed success before the task ends as not
@@ -43,8 +36,6 @@ pub struct TaskConfig {
     pub planning_interval: Option<u32>,
     /// Show the model a screenshot with each step's state.
     pub vision: bool,
-    /// Put each step's actions to the user before they run.
-    pub ask_before_acting: bool,
     /// Every this many steps older history is summarised into a compact memory; `None` only
     /// when the budget runs tight.
     pub memory_interval: Option<u32>,

@@ -58,7 +58,6 @@ fn named_key(name: &str) -> Option<KeyPress> {
         ("tab", "Tab", "Tab", 9),
         ("escape", "Escape", "Escape", 27),
         ("esc", "Escape", "Escape", 27),
-        ("backspace", "Backspace", "Backspace", 8),
         ("delete", "Delete", "Delete", 46),
         ("space", " ", "Space", 32),
         ("arrowup", "ArrowUp", "ArrowUp", 38),
@@ -75,6 +74,9 @@ fn named_key(name: &str) -> Option<KeyPress> {
         ("pagedown", "PageDown", "PageDown", 34),
     ];
     let lower = name.to_ascii_lowercase();
+    if lower == "backspace" {
+        return Some(backspace());
+    }
     if let Some(&(_, key, code, key_code)) = NAMED.iter().find(|(alias, ..)| *alias == lower) {
         return Some(press(key, code, key_code));
     }
@@ -84,6 +86,11 @@ fn named_key(name: &str) -> Option<KeyPress> {
         return None;
     }
     Some(char_press(ch))
+}
+
+/// Backspace, which erases the selected text (or the character before the caret).
+pub fn backspace() -> KeyPress {
+    press("Backspace", "Backspace", 8)
 }
 
 /// The key presses that type `text` on a US keyboard, one per character (a line break is Enter).

@@ -11,7 +11,7 @@ mod page_op;
 pub mod trusted_input;
 
 pub use drag::{DragReport, DropOn};
-pub use keys::{parse_keys, KeyPress};
+pub use keys::{backspace, parse_keys, KeyPress};
 pub use page_op::{Click, PageOp, UploadedFile};
 
 use crate::dom_map::{ElementRef, RawFrame};
@@ -69,9 +69,9 @@ pub trait Browser {
     /// Sends trusted input (DevTools Protocol `Input` commands) to the tab, then waits for the
     /// page to settle as `perform` does. Only used when the user turned trusted input on.
     async fn input(&self, tab: TabId, commands: &[trusted_input::InputCommand]) -> Result<OpOutcome, BrowserError>;
-    /// Installs the browser's blocking rules for the task (`declarativeNetRequest` session rules,
-    /// replacing the task's earlier ones).
-    async fn restrict(&self, rules: &[serde_json::Value]) -> Result<(), BrowserError>;
+    /// Installs the browser's blocking rules for the task's `tabs` (`declarativeNetRequest`
+    /// session rules, replacing the earlier ones there; none removes them).
+    async fn restrict(&self, tabs: &[TabId], rules: &[serde_json::Value]) -> Result<(), BrowserError>;
     /// Ends the task's presence in the tabs it worked in: highlights removed, trusted input
     /// released, its blocking rules removed (other tasks' stay), the bytes of its downloads let go
     /// of (the files stay where the browser saved them), the browser free to discard them again

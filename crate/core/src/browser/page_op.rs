@@ -2,7 +2,7 @@
 //! on the frame as a whole.
 
 use super::drag::DropOn;
-use super::keys::{typing_presses, KeyPress};
+use super::keys::{backspace, typing_presses, KeyPress};
 use crate::dom_map::ElementRef;
 use serde::Serialize;
 
@@ -199,9 +199,11 @@ pub struct UploadedFile {
 }
 
 impl PageOp {
-    /// Typing `text` into the element, key by key.
+    /// Typing `text` into the element, key by key. Replacing the field's text (`clear`) with
+    /// nothing erases it as a person does: the text selected, then Backspace.
     pub fn type_text(target: ElementRef, tag: String, text: &str, clear: bool) -> PageOp {
-        PageOp::Type { target, tag, text: text.to_string(), clear, keys: typing_presses(text), more: false }
+        let keys = if clear && text.is_empty() { vec![backspace()] } else { typing_presses(text) };
+        PageOp::Type { target, tag, text: text.to_string(), clear, keys, more: false }
     }
 
     /// Typing `text` into the element, in as many operations as it takes to stay fast and
@@ -380,6 +382,17 @@ mod tests {
         let first = serde_json::to_value(&ops[0]).unwrap();
         assert_eq!((first["more"].clone(), first["keys"].clone()), (json!(true), json!([])));
         assert!(serde_json::to_value(&ops[3]).unwrap().get("more").is_none());
+    }
+
+    #[test]
+    fn replacing_a_field_s_text_with_nothing_erases_it_with_backspace() {
+        let target = crate::dom_map::ElementRef { frame_id: 0, doc: "d".into(), id: 4 };
+        let keys = |clear: bool| match PageOp::typing(target.clone(), "input".into(), "", clear).as_slice() {
+            [PageOp::Type { keys, clear: cleared, .. }] if *cleared == clear => keys.clone(),
+            other => panic!("not one typing: {other:?}"),
+        };
+        assert_eq!(keys(true), [backspace()]);
+        assert!(keys(false).is_empty(), "appending nothing presses nothing");
     }
 
     #[test]

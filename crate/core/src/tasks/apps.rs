@@ -398,7 +398,7 @@ impl<H: Host> TaskManager<H> {
                 open.emit(&event);
             };
             open.emit(&AgentEvent::AppDriving { client: client.clone() });
-            match Prepared::new(host.as_ref(), &settings, task, tab, Rc::default()).await {
+            match Prepared::new(host.as_ref(), &settings, task, tab, Rc::default(), &session.limits).await {
                 Ok(prepared) => {
                     let config = TaskConfig {
                         on_end_tab: Some(on_end_tab(&core.apps, &session, true)),

@@ -154,6 +154,30 @@ impl<H: Host> TaskManager<H> {
         self.tell_places();
     }
 
+    /// The user saved the settings: what limits the agent applies at once to every running task
+    /// and every session an app drives, in the browser's rules too. A task the new limits cannot
+    /// be applied to is stopped, saying why. Resolves once they apply.
+    pub fn settings_saved(&self) -> impl Future<Output = ()> + 'static {
+        let manager = self.share();
+        async move {
+            let limits = manager.host.load_settings().await.and_then(|settings| prepare::limits_of(&settings));
+            for task in manager.tasks.select(None) {
+                let applied = match &limits {
+                    Ok(limits) => {
+                        let replaced = task.limits.replace(limits.clone(), manager.host.browser()).await;
+                        replaced.map_err(|err| err.text().into())
+                    }
+                    Err(message) => Err(message.clone()),
+                };
+                if let Err(why) = applied {
+                    let message = text!("core_task_settings_not_applied", why).into();
+                    manager.emit_to(&task.chat, AgentEvent::Warning { message });
+                    manager.stop(Some(&task.chat));
+                }
+            }
+        }
+    }
+
     /// Starts a task, or puts it in line when as many run as the user allows.
     fn start(&self, job: Job) {
         let manager = self.share();

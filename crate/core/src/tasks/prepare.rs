@@ -2,7 +2,7 @@
 //! counter, budgets and prices, all checked before anything starts.
 
 use super::host::Host;
-use crate::agent::{Budgets, Models, TaskConfig};
+use crate::agent::{Budgets, Limits, LiveLimits, Models, TaskConfig};
 use crate::dom_map::MapOptions;
 use crate::files::TaskFiles;
 use crate::i18n::Message;
@@ -24,16 +24,17 @@ pub struct Prepared<H: Host> {
 }
 
 impl<H: Host> Prepared<H> {
+    /// `limits` are the task's, which the user's saved settings replace while it runs.
     pub async fn new(
         host: &H,
         settings: &Settings,
         task: String,
         tab: i32,
         conversation: Rc<RefCell<History>>,
+        limits: &Rc<LiveLimits>,
     ) -> Result<Prepared<H>, Message> {
         settings.validate().map_err(|err| err.text())?;
-        let policy = settings.site_policy().map_err(|err| err.text())?;
-        let secrets = settings.named_secrets().map_err(|err| err.text())?;
+        limits.start_with(limits_of(settings)?);
         let names = settings.model_names();
         let model_named = |name: &str, options| settings.model(name, options, host.http(settings.request_timeout_ms()));
         let navigator = model_named(&names[0], settings.model_options());
@@ -58,16 +59,11 @@ impl<H: Host> Prepared<H> {
             map: MapOptions::default(),
             highlights: settings.highlights,
             search_engine: settings.search_engine,
-            trusted_input: settings.trusted_input,
-            policy,
-            strictness: settings.confirmations,
-            site_plan: settings.site_plan,
-            secrets,
+            limits: Rc::clone(limits),
             price: settings.model_price(),
             validator_rejections: settings.validator_rejections(),
             planning_interval: Some(settings.planning_interval).filter(|&n| n > 0),
             vision: settings.vision,
-            ask_before_acting: settings.ask_before_acting,
             memory_interval: Some(settings.memory_interval).filter(|&n| n > 0),
             budgets,
             style: settings.request_style(),
@@ -87,6 +83,18 @@ impl<H: Host> Prepared<H> {
     pub fn models(&self) -> Models<'_, AnyModel<H::Http>> {
         Models { navigator: &self.navigator, planner: &self.planner, validator: &self.validator }
     }
+}
+
+/// What in the settings limits the agent.
+pub fn limits_of(settings: &Settings) -> Result<Limits, Message> {
+    Ok(Limits {
+        policy: settings.site_policy().map_err(|err| err.text())?,
+        strictness: settings.confirmations,
+        site_plan: settings.site_plan,
+        secrets: settings.named_secrets().map_err(|err| err.text())?,
+        trusted_input: settings.trusted_input,
+        ask_before_acting: settings.ask_before_acting,
+    })
 }
 
 /// Each agent's model name with its token counter, as `load` gives it (its vocabulary loaded).

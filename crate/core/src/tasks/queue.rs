@@ -1,7 +1,7 @@
 //! The tasks under way, each with its own chat, tab, cancel token and approvals, and those waiting
 //! for a place: the user's limit (`Settings::task_limit`) says how many run at once.
 
-use crate::agent::{HandOver, Review};
+use crate::agent::{HandOver, LiveLimits, Review};
 use crate::cancel::CancelToken;
 use futures::channel::oneshot;
 use std::cell::{Cell, RefCell};
@@ -80,6 +80,8 @@ pub struct Task {
     /// The tab it works in, which no other task starts in while it runs.
     pub tab: Cell<Option<i32>>,
     pub asker: Asker,
+    /// What limits it, which the settings the user saves replace at once.
+    pub limits: Rc<LiveLimits>,
 }
 
 /// A task waiting for a place, with what starts it.
@@ -103,8 +105,14 @@ impl<J> Default for Tasks<J> {
 impl<J> Tasks<J> {
     /// Registers a task as running.
     pub fn run(&self, chat: String, asker: Asker) -> Rc<Task> {
-        let task =
-            Rc::new(Task { chat, cancel: CancelToken::new(), user: PanelUser::default(), tab: Cell::new(None), asker });
+        let task = Rc::new(Task {
+            chat,
+            cancel: CancelToken::new(),
+            user: PanelUser::default(),
+            tab: Cell::new(None),
+            asker,
+            limits: Rc::default(),
+        });
         self.running.borrow_mut().push(Rc::clone(&task));
         task
     }

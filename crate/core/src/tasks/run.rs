@@ -172,7 +172,7 @@ impl<H: Host> TaskManager<H> {
             checkpoint.saved_at_ms = saver.now_ms();
             drop(saver.save_task(&chat, serde_json::to_value(&checkpoint).ok()));
         };
-        let prepared = Prepared::new(host.as_ref(), &settings, description, tab, conversation).await?;
+        let prepared = Prepared::new(host.as_ref(), &settings, description, tab, conversation, &task.limits).await?;
         let config = TaskConfig {
             max_steps,
             resume,

@@ -122,8 +122,8 @@ impl<H: Host> Browser for SharedTabs<'_, H> {
         self.host.browser().input(tab, commands).await
     }
 
-    async fn restrict(&self, rules: &[serde_json::Value]) -> Result<(), BrowserError> {
-        self.host.browser().restrict(rules).await
+    async fn restrict(&self, tabs: &[TabId], rules: &[serde_json::Value]) -> Result<(), BrowserError> {
+        self.host.browser().restrict(tabs, rules).await
     }
 
     async fn finish(&self, tabs: &[TabId]) {

@@ -765,3 +765,86 @@ fn an_app_task_that_needs_the_user_tells_them_in_a_notification() {
         worker.host.notified.borrow().iter().map(|(from, event)| (from.clone(), event["type"].clone())).collect();
     assert_eq!(notified, [("Claude".to_string(), json!("hand_over_needed"))]);
 }
+
+/// The user saves `settings` as the worker saves them: written, then applied to what runs.
+fn save_settings(worker: &mut Worker, settings: Settings) {
+    *worker.host.settings.borrow_mut() = settings;
+    let applied = worker.tasks.settings_saved();
+    worker.pool.run_until(applied);
+    worker.pool.run_until_stalled();
+}
+
+/// The sites the rules of the last `restrict` call block by name (the site lists'; the firewall
+/// blocks every page but its own sites'), and the tabs they cover.
+fn last_rules(worker: &Worker) -> (Vec<TabId>, Vec<String>) {
+    let restricted = worker.host.shop.restricted.borrow();
+    let (tabs, rules) = restricted.last().cloned().unwrap_or_default();
+    let mut blocked: Vec<String> = rules
+        .iter()
+        .filter(|rule| rule["action"]["type"] == "block")
+        .filter_map(|rule| rule["condition"]["requestDomains"][0].as_str().map(str::to_string))
+        .collect();
+    blocked.dedup();
+    (tabs, blocked)
+}
+
+#[test]
+fn a_deny_list_saved_while_a_task_runs_holds_at_its_next_action_and_in_the_browser() {
+    let mut worker = Worker::new(settings(1));
+    let go = json!([{"do": "go_to_url", "url": "http://blocked.test/page"}]).to_string();
+    worker.host.model.replies.borrow_mut().push_back(reply(&go).unwrap());
+    worker.host.model.hold();
+    worker.start(&chat(1), "read the page");
+    assert!(last_rules(&worker).1.is_empty(), "no lists, no site blocked by name");
+    // While the model thinks, the user denies the site.
+    save_settings(&mut worker, Settings { deny_list: vec!["blocked.test".into()], ..settings(1) });
+    assert_eq!(last_rules(&worker), (vec![1], vec!["blocked.test".to_string()]));
+
+    worker.release_model();
+    let step = worker.events("step").remove(0);
+    assert_eq!(
+        step["actions"][0]["outcome"],
+        "Did not open http://blocked.test/page: http://blocked.test/page is on the list of sites the user does not allow (\"blocked.test\")."
+    );
+    assert_eq!(*worker.host.shop.url.borrow(), "http://shop.test/", "nothing was opened");
+    assert!(worker.events("approval_needed").is_empty());
+    // The task ended: later settings write no rules in its tab.
+    let calls = worker.host.shop.restricted.borrow().len();
+    save_settings(&mut worker, Settings { deny_list: vec!["other.test".into()], ..settings(1) });
+    assert_eq!(worker.host.shop.restricted.borrow().len(), calls);
+}
+
+#[test]
+fn a_deny_list_saved_while_an_app_is_connected_refuses_its_next_call_there() {
+    let mut worker = Worker::new(Settings { mcp: true, ..settings(2) });
+    worker.host.shared.borrow_mut().push(1);
+    let (reply, heard) = app_server();
+    let call = |id: u64, tool: &str, args: Value| json!({"type": "call", "id": id, "tool": tool, "args": args, "client": "Claude"});
+    worker.tasks.handle_host_message(Ok(call(1, "list_tabs", json!({}))), Rc::clone(&reply));
+    worker.pool.run_until_stalled();
+    worker.panel(json!({"type": "pair_app", "decision": "once"}));
+    assert_eq!(heard.borrow().last().unwrap()["ok"], true, "the session serves the app");
+
+    save_settings(&mut worker, Settings { mcp: true, deny_list: vec!["blocked.test".into()], ..settings(2) });
+    assert_eq!(last_rules(&worker), (vec![1], vec!["blocked.test".to_string()]));
+    worker.tasks.handle_host_message(Ok(call(2, "navigate", json!({"url": "http://blocked.test/"}))), reply);
+    worker.pool.run_until_stalled();
+    let refused = heard.borrow().last().unwrap().clone();
+    assert_eq!((&refused["id"], &refused["ok"]), (&json!(2), &json!(false)));
+    assert_eq!(
+        refused["text"],
+        "go_to_url: Did not open http://blocked.test/: http://blocked.test/ is on the list of sites the user does not allow (\"blocked.test\")."
+    );
+    assert_eq!(*worker.host.shop.url.borrow(), "http://shop.test/", "nothing was opened");
+}
+
+#[test]
+fn asking_before_each_step_turned_on_while_a_task_runs_holds_its_next_step_for_the_user() {
+    let mut worker = Worker::new(settings(1));
+    worker.host.model.hold();
+    worker.start(&chat(1), "tell me the cart total");
+    save_settings(&mut worker, Settings { ask_before_acting: true, ..settings(1) });
+    worker.release_model();
+    assert_eq!(worker.chats_of("review_needed"), [chat(1)]);
+    assert!(worker.chats_of("result").is_empty(), "the step waits for the user");
+}

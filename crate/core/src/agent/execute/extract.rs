@@ -63,7 +63,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let pieces = chunks(&markdown, EXTRACT_CHUNK_TOKENS.min(budget.max_input_tokens / 2));
         let mut answers = Vec::new();
         for piece in pieces.iter().take(EXTRACT_MAX_CHUNKS) {
-            let prompt = extraction_prompt(query, &self.config.secrets.redact(piece));
+            let prompt = extraction_prompt(query, &self.config.limits.now().secrets.redact(piece));
             let reply = self.complete_within(Role::Extraction, self.models.navigator, budget, prompt, false).await?;
             match parse_extraction(&reply) {
                 Some((true, answer)) => answers.push(answer),

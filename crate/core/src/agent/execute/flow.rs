@@ -154,7 +154,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Checks a navigation: the data it carries, then the site plan. A strict plan asks about
     /// every site outside it, what the agent wrote included, in its own words.
     pub(super) async fn guard_leaving(&self, out: &Outbound<'_>) -> Result<Option<Done>, StepError> {
-        let plan_asks = self.config.site_plan == SitePlan::Strict;
+        let plan_asks = self.config.limits.now().site_plan == SitePlan::Strict;
         if let Some(refused) = self.guard_flow_unless(out, plan_asks).await? {
             return Ok(Some(refused));
         }
@@ -212,11 +212,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             .filter(|file| file.source == FileSource::Attached)
             .map(|file| file.name.clone())
             .collect();
+        let limits = self.config.limits.now();
         let conversation = Conversation {
             tasks: &tasks,
             rest: &rest,
-            secrets: &self.config.secrets,
-            policy: &self.config.policy,
+            secrets: &limits.secrets,
+            policy: &limits.policy,
             search: self.search_page(),
             attached: &attached,
         };
@@ -305,7 +306,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// (strict). The search engine the user chose is always in the plan.
     async fn guard_site(&self, out: &Outbound<'_>) -> Result<Option<Done>, StepError> {
         let Outbound { name, target, to, ref doing, .. } = *out;
-        if self.config.site_plan == SitePlan::Off {
+        if self.config.limits.now().site_plan == SitePlan::Off {
             return Ok(None);
         }
         let Some(site) = Site::of(to) else { return Ok(None) };
@@ -320,7 +321,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
         let planned = if plan.is_empty() { text!("core_plan_no_sites").into() } else { Arg::from(plan.join(", ")) };
         let plan = planned.english();
-        if self.config.site_plan == SitePlan::Ask {
+        if self.config.limits.now().site_plan == SitePlan::Ask {
             self.warn_once(text!("core_warning_unplanned_site", site.to_string(), planned));
             return Ok(None);
         }
@@ -340,7 +341,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// With a site plan set, the sites the planner expects at the start of a task are put to the
     /// user; once confirmed they count as chosen.
     pub(in crate::agent) async fn confirm_plan_sites(&self, sites: &[String]) -> Result<(), StepError> {
-        if self.config.site_plan == SitePlan::Off {
+        if self.config.limits.now().site_plan == SitePlan::Off {
             return Ok(());
         }
         let mut new: Vec<(String, Site)> = Vec::new();
@@ -355,7 +356,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(());
         }
         let names: Vec<String> = new.iter().map(|(_, site)| site.to_string()).collect();
-        let question = match self.config.site_plan {
+        let question = match self.config.limits.now().site_plan {
             SitePlan::Strict => text!("core_question_plan_sites_ask", names.join(", ")),
             _ => text!("core_question_plan_sites_tell", names.join(", ")),
         };

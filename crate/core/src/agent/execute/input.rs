@@ -4,14 +4,14 @@
 use super::tab_closed;
 use crate::agent::navigator::{Navigator, StepError};
 use crate::agent::task_config::UserGate;
-use crate::browser::{trusted_input, Browser, BrowserError, Click, OpOutcome, PageOp};
+use crate::browser::{backspace, trusted_input, Browser, BrowserError, Click, OpOutcome, PageOp};
 use crate::dom_map::{ElementRef, MapElement};
 use crate::llm::ChatModel;
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Whether trusted input applies to the element: the user turned it on, and the element is in
     /// the top frame (the debugger's coordinates are the top frame's).
     pub(super) fn trusted_here(&self, element: &MapElement) -> bool {
-        self.config.trusted_input && element.target.frame_id == 0
+        self.config.limits.now().trusted_input && element.target.frame_id == 0
     }
 
     /// Typing into the element as the user set typing up: through the debugger (trusted input)
@@ -87,7 +87,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         clear: bool,
     ) -> Result<OpOutcome, StepError> {
         let mut typed = OpOutcome::default();
-        for (i, piece) in trusted_input::insert_pieces(text).into_iter().enumerate() {
+        let pieces = match text {
+            // Nothing to insert in place of the selected text: it is erased, as a person erases it.
+            "" if clear => vec![trusted_input::key_presses(&[backspace()])],
+            _ => trusted_input::insert_pieces(text),
+        };
+        for (i, piece) in pieces.into_iter().enumerate() {
             if i > 0 {
                 self.between_pieces().await?;
             }

@@ -42,6 +42,8 @@ pub(super) fn left_page(mut done: Done) -> Done {
 pub(super) fn typed_sentence(text: &str, target: &str, value: Option<&str>) -> String {
     let typed = quoted(text);
     match value {
+        // An editable area emptied keeps the browser's line break.
+        Some(value) if text.is_empty() && value.trim().is_empty() => format!("Emptied {target}."),
         Some(value) if value == text => format!("Typed {typed} into {target}."),
         Some("") => format!("Typed {typed} into {target}, but the field is empty now: it rejected the value (date fields need YYYY-MM-DD, number fields digits)."),
         Some(value) => format!("Typed {typed} into {target}; its value is now {}.", quoted(value)),

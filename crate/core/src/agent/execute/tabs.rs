@@ -90,7 +90,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Ok(found) => found,
             Err(problem) => return Ok(report(name, None, false, problem)),
         };
-        let refusal = match self.config.policy.check(&tab.url) {
+        let refusal = match self.config.limits.now().policy.check(&tab.url) {
             Err(refusal @ (PolicyRefusal::Denied { .. } | PolicyRefusal::NotAllowed { .. })) => Some(refusal),
             _ => None,
         };

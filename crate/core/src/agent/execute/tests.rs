@@ -1,9 +1,14 @@
 use crate::agent::fakes::{outcomes, reply, run, FakeShop, ScriptedModel};
-use crate::agent::AgentEvent;
+use crate::agent::{AgentEvent, Limits, LiveLimits, TaskConfig};
 use crate::llm::LlmError;
 
 fn done() -> Result<String, LlmError> {
     reply(r#"[{"do":"done","text":"ok","success":true}]"#)
+}
+
+/// The fake task's configuration, with these limits.
+fn limited(limits: Limits) -> TaskConfig {
+    TaskConfig { limits: LiveLimits::new(limits), ..crate::agent::fakes::config(5) }
 }
 
 /// Runs one step of `actions` then `done`, returning the outcome sentences and the model.
@@ -133,6 +138,15 @@ fn typing_can_append_and_reports_the_final_value() {
     *shop.note.borrow_mut() = "gift".into();
     let (said, _) = one_step(&shop, r#"[{"do":"input_text","index":2,"text":" wrap","clear":false}]"#);
     assert_eq!(said[0], "Typed \" wrap\" into <textarea> [2]; its value is now \"gift wrap\".");
+}
+
+#[test]
+fn typing_nothing_in_place_of_a_field_s_text_says_that_it_emptied_it() {
+    let shop = FakeShop::new();
+    *shop.note.borrow_mut() = "gift".into();
+    let (said, _) = one_step(&shop, r#"[{"do":"input_text","index":2,"text":"","clear":true}]"#);
+    assert_eq!(said[0], "Emptied <textarea> [2].");
+    assert!(shop.note.borrow().is_empty());
 }
 
 #[test]
@@ -297,7 +311,7 @@ fn trusted_typing_inserts_a_long_text_in_pieces_each_at_the_field_s_end() {
     let text = "y".repeat(60_000);
     let actions = serde_json::json!([{"do": "input_text", "index": 2, "text": text, "clear": null}]).to_string();
     let model = ScriptedModel::new(vec![reply(&actions), done()]);
-    let config = crate::agent::TaskConfig { trusted_input: true, ..crate::agent::fakes::config(5) };
+    let config = limited(Limits { trusted_input: true, ..Limits::default() });
     crate::agent::fakes::run_with(&config, &shop, &model);
     let inserted = shop.input_params("Input.insertText", "text");
     assert_eq!(inserted.len(), 3);
@@ -315,6 +329,18 @@ fn trusted_typing_inserts_a_long_text_in_pieces_each_at_the_field_s_end() {
 }
 
 #[test]
+fn trusted_typing_of_nothing_in_place_of_a_field_s_text_erases_it_with_backspace() {
+    use crate::browser::PageOp;
+    let shop = FakeShop::new();
+    let actions = serde_json::json!([{"do": "input_text", "index": 2, "text": "", "clear": true}]).to_string();
+    let model = ScriptedModel::new(vec![reply(&actions), done()]);
+    crate::agent::fakes::run_with(&limited(Limits { trusted_input: true, ..Limits::default() }), &shop, &model);
+    assert!(shop.ops.borrow().iter().any(|op| matches!(op, PageOp::Focus { clear: true, .. })), "its text selected");
+    assert_eq!(shop.input_params("Input.dispatchKeyEvent", "key"), ["Backspace", "Backspace"], "down and up");
+    assert!(shop.input_params("Input.insertText", "text").is_empty());
+}
+
+#[test]
 fn trusted_input_clicks_types_and_presses_through_the_debugger() {
     use crate::browser::PageOp;
     let shop = FakeShop::new();
@@ -324,7 +350,7 @@ fn trusted_input_clicks_types_and_presses_through_the_debugger() {
         ),
         done(),
     ]);
-    let config = crate::agent::TaskConfig { trusted_input: true, ..crate::agent::fakes::config(5) };
+    let config = limited(Limits { trusted_input: true, ..Limits::default() });
     let (_, events) = crate::agent::fakes::run_with(&config, &shop, &model);
     let said = outcomes(&events);
     assert_eq!(said[0], "Clicked <button> \"Add blue mug\" [1].");
@@ -346,12 +372,10 @@ fn trusted_input_clicks_types_and_presses_through_the_debugger() {
     assert!(shop.finished.get(), "the task releases the tab at its end");
 }
 
-fn with_policy(allow: &[&str], deny: &[&str]) -> crate::agent::TaskConfig {
+fn with_policy(allow: &[&str], deny: &[&str]) -> TaskConfig {
     let owned = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    crate::agent::TaskConfig {
-        policy: crate::safety::SitePolicy::new(&owned(allow), &owned(deny)).unwrap(),
-        ..crate::agent::fakes::config(5)
-    }
+    let policy = crate::safety::SitePolicy::new(&owned(allow), &owned(deny)).unwrap();
+    limited(Limits { policy, ..Limits::default() })
 }
 
 #[test]
@@ -377,8 +401,12 @@ fn the_site_policy_refuses_navigation_and_links_and_is_enforced_in_every_task_ta
     assert_eq!(*shop.url.borrow(), "http://shop.test/", "nothing was visited");
     assert_eq!(said[2], "Opened https://shop.test/faq in a new tab, t2; it is now the current tab.", "{said:?}");
     // The browser rules cover the first tab and then the new one.
-    let rules = shop.rules.borrow();
-    assert_eq!(rules.last().unwrap()["condition"]["tabIds"], serde_json::json!([1, 2]));
+    let restricted = shop.restricted.borrow();
+    let (tabs, rules) = restricted.last().unwrap();
+    assert_eq!(
+        (tabs.as_slice(), &rules.last().unwrap()["condition"]["tabIds"]),
+        (&[1, 2][..], &serde_json::json!([1, 2]))
+    );
 }
 
 #[test]
@@ -438,7 +466,7 @@ fn secrets_are_typed_by_placeholder_only_where_allowed_and_never_shown() {
     };
 
     let shop = FakeShop::new();
-    let allowed = crate::agent::TaskConfig { secrets: secret("shop.test"), ..crate::agent::fakes::config(5) };
+    let allowed = limited(Limits { secrets: secret("shop.test"), ..Limits::default() });
     let used = model();
     let (_, events) = crate::agent::fakes::run_with(&allowed, &shop, &used);
     assert_eq!(*shop.note.borrow(), "9876", "the real value was typed");
@@ -449,7 +477,7 @@ fn secrets_are_typed_by_placeholder_only_where_allowed_and_never_shown() {
     assert!(!format!("{events:?}").contains("9876"), "nor does the panel");
 
     let shop = FakeShop::new();
-    let elsewhere = crate::agent::TaskConfig { secrets: secret("bank.test"), ..crate::agent::fakes::config(5) };
+    let elsewhere = limited(Limits { secrets: secret("bank.test"), ..Limits::default() });
     let (_, events) = crate::agent::fakes::run_with(&elsewhere, &shop, &model());
     assert_eq!(outcomes(&events)[0], "Did not type: the secret \"pin\" may only be used on bank.test.");
     assert_eq!(*shop.note.borrow(), "");
@@ -731,7 +759,7 @@ fn a_trusted_drag_is_aimed_then_pressed_moved_and_released_through_the_debugger(
     use crate::browser::PageOp;
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![reply(r#"[{"do":"drag","index":1,"to":null,"dx":0,"dy":40}]"#), done()]);
-    let config = crate::agent::TaskConfig { trusted_input: true, ..crate::agent::fakes::config(5) };
+    let config = limited(Limits { trusted_input: true, ..Limits::default() });
     let (_, events) = crate::agent::fakes::run_with(&config, &shop, &model);
     assert_eq!(
         outcomes(&events)[0],

@@ -1,6 +1,6 @@
 use super::*;
 use crate::agent::fakes::{config, reply, FakeShop, ScriptedModel};
-use crate::agent::{run_task, AgentEvent, Models, Review, TaskConfig, UserGate};
+use crate::agent::{run_task, AgentEvent, Limits, LiveLimits, Models, Review, TaskConfig, UserGate};
 use crate::cancel::CancelToken;
 use crate::dom_map::tests::{node, page, with_attrs};
 use crate::safety::Secret;
@@ -314,7 +314,11 @@ fn a_password_or_code_the_user_did_not_give_is_never_typed() {
             reply(r#"[{"do":"done","text":"ok","success":true}]"#),
         ]);
         // The user continues without entering anything (the page asks for a code).
-        let config = TaskConfig { task: task.into(), secrets, ..config(5) };
+        let config = TaskConfig {
+            task: task.into(),
+            limits: LiveLimits::new(Limits { secrets, ..Limits::default() }),
+            ..config(5)
+        };
         let passing = user(&shop, vec![HandOver::Continue(None), HandOver::Continue(None)], |_| {});
         let (_, events) = run_as(&config, &shop, &model, &passing);
         let typed = shop.ops.borrow().iter().filter(|op| matches!(op, crate::browser::PageOp::Type { .. })).count();

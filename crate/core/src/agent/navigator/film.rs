@@ -55,7 +55,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Whether an element shows one of the user's secrets (a field it was typed into): what the
     /// step reports redact from text is blacked out of the picture.
     fn holds_secret(&self, element: &MapElement) -> bool {
-        let secrets = &self.config.secrets;
+        let secrets = &self.config.limits.now().secrets;
         let shows = |text: &str| secrets.redact(text) != text;
         !secrets.is_empty() && (shows(&element.text) || element.attrs.iter().any(|(_, value)| shows(value)))
     }
@@ -69,7 +69,7 @@ fn film_id(started_ms: f64) -> String {
 #[cfg(test)]
 mod tests {
     use crate::agent::fakes::{config, reply, run_with, FakeShop, ScriptedModel};
-    use crate::agent::{AgentEvent, TaskConfig};
+    use crate::agent::{AgentEvent, Limits, LiveLimits, TaskConfig};
     use crate::safety::{Secret, Secrets};
 
     /// The film frames of a run: step, caption and whether the acted element is outlined.
@@ -124,7 +124,11 @@ mod tests {
         let goal = r#"{"current_state":{"evaluation_previous_goal":"ok","memory":"m","next_goal":"Type Orbit-4242 in the PIN field"},"action":[{"do":"done","text":"ok","success":true}]}"#;
         let model = ScriptedModel::new(vec![Ok(goal.to_string())]);
         let secret = Secret { name: "pin".into(), value: "Orbit-4242".into(), domains: vec![] };
-        let config = TaskConfig { film: true, secrets: Secrets::new(vec![secret]).unwrap(), ..config(5) };
+        let config = TaskConfig {
+            film: true,
+            limits: LiveLimits::new(Limits { secrets: Secrets::new(vec![secret]).unwrap(), ..Limits::default() }),
+            ..config(5)
+        };
         let (_, events) = run_with(&config, &shop, &model);
         assert_eq!(frames(&events), [(1, "Type <secret>pin</secret> in the PIN field".to_string(), false)]);
     }
@@ -137,7 +141,11 @@ mod tests {
             reply(r#"[{"do":"done","text":"ok","success":true}]"#),
         ]);
         let secret = Secret { name: "pin".into(), value: "Orbit-4242".into(), domains: vec![] };
-        let config = TaskConfig { film: true, secrets: Secrets::new(vec![secret]).unwrap(), ..config(5) };
+        let config = TaskConfig {
+            film: true,
+            limits: LiveLimits::new(Limits { secrets: Secrets::new(vec![secret]).unwrap(), ..Limits::default() }),
+            ..config(5)
+        };
         let (_, events) = run_with(&config, &shop, &model);
         let masks: Vec<usize> = events
             .iter()

@@ -74,7 +74,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             let url = watch.needs.url.clone();
             let page = url.split(['?', '#']).next().unwrap_or_default().to_string();
             let started_here = watch.start.get_or_insert_with(|| page.clone()) == &page;
-            let Some(reason) = watch.needs.reason(&self.config.secrets, &words) else { return Ok(None) };
+            let Some(reason) = watch.needs.reason(&self.config.limits.now().secrets, &words) else { return Ok(None) };
             if (reason == Reason::Login && started_here) || !watch.asked.insert((reason, page)) {
                 return Ok(None);
             }

@@ -19,7 +19,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     /// [`Self::keep`] at `at`, before the turns from there on.
     pub(super) fn keep_at(&mut self, at: usize, kind: Kind, mut message: ChatMessage) {
-        message.content = self.config.secrets.redact(&message.content);
+        message.content = self.config.limits.now().secrets.redact(&message.content);
         self.history.insert(at, kind, message, &self.config.budgets.navigator.counter);
     }
 
@@ -50,7 +50,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if let Some(memory) = parse_summary(&reply) {
             let before = self.history.tokens();
             // Counted, like every turn of the history, as the navigator's model counts.
-            self.history.replace_with_memory(cut, self.config.secrets.redact(&memory), &navigator.counter);
+            self.history.replace_with_memory(cut, self.config.limits.now().secrets.redact(&memory), &navigator.counter);
             if !self.history.turns().iter().any(|turn| turn.kind == Kind::Plan) {
                 self.files.borrow_mut().forget_plan_copy();
             }

@@ -71,11 +71,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         last_step: bool,
     ) -> Result<String, StepError> {
         let mut parts = Vec::with_capacity(self.history.len() + 2);
-        let instructions = system_prompt(self.config.style, self.config.secrets.prompt().as_deref());
+        let instructions = system_prompt(self.config.style, self.config.limits.now().secrets.prompt().as_deref());
         parts.push(Part::new(Kind::System, ChatMessage::system(instructions)));
         parts.extend(with_latest_memory(self.history.parts_with_latest_plan()));
         // The model never sees a secret's value, whatever the page shows (the history is kept redacted).
-        let state = self.config.secrets.redact(&state);
+        let state = self.config.limits.now().secrets.redact(&state);
         parts.push(Part::new(Kind::State, ChatMessage::user(state).with_images(images)));
         let (schema, strict) =
             (navigator_schema(last_step, self.config.style), self.config.style == RequestStyle::Full);

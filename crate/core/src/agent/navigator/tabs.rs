@@ -29,18 +29,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 
     /// Gives the browser the rules of the task's tabs as they now stand: the site lists', and the
-    /// firewall's (pages load only from the sites the task may reach), when they changed.
+    /// firewall's (pages load only from the sites the task may reach).
     pub(in crate::agent) async fn sync_tab_rules(&self) -> Result<(), Text> {
         let tabs = self.task_tabs.borrow().clone();
-        let firewall = self.firewall();
-        let mut rules = self.config.policy.blocking_rules(&tabs);
-        rules.extend(firewall.rules(&tabs, &self.config.policy));
-        if *self.tab_rules.borrow() == rules {
-            return Ok(());
-        }
-        self.browser.restrict(&rules).await.map_err(|err| text!("core_task_policy_not_enforced", err.text()))?;
-        *self.tab_rules.borrow_mut() = rules;
-        Ok(())
+        let enforced = self.config.limits.enforce_in(&tabs, Some(self.firewall()), self.browser).await;
+        enforced.map_err(|err| text!("core_task_policy_not_enforced", err.text()))
     }
 
     /// Puts `tab` into the task's tab group, making the group (named after the task) with the

@@ -1,6 +1,7 @@
 use super::*;
 use crate::agent::fakes::{config, reply, run, FakeShop, ScriptedModel};
 use crate::agent::task_config::Budgets;
+use crate::agent::{Limits, LiveLimits};
 use crate::llm::ChatRequest;
 use crate::llm::LlmError;
 use crate::messages::RequestStyle;
@@ -519,7 +520,10 @@ fn ask_before_acting_runs_skips_retries_or_cancels_as_the_user_says() {
             vec![Review::Skip, Review::Retry("use the other button".into()), Review::Run, Review::Run].into(),
         ),
     };
-    let config = TaskConfig { ask_before_acting: true, ..crate::agent::fakes::config(10) };
+    let config = TaskConfig {
+        limits: LiveLimits::new(Limits { ask_before_acting: true, ..Limits::default() }),
+        ..crate::agent::fakes::config(10)
+    };
     let (end, events) = crate::agent::fakes::run_as(&config, &shop, &model, &user);
     assert!(matches!(end, AgentEvent::Result { success: true, .. }), "{end:?}");
     assert_eq!(shop.cart.get(), 1, "only the step the user let run clicked");
@@ -689,7 +693,7 @@ fn the_run_is_recorded_step_by_step_with_tokens_times_and_no_secret() {
     ]);
     let secrets = Secrets::new(vec![Secret { name: "pin".into(), value: "9876".into(), domains: vec![] }]).unwrap();
     let config = TaskConfig {
-        secrets,
+        limits: LiveLimits::new(Limits { secrets, ..Limits::default() }),
         price: Some(crate::llm::pricing::Price { input: 1.0, output: 2.0 }),
         ..with_validator(1)
     };

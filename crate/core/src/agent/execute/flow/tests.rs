@@ -1,5 +1,5 @@
 use crate::agent::fakes::{config, outcomes, reply, run_as, FakeShop, FakeUser, ScriptedModel};
-use crate::agent::{AgentEvent, TaskConfig};
+use crate::agent::{AgentEvent, Limits, LiveLimits, TaskConfig};
 use crate::browser::PageOp;
 use crate::browser::Submission;
 use crate::llm::LlmError;
@@ -119,7 +119,13 @@ fn a_new_tab_a_link_asks_for_is_checked_where_the_page_s_handlers_left_it_before
     // ...or to a denied site: refused without a question.
     let shop = FakeShop::new();
     *shop.reviews_new_tab.borrow_mut() = Some("http://collector.test/landing".into());
-    let denied = TaskConfig { policy: SitePolicy::new(&[], &["collector.test".into()]).unwrap(), ..task_config() };
+    let denied = TaskConfig {
+        limits: LiveLimits::new(Limits {
+            policy: SitePolicy::new(&[], &["collector.test".into()]).unwrap(),
+            ..Limits::default()
+        }),
+        ..task_config()
+    };
     let events = run_steps(&denied, &shop, &[click], &user(true));
     assert_eq!(questions(&events), vec![]);
     assert!(
@@ -260,7 +266,7 @@ fn a_secret_never_leaves_its_sites_and_the_user_is_told() {
         domains: vec!["shop.test".into()],
     }])
     .unwrap();
-    let config = TaskConfig { secrets, ..task_config() };
+    let config = TaskConfig { limits: LiveLimits::new(Limits { secrets, ..Limits::default() }), ..task_config() };
     let shop = FakeShop::new();
     *shop.form.borrow_mut() = collector_form("Orbit-4242");
     let events = run_steps(&config, &shop, &[r#"[{"do":"click_element","index":1,"click":null}]"#], &user(true));
@@ -292,7 +298,10 @@ fn data_read_on_a_page_asks_before_going_to_another_site() {
 #[test]
 fn the_site_plan_shows_or_asks_about_sites_outside_it() {
     let go = r#"[{"do":"go_to_url","url":"http://other.test/"}]"#;
-    let strict = TaskConfig { site_plan: SitePlan::Strict, ..task_config() };
+    let strict = TaskConfig {
+        limits: LiveLimits::new(Limits { site_plan: SitePlan::Strict, ..Limits::default() }),
+        ..task_config()
+    };
     let shop = FakeShop::new();
     let events = run_steps(&strict, &shop, &[go], &user(false));
     assert_eq!(
@@ -303,7 +312,10 @@ fn the_site_plan_shows_or_asks_about_sites_outside_it() {
     assert_eq!(questions(&events).len(), 1);
     assert_eq!(*shop.url.borrow(), "http://shop.test/");
 
-    let ask = TaskConfig { site_plan: SitePlan::Ask, ..plain_config() };
+    let ask = TaskConfig {
+        limits: LiveLimits::new(Limits { site_plan: SitePlan::Ask, ..Limits::default() }),
+        ..plain_config()
+    };
     let shop = FakeShop::new();
     let events = run_steps(&ask, &shop, &[go], &user(false));
     assert_eq!(questions(&events), vec![]);
@@ -314,7 +326,11 @@ fn the_site_plan_shows_or_asks_about_sites_outside_it() {
 #[test]
 fn the_planner_s_sites_once_confirmed_are_in_the_plan() {
     let plan = r#"{"analysis":"a","progress":"p","challenges":"c","next_steps":["go"],"steps_done":0,"web_task":true,"answer":null,"sites":["shop.test","other.test"]}"#;
-    let strict = TaskConfig { site_plan: SitePlan::Strict, planning_interval: Some(5), ..task_config() };
+    let strict = TaskConfig {
+        limits: LiveLimits::new(Limits { site_plan: SitePlan::Strict, ..Limits::default() }),
+        planning_interval: Some(5),
+        ..task_config()
+    };
     let go = reply(r#"[{"do":"go_to_url","url":"http://other.test/about"}]"#);
     let shop = FakeShop::new();
     let model = ScriptedModel::new(vec![Ok(plan.into()), go, done()]);
