@@ -413,6 +413,36 @@ async function createTabNextTo(tabId, url) {
   return created.id;
 }
 
+/**
+ * Opens `url` in a new tab next to `tabId`, the task's, under the session rules of that tab from
+ * its first request: a redirect the new tab's page takes at once is stopped as it would be in the
+ * task's tab (the firewall, the site lists). Until the tab exists its id is unknown, so the rules
+ * are copied for every tab not open yet, then for the new tab alone (the core writes them again
+ * for all the task's tabs when it adopts it). Your own new tabs are under them only meanwhile.
+ */
+async function createTabUnderRulesOf(tabId, url) {
+  const existing = [-1, ...(await chrome.tabs.query({})).map((tab) => tab.id)];
+  const copyRules = (condition) => ruleChanges(async () => {
+    const rules = await chrome.declarativeNetRequest.getSessionRules();
+    const own = rules.filter((rule) => (rule.condition.tabIds ?? []).includes(tabId));
+    let next = nextRuleId(rules);
+    const copies = own.map((rule) => {
+      const { tabIds, ...rest } = rule.condition;
+      return { ...rule, id: next++, condition: { ...rest, ...condition } };
+    });
+    await chrome.declarativeNetRequest.updateSessionRules({ addRules: copies });
+    return copies.map((rule) => rule.id);
+  });
+  const held = await copyRules({ excludedTabIds: existing });
+  try {
+    const id = await createTabNextTo(tabId, url);
+    if (held.length) await copyRules({ tabIds: [id] });
+    return id;
+  } finally {
+    if (held.length) await ruleChanges(() => chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: held }));
+  }
+}
+
 // Trusted input: the DevTools Protocol through chrome.debugger, attached to a tab for the rest of
 // a task once needed (Chrome shows its "started debugging this browser" bar meanwhile).
 const DEBUGGER_VERSION = '1.3';
@@ -695,7 +725,7 @@ export function createBrowserHost(emit) {
     async openTab(tabId, url) {
       const watch = watchNavigation();
       try {
-        const id = await createTabNextTo(tabId, url);
+        const id = await createTabUnderRulesOf(tabId, url);
         watch.follow(id);
         await waitForLoad(id, false, watch.ended).catch((err) => {
           // A slow page is seen as it is; a tab closed for a download is reported as such.

@@ -662,7 +662,8 @@ function askedInFrame(result, kind) {
     asked = askedOn(result, ATTACKER_HOST(), framePages);
   }
   const site = kind === 'data' ? 'unknown' : ATTACKER_HOST();
-  const field = result.sent.match(/\]input [^\\]*?label=(?:Email|Your CV)[^\\]*/)?.[0];
+  // The map line as the request holds it: a label with a space is quoted (\" in the JSON).
+  const field = result.sent.match(/\]input (?:[^\\]|\\")*?label=(?:\\")?(?:Email|Your CV)(?:[^\\]|\\")*/)?.[0];
   assert.ok(field && names(field, `site=${site}`), `the map marks the field with site=${site}: ${field}`);
   return asked;
 }
