@@ -113,7 +113,7 @@ pub(super) struct Navigator<'a, B, M, G> {
     /// Tab has moved the focus since an element was last acted on: keys may go to any frame.
     pub(super) focus_moved: Cell<bool>,
     /// Every tab the task has worked in: the site policy's browser rules cover them all.
-    task_tabs: RefCell<Vec<TabId>>,
+    pub(super) task_tabs: RefCell<Vec<TabId>>,
     /// Pages the firewall stopped and the guard did not pass, with why: not asked about again.
     pub(super) stopped_hops: RefCell<Vec<(String, String)>>,
     /// The names (`t1`, `t2`, ...) the model knows the task's tabs by.
@@ -720,7 +720,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 
     /// The current tab's address.
-    async fn tab_url(&self) -> Option<String> {
+    pub(super) async fn tab_url(&self) -> Option<String> {
         let tabs = self.browser.tabs(self.tab.get()).await.ok()?;
         Some(tabs.into_iter().find(|tab| tab.id == self.tab.get())?.url)
     }

@@ -204,7 +204,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 
     fn with_conversation<T>(&self, use_it: impl FnOnce(&Conversation) -> T) -> T {
-        let (tasks, rest) = self.conversation_texts();
+        let (mut tasks, rest) = self.conversation_texts();
+        // What the user said at a hand-over is their word as the task is.
+        tasks.extend(self.hand_overs.borrow().said.iter().cloned());
         let attached: Vec<String> = self
             .files
             .borrow()

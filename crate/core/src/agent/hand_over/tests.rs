@@ -1,6 +1,7 @@
 use super::*;
 use crate::agent::fakes::{config, reply, FakeShop, ScriptedModel};
 use crate::agent::{run_task, AgentEvent, Limits, LiveLimits, Models, Review, TaskConfig, UserGate};
+use crate::browser::Browser;
 use crate::cancel::CancelToken;
 use crate::dom_map::tests::{node, page, with_attrs};
 use crate::safety::Secret;
@@ -338,4 +339,31 @@ fn a_password_or_code_the_user_did_not_give_is_never_typed() {
     let secret = Secrets::new(vec![Secret { name: "pw".into(), value: "hunter2".into(), domains: vec![] }]).unwrap();
     let (count, outcomes) = typed("sign in to the shop", secret, "<secret>pw</secret>");
     assert_eq!(count, 2, "{outcomes:?}");
+}
+
+#[test]
+fn the_tab_is_the_user_s_while_they_have_it_and_where_they_leave_it_is_then_the_task_s() {
+    let shop = FakeShop::new();
+    let model = ScriptedModel::new(vec![
+        reply(r#"[{"do":"ask_user","question":"Please sign in"}]"#),
+        reply(r#"[{"do":"click_element","index":1,"click":null}]"#),
+        reply(r#"[{"do":"done","text":"ok","success":true}]"#),
+    ]);
+    let blocked_everywhere = |shop: &FakeShop| {
+        let rules = shop.restricted.borrow().last().map(|(_, rules)| rules.clone()).unwrap_or_default();
+        rules.iter().any(|rule| rule["action"]["type"] == "block" && rule["condition"]["requestDomains"].is_null())
+    };
+    let firewall_while_theirs = RefCell::new(None);
+    let signing_in = user(&shop, vec![HandOver::Continue(None)], |shop| {
+        firewall_while_theirs.replace(Some(blocked_everywhere(shop)));
+        let went = futures::FutureExt::now_or_never(shop.navigate(1, "http://sso.test/signed-in"));
+        went.expect("the fake navigates at once").unwrap();
+    });
+    let config = TaskConfig { task: "sign me up with ada@example.org".into(), ..config(5) };
+    let (_, events) = run_as(&config, &shop, &model, &signing_in);
+    assert_eq!(*firewall_while_theirs.borrow(), Some(false), "the firewall was lifted");
+    assert!(blocked_everywhere(&shop), "and holds again");
+    let asked: Vec<_> = events.iter().filter(|e| matches!(e, AgentEvent::ApprovalNeeded { .. })).collect();
+    assert!(asked.is_empty(), "acting where the user left the tab asks nothing: {asked:?}");
+    assert_eq!(shop.cart.get(), 1, "the click on sso.test ran");
 }

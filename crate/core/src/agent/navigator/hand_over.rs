@@ -38,11 +38,21 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let tab = self.tab.get();
         // The model reads what was asked in English; the user, in their language.
         let (english, asked) = (question.to_string(), question.clone());
+        // The tab is the user's meanwhile: the firewall does not stop where they go (a sign-in on
+        // another site); the site lists still hold.
+        let tabs = self.task_tabs.borrow().clone();
+        let lifted = self.config.limits.enforce_in(&tabs, None, self.browser).await;
+        lifted.map_err(|err| StepError::Fatal(text!("core_task_policy_not_enforced", err.text())))?;
         (self.emit)(AgentEvent::HandOverNeeded { id, reason, question, url: url.to_string(), tab });
         let started = self.browser.now_ms();
         let answer = self.cancel.guard(self.gate.hand_over(id)).await.ok_or(StepError::Cancelled)?;
         // The user's time is not the task's.
         self.recorder.borrow_mut().user_waited(self.browser.now_ms() - started, reason == Reason::Ask);
+        // Where the user left the tab is their choice; then the firewall holds again.
+        if let Some(left_on) = self.tab_url().await {
+            self.data_flow.borrow_mut().choose(&left_on);
+        }
+        self.sync_tab_rules().await.map_err(StepError::Fatal)?;
         match answer {
             HandOver::Continue(said) => {
                 let said = said.map(|said| said.trim().to_string()).filter(|said| !said.is_empty());
