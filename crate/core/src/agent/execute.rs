@@ -104,6 +104,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     async fn run_action(&self, action: &Action, seen: Option<&PageMap>, latest: Option<PageMap>) -> Outcome {
         let name = action.name();
+        if matches!(action, Action::Scroll { index: None, .. } | Action::ScrollToText { .. } | Action::FindText { .. })
+        {
+            let page_url = seen.map(|map| map.url.as_str()).unwrap_or_default();
+            if let Some(refused) = self.guard_page_act(name, page_url, seen).await? {
+                return Ok(refused);
+            }
+        }
         match action {
             Action::GoToUrl { url } => self.open(name, &full_address(seen, url)).await,
             Action::Search { query } => self.open(name, &search_url(self.config.search_engine, query)).await,

@@ -40,7 +40,8 @@ impl Firewall {
         }
         let rule = |priority: u32, action: &str, mut condition: Value| {
             condition["tabIds"] = json!(tabs);
-            condition["resourceTypes"] = json!(["main_frame"]);
+            // A link's ping goes where the page says, as a page would.
+            condition["resourceTypes"] = json!(["main_frame", "ping"]);
             json!({ "id": 1, "priority": priority, "action": { "type": action }, "condition": condition })
         };
         let mut rules = vec![rule(BLOCK_PRIORITY, "block", json!({}))];
@@ -56,10 +57,11 @@ impl Firewall {
     }
 }
 
-/// A site and its subdomains, on its port when it names one (`requestDomains` knows no ports).
+/// A site and its subdomains, on its own port only (`requestDomains` knows no ports; an address
+/// on its scheme's port has none written, so the host ends at the path).
 fn site_condition(site: &Site) -> Value {
     match site.port() {
-        None => json!({ "requestDomains": [site.host()] }),
+        None => json!({ "urlFilter": format!("||{}/", site.host()) }),
         Some(port) => json!({ "urlFilter": format!("||{}:{port}/", site.host()) }),
     }
 }
@@ -82,6 +84,7 @@ mod tests {
         assert!(firewall.admits("https://www.shop.test/cart"), "a subdomain");
         assert!(firewall.admits("http://localhost:8123/a"));
         assert!(!firewall.admits("http://localhost:8124/a"), "another port");
+        assert!(!firewall.admits("https://shop.test:8443/"), "a port the site did not name");
         assert!(firewall.admits("https://www.google.com/search?q=mugs"));
         assert!(!firewall.admits("https://sites.google.com/view/x"));
         assert!(!firewall.admits("https://collector.test/?e=ada"));
@@ -94,9 +97,9 @@ mod tests {
         let rules = firewall().rules(&[7], &SitePolicy::default());
         assert_eq!(rules.len(), 4);
         assert_eq!(rules[0]["action"]["type"], "block");
-        assert_eq!(rules[0]["condition"]["resourceTypes"], json!(["main_frame"]));
+        assert_eq!(rules[0]["condition"]["resourceTypes"], json!(["main_frame", "ping"]));
         assert_eq!(rules[0]["condition"]["tabIds"], json!([7]));
-        assert_eq!(rules[1]["condition"]["requestDomains"], json!(["shop.test"]));
+        assert_eq!(rules[1]["condition"]["urlFilter"], "||shop.test/");
         assert_eq!(rules[2]["condition"]["urlFilter"], "||localhost:8123/");
         assert_eq!(rules[3]["condition"]["urlFilter"], "|https://www.google.com/search");
         // A site the allow list leaves out stays blocked.

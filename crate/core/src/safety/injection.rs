@@ -72,6 +72,10 @@ pub fn mentioned_sites(text: &str) -> Vec<(String, Option<u16>)> {
     let mut sites = Vec::new();
     for word in text.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '(' | ')' | '<' | '>' | ',')) {
         let word = word.trim_end_matches(['.', ';', ':', '!', '?']);
+        // An e-mail address names a mailbox, not a site to visit.
+        if word.contains('@') && !word.contains("://") {
+            continue;
+        }
         let candidate = if word.contains("://") { word.to_string() } else { format!("http://{word}") };
         let Ok(url) = url::Url::parse(&candidate) else { continue };
         let Some(host) = url.host_str() else { continue };

@@ -94,7 +94,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Checks the characters `presses` would type into the focused field (of the page at
     /// `page_url`, or of the frame of another site it is in), as typing is. Tab moves the focus,
     /// into any frame of the page: keys after it, in these keys or later ones until an element is
-    /// acted on, land on every frame `seen` shows.
+    /// acted on, land on every frame `seen` shows; and Enter or Space there would press whatever
+    /// has the focus, which no check can see, so they are refused (a click names its element).
     pub(super) async fn guard_keys(
         &self,
         keys: &str,
@@ -109,22 +110,51 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             .collect();
         // Keys that type nothing still act (arrows pick, Tab moves on, Space presses).
         let carried = if typed.trim().is_empty() { Carried::Act } else { Carried::Typed(&typed) };
-        let mut lands: Vec<String> =
-            vec![self.focus_frame_url.borrow().clone().unwrap_or_else(|| page_url.to_string())];
-        let tabbing = presses.iter().any(|press| press.key == "Tab");
-        if tabbing || self.focus_moved.get() {
-            let frames = seen.into_iter().flat_map(PageMap::elements).filter_map(|element| element.frame_url.clone());
-            lands.extend(std::iter::once(page_url.to_string()).chain(frames));
+        let focused = self.focus_frame_url.borrow().clone().unwrap_or_else(|| page_url.to_string());
+        let tab_at = presses.iter().position(|press| press.key == "Tab");
+        let moved = self.focus_moved.get();
+        let lands = match tab_at {
+            Some(_) => everywhere_on(page_url, seen),
+            None if moved => everywhere_on(page_url, seen),
+            None => std::iter::once(focused).collect(),
+        };
+        let presses_after_move = presses.iter().skip(if moved { 0 } else { tab_at.map_or(presses.len(), |at| at + 1) });
+        if presses_after_move.into_iter().any(|press| press.key == "Enter" || press.key == " ") {
+            return Ok(Some(report(
+                "send_keys",
+                None,
+                false,
+                "Not pressed: after Tab the focus may be on anything, in any frame, so Enter or Space would press what no check can see. To press a button or follow a link, click it by its index.".into(),
+            )));
         }
-        for to in lands.iter().collect::<std::collections::BTreeSet<_>>() {
+        for to in &lands {
             let doing = text!("core_doing_pressing", keys);
             let out = Outbound { name: "send_keys", target: None, to, carried, doing };
             if let Some(refused) = self.guard_flow(&out).await? {
                 return Ok(Some(refused));
             }
         }
-        if tabbing {
+        if tab_at.is_some() {
             self.focus_moved.set(true);
+        }
+        Ok(None)
+    }
+
+    /// Checks an act on the whole page (scrolling it, finding text in it): every frame of
+    /// another site on the page sees where the page scrolls, so the act lands on them all.
+    pub(super) async fn guard_page_act(
+        &self,
+        name: &str,
+        page_url: &str,
+        seen: Option<&PageMap>,
+    ) -> Result<Option<Done>, StepError> {
+        for to in &everywhere_on(page_url, seen) {
+            let doing = text!("core_doing_acting", name, page_url);
+            if let Some(refused) =
+                self.guard_flow(&Outbound { name, target: None, to, carried: Carried::Act, doing }).await?
+            {
+                return Ok(Some(refused));
+            }
         }
         Ok(None)
     }
@@ -374,6 +404,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     pub(super) fn note_typed(&self, element: &MapElement, page_url: &str, text: &str) {
         self.data_flow.borrow_mut().typed(page_url, text, is_search_field(element));
     }
+}
+
+/// The page at `page_url` and every frame of another site `seen` shows on it: where an act on
+/// the whole page, or keys after the focus moved, may land.
+fn everywhere_on(page_url: &str, seen: Option<&PageMap>) -> std::collections::BTreeSet<String> {
+    let frames = seen.into_iter().flat_map(PageMap::elements).filter_map(|element| element.frame_url.clone());
+    std::iter::once(page_url.to_string()).chain(frames).collect()
 }
 
 /// A search or filter box: what is typed there is a query, not the user's details.

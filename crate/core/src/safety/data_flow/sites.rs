@@ -43,7 +43,8 @@ impl Site {
     /// `other` is this site or one of its subdomains, on this site's port when it names one.
     pub(crate) fn covers(&self, other: &Site) -> bool {
         let host = other.host == self.host || other.host.ends_with(&format!(".{}", self.host));
-        host && (self.port.is_none() || self.port == other.port)
+        // A site named without a port is on its scheme's own: another port is another server.
+        host && self.port == other.port
     }
 
     /// One site covers the other (data read on `shop.test` may go back to `www.shop.test`).

@@ -571,3 +571,15 @@ fn the_search_engine_is_its_results_page_not_its_domain() {
     let form = "https://docs.google.com/forms/d/e/1/formResponse?entry.1=ada+at+example";
     assert!(matches!(plain.cause(form, Carried::Address), Some((Cause::Written, _))));
 }
+
+#[test]
+fn a_site_is_on_its_own_port_and_an_e_mail_address_names_no_site() {
+    // Started on the scheme's own port, another port of the same host is another server.
+    let mut case = plain_case();
+    case.flow.choose("http://127.0.0.1/");
+    assert_eq!(case.cause("http://127.0.0.1/", Carried::Act), None);
+    assert!(case.cause("http://127.0.0.1:8080/c?e=ada@example.org", Carried::Address).is_some());
+    // The mailbox's domain is not a site the user chose.
+    let mail = Case::new("sign me up with ada@mail.collector.test");
+    assert!(mail.cause("http://mail.collector.test/", Carried::Act).is_some());
+}

@@ -151,8 +151,7 @@ fn a_new_tab_a_link_asks_for_is_checked_where_the_page_s_handlers_left_it_before
 #[test]
 fn keys_typed_into_a_site_not_chosen_ask_as_typing_does() {
     let shop = FakeShop::new();
-    let steps =
-        [r#"[{"do":"go_to_url","url":"http://other.test/"}]"#, r#"[{"do":"send_keys","keys":"a d a Tab Enter"}]"#];
+    let steps = [r#"[{"do":"go_to_url","url":"http://other.test/"}]"#, r#"[{"do":"send_keys","keys":"a d a Enter"}]"#];
     let events = run_steps(&plain_config(), &shop, &steps, &user(false));
     let asked = questions(&events);
     assert_eq!(asked.len(), 1, "{asked:?}");
@@ -204,8 +203,21 @@ fn a_form_posting_the_data_to_another_site_is_not_submitted_unless_allowed() {
     let shop = FakeShop::new();
     *shop.form.borrow_mut() = collector_form("ada@example.org");
     let events = run_steps(&task_config(), &shop, &[r#"[{"do":"send_keys","keys":"Tab Enter"}]"#], &user(false));
-    assert!(questions(&events)[0].0.contains("by pressing Tab Enter, which submits a form"), "Enter after another key");
+    assert_eq!(questions(&events), vec![], "refused outright: after Tab, Enter presses what no check sees");
+    assert!(
+        outcomes(&events)[0].starts_with("Not pressed: after Tab the focus may be on anything"),
+        "{:?}",
+        outcomes(&events)
+    );
     assert!(!shop.ops.borrow().iter().any(|op| matches!(op, PageOp::Keys { .. })), "no key pressed");
+    let shop = FakeShop::new();
+    let steps = [r#"[{"do":"send_keys","keys":"Tab"}]"#, r#"[{"do":"send_keys","keys":"Space"}]"#];
+    let events = run_steps(&plain_config(), &shop, &steps, &user(false));
+    assert!(
+        outcomes(&events)[1].starts_with("Not pressed: after Tab"),
+        "Space in a later step: {:?}",
+        outcomes(&events)
+    );
 
     // The same form posting to the start site is the user's own.
     let shop = FakeShop::new();
@@ -306,7 +318,7 @@ fn the_site_plan_shows_or_asks_about_sites_outside_it() {
     let events = run_steps(&strict, &shop, &[go], &user(false));
     assert_eq!(
         questions(&events)[0].0,
-        "The agent wants to go to other.test, which is not among the sites planned for this task (shop.test, example.org), by opening http://other.test/. Allow it?",
+        "The agent wants to go to other.test, which is not among the sites planned for this task (shop.test), by opening http://other.test/. Allow it?",
         "the plan's question, not the data's as well"
     );
     assert_eq!(questions(&events).len(), 1);
@@ -443,7 +455,7 @@ fn keys_after_tab_land_on_every_frame_of_the_page() {
     // Tab alone, then keys: the focus may be in the frame.
     let shop = FakeShop::new();
     keyboard_frame_on(&shop);
-    let steps = [r#"[{"do":"send_keys","keys":"Tab"}]"#, r#"[{"do":"send_keys","keys":"Space"}]"#];
+    let steps = [r#"[{"do":"send_keys","keys":"Tab"}]"#, r#"[{"do":"send_keys","keys":"ArrowDown"}]"#];
     let events = run_steps(&plain_config(), &shop, &steps, &user(false));
     assert_eq!(questions(&events), vec![], "a task holding nothing");
     let shop = FakeShop::new();
@@ -454,5 +466,27 @@ fn keys_after_tab_land_on_every_frame_of_the_page() {
     let shop = FakeShop::new();
     keyboard_frame_on(&shop);
     let events = run_steps(&task_config(), &shop, &[r#"[{"do":"send_keys","keys":"7"}]"#], &user(false));
+    assert_eq!(questions(&events), vec![]);
+}
+
+#[test]
+fn scrolling_the_page_lands_on_every_frame_that_watches_it() {
+    let scroll = r#"[{"do":"scroll","direction":"down","pages":1,"index":null}]"#;
+    let find = r#"[{"do":"scroll_to_text","text":"Reviews"}]"#;
+    for step in [scroll, find] {
+        let shop = FakeShop::new();
+        keyboard_frame_on(&shop);
+        let events = run_steps(&task_config(), &shop, &[step], &user(false));
+        let asked = questions(&events);
+        assert_eq!(asked.len(), 1, "{step}: {asked:?}");
+        assert!(asked[0].0.contains("collector.test"), "{asked:?}");
+        assert!(
+            !shop.ops.borrow().iter().any(|op| matches!(op, PageOp::ScrollPage { .. } | PageOp::Find { .. })),
+            "{step}"
+        );
+    }
+    // A page without another site's frame scrolls freely.
+    let shop = FakeShop::new();
+    let events = run_steps(&task_config(), &shop, &[scroll], &user(false));
     assert_eq!(questions(&events), vec![]);
 }
