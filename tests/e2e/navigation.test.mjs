@@ -53,7 +53,7 @@ after(async () => {
 const done = { actions: [{ done: { text: 'finished', success: true } }] };
 
 /** Runs `steps` (each a list of actions) from the steps page, then done; what the model was told. */
-async function run(steps) {
+async function run(steps, sites = []) {
   const llm = await startLlmServer([...steps.map((actions) => ({ actions })), done]);
   try {
     await applySettings(agent, { baseUrl: llm.baseUrl, model: 'scripted', apiKey: '', maxSteps: 10, highlights: false });
@@ -61,7 +61,7 @@ async function run(steps) {
     const panel = await openPanel(agent, target.tabId);
     const events = [];
     // The task names the file server: addresses the agent writes for a site the user did not choose would wait for the user.
-    const task = `open the pages of ${new URL(files.origin).host}`;
+    const task = `open the pages of ${[new URL(files.origin).host, ...sites].join(' and ')}`;
     const end = await runTask(panel, { task, tabId: target.tabId, onEvent: (e) => events.push(e) });
     await panel.close();
     const actions = events.filter((e) => e.type === 'step').flatMap((e) => e.actions);
@@ -77,12 +77,13 @@ const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 test('a refused connection, a blocked port and an error status are said as such, and fail the action', async () => {
   const refused = `http://127.0.0.1:${closedPort}/`;
   const missing = `${site.origin}/actions/no-such-page.html`;
+  // The task names the addresses: a port the agent wrote itself would wait for the user.
   const { end, actions, states } = await run([
     [{ go_to_url: { url: refused } }],
     [{ go_to_url: { url: 'http://127.0.0.1:1/' } }],
     [{ go_to_url: { url: `${site.origin}/actions/steps.html` } }],
     [{ go_to_url: { url: missing } }],
-  ]);
+  ], [`127.0.0.1:${closedPort}`, '127.0.0.1:1']);
   assert.equal(end.type, 'result', JSON.stringify(end));
 
   assert.equal(actions[0].outcome, `Could not open ${refused}: the server refused the connection (net::ERR_CONNECTION_REFUSED); the tab shows the browser's error page. Check the address (its host and port), or try another site.`);
