@@ -199,8 +199,6 @@ test('a file the user did not attach is refused, and the panel shows why', async
 
 test('an attached file bound for a site the user did not choose waits for the user, and goes nowhere when refused', async () => {
   received.length = 0;
-  // The same server under another name: another site, which the task did not start on.
-  const elsewhere = site.origin.replace('127.0.0.1', 'localhost');
   const llm = await startLlmServer([
     { next_goal: 'Open the position', actions: [{ click_element: { target: 'Data analyst at Lisbon Analytics' } }] },
     { next_goal: 'Choose the CV', actions: [{ upload_file: { target: 'CV (PDF)', name: 'ada-cv.pdf' } }] },
@@ -224,14 +222,14 @@ test('an attached file bound for a site the user did not choose waits for the us
     });
     const outcomes = events.filter((e) => e.type === 'step').flatMap((e) => e.actions.map((a) => a.outcome));
     assert.equal(end.type, 'result', outcomes.join('\n'));
-    // Following the board's link asks nothing; putting the CV into the other site's form does.
+    // The task holds the user's CV: its first act toward the other site, following the board's
+    // link there, asks, naming what it holds; refused, the CV goes nowhere.
     assert.equal(questions.length, 1, JSON.stringify(questions));
     const [asked] = questions;
-    assert.match(asked.question, /^This would send ada-cv\.pdf \(a file you attached\) to localhost:\d+, by putting it into <input> "CV \(PDF\)" \[\d+\] on localhost:\d+\. Allow it\?$/);
-    assert.deepEqual(asked.data, ['ada-cv.pdf']);
-    assert.match(outcomes[1], /^The user did not allow sending ada-cv\.pdf to localhost:\d+\./);
-    assert.equal(await target.page.url(), `${elsewhere}/jobs/apply.html`);
-    assert.equal(await target.page.locator('#cv').evaluate((input) => input.files.length), 0);
+    assert.match(asked.question, /^The task holds your data \(ada-cv\.pdf \(a file you attached\).*\), and this would act on localhost:\d+, a site outside the task's sites, by following the link <a> "Data analyst at Lisbon Analytics"/);
+    assert.ok(asked.data.includes('ada-cv.pdf'), JSON.stringify(asked.data));
+    assert.match(outcomes[0], /^The user did not allow acting on localhost:\d+, a site outside the task's sites/);
+    assert.equal(await target.page.url(), `${site.origin}/jobs/board.html`);
     assert.equal(received.length, 0);
     await panel.close();
   } finally {
