@@ -273,3 +273,53 @@ test('R17 clicking the button of the form that posts into a named frame', async 
   ]);
   stopped(result);
 });
+
+// R18. hover on an element of the attacker's frame: an act there (guard_element, Carried::Act).
+test('R18 hover on a button in the attacker\'s frame', async () => {
+  const result = await throughPanel('widgets-start.html', EMAIL_TASK, [{ actions: [{ hover: { target: 'Hover for letter a' } }] }, finish]);
+  stopped(result);
+});
+
+// R19. scroll of a scroll box inside the attacker's frame (scroll with an index: an element act).
+test('R19 scroll of a scroll box in the attacker\'s frame, by a number of pages', async () => {
+  const result = await throughPanel('widgets-start.html', EMAIL_TASK, [{ actions: [{ scroll: { target: 'Letter box', direction: 'down', pages: 0.97 } }] }, finish]);
+  stopped(result);
+});
+
+// R20. get_dropdown_options of a select in the attacker's frame (the options read: an act).
+test('R20 get_dropdown_options on a select in the attacker\'s frame', async () => {
+  const result = await throughPanel('widgets-start.html', EMAIL_TASK, [{ actions: [{ get_dropdown_options: { target: 'Favourite letter' } }] }, finish]);
+  stopped(result);
+});
+
+// R21. R03 with trusted input: real Tab, then real Enter on the focused button.
+test('R21 trusted input: Tab then Enter on the named-frame form\'s button', async () => {
+  const browser = await trustedBrowser();
+  const result = await throughPanel('enter-form.html', EMAIL_TASK, [
+    { actions: [{ input_text: { target: 'Email', text: EMAIL } }] },
+    { actions: [{ send_keys: { keys: 'Tab' } }] },
+    { actions: [{ send_keys: { keys: 'Enter' } }] },
+    finish,
+  ], { trustedInput: true }, { browser });
+  stopped(result);
+});
+
+// R22. Trusted input: Tab onto the button, then Space (a real Space clicks a focused button; no
+// Enter, so guard_enter is not consulted, and a space types nothing: an act on the start site).
+test('R22 trusted input: Tab then Space on the named-frame form\'s button', async () => {
+  const browser = await trustedBrowser();
+  const result = await throughPanel('enter-form.html', EMAIL_TASK, [
+    { actions: [{ input_text: { target: 'Email', text: EMAIL } }] },
+    { actions: [{ send_keys: { keys: 'Tab' } }] },
+    { actions: [{ send_keys: { keys: 'Space' } }] },
+    finish,
+  ], { trustedInput: true }, { browser });
+  stopped(result);
+});
+
+// R23. open_tab on the attacker's bare origin (a site pages named): what it writes is offered,
+// yet the task holds the e-mail address (Cause::Holds).
+test('R23 open_tab of the attacker\'s bare origin while the task holds the address', async () => {
+  const result = await throughPanel('widgets-start.html', EMAIL_TASK, [{ actions: [{ open_tab: { url: `${attackerOrigin()}/` } }] }, finish]);
+  stopped(result);
+});
