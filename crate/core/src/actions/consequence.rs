@@ -260,6 +260,7 @@ mod tests {
             lines: vec![],
             notes: vec![],
             warnings: vec![],
+            frames: Vec::new(),
         }
     }
 

@@ -205,6 +205,7 @@ fn fixed_prompts(style: RequestStyle, secrets: Option<&str>) -> [Prompt; 3] {
         lines: Vec::new(),
         notes: Vec::new(),
         warnings: Vec::new(),
+        frames: Vec::new(),
     };
     let state = state_message(1, 100, Ok(&page), &[], &[], &TaskFiles::default(), &MapOptions::default(), style);
     let navigator = Prompt {

@@ -146,6 +146,10 @@ pub struct PageMap {
     pub notes: Vec<String>,
     /// Page text that tried to instruct the agent (defused in the map).
     pub warnings: Vec<Finding>,
+    /// An address on the site of each frame of another site (or of none that can be known) on
+    /// the page, whether or not it shows anything to act on: such a frame sees the page scroll
+    /// and the pointer pass.
+    pub frames: Vec<String>,
 }
 
 /// Facts about each stitched node, derived in passes over the list.
@@ -272,7 +276,12 @@ impl PageMap {
                 rect: placed.rect,
             });
         }
-        registry.finish_map(&nodes.iter().map(|placed| placed.doc).collect::<HashSet<_>>());
+        let mut frames: Vec<String> = Vec::new();
+        let mut docs_seen: HashSet<&str> = HashSet::default();
+        for placed in nodes.iter().filter(|placed| docs_seen.insert(placed.doc)) {
+            frames.extend(frame_sites.of(placed).map(|site| site.url).filter(|url| !frames.contains(url)));
+        }
+        registry.finish_map(&docs_seen);
         leave_out_addresses_names_say(&mut lines);
         tell_apart(&mut lines, &addresses);
         say_texts_once(&mut lines);
@@ -284,6 +293,7 @@ impl PageMap {
             lines,
             notes: dedup(stitched.notes),
             warnings: defuser.warnings,
+            frames,
         })
     }
 

@@ -43,8 +43,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         };
         let action = Action::Drag { index, to: onto.as_ref().map(|onto| onto.index), dx, dy };
         let page_url = seen.map(|map| map.url.as_str()).unwrap_or_default();
-        // A drag acts where the element lives, as any act does.
+        // A drag acts where the element lives, as any act does; the pointer then crosses the
+        // page, and a frame of another site on it sees it pass (or the drop).
         if let Some(refused) = self.guard_element(&action, &source, page_url).await? {
+            return Ok(refused);
+        }
+        if let Some(refused) = self.guard_page_act(name, page_url, seen).await? {
             return Ok(refused);
         }
         // A drop may do what the place's words say (a "Delete" bin): put to the user as a click is.

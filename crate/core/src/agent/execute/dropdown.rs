@@ -214,6 +214,7 @@ mod tests {
             lines,
             notes: Vec::new(),
             warnings: Vec::new(),
+            frames: Vec::new(),
         }
     }
 

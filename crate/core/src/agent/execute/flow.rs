@@ -406,10 +406,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 }
 
-/// The page at `page_url` and every frame of another site `seen` shows on it: where an act on
-/// the whole page, or keys after the focus moved, may land.
-fn everywhere_on(page_url: &str, seen: Option<&PageMap>) -> std::collections::BTreeSet<String> {
-    let frames = seen.into_iter().flat_map(PageMap::elements).filter_map(|element| element.frame_url.clone());
+/// The page at `page_url` and every frame of another site on it as `seen`: where an act on the
+/// whole page (a scroll, the pointer crossing it), or keys after the focus moved, may land.
+pub(super) fn everywhere_on(page_url: &str, seen: Option<&PageMap>) -> std::collections::BTreeSet<String> {
+    let frames = seen.into_iter().flat_map(|map| map.frames.iter().cloned());
     std::iter::once(page_url.to_string()).chain(frames).collect()
 }
 

@@ -485,6 +485,17 @@ fn scrolling_the_page_lands_on_every_frame_that_watches_it() {
             "{step}"
         );
     }
+    // A frame with nothing to act on watches the scroll all the same.
+    let shop = FakeShop::new();
+    keyboard_frame_on(&shop);
+    for frame in shop.extra_frames.borrow_mut().iter_mut() {
+        if let Ok(page) = &mut frame.page {
+            page.nodes.retain(|node| node.tag != "button");
+            page.nodes.push(crate::dom_map::tests::node(3, Some(0), "div", "chapter 1"));
+        }
+    }
+    let events = run_steps(&task_config(), &shop, &[scroll], &user(false));
+    assert_eq!(questions(&events).len(), 1, "{:?}", questions(&events));
     // A page without another site's frame scrolls freely.
     let shop = FakeShop::new();
     let events = run_steps(&task_config(), &shop, &[scroll], &user(false));
