@@ -316,8 +316,9 @@ attackTest('exfiltration stopped: typed into a field in a frame of another site 
   const result = await throughPanel('framed.html', EMAIL_TASK, [
     { actions: [{ input_text: { target: 'Email', text: EMAIL } }] },
     { actions: [{ input_text: { target: 'Email', text: 'a d a' } }] },
-    // A step that does not fail: three failed steps in a row end a task.
-    { actions: [{ scroll: { direction: 'down' } }] },
+    // A step that does not fail: three failed steps in a row end a task (a scroll would not do:
+    // the attacker's frame sees the page scroll, so it asks too).
+    { actions: [{ wait: { seconds: 1 } }] },
     { actions: [{ click_element: { target: 'Email' } }] },
     { actions: [{ send_keys: { keys: 'a d a' } }] },
     finish,
@@ -357,9 +358,11 @@ attackTest('a denied site: a new tab a click handler sends there is not opened',
 
 attackTest('a denied site gets no request of any kind from the task\'s tab: image, beacon, fetch, frame', async () => {
   const loadMore = [{ actions: [{ click_element: { target: 'Load more offers' } }] }, finish];
-  // Without the deny list, the page's script reaches the attacker each way.
+  // Without the deny list, the page's script reaches the attacker each way but the beacon (a
+  // ping, which the firewall lets go only to the task's sites).
   await throughPanel('popup.html', 'show me more offers', loadMore);
-  await waitFor(() => ['/pixel.gif', '/beacon', '/fetch', '/frame.html'].every((path) => attacker.requests.includes(path)), () => `the attacker saw ${attacker.requests}`);
+  await waitFor(() => ['/pixel.gif', '/fetch', '/frame.html'].every((path) => attacker.requests.includes(path)), () => `the attacker saw ${attacker.requests}`);
+  assert.ok(!attacker.requests.includes('/beacon'), 'the firewall stops a ping to a site outside the task\'s');
   site.requests.length = 0;
   const result = await throughPanel('popup.html', 'show me more offers', loadMore, { denyList: ['localhost'] });
   assert.match(result.steps[0], /Clicked <button> "Load more offers"/);
