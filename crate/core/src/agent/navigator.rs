@@ -689,21 +689,21 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 Ok(frames) => break frames,
                 Err(BrowserError::TabClosed) => return Err(StepError::Fatal(text!("core_task_tab_closed"))),
                 Err(err) => {
-                    if let Some(blocked) = self.blocked_page_reason().await {
+                    let Some(url) = self.tab_url().await else { return Ok(Err(err.to_string())) };
+                    if let Some(blocked) = self.blocked_page_reason(&url) {
                         let seen_by_model = blocked.english();
                         if matches!(look, Look::Step) {
                             self.warn_once(text!("core_warning_page_blocked", blocked));
                         }
                         return Ok(Err(seen_by_model));
                     }
+                    if hops_passed == MAX_HOPS_PASSED {
+                        return Ok(Err(err.to_string()));
+                    }
                     // A page the firewall stopped is judged as the agent's own navigations are.
-                    let stopped = self.tab_url().await.filter(|_| hops_passed < MAX_HOPS_PASSED);
-                    match stopped {
-                        Some(url) => match self.pass_hop(&url).await? {
-                            Some(Ok(())) => hops_passed += 1,
-                            Some(Err(why)) => return Ok(Err(why)),
-                            None => return Ok(Err(err.to_string())),
-                        },
+                    match self.pass_hop(&url).await? {
+                        Some(Ok(())) => hops_passed += 1,
+                        Some(Err(why)) => return Ok(Err(why)),
                         None => return Ok(Err(err.to_string())),
                     }
                 }
@@ -725,10 +725,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         Some(tabs.into_iter().find(|tab| tab.id == self.tab.get())?.url)
     }
 
-    /// Why the current page cannot be read when the site policy blocked it.
-    async fn blocked_page_reason(&self) -> Option<Text> {
-        let url = self.tab_url().await?;
-        match self.config.limits.now().policy.check(&url) {
+    /// Why the page at `url`, the tab's, cannot be read when the site policy blocked it.
+    fn blocked_page_reason(&self, url: &str) -> Option<Text> {
+        match self.config.limits.now().policy.check(url) {
             Err(refusal @ (PolicyRefusal::Denied { .. } | PolicyRefusal::NotAllowed { .. })) => {
                 Some(text!("core_page_blocked", refusal.text()))
             }

@@ -17,6 +17,7 @@ use crate::i18n::{Arg, Text};
 use crate::llm::ChatModel;
 use crate::safety::{normalize_url, Carried, Cause, Conversation, Firewall, SearchPage, Site, SitePlan, Verdict};
 use crate::text;
+use std::collections::BTreeSet;
 
 /// Words in a field's type, role, name or label that make it a search or filter box.
 const SEARCH_WORDS: &[&str] = &["search", "filter", "query", "find"];
@@ -110,16 +111,16 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             .collect();
         // Keys that type nothing still act (arrows pick, Tab moves on, Space presses).
         let carried = if typed.trim().is_empty() { Carried::Act } else { Carried::Typed(&typed) };
-        let focused = self.focus_frame_url.borrow().clone().unwrap_or_else(|| page_url.to_string());
         let tab_at = presses.iter().position(|press| press.key == "Tab");
         let moved = self.focus_moved.get();
-        let lands = match tab_at {
-            Some(_) => everywhere_on(page_url, seen),
-            None if moved => everywhere_on(page_url, seen),
-            None => std::iter::once(focused).collect(),
+        let lands = if moved || tab_at.is_some() {
+            everywhere_on(page_url, seen)
+        } else {
+            std::iter::once(self.focus_frame_url.borrow().clone().unwrap_or_else(|| page_url.to_string())).collect()
         };
-        let presses_after_move = presses.iter().skip(if moved { 0 } else { tab_at.map_or(presses.len(), |at| at + 1) });
-        if presses_after_move.into_iter().any(|press| press.key == "Enter" || press.key == " ") {
+        // The keys pressed once the focus may be anywhere.
+        let unseen_from = if moved { 0 } else { tab_at.map_or(presses.len(), |at| at + 1) };
+        if presses[unseen_from..].iter().any(|press| press.key == "Enter" || press.key == " ") {
             return Ok(Some(report(
                 "send_keys",
                 None,
@@ -127,12 +128,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 "Not pressed: after Tab the focus may be on anything, in any frame, so Enter or Space would press what no check can see. To press a button or follow a link, click it by its index.".into(),
             )));
         }
-        for to in &lands {
-            let doing = text!("core_doing_pressing", keys);
-            let out = Outbound { name: "send_keys", target: None, to, carried, doing };
-            if let Some(refused) = self.guard_flow(&out).await? {
-                return Ok(Some(refused));
-            }
+        if let Some(refused) = self.guard_each(&lands, "send_keys", carried, text!("core_doing_pressing", keys)).await?
+        {
+            return Ok(Some(refused));
         }
         if tab_at.is_some() {
             self.focus_moved.set(true);
@@ -148,11 +146,21 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         page_url: &str,
         seen: Option<&PageMap>,
     ) -> Result<Option<Done>, StepError> {
-        for to in &everywhere_on(page_url, seen) {
-            let doing = text!("core_doing_acting", name, page_url);
-            if let Some(refused) =
-                self.guard_flow(&Outbound { name, target: None, to, carried: Carried::Act, doing }).await?
-            {
+        let doing = text!("core_doing_acting", name, page_url);
+        self.guard_each(&everywhere_on(page_url, seen), name, Carried::Act, doing).await
+    }
+
+    /// Checks an act of no one element that lands on each of `lands`, as [`Self::guard_flow`].
+    async fn guard_each(
+        &self,
+        lands: &BTreeSet<String>,
+        name: &str,
+        carried: Carried<'_>,
+        doing: Text,
+    ) -> Result<Option<Done>, StepError> {
+        for to in lands {
+            let out = Outbound { name, target: None, to, carried, doing: doing.clone() };
+            if let Some(refused) = self.guard_flow(&out).await? {
                 return Ok(Some(refused));
             }
         }
@@ -294,42 +302,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     return Ok(None);
                 }
                 let data = flow.data().join(", ");
-                if flow.cause == Cause::Unknown {
-                    return Ok(Some(report(
-                        name,
-                        target,
-                        false,
-                        format!("The user did not allow acting in {}, where no site can be known (a frame with no address of its own, or a sandboxed one): what is done there may reach anyone. Do not act in it; go on without it, or finish and tell the user what is left for them to do.", flow.site),
-                    )));
-                }
-                if flow.cause == Cause::Holds {
-                    return Ok(Some(report(
-                        name,
-                        target,
-                        false,
-                        format!("The user did not allow acting on {}, a site outside the task's sites, while the task holds their data. Do not try to reach it another way; stay on the task's sites, or finish and tell the user what is left for them to do.", flow.site),
-                    )));
-                }
-                if flow.is_written() {
-                    return Ok(Some(report(
-                        name,
-                        target,
-                        false,
-                        format!(
-                            "The user did not allow sending what you wrote ({data}) to {}, a site they did not choose. Do not try to reach it another way; use the links pages offer, go on without it, or finish and tell the user what is left for them to do.",
-                            flow.site
-                        ),
-                    )));
-                }
-                Ok(Some(report(
-                    name,
-                    target,
-                    false,
-                    format!(
-                        "The user did not allow sending {data} to {}. Do not try to send it there another way; go on without it, or finish and tell the user what is left for them to do.",
-                        flow.site
-                    ),
-                )))
+                let site = &flow.site;
+                let said = match flow.cause {
+                    Cause::Unknown => format!("The user did not allow acting in {site}, where no site can be known (a frame with no address of its own, or a sandboxed one): what is done there may reach anyone. Do not act in it; go on without it, or finish and tell the user what is left for them to do."),
+                    Cause::Holds => format!("The user did not allow acting on {site}, a site outside the task's sites, while the task holds their data. Do not try to reach it another way; stay on the task's sites, or finish and tell the user what is left for them to do."),
+                    Cause::Written => format!("The user did not allow sending what you wrote ({data}) to {site}, a site they did not choose. Do not try to reach it another way; use the links pages offer, go on without it, or finish and tell the user what is left for them to do."),
+                    Cause::Carries => format!("The user did not allow sending {data} to {site}. Do not try to send it there another way; go on without it, or finish and tell the user what is left for them to do."),
+                };
+                Ok(Some(report(name, target, false, said)))
             }
         }
     }
@@ -408,7 +388,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
 /// The page at `page_url` and every frame of another site on it as `seen`: where an act on the
 /// whole page (a scroll, the pointer crossing it), or keys after the focus moved, may land.
-pub(super) fn everywhere_on(page_url: &str, seen: Option<&PageMap>) -> std::collections::BTreeSet<String> {
+fn everywhere_on(page_url: &str, seen: Option<&PageMap>) -> BTreeSet<String> {
     let frames = seen.into_iter().flat_map(|map| map.frames.iter().cloned());
     std::iter::once(page_url.to_string()).chain(frames).collect()
 }

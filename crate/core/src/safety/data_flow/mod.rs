@@ -373,24 +373,25 @@ impl DataFlow {
     /// Whose pages may load in the task's tabs (besides the search engine's results): the task's
     /// sites, and the sites it reached while it holds nothing of the user's.
     pub fn loadable_sites(&self, conversation: &Conversation) -> Vec<Site> {
-        let mut sites = self.chosen.clone();
-        sites.extend(named_sites(conversation.tasks));
-        if self.held(conversation, &Site::unknown("")).is_empty() {
-            sites.extend(self.reached.iter().cloned());
-        }
-        sites.dedup();
-        sites
+        let holds_nothing = self.held(conversation, &Site::unknown("")).is_empty();
+        let reached = self.reached.iter().filter(|_| holds_nothing).cloned();
+        self.chosen_and_named(conversation, reached)
     }
 
     /// The sites of the plan so far, for the user: chosen and named in the tasks.
     pub fn plan(&self, conversation: &Conversation) -> Vec<String> {
-        let mut sites: Vec<Site> = self.chosen.clone();
-        for site in named_sites(conversation.tasks) {
+        self.chosen_and_named(conversation, std::iter::empty()).iter().map(Site::to_string).collect()
+    }
+
+    /// The sites chosen, then those the tasks name, then `more`, each once.
+    fn chosen_and_named(&self, conversation: &Conversation, more: impl Iterator<Item = Site>) -> Vec<Site> {
+        let mut sites: Vec<Site> = Vec::new();
+        for site in self.chosen.iter().cloned().chain(named_sites(conversation.tasks)).chain(more) {
             if !sites.contains(&site) {
                 sites.push(site);
             }
         }
-        sites.iter().map(Site::to_string).collect()
+        sites
     }
 
     /// Remembers what a page of `url` shows: its e-mail addresses, numbers, codes, names, and the
