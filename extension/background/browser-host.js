@@ -519,7 +519,8 @@ ruleChanges(async () => {
 /** Methods of requests that change something on a site. */
 const WRITE_METHODS = ['post', 'put', 'patch', 'delete'];
 /** What may carry such a request: a script, a form (in the page or a frame), the rest. A beacon
- * (`ping`) changes nothing the user owns and is left to the firewall. */
+ * (`ping`) is held only to the page's own host: to others they are the page's reports, left to
+ * the firewall. */
 const WRITE_TYPES = ['xmlhttprequest', 'main_frame', 'sub_frame', 'other'];
 /** How much of a held request's text body is kept for the core to read. */
 const HELD_BODY_CHARS = 2000;
@@ -534,13 +535,13 @@ function bodyText(requestBody) {
   return bytes ? new TextDecoder().decode(bytes.slice(0, HELD_BODY_CHARS * 4)).slice(0, HELD_BODY_CHARS) : '';
 }
 
-/** Holds back tab `tabId`'s requests that would change something on a site, noting each
- * (a session rule above every other, and webRequest, which sees what a rule blocked). */
-async function holdWrites(tabId) {
+/** Holds back tab `tabId`'s requests that would change something on a site (beacons: to `host`),
+ * noting each (session rules above every other, and webRequest, which sees what they blocked). */
+async function holdWrites(tabId, host) {
   await releaseWrites(tabId);
   const held = [];
   const bodies = new Map();
-  const filter = { urls: ['<all_urls>'], tabId, types: WRITE_TYPES };
+  const filter = { urls: ['<all_urls>'], tabId, types: [...WRITE_TYPES, 'ping'] };
   const onBefore = (details) => {
     if (WRITE_METHODS.includes(details.method.toLowerCase())) bodies.set(details.requestId, bodyText(details.requestBody));
   };
@@ -550,14 +551,15 @@ async function holdWrites(tabId) {
   };
   chrome.webRequest.onBeforeRequest.addListener(onBefore, filter, ['requestBody']);
   chrome.webRequest.onErrorOccurred.addListener(onError, filter);
-  const rule = await ruleChanges(async () => {
+  const rules = await ruleChanges(async () => {
     const id = nextRuleId(await chrome.declarativeNetRequest.getSessionRules());
-    await chrome.declarativeNetRequest.updateSessionRules({
-      addRules: [{ id, priority: HOLD_PRIORITY, action: { type: 'block' }, condition: { tabIds: [tabId], requestMethods: WRITE_METHODS, resourceTypes: WRITE_TYPES } }],
-    });
-    return id;
+    const condition = { tabIds: [tabId], requestMethods: WRITE_METHODS };
+    const addRules = [{ id, priority: HOLD_PRIORITY, action: { type: 'block' }, condition: { ...condition, resourceTypes: WRITE_TYPES } }];
+    if (host) addRules.push({ id: id + 1, priority: HOLD_PRIORITY, action: { type: 'block' }, condition: { ...condition, resourceTypes: ['ping'], requestDomains: [host] } });
+    await chrome.declarativeNetRequest.updateSessionRules({ addRules });
+    return addRules.map((rule) => rule.id);
   });
-  writeHolds.set(tabId, { rule, held, stop: () => {
+  writeHolds.set(tabId, { rules, held, stop: () => {
     chrome.webRequest.onBeforeRequest.removeListener(onBefore);
     chrome.webRequest.onErrorOccurred.removeListener(onError);
   } });
@@ -568,7 +570,7 @@ async function releaseWrites(tabId) {
   const hold = writeHolds.get(tabId);
   if (!hold) return [];
   writeHolds.delete(tabId);
-  await ruleChanges(() => chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: [hold.rule] }));
+  await ruleChanges(() => chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: hold.rules }));
   // The last error events of what the page sent as the act ended.
   await new Promise((resolve) => setTimeout(resolve, 0));
   hold.stop();
@@ -850,12 +852,13 @@ export function createBrowserHost(emit) {
       await replaceTabRules(rules, Array.from(ids));
     },
 
-    /** Holds back the tab's requests that would change something on a site, or lets them go
-     * again; what was held meanwhile (crate/core/src/browser/mod.rs, `hold_writes`). */
-    async holdWrites(tabId, hold) {
-      if (!hold) return releaseWrites(tabId);
+    /** Holds back the tab's requests that would change something on a site (beacons: to
+     * `host`, the page's), or, without a host, lets them go again and gives what was held
+     * meanwhile (crate/core/src/browser/mod.rs, `hold_writes`). */
+    async holdWrites(tabId, host) {
+      if (host === undefined || host === null) return releaseWrites(tabId);
       await getTab(tabId);
-      await holdWrites(tabId);
+      await holdWrites(tabId, host);
       return [];
     },
 

@@ -213,9 +213,9 @@ test('R10 the domain of the task\'s e-mail address counts as a named site (any p
 // R11. Trusted input: the attacker's frame takes the focus over and over; the agent types the
 // e-mail into the start site's field (a start-site act: free). Trusted typing focuses the field
 // (sensor), then Input.insertText goes wherever the focus is by then.
-// Known gap: trusted typing goes where the browser's focus is when the keys arrive, which a frame
-// of another site can take between the focus and the typing.
-test('R11 trusted typing on the start site while the attacker\'s frame steals the focus', { todo: 'the focus checked at the moment trusted typing lands: not built yet' }, async () => {
+// Stopped since: while trusted typing goes to a field, the sensor makes the page's frames inert,
+// and an inert frame's document cannot take the focus.
+test('R11 trusted typing on the start site while the attacker\'s frame steals the focus', async () => {
   const browser = await trustedBrowser();
   const result = await throughPanel('focus.html', EMAIL_TASK, [
     { actions: [{ input_text: { target: 'Email', text: EMAIL } }] },

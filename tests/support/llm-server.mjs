@@ -35,7 +35,8 @@
 //   { memory: "text" }                                    the next summary of older steps (else one is made up)
 //   { align: { asked, reason } }                         the critic's verdict on the next act that changes
 //       something (agent/critic.rs); without one the critic says the user's words do not ask for it
-//       (a strict critic: the user is then asked), in a script of tasks too
+//       (a strict critic: the user is then asked). In a script of tasks, a step's reply may carry
+//       `align` beside its actions: the verdict on what that step's acts hold for the critic.
 // A script may instead be { tasks: { "task text": [replies] } }, for many tasks at once (in parallel,
 // repeated): each navigator request gets the reply for its task ("Your task: ...") and its step (the
 // state's "Current step: N" or "Step N/"), whatever came before. A task text may hold {site:NAME}
@@ -321,11 +322,16 @@ function answer(res, request, status, body, headers = {}) {
   return res.end(body);
 }
 
+/** The words of a navigator request's task, without what the core adds after them (the output
+ * schema's instruction). */
+function taskWords(request) {
+  const task = request.messages.find((m) => m.role === 'user' && m.content.startsWith('Your task: '));
+  return task?.content.slice('Your task: '.length).split('\n\nGive the final answer as JSON')[0];
+}
+
 /** In a script of tasks, the reply for this request's task at its step (undefined past the end). */
 function replyForTask(tasks, request) {
-  const task = request.messages.find((m) => m.role === 'user' && m.content.startsWith('Your task: '));
-  // The task's words, without what the core adds after them (the output schema's instruction).
-  const text = task?.content.slice('Your task: '.length).split('\n\nGive the final answer as JSON')[0];
+  const text = taskWords(request);
   const written = (key) => new RegExp(`^${key.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{site:[a-z]+\}/g, '\\S+').replace(/[{}]/g, '\\$&')}$`);
   const everything = request.messages.map((m) => m.content).join('\n');
   const fits = (key) => {
@@ -345,6 +351,8 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
   const plans = [];
   const summaries = [];
   const critiques = [];
+  /** In a script of tasks, the critic's verdicts a step's reply carried, by the task's words. */
+  const pendingAlign = new Map();
   const headers = [];
   const stats = { aborted: 0 };
   const breaches = [];
@@ -388,8 +396,15 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
       }
       if (request.messages[0]?.content?.startsWith('You check whether the user asked')) {
         critiques.push(request);
-        const scripted = Array.isArray(script) ? script[requests.length]?.align : undefined;
-        if (scripted) script.splice(requests.length, 1);
+        let scripted;
+        if (Array.isArray(script)) {
+          scripted = script[requests.length]?.align;
+          if (scripted) script.splice(requests.length, 1);
+        } else if (script.tasks) {
+          const words = request.messages.at(-1).content.match(/Your task: ([\s\S]*?)\n\nThe action:/)?.[1]?.split('\n\nGive the final answer as JSON')[0];
+          scripted = pendingAlign.get(words);
+          pendingAlign.delete(words);
+        }
         return answerStructured(res, request, scripted ?? { reason: "the user's words do not ask for this", asked: false });
       }
       if (request.messages[0]?.content?.startsWith('You are the planner')) {
@@ -416,6 +431,7 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
       requests.push(request);
       headers.push(req.headers);
       const scripted = typeof script === 'function' ? script : script.tasks ? replyForTask(script.tasks, request) : script[requests.length - 1];
+      if (script.tasks && scripted?.align) pendingAlign.set(taskWords(request), scripted.align);
       let step;
       try {
         step = typeof scripted === 'function' ? scripted(request) : scripted;

@@ -73,7 +73,7 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     async fn restrict(this: &BrowserHost, tabs: Vec<TabId>, rules: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = holdWrites)]
-    async fn hold_writes(this: &BrowserHost, tab: TabId, hold: bool) -> Result<JsValue, JsValue>;
+    async fn hold_writes(this: &BrowserHost, tab: TabId, host: Option<String>) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method)]
     async fn finish(this: &BrowserHost, tabs: Vec<TabId>);
     /// Resolves with a `Uint8Array`.
@@ -416,8 +416,8 @@ impl Browser for HostBrowser {
         self.host.restrict(tabs.to_vec(), to_js(&rules)).await.map(drop).map_err(browser_error)
     }
 
-    async fn hold_writes(&self, tab: TabId, hold: bool) -> Result<Vec<HeldWrite>, BrowserError> {
-        let value = self.host.hold_writes(tab, hold).await.map_err(browser_error)?;
+    async fn hold_writes(&self, tab: TabId, hold: Option<&str>) -> Result<Vec<HeldWrite>, BrowserError> {
+        let value = self.host.hold_writes(tab, hold.map(str::to_string)).await.map_err(browser_error)?;
         serde_wasm_bindgen::from_value(value)
             .map_err(|err| BrowserError::Script(format!("unexpected list of held requests: {err}")))
     }

@@ -51,11 +51,14 @@ pub fn changes(held: &[HeldWrite]) -> Vec<&HeldWrite> {
 }
 
 /// A request in words for the user and the critic: `POST shop.test/api/cart` (no query string,
-/// which may hold the user's data).
+/// which may hold the user's data; the port when the address names one).
 pub fn describe(write: &HeldWrite) -> String {
     let address = url::Url::parse(&write.url).ok().map_or_else(
         || write.url.chars().take(80).collect(),
-        |url| format!("{}{}", url.host_str().unwrap_or_default(), url.path()),
+        |url| match url.port() {
+            Some(port) => format!("{}:{port}{}", url.host_str().unwrap_or_default(), url.path()),
+            None => format!("{}{}", url.host_str().unwrap_or_default(), url.path()),
+        },
     );
     format!("{} {address}", write.method)
 }

@@ -309,7 +309,7 @@ mod tests {
             ask(&requests, DriveCommand::State { tab: None }).await;
             let buy = DriveCommand::Act(Action::ClickElement { index: 1, click: crate::browser::Click::Single });
             let DriveReply::Failed(outcome) = ask(&requests, buy).await else { panic!() };
-            assert!(outcome.contains("The user did not allow clicking <button> \"Buy now\" [1]"), "{outcome}");
+            assert!(outcome.contains("the user did not allow it (clicking <button> \"Buy now\" [1]"), "{outcome}");
         });
         assert_eq!(shop.cart.get(), 0, "nothing was bought");
         assert_eq!(*refusing.asked.borrow(), vec![1]);

@@ -142,14 +142,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     return Ok(refused);
                 }
                 let action = Action::SendKeys { keys: keys.clone() };
-                let act = Act { action: &action, target: format!("\"{keys}\""), label: String::new(), url: page_url };
-                // Enter and Space press what has the focus, which may send a change.
-                let before = match self.keys_before(keys, page_url).await? {
-                    Before::Unseen if !keys_parsed.iter().any(|press| press.key == "Enter" || press.key == " ") => {
-                        Before::Allowed
-                    }
-                    before => before,
-                };
+                let key = format!("send_keys|{keys}|{page_url}");
+                let act = Act { action: &action, target: format!("\"{keys}\""), label: String::new(), url: page_url, key };
+                // Any key may press what has the focus or be a page's shortcut ("#" deletes).
+                let before = self.keys_before(&act, keys).await?;
                 self.holding_changes(&act, before, || async {
                     let outcome = if self.config.limits.now().trusted_input {
                         self.input(&trusted_input::key_presses(&keys_parsed)).await?
@@ -214,17 +210,22 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     Action::SelectOption { text, .. } => text.clone(),
                     _ => label(&element),
                 };
-                let act = Act { action: &action, target: element.describe(), label: said, url };
+                let key = format!("{}|{}|{said}", action.name(), element.fingerprint);
+                let act = Act { action: &action, target: element.describe(), label: said, url, key };
                 let before = match consented {
                     true => Before::Allowed,
                     false => self.consequences_before(&act, &element, seen).await?,
                 };
-                // A click or a choice may make the page send a change; typing, hovering and the
-                // rest run as they are once looked at.
-                let before = match (before, &action) {
-                    (Before::Unseen, Action::ClickElement { .. } | Action::SelectOption { .. }) => Before::Unseen,
-                    (Before::Unseen, _) => Before::Allowed,
-                    (before, _) => before,
+                // A click, a choice, a hover or a number set may make the page send a change;
+                // typing text (whose page may search as it goes) and the rest run as they are.
+                let may_change = match &action {
+                    Action::ClickElement { .. } | Action::SelectOption { .. } | Action::Hover { .. } => true,
+                    Action::InputText { .. } => NumberControl::of(&element).is_some(),
+                    _ => false,
+                };
+                let before = match before {
+                    Before::Unseen if !may_change => Before::Allowed,
+                    before => before,
                 };
                 // The panel can point the user at the element acted on, while it is still there.
                 let mut done = self.holding_changes(&act, before, || self.element_action(&action, &element)).await?;

@@ -307,8 +307,12 @@ impl Browser for FakeShop {
         Ok(navigation)
     }
 
-    async fn history(&self, tab: TabId, _step: HistoryStep) -> Result<Navigation, BrowserError> {
-        self.navigate(tab, "http://shop.test/previous").await
+    async fn history(&self, tab: TabId, step: HistoryStep) -> Result<Navigation, BrowserError> {
+        let to = match step {
+            HistoryStep::Reload => self.url.borrow().clone(),
+            _ => "http://shop.test/previous".into(),
+        };
+        self.navigate(tab, &to).await
     }
 
     async fn highlight(&self, _tab: TabId, marks: &[Highlight]) -> Result<(), BrowserError> {
@@ -507,9 +511,9 @@ impl Browser for FakeShop {
         Ok(())
     }
 
-    async fn hold_writes(&self, _tab: TabId, hold: bool) -> Result<Vec<HeldWrite>, BrowserError> {
-        self.holding.set(hold);
-        Ok(if hold { Vec::new() } else { self.held.take() })
+    async fn hold_writes(&self, _tab: TabId, hold: Option<&str>) -> Result<Vec<HeldWrite>, BrowserError> {
+        self.holding.set(hold.is_some());
+        Ok(if hold.is_some() { Vec::new() } else { self.held.take() })
     }
 
     async fn finish(&self, _tabs: &[TabId]) {

@@ -134,6 +134,9 @@ pub(super) struct Navigator<'a, B, M, G> {
     shown_files: RefCell<TaskFiles>,
     /// Approval requests made so far (their ids).
     pub(super) approvals: Cell<u32>,
+    /// Acts whose held change the user's words or the user allowed, to be done again once
+    /// (`execute/consequences.rs`), by their key.
+    pub(super) allowed_acts: RefCell<Vec<String>>,
     /// Input and output tokens used so far.
     usage: Cell<(u64, u64)>,
     /// Notices the agent going round in circles.
@@ -200,6 +203,7 @@ impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
             shown_files: RefCell::default(),
             page_scans: RefCell::default(),
             approvals: Cell::new(0),
+            allowed_acts: RefCell::default(),
             usage: Cell::new((0, 0)),
             loop_guard: RefCell::default(),
             rejections: Cell::new(0),

@@ -72,12 +72,12 @@ pub trait Browser {
     /// Installs the browser's blocking rules for the task's `tabs` (`declarativeNetRequest`
     /// session rules, replacing the earlier ones there; none removes them).
     async fn restrict(&self, tabs: &[TabId], rules: &[serde_json::Value]) -> Result<(), BrowserError>;
-    /// With `hold`, from now on holds back every request of the tab that would change something
-    /// on a site (POST, PUT, PATCH, DELETE by a script, a form or a frame; a beacon is not held)
-    /// and notes it; without, lets them go again and returns those held since. A held request
-    /// fails for the page as a network error does: the act that caused it is repeated once the
-    /// user's words or the user allow it (`agent/execute/consequences.rs`).
-    async fn hold_writes(&self, tab: TabId, hold: bool) -> Result<Vec<HeldWrite>, BrowserError>;
+    /// With `Some(host)`, from now on holds back every request of the tab that would change
+    /// something on a site (POST, PUT, PATCH, DELETE by a script, a form or a frame; a beacon
+    /// only to `host`, the page's, as others are the pages' own reports) and notes it; with
+    /// `None`, lets them go again and returns those held since. A held request fails for the page
+    /// as a network error does (`agent/execute/consequences.rs`).
+    async fn hold_writes(&self, tab: TabId, hold: Option<&str>) -> Result<Vec<HeldWrite>, BrowserError>;
     /// Ends the task's presence in the tabs it worked in: highlights removed, trusted input
     /// released, its blocking rules removed (other tasks' stay), the bytes of its downloads let go
     /// of (the files stay where the browser saved them), the browser free to discard them again

@@ -126,7 +126,7 @@ impl<H: Host> Browser for SharedTabs<'_, H> {
         self.host.browser().restrict(tabs, rules).await
     }
 
-    async fn hold_writes(&self, tab: TabId, hold: bool) -> Result<Vec<HeldWrite>, BrowserError> {
+    async fn hold_writes(&self, tab: TabId, hold: Option<&str>) -> Result<Vec<HeldWrite>, BrowserError> {
         self.check(tab).await?;
         self.host.browser().hold_writes(tab, hold).await
     }

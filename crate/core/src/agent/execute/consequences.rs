@@ -1,9 +1,12 @@
-//! Consequences judged by what an act does. Before it, the words of what is acted on (a first
-//! signal: "Pay now") and the form a click or Enter would post; during it, the requests it
-//! really makes that would change something on a site (POST, PUT, PATCH, DELETE), held back by
-//! the browser. Either way the act goes ahead only when the user's own words asked for it (their
-//! words, or the critic, a model that reads only those words and the act's description) or the
-//! user allows it; a held act is then done again, its requests let through.
+//! Consequences judged by what an act does. Before it, the form a click or Enter would post and,
+//! as a first signal, the words of what is acted on ("Pay now", a page that calls itself
+//! public); during it, the requests it really makes that would change something on a site
+//! (POST, PUT, PATCH, DELETE), held back by the browser. Either way the act goes ahead only when
+//! the user's own words ask for it (their words, or the critic: a model that reads only those
+//! words and the act's description) or the user allows it. A held act changed nothing on the
+//! site: the page is reloaded to show it as it is, and, allowed, the model does the act again,
+//! which then goes through once (doing it again in its place could undo a toggle, or find a
+//! dragged card already moved and send nothing).
 
 use super::{report, Done, Outcome};
 use crate::actions::{asked_in_words, assess, changes, describe_write, Action, Consequence, Kind, Strictness};
@@ -11,17 +14,20 @@ use crate::agent::critic::{critic_prompt, parse_asked};
 use crate::agent::navigator::{Navigator, StepError};
 use crate::agent::record::Role;
 use crate::agent::task_config::UserGate;
-use crate::browser::{Browser, BrowserError, HeldWrite, HistoryStep, PageOp};
+use crate::browser::{Browser, BrowserError, HeldWrite, HistoryStep, PageOp, Submission};
 use crate::dom_map::{MapElement, PageMap};
 use crate::llm::ChatModel;
 use crate::safety::Site;
 use crate::text;
 use std::future::Future;
 
+/// How much of a request's body or a form's fields the critic and the user are shown.
+const SHOWN_BODY_CHARS: usize = 160;
+
 /// What was found before an act.
 pub(super) enum Before {
-    /// The act would have consequences, and the user's words or the user allowed them: it runs
-    /// as it is, nothing held.
+    /// It runs as it is, nothing held: it has no consequence that could be seen before it, or
+    /// the user's words or the user allowed the one it has.
     Allowed,
     /// Nothing seen before it: it runs with its changes held.
     Unseen,
@@ -29,7 +35,7 @@ pub(super) enum Before {
     Refused(Done),
 }
 
-/// How an act is described to the critic and the user: what is done, to what, on which site.
+/// An act as the critic and the user are told of it.
 pub(super) struct Act<'a> {
     pub action: &'a Action,
     /// The element acted on (and, for a drag, the one dropped on), described.
@@ -38,6 +44,8 @@ pub(super) struct Act<'a> {
     pub label: String,
     /// The page's address.
     pub url: &'a str,
+    /// The same act on the same elements, after a reload too (their fingerprints, not indexes).
+    pub key: String,
 }
 
 impl Act<'_> {
@@ -45,6 +53,17 @@ impl Act<'_> {
         let site = Site::of(self.url).map(|site| site.to_string()).unwrap_or_default();
         format!("{} on {} (on {site})", self.action.name(), self.target)
     }
+
+    fn refused(&self, outcome: String) -> Before {
+        Before::Refused(report(self.action.name(), Some(&self.target), false, outcome))
+    }
+}
+
+/// Who let a held change go.
+#[derive(Clone, Copy)]
+enum AllowedBy {
+    Words,
+    User,
 }
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
@@ -56,44 +75,71 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         seen: Option<&PageMap>,
     ) -> Result<Before, StepError> {
         let strictness = self.config.limits.now().strictness;
-        if strictness == Strictness::Off {
+        if strictness == Strictness::Off || self.take_allowed(act) {
             return Ok(Before::Allowed);
         }
-        let said = seen.and_then(|page| assess(act.action, element, page, strictness));
-        let posted = match (said.is_some(), act.action) {
-            (false, Action::ClickElement { .. }) if matches!(element.tag.as_str(), "button" | "input") => {
+        let form = match act.action {
+            Action::ClickElement { .. } if matches!(element.tag.as_str(), "button" | "input") => {
                 let op = PageOp::Submission { target: element.target.clone(), tag: element.tag.clone() };
-                self.posted_form(&op, &act.target).await?
+                self.posted_form(&op).await?
             }
             _ => None,
         };
-        match said.or(posted) {
-            Some(consequence) => self.allowed(act, consequence, &act.describe()).await,
-            None => Ok(Before::Unseen),
-        }
+        let said = seen.and_then(|page| assess(act.action, element, page, strictness));
+        self.judge_before(act, said, form).await
     }
 
     /// Looks at keys before they are pressed: Enter posts the focused field's form.
-    pub(super) async fn keys_before(&self, keys: &str, page_url: &str) -> Result<Before, StepError> {
-        if self.config.limits.now().strictness == Strictness::Off {
+    pub(super) async fn keys_before(&self, act: &Act<'_>, keys: &str) -> Result<Before, StepError> {
+        if self.config.limits.now().strictness == Strictness::Off || self.take_allowed(act) {
             return Ok(Before::Allowed);
         }
-        if !keys.contains("Enter") {
-            return Ok(Before::Unseen);
+        let form = match keys.contains("Enter") {
+            true => self.posted_form(&PageOp::FocusedSubmission { frame: self.focus_frame.get() }).await?,
+            false => None,
+        };
+        self.judge_before(act, None, form).await
+    }
+
+    /// Judges what was seen before an act: what its words say and the form it would post.
+    async fn judge_before(
+        &self,
+        act: &Act<'_>,
+        said: Option<Consequence>,
+        form: Option<Submission>,
+    ) -> Result<Before, StepError> {
+        let posted = form.as_ref().map(|form| {
+            let write = HeldWrite { method: "POST".into(), url: form.action.clone(), ..HeldWrite::default() };
+            let fields = form.fields.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>();
+            format!("{} with {}", describe_write(&write), shown(&fields.join("&")))
+        });
+        let consequence = match (said, &posted) {
+            (Some(said), _) => said,
+            (None, Some(posted)) => Consequence {
+                kind: Kind::Change,
+                reason: text!("core_reason_form_posts", &act.target, posted.as_str()),
+            },
+            (None, None) => return Ok(Before::Unseen),
+        };
+        let mut description = act.describe();
+        if let Some(posted) = &posted {
+            description.push_str(&format!("; it sends its form: {posted}"));
         }
-        let action = Action::SendKeys { keys: keys.to_string() };
-        let act = Act { action: &action, target: format!("\"{keys}\""), label: String::new(), url: page_url };
-        let op = PageOp::FocusedSubmission { frame: self.focus_frame.get() };
-        match self.posted_form(&op, &act.target).await? {
-            Some(consequence) => self.allowed(&act, consequence, &act.describe()).await,
-            None => Ok(Before::Unseen),
+        // What everyone may read is judged with what it says, which a label cannot tell.
+        let by_words = consequence.kind != Kind::Publish;
+        match self.allowed(act, &consequence, &description, by_words).await? {
+            Some(_) => Ok(Before::Allowed),
+            None => Ok(act.refused(format!(
+                "Not done: the user did not allow it ({}). Do not try it again another way; finish and tell the user what is left for them to do.",
+                consequence.reason
+            ))),
         }
     }
 
     /// Runs `perform` (the act) with the requests it makes that would change something held
-    /// back, unless the user's words ask for it; when it made some, they go ahead only if the
-    /// critic finds the act in the user's words or the user allows it, and the act is then done
-    /// again (a drag done again may not redo what the page saves: its report says what it shows).
+    /// back, unless the user's words ask for it. When it made some, the page is reloaded (or,
+    /// after a form its script posted, taken back), and the act is allowed once more if the
+    /// critic finds it in the user's words or the user allows it.
     pub(super) async fn holding_changes<F, Fut>(&self, act: &Act<'_>, before: Before, perform: F) -> Outcome
     where
         F: Fn() -> Fut,
@@ -102,14 +148,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         match before {
             Before::Refused(done) => return Ok(done),
             Before::Allowed => return perform().await,
+            Before::Unseen if asked_in_words(&self.conversation_texts().0, &act.label) => return perform().await,
             Before::Unseen => {}
         }
-        // What the user's words ask for runs as it is: nothing to hold, nothing to do again.
-        if asked_in_words(&self.conversation_texts().0, &act.label) {
-            return perform().await;
-        }
         let tab = self.tab.get();
-        if let Err(err) = self.browser.hold_writes(tab, true).await {
+        let host = url::Url::parse(act.url).ok().and_then(|url| url.host_str().map(str::to_string)).unwrap_or_default();
+        if let Err(err) = self.browser.hold_writes(tab, Some(&host)).await {
             return match err {
                 BrowserError::TabClosed => Err(StepError::Fatal(text!("core_task_tab_closed"))),
                 err => Ok(report(
@@ -121,90 +165,89 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             };
         }
         let first = perform().await;
-        let held = self.browser.hold_writes(tab, false).await.unwrap_or_default();
+        let held = self.browser.hold_writes(tab, None).await.unwrap_or_default();
         let first = first?;
         if held.is_empty() {
             return Ok(first);
         }
         let changed = changes(&held);
         if changed.is_empty() {
-            // Only reads sent by POST were held: the act is done again with them let through.
-            return self
-                .again(act, perform, "It sent queries, which were held for a check and are let through now")
-                .await;
+            // Only reads sent by POST were held: done again with them let through.
+            let mut again = perform().await?;
+            let outcome = &mut again.report.outcome;
+            *outcome = format!("(Its queries were held for a check, and it was done again with them let through.) {outcome}");
+            return Ok(again);
         }
-        if held.iter().any(|write| write.kind == "main_frame") {
-            // A form the page posted by its own script: the tab shows the browser's error page.
-            let _ = self.browser.history(tab, HistoryStep::Back).await;
-        }
-        let sent = changed.iter().map(|write| describe_write(write)).collect::<Vec<_>>().join(", ");
+        let sent = changed.iter().map(|write| describe_sent(write)).collect::<Vec<_>>().join("; ");
         let description = format!("{}; the page then sent: {sent}", act.describe());
-        let reason = text!("core_reason_act_sent", &act.target, &sent);
-        match self.allowed(act, Consequence { kind: Kind::Change, reason }, &description).await? {
-            Before::Refused(mut done) => {
-                done.report.outcome =
-                    format!("{} (The page's request {sent} was held back: nothing changed.)", done.report.outcome);
-                Ok(done)
+        let consequence = Consequence { kind: Kind::Change, reason: text!("core_reason_act_sent", &act.target, &sent) };
+        let allowed = self.allowed(act, &consequence, &description, false).await?;
+        // Nothing changed on the site: the page is shown as it is (a page that moved a card or
+        // ticked a box before its request failed would show what did not happen).
+        let restored = match held.iter().any(|write| write.kind == "main_frame") {
+            true => HistoryStep::Back,
+            false => HistoryStep::Reload,
+        };
+        let _ = self.browser.history(tab, restored).await;
+        let name = act.action.name();
+        let outcome = match allowed {
+            Some(by) => {
+                self.allowed_acts.borrow_mut().push(act.key.clone());
+                let who = match by {
+                    AllowedBy::Words => "The user's words ask for it (as the critic read them)",
+                    AllowedBy::User => "The user allowed it",
+                };
+                format!(
+                    "{name} on {} would change something on the site: {sent}. It was held back, so nothing has changed yet, and the page was reloaded. {who}: do the same act again now, on the page as it is, and it will go through.",
+                    act.target
+                )
             }
-            _ => {
-                self.again(act, perform, &format!("It sent {sent}, which was held until allowed, then let through"))
-                    .await
-            }
-        }
-    }
-
-    /// The act done again, its requests let through; its report says why it ran twice.
-    async fn again<F, Fut>(&self, act: &Act<'_>, perform: F, why: &str) -> Outcome
-    where
-        F: Fn() -> Fut,
-        Fut: Future<Output = Outcome>,
-    {
-        let mut done = perform().await?;
-        let outcome = &mut done.report.outcome;
-        *outcome = format!("{why}: {} was done again. {outcome}", act.action.name());
-        Ok(done)
-    }
-
-    /// The consequence of posting the form that `op` (a click's or Enter's) would submit.
-    async fn posted_form(&self, op: &PageOp, target: &str) -> Result<Option<Consequence>, StepError> {
-        let Some(form) = self.perform(op).await?.submission else { return Ok(None) };
-        if !form.method.eq_ignore_ascii_case("post") {
-            return Ok(None);
-        }
-        let write = HeldWrite { method: "POST".into(), url: form.action, ..HeldWrite::default() };
-        Ok(Some(Consequence {
-            kind: Kind::Change,
-            reason: text!("core_reason_form_posts", target, describe_write(&write)),
-        }))
-    }
-
-    /// Whether a consequential act may run: asked for in the user's words, else by the user.
-    async fn allowed(&self, act: &Act<'_>, consequence: Consequence, description: &str) -> Result<Before, StepError> {
-        if self.user_asked_for(&act.label, description).await? {
-            return Ok(Before::Allowed);
-        }
-        if self.ask_user(consequence.question(), act.url, Vec::new()).await? {
-            return Ok(Before::Allowed);
-        }
-        Ok(Before::Refused(report(
-            act.action.name(),
-            Some(&act.target),
-            false,
-            format!(
-                "The user did not allow {}. Do not try it again another way; finish and tell the user what is left for them to do.",
-                consequence.reason
+            None => format!(
+                "Not done: {name} on {} would change something on the site ({sent}); the user's words do not ask for it and the user did not allow it. It was held back, so nothing changed, and the page was reloaded to show it as it is. Do not try it again another way; finish and tell the user what is left for them to do.",
+                act.target
             ),
-        )))
+        };
+        Ok(Done { page_left: true, ..report(name, Some(&act.target), allowed.is_some(), outcome) })
     }
 
-    /// Whether the user's own words ask for the act: its label's words all among theirs, or the
-    /// critic says so. An unusable or failed verdict is a no (the user is then asked).
-    async fn user_asked_for(&self, label: &str, description: &str) -> Result<bool, StepError> {
+    /// Whether the act was allowed once already (its change held, then allowed): it is then
+    /// done once as it is.
+    fn take_allowed(&self, act: &Act<'_>) -> bool {
+        let mut allowed = self.allowed_acts.borrow_mut();
+        let found = allowed.iter().position(|key| *key == act.key);
+        found.map(|at| allowed.remove(at)).is_some()
+    }
+
+    /// The form that `op` (a click's or Enter's) would submit, when it posts.
+    async fn posted_form(&self, op: &PageOp) -> Result<Option<Submission>, StepError> {
+        let form = self.perform(op).await?.submission;
+        Ok(form.filter(|form| form.method.eq_ignore_ascii_case("post")))
+    }
+
+    /// Whether a consequential act may run, and who allowed it: the user's words (its label's
+    /// words among theirs, when `by_words`, or the critic), else the user, asked.
+    async fn allowed(
+        &self,
+        act: &Act<'_>,
+        consequence: &Consequence,
+        description: &str,
+        by_words: bool,
+    ) -> Result<Option<AllowedBy>, StepError> {
         let (words, _) = self.conversation_texts();
-        if asked_in_words(&words, label) {
-            return Ok(true);
+        if by_words && asked_in_words(&words, &act.label) {
+            return Ok(Some(AllowedBy::Words));
         }
-        let prompt = critic_prompt(&words, description);
+        if self.critic_says_asked(&words, description).await? {
+            return Ok(Some(AllowedBy::Words));
+        }
+        let approved = self.ask_user(consequence.question(), act.url, Vec::new()).await?;
+        Ok(approved.then_some(AllowedBy::User))
+    }
+
+    /// The critic's verdict: whether the user's words ask for the act described. An unusable or
+    /// failed verdict is a no (the user is then asked).
+    async fn critic_says_asked(&self, words: &[String], description: &str) -> Result<bool, StepError> {
+        let prompt = critic_prompt(words, description);
         let budget = &self.config.budgets.validator;
         match self.complete_within(Role::Critic, self.models.validator, budget, prompt, false).await {
             Ok(reply) => Ok(parse_asked(&reply).unwrap_or(false)),
@@ -212,4 +255,16 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Err(StepError::Fatal(_)) => Ok(false),
         }
     }
+}
+
+/// A held request with the start of what it carries: `POST shop.test/api/cart {"item":"blue"}`.
+fn describe_sent(write: &HeldWrite) -> String {
+    match write.body.trim() {
+        "" => describe_write(write),
+        body => format!("{} {}", describe_write(write), shown(body)),
+    }
+}
+
+fn shown(text: &str) -> String {
+    crate::text::truncate_chars(text, SHOWN_BODY_CHARS)
 }

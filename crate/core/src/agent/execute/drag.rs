@@ -59,7 +59,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             None => source.describe(),
         };
         let said = [Some(label(&source)), onto.as_ref().map(label)].into_iter().flatten().collect::<Vec<_>>().join(" ");
-        let act = Act { action: &action, target, label: said, url: page_url };
+        let fingerprints = [Some(source.fingerprint), onto.as_ref().map(|onto| onto.fingerprint)];
+        let key = format!("drag|{fingerprints:?}|{dx}|{dy}");
+        let act = Act { action: &action, target, label: said, url: page_url, key };
         let before = match &onto {
             Some(onto) => self.consequences_before(&act, onto, seen).await?,
             None => Before::Unseen,

@@ -449,7 +449,7 @@ fn consequential_actions_wait_for_the_user_and_a_refusal_is_respected() {
         asked.as_deref(),
         Some("The agent wants to buy or pay for something: clicking <button> \"Buy now\" [1], which says \"buy\". Allow it?")
     );
-    assert!(outcomes(&events)[0].starts_with("The user did not allow clicking <button> \"Buy now\" [1]"));
+    assert!(outcomes(&events)[0].starts_with("Not done: the user did not allow it (clicking <button> \"Buy now\" [1]"));
     assert_eq!(shop.cart.get(), 0, "nothing was bought");
 
     let shop = FakeShop::new();
@@ -489,16 +489,18 @@ fn posting_shop() -> FakeShop {
 }
 
 #[test]
-fn a_click_whose_request_changes_something_unasked_waits_for_the_user_and_runs_again_once_allowed() {
+fn a_click_whose_request_changes_something_unasked_waits_for_the_user_and_goes_through_once_allowed() {
     use crate::agent::fakes::{critic, run_as, FakeUser};
+    let click = || reply(r#"[{"do":"click_element","index":1,"click":null}]"#);
+    // The model clicks; the critic reads the user's words; told it is allowed, the model clicks again.
     let clicked = |approves: bool| {
         let shop = posting_shop();
         let user = FakeUser { approves, asked: Default::default(), reviews: Default::default() };
-        let model = ScriptedModel::new(vec![
-            reply(r#"[{"do":"click_element","index":1,"click":null}]"#),
-            critic(false),
-            done(),
-        ]);
+        let again = match approves {
+            true => vec![click()],
+            false => vec![click(), critic(false)],
+        };
+        let model = ScriptedModel::new([vec![click(), critic(false)], again, vec![done()]].concat());
         let config = TaskConfig { task: "What mugs does the shop have?".into(), ..crate::agent::fakes::config(5) };
         let (_, events) = run_as(&config, &shop, &model, &user);
         let critic_saw = model.requests.borrow()[1].messages[1].content.clone();
@@ -507,26 +509,27 @@ fn a_click_whose_request_changes_something_unasked_waits_for_the_user_and_runs_a
     let (shop, events, critic_saw, asked) = clicked(false);
     assert_eq!(
         critic_saw,
-        "The user's words:\nYour task: What mugs does the shop have?\n\nThe action:\nclick_element on <button> \"Add blue mug\" [1] (on shop.test); the page then sent: POST shop.test/api/cart"
+        "The user's words:\nYour task: What mugs does the shop have?\n\nThe action:\nclick_element on <button> \"Add blue mug\" [1] (on shop.test); the page then sent: POST shop.test/api/cart item=blue"
     );
-    assert_eq!(asked, vec![1]);
+    assert_eq!(asked, vec![1, 2], "asked again: a refused act is not remembered as allowed");
     let question = events.iter().find_map(|e| match e {
         AgentEvent::ApprovalNeeded { question, .. } => Some(question.to_string()),
         _ => None,
     });
     assert_eq!(
         question.as_deref(),
-        Some("The agent wants to change something on a site: <button> \"Add blue mug\" [1] sent POST shop.test/api/cart, which was held back until you decide (your words did not ask for it). Allow it?")
+        Some("The agent wants to change something on a site: <button> \"Add blue mug\" [1] sent POST shop.test/api/cart item=blue, held back until you decide. Allow it?")
     );
-    assert!(
-        outcomes(&events)[0].contains("(The page's request POST shop.test/api/cart was held back: nothing changed.)")
+    assert_eq!(
+        outcomes(&events)[0],
+        "Not done: click_element on <button> \"Add blue mug\" [1] would change something on the site (POST shop.test/api/cart item=blue); the user's words do not ask for it and the user did not allow it. It was held back, so nothing changed, and the page was reloaded to show it as it is. Do not try it again another way; finish and tell the user what is left for them to do."
     );
     assert_eq!((shop.cart.get(), shop.sent.borrow().len()), (0, 0), "the request never left");
 
     let (shop, events, _, asked) = clicked(true);
-    assert_eq!(asked, vec![1]);
-    assert_eq!((shop.cart.get(), shop.sent.borrow().len()), (1, 1), "sent once, when the click was done again");
-    assert!(outcomes(&events)[0].starts_with("It sent POST shop.test/api/cart, which was held until allowed, then let through: click_element was done again."));
+    assert_eq!(asked, vec![1], "the act allowed goes through once, unasked");
+    assert!(outcomes(&events)[0].ends_with("The user allowed it: do the same act again now, on the page as it is, and it will go through."));
+    assert_eq!((shop.cart.get(), shop.sent.borrow().len()), (1, 1), "sent once, when the model clicked again");
 }
 
 #[test]
@@ -545,8 +548,16 @@ fn a_click_whose_request_the_users_words_ask_for_is_let_through_without_a_questi
     };
     // The label's words are the user's: no critic, no question.
     assert_eq!(run("Add the blue mug to my cart", None), (1, 1, vec![]));
-    // In other words: the critic reads them and says they ask for it.
-    assert_eq!(run("Put one of the blue mugs in my basket", Some(true)), (1, 1, vec![]));
+    // In other words: the critic reads them and says they ask for it; the page is reloaded and
+    // the model, told so, clicks again.
+    let shop = posting_shop();
+    let user = FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
+    let click = || reply(r#"[{"do":"click_element","index":1,"click":null}]"#);
+    let model = ScriptedModel::new(vec![click(), critic(true), click(), done()]);
+    let config = TaskConfig { task: "Put one of the blue mugs in my basket".into(), ..crate::agent::fakes::config(5) };
+    let (_, events) = run_as(&config, &shop, &model, &user);
+    assert!(outcomes(&events)[0].contains("The user's words ask for it (as the critic read them): do the same act again now"));
+    assert_eq!((shop.cart.get(), shop.sent.borrow().len(), user.asked.take()), (1, 1, vec![]));
     // The critic's unusable verdict is a no: the user is asked (and refuses).
     let shop = posting_shop();
     let user = FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
