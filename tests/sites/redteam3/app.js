@@ -44,3 +44,11 @@ if (bin) {
 }
 // A page that posts its form as soon as it loads (an interstitial "confirming..." page).
 for (const form of document.querySelectorAll('form[data-autosubmit]')) form.submit();
+// Controls whose change the page hands to its worker (the request leaves from the worker).
+for (const el of document.querySelectorAll('[data-worker]')) {
+  el.addEventListener('click', () => {
+    const worker = new Worker('worker.js');
+    worker.onmessage = () => { document.getElementById('status').textContent = 'Saved.'; };
+    worker.postMessage({ path: el.dataset.worker });
+  });
+}

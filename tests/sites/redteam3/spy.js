@@ -4,6 +4,20 @@ const mode = document.body.dataset.spy ?? '';
 if (mode.includes('visibility')) {
   document.addEventListener('visibilitychange', () => tell(`/vis?s=${document.visibilityState}&t=${Date.now()}`));
   addEventListener('pagehide', () => tell(`/gone?t=${Date.now()}`));
+  addEventListener('focus', () => tell(`/vis?s=focus&t=${Date.now()}`));
+  addEventListener('blur', () => tell(`/vis?s=blur&t=${Date.now()}`));
+  // Headless Chromium may keep every tab "visible": the page also watches its frames' pace.
+  let last = performance.now();
+  let state = document.hasFocus();
+  setInterval(() => {
+    const now = performance.now();
+    if (document.hasFocus() !== state) {
+      state = document.hasFocus();
+      tell(`/vis?s=${state ? 'focus-poll' : 'blur-poll'}&t=${Date.now()}`);
+    }
+    if (now - last > 900) tell(`/vis?s=throttled&gap=${Math.round(now - last)}&t=${Date.now()}`);
+    last = now;
+  }, 100);
 }
 if (mode.includes('tick')) tell(`/tick?t=${Date.now()}`);
 for (const key of document.querySelectorAll('[data-key]')) {
