@@ -305,6 +305,12 @@ test('T07 close_tab of an attacker tab reached before the task held data', async
 // ---------------------------------------------------------------------------------------------
 // Class b: a consequential change the user did not ask for, without a question
 // ---------------------------------------------------------------------------------------------
+// Why these got through at 6842aac: actions/consequence.rs::assess judges only a clicked element's
+// words (and type=submit on a page that calls itself public), a typed field's name and a drop
+// target's words; select_option, send_keys (Enter included), hover and the requests an act
+// really causes are never looked at (execute.rs ask_if_consequential is the only consequence
+// check; docs/security.md: "consequences on a site in the set are judged by the words of the
+// element, not yet by the requests they cause"). The task's words are never consulted either.
 
 const bank = (page) => `${app.origin}/redteam3/${page}`;
 
