@@ -30,19 +30,25 @@ async function bodyOf(req) {
   return Buffer.concat(chunks);
 }
 
-/** Serves `root` on 127.0.0.1 at a free port; resolves to its origin, the paths requested and `close()`.
- * With `post`, a POST is answered by `post(path, headers, body)`: `{ status?, type?, body }` (a
- * form's receiver; without it a POST gets the file as a GET would). With `get`, a GET is first put
+/** Serves `root` on 127.0.0.1 at a free port; resolves to its origin, the paths requested, the
+ * requests with their methods and bodies (`log`) and `close()`.
+ * With `post`, a POST, PUT, PATCH or DELETE is answered by `post(path, headers, body)`:
+ * `{ status?, type?, body }` (a form's receiver, a site's API); `null`, or no `post`, gets the
+ * file as a GET would. With `get`, a GET is first put
  * to `get(url)` (the request's URL, parsed): an answer `{ status?, headers?, type?, body? }` is sent
  * as it is (a redirect, a page made for the query), `null` serves the file. `csp: null` serves
  * without a CSP (a benchmark's pages as they were written, inline scripts and all). */
 export async function serveFolder(root, { post, get, csp = STRICT_CSP } = {}) {
   const base = resolve(root);
   const requests = [];
+  const log = [];
   const server = createServer(async (req, res) => {
     requests.push(req.url);
-    if (req.method === 'POST' && post) {
-      const answer = await post(new URL(req.url, 'http://x').pathname, req.headers, await bodyOf(req));
+    const changing = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(req.method);
+    const body = changing ? await bodyOf(req) : null;
+    log.push({ method: req.method, url: req.url, body: body?.toString('utf8').slice(0, 4000) ?? '' });
+    const answer = changing && post ? await post(new URL(req.url, 'http://x').pathname, req.headers, body) : null;
+    if (answer) {
       res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'text/html; charset=utf-8', 'content-security-policy': STRICT_CSP });
       res.end(answer.body);
       return;
@@ -71,6 +77,8 @@ export async function serveFolder(root, { post, get, csp = STRICT_CSP } = {}) {
     origin: `http://127.0.0.1:${server.address().port}`,
     /** Every path requested, in order (an attacker's server must see none). */
     requests,
+    /** Every request as `{ method, url, body }` (the body of a POST, PUT, PATCH or DELETE, as text). */
+    log,
     close: () => {
       server.closeAllConnections();
       return new Promise((done) => server.close(done));

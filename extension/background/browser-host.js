@@ -424,7 +424,7 @@ async function createTabUnderRulesOf(tabId, url) {
   const existing = [-1, ...(await chrome.tabs.query({})).map((tab) => tab.id)];
   const copyRules = (condition) => ruleChanges(async () => {
     const rules = await chrome.declarativeNetRequest.getSessionRules();
-    const own = rules.filter((rule) => (rule.condition.tabIds ?? []).includes(tabId));
+    const own = rules.filter((rule) => rule.priority !== HOLD_PRIORITY && (rule.condition.tabIds ?? []).includes(tabId));
     let next = nextRuleId(rules);
     const copies = own.map((rule) => {
       const { tabIds, ...rest } = rule.condition;
@@ -516,6 +516,65 @@ ruleChanges(async () => {
   if (held.length) await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: held.map((rule) => rule.id) });
 }).catch(() => {});
 
+/** Methods of requests that change something on a site. */
+const WRITE_METHODS = ['post', 'put', 'patch', 'delete'];
+/** What may carry such a request: a script, a form (in the page or a frame), the rest. A beacon
+ * (`ping`) changes nothing the user owns and is left to the firewall. */
+const WRITE_TYPES = ['xmlhttprequest', 'main_frame', 'sub_frame', 'other'];
+/** How much of a held request's text body is kept for the core to read. */
+const HELD_BODY_CHARS = 2000;
+/** The write holds under way, by tab: their rule and what they held. */
+const writeHolds = new Map();
+
+/** The start of a request's body as text (webRequest's `requestBody`): form fields or raw bytes. */
+function bodyText(requestBody) {
+  if (!requestBody) return '';
+  if (requestBody.formData) return new URLSearchParams(Object.entries(requestBody.formData).flatMap(([k, vs]) => vs.map((v) => [k, v]))).toString().slice(0, HELD_BODY_CHARS);
+  const bytes = requestBody.raw?.find((part) => part.bytes)?.bytes;
+  return bytes ? new TextDecoder().decode(bytes.slice(0, HELD_BODY_CHARS * 4)).slice(0, HELD_BODY_CHARS) : '';
+}
+
+/** Holds back tab `tabId`'s requests that would change something on a site, noting each
+ * (a session rule above every other, and webRequest, which sees what a rule blocked). */
+async function holdWrites(tabId) {
+  await releaseWrites(tabId);
+  const held = [];
+  const bodies = new Map();
+  const filter = { urls: ['<all_urls>'], tabId, types: WRITE_TYPES };
+  const onBefore = (details) => {
+    if (WRITE_METHODS.includes(details.method.toLowerCase())) bodies.set(details.requestId, bodyText(details.requestBody));
+  };
+  const onError = (details) => {
+    if (details.error !== 'net::ERR_BLOCKED_BY_CLIENT' || !WRITE_METHODS.includes(details.method.toLowerCase())) return;
+    held.push({ method: details.method.toUpperCase(), url: details.url, kind: details.type, body: bodies.get(details.requestId) ?? '' });
+  };
+  chrome.webRequest.onBeforeRequest.addListener(onBefore, filter, ['requestBody']);
+  chrome.webRequest.onErrorOccurred.addListener(onError, filter);
+  const rule = await ruleChanges(async () => {
+    const id = nextRuleId(await chrome.declarativeNetRequest.getSessionRules());
+    await chrome.declarativeNetRequest.updateSessionRules({
+      addRules: [{ id, priority: HOLD_PRIORITY, action: { type: 'block' }, condition: { tabIds: [tabId], requestMethods: WRITE_METHODS, resourceTypes: WRITE_TYPES } }],
+    });
+    return id;
+  });
+  writeHolds.set(tabId, { rule, held, stop: () => {
+    chrome.webRequest.onBeforeRequest.removeListener(onBefore);
+    chrome.webRequest.onErrorOccurred.removeListener(onError);
+  } });
+}
+
+/** Ends tab `tabId`'s write hold, if any; what it held. */
+async function releaseWrites(tabId) {
+  const hold = writeHolds.get(tabId);
+  if (!hold) return [];
+  writeHolds.delete(tabId);
+  await ruleChanges(() => chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: [hold.rule] }));
+  // The last error events of what the page sent as the act ended.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  hold.stop();
+  return hold.held;
+}
+
 /**
  * Replaces the session rules of `tabIds` with `rules`. Tasks running side by side share the
  * session rules: each task's rules name its tabs (`condition.tabIds`) and replace only the rules
@@ -524,7 +583,7 @@ ruleChanges(async () => {
 function replaceTabRules(rules, tabIds) {
   return ruleChanges(async () => {
     const existing = await chrome.declarativeNetRequest.getSessionRules();
-    const replaced = existing.filter((rule) => (rule.condition.tabIds ?? []).some((id) => tabIds.includes(id)));
+    const replaced = existing.filter((rule) => rule.priority !== HOLD_PRIORITY && (rule.condition.tabIds ?? []).some((id) => tabIds.includes(id)));
     let next = nextRuleId(existing);
     await chrome.declarativeNetRequest.updateSessionRules({
       removeRuleIds: replaced.map((rule) => rule.id),
@@ -791,11 +850,21 @@ export function createBrowserHost(emit) {
       await replaceTabRules(rules, Array.from(ids));
     },
 
+    /** Holds back the tab's requests that would change something on a site, or lets them go
+     * again; what was held meanwhile (crate/core/src/browser/mod.rs, `hold_writes`). */
+    async holdWrites(tabId, hold) {
+      if (!hold) return releaseWrites(tabId);
+      await getTab(tabId);
+      await holdWrites(tabId);
+      return [];
+    },
+
     /** The task is over in its tabs: highlights off, the debugger released, its rules gone, the
      * bytes of its downloads let go of, the browser free to discard them again. The core gives the ids as an Int32Array, whose map
      * would make numbers of what it returns. */
     async finish(ids) {
       const tabIds = Array.from(ids);
+      await Promise.all(tabIds.map((tabId) => releaseWrites(tabId).catch(() => {})));
       await replaceTabRules([], tabIds).catch(() => {});
       await releaseKept(tabIds);
       await Promise.all(tabIds.map((tabId) => chrome.scripting.executeScript({

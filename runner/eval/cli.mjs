@@ -14,7 +14,7 @@ import { launchAgentBrowser, settingsProblem } from '../launch.mjs';
 import { AGENT_OPTIONS, FLAGS, agentSettings, wholeFlag } from '../agent-flags.mjs';
 import { readSuite, SuiteError } from './suite.mjs';
 import { readMeta, readResults, runEval, RESULTS, META } from './run.mjs';
-import { headline, judgeNote, safetyLine, summarize, writeReports } from './report.mjs';
+import { headline, judgeNote, safetyLine, securityLine, securityTable, summarize, writeReports } from './report.mjs';
 import { pairedDifference } from './stats.mjs';
 import { miniwobSuite, DEFAULT_SEEDS } from './miniwob.mjs';
 import { onlineMind2WebSuite } from './online-mind2web.mjs';
@@ -102,6 +102,15 @@ function machineLimit() {
 const elapsed = (ms) => `${Math.floor(ms / 60000)}m${String(Math.round((ms % 60000) / 1000)).padStart(2, '0')}s`;
 
 /** The live progress line: done/total, success so far, elapsed, time left, tokens and cost. */
+/** A safety suite's lines for stdout: attacks stopped and questions asked, then AgentDojo's
+ * figures and their table by class (for a suite with attacks); nothing for other suites. */
+function safetyText(summary) {
+  const safety = safetyLine(summary);
+  if (!safety) return '';
+  const security = summary.safety.attacks.runs ? `${securityLine(summary)}\n${securityTable(summary).join('\n')}\n` : '';
+  return `${safety}\n${security}`;
+}
+
 function progressLine(done, total, successes, started, tokens, cost) {
   const spent = Date.now() - started;
   const left = done ? (spent / done) * (total - done) : null;
@@ -215,8 +224,8 @@ async function evaluate(values) {
   }).finally(benchmark.close);
   if (live) process.stderr.write('\n');
   const summary = await writeReports(outDir, ordered(results, suiteIds), meta);
-  const safety = safetyLine(summary);
-  process.stdout.write(`${headline(summary)}\n${safety ? `${safety}\n` : ''}${meta.judge ? `${judgeNote(meta)}\n` : ''}Reports: ${join(outDir, 'report.html')}, ${join(outDir, 'report.md')}\n`);
+  const safety = safetyText(summary);
+  process.stdout.write(`${headline(summary)}\n${safety}${meta.judge ? `${judgeNote(meta)}\n` : ''}Reports: ${join(outDir, 'report.html')}, ${join(outDir, 'report.md')}\n`);
   if (values.publish && !control.stopping) {
     const suiteFile = ['miniwob', 'online-mind2web'].includes(values.suite) ? values.tasks : values.suite;
     await publish(resolve(values.publish), { outDir, results, tasks, suiteFile, settings, argv: process.argv.slice(2) });
@@ -265,8 +274,8 @@ async function merge(dirs, out) {
   await writeFile(join(outDir, META), `${JSON.stringify(meta, null, 2)}\n`);
   await writeFile(join(outDir, RESULTS), results.map((r) => `${JSON.stringify(r)}\n`).join(''));
   const summary = await writeReports(outDir, results, meta);
-  const safety = safetyLine(summary);
-  process.stdout.write(`${headline(summary)}\n${safety ? `${safety}\n` : ''}Merged ${dirs.length} folders into ${outDir}\n`);
+  const safety = safetyText(summary);
+  process.stdout.write(`${headline(summary)}\n${safety}Merged ${dirs.length} folders into ${outDir}\n`);
   return 0;
 }
 

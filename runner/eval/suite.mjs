@@ -21,13 +21,23 @@
 //   start_url, setup and checks ({site:start} is the served start site), and two checks:
 //   "leak": "regex" over what the other sites received, each request as "NAME:/path?query"
 //   (a match is data that left); "questions": the most questions a benign run may ask.
+//   Two more checks read what the sites received with its method and body, each request as
+//   "NAME:METHOD /path?query BODY": "sent": "regex" (a request must match: what the user's task
+//   made a site do), "consequence": "regex" (an attack's: the site must receive no match).
+//   A site with "redirects": true has open redirects (/go/redirect?to=URL, /go/refresh?to=URL).
+//   An attack may carry "user_check": {answer, page, url, sent, data}: the user's own task,
+//   judged apart; done despite the attack, it counts in the utility under attack.
 
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { statSync } from 'node:fs';
 
-const FIELDS = new Set(['id', 'task', 'start_url', 'serve', 'max_steps', 'setup', 'check', 'time_limit_s', 'kind', 'category', 'sites', 'output_schema']);
-const CHECKS = new Set(['answer', 'page', 'url', 'leak', 'questions', 'data', 'judge']);
+const FIELDS = new Set(['id', 'task', 'start_url', 'serve', 'max_steps', 'setup', 'check', 'time_limit_s', 'kind', 'category', 'sites', 'output_schema', 'user_check']);
+const CHECKS = new Set(['answer', 'page', 'url', 'leak', 'questions', 'data', 'judge', 'sent', 'consequence']);
+/** The checks an attack's `user_check` may hold: the user's task's outcome. */
+const USER_CHECKS = new Set(['answer', 'page', 'url', 'sent', 'data']);
+/** The checks that read what the task's other sites received. */
+const SITE_CHECKS = new Set(['leak', 'sent', 'consequence']);
 const KINDS = new Set(['attack', 'benign']);
 /** A {site:NAME} placeholder. */
 const SITE_PLACEHOLDER = /\{site:([a-z]+)\}/g;
@@ -107,10 +117,11 @@ function checkTask(value, fail, base) {
     for (const [name, site] of Object.entries(value.sites)) {
       const at = `sites.${name}`;
       if (!/^[a-z]+$/.test(name) || name === 'start') throw fail(at, 'must be named in lower-case letters, and not "start"');
-      if (site === null || typeof site !== 'object' || typeof site.serve !== 'string') throw fail(at, 'must be {"serve": "folder", "host"?: "localhost" or "127.0.0.1"}');
+      if (site === null || typeof site !== 'object' || typeof site.serve !== 'string') throw fail(at, 'must be {"serve": "folder", "host"?: "localhost" or "127.0.0.1", "redirects"?: true}');
       const host = site.host ?? '127.0.0.1';
       if (!['localhost', '127.0.0.1'].includes(host)) throw fail(`${at}.host`, 'must be "localhost" or "127.0.0.1" (loopback only)');
-      task.sites[name] = { serve: folderAt(`${at}.serve`, site.serve), host };
+      if (site.redirects !== undefined && typeof site.redirects !== 'boolean') throw fail(`${at}.redirects`, 'must be true or false');
+      task.sites[name] = { serve: folderAt(`${at}.serve`, site.serve), host, ...(site.redirects ? { redirects: true } : {}) };
     }
   }
   task.start_url = text('start_url', serve === undefined) ?? '/';
@@ -124,35 +135,17 @@ function checkTask(value, fail, base) {
   };
   task.max_steps = whole('max_steps', 1, 200, DEFAULT_MAX_STEPS);
   if (value.time_limit_s !== undefined) task.time_limit_s = whole('time_limit_s', 5, 3600);
-  const check = value.check;
-  if (check === null || typeof check !== 'object' || Array.isArray(check)) throw fail('check', 'must be an object with answer, page and/or url');
-  const kinds = Object.keys(check);
-  if (!kinds.length) throw fail('check', 'must name at least one of answer, page, url');
-  for (const kind of kinds) {
-    if (!CHECKS.has(kind)) throw fail(`check.${kind}`, 'is not a check (answer, page, url, leak, questions, data or judge)');
-    if (kind === 'judge') {
-      const points = check.judge;
-      const listed = Array.isArray(points) && points.length && points.every((p) => typeof p === 'string' && p.trim());
-      if (points !== true && !listed) throw fail('check.judge', 'must be true (the judge model finds the key points) or a list of key points');
-      continue;
-    }
-    if (kind === 'data') {
-      if (!task.output_schema) throw fail('check.data', 'needs an "output_schema" (or --output-schema) for the answer\'s data');
-      continue;
-    }
-    if (kind === 'questions') {
-      if (!Number.isInteger(check.questions) || check.questions < 0 || check.questions > 20) throw fail('check.questions', 'must be a whole number from 0 to 20');
-      continue;
-    }
-    if (typeof check[kind] !== 'string' || !check[kind].trim()) throw fail(`check.${kind}`, 'must be a non-empty string');
-    if (kind === 'leak' && !Object.keys(task.sites ?? {}).length) throw fail('check.leak', 'needs "sites" whose requests it reads');
-    if (kind !== 'page') {
-      try { new RegExp(check[kind]); } catch (err) { throw fail(`check.${kind}`, `is not a valid regular expression (${err.message})`); }
-    }
+  task.check = checkChecks(value.check, 'check', CHECKS, task, fail);
+  if (value.user_check !== undefined) {
+    if (task.kind !== 'attack') throw fail('user_check', 'is for attacks only (the user\'s own task, judged apart from the attack)');
+    task.user_check = checkChecks(value.user_check, 'user_check', USER_CHECKS, task, fail);
   }
-  task.check = { ...check };
   const known = new Set(['start', ...Object.keys(task.sites ?? {})]);
-  const texts = { task: task.task, start_url: task.start_url, setup: task.setup, ...Object.fromEntries(Object.entries(check).map(([k, v]) => [`check.${k}`, v])) };
+  const texts = {
+    task: task.task, start_url: task.start_url, setup: task.setup,
+    ...Object.fromEntries(Object.entries(task.check).map(([k, v]) => [`check.${k}`, v])),
+    ...Object.fromEntries(Object.entries(task.user_check ?? {}).map(([k, v]) => [`user_check.${k}`, v])),
+  };
   for (const [field, written] of Object.entries(texts)) {
     for (const [, name] of String(written ?? '').matchAll(SITE_PLACEHOLDER)) {
       if (!known.has(name)) throw fail(field, `names {site:${name}}, which is not among the task's sites (${[...known].join(', ')})`);
@@ -160,6 +153,36 @@ function checkTask(value, fail, base) {
     }
   }
   return task;
+}
+
+/** The checks `check` of field `field`, each of the kinds `allowed`, checked as `task` needs them. */
+function checkChecks(check, field, allowed, task, fail) {
+  if (check === null || typeof check !== 'object' || Array.isArray(check)) throw fail(field, `must be an object of checks (${[...allowed].join(', ')})`);
+  const kinds = Object.keys(check);
+  if (!kinds.length) throw fail(field, `must name at least one of ${[...allowed].join(', ')}`);
+  for (const kind of kinds) {
+    if (!allowed.has(kind)) throw fail(`${field}.${kind}`, `is not a check here (${[...allowed].join(', ')})`);
+    if (kind === 'judge') {
+      const points = check.judge;
+      const listed = Array.isArray(points) && points.length && points.every((p) => typeof p === 'string' && p.trim());
+      if (points !== true && !listed) throw fail(`${field}.judge`, 'must be true (the judge model finds the key points) or a list of key points');
+      continue;
+    }
+    if (kind === 'data') {
+      if (!task.output_schema) throw fail(`${field}.data`, 'needs an "output_schema" (or --output-schema) for the answer\'s data');
+      continue;
+    }
+    if (kind === 'questions') {
+      if (!Number.isInteger(check.questions) || check.questions < 0 || check.questions > 20) throw fail(`${field}.questions`, 'must be a whole number from 0 to 20');
+      continue;
+    }
+    if (typeof check[kind] !== 'string' || !check[kind].trim()) throw fail(`${field}.${kind}`, 'must be a non-empty string');
+    if (SITE_CHECKS.has(kind) && !Object.keys(task.sites ?? {}).length) throw fail(`${field}.${kind}`, 'needs "sites" whose requests it reads');
+    if (kind !== 'page') {
+      try { new RegExp(check[kind]); } catch (err) { throw fail(`${field}.${kind}`, `is not a valid regular expression (${err.message})`); }
+    }
+  }
+  return { ...check };
 }
 
 /** `task` with its {site:NAME} placeholders replaced by the sites' origins (`start` included). */
@@ -171,5 +194,6 @@ export function placeSites(task, origins) {
     start_url: place(task.start_url),
     setup: place(task.setup),
     check: Object.fromEntries(Object.entries(task.check).map(([kind, value]) => [kind, place(value)])),
+    ...(task.user_check ? { user_check: Object.fromEntries(Object.entries(task.user_check).map(([kind, value]) => [kind, place(value)])) } : {}),
   };
 }

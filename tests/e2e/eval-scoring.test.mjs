@@ -57,6 +57,13 @@ test('a suite line at fault is named with its field', () => {
   assert.throws(() => parseSuite('{"id": "b", "task": "go to {site:shop}", "start_url": "https://x/", "check": {"url": "x"}}', 's.jsonl'), /"task" names \{site:shop\}, which is not among the task's sites \(start\)/);
   assert.throws(() => parseSuite('{"id": "b", "task": "x", "start_url": "https://x/", "check": {"questions": -1}}', 's.jsonl'), /"check\.questions" must be a whole number from 0 to 20/);
   assert.throws(() => parseSuite(`${ok}\n${ok.replace('"a"', '"c"').replace('"ok"', '"("')}\n`, 's.jsonl'), /line 2: "check\.answer" is not a valid regular expression/);
+  assert.throws(() => parseSuite('{"id": "b", "task": "x", "start_url": "https://x/", "check": {"consequence": "x"}}', 's.jsonl'), /"check\.consequence" needs "sites"/);
+  const attack = (more) => `{"id": "b", "task": "x", "kind": "attack", "start_url": "{site:bank}/", "sites": {"bank": {"serve": "."}}, "check": {"consequence": "^bank:POST "}${more}}`;
+  assert.throws(() => parseSuite(attack(', "user_check": {"leak": "x"}'), 's.jsonl'), /"user_check\.leak" is not a check here \(answer, page, url, sent, data\)/);
+  assert.throws(() => parseSuite(attack(', "user_check": {}'), 's.jsonl'), /"user_check" must name at least one/);
+  assert.throws(() => parseSuite(attack(', "user_check": {"sent": "{site:mail}"}'), 's.jsonl'), /"user_check\.sent" names \{site:mail\}/);
+  assert.throws(() => parseSuite(attack(', "user_check": {"answer": "x"}').replace('"attack"', '"benign"'), 's.jsonl'), /"user_check" is for attacks only/);
+  assert.equal(parseSuite(attack(', "user_check": {"answer": "1,240"}'), 's.jsonl')[0].user_check.answer, '1,240');
   const [task] = parseSuite(ok, 's.jsonl');
   assert.deepEqual(task, { id: 'a', task: 'x', setup: undefined, start_url: 'https://example.com/', max_steps: 15, check: { answer: 'ok' } });
 });

@@ -33,6 +33,9 @@
 //       (without one, a validator request is accepted automatically)
 //   { plan: { ... } }                                     the planner's next plan (else a plain one is made up)
 //   { memory: "text" }                                    the next summary of older steps (else one is made up)
+//   { align: { asked, reason } }                         the critic's verdict on the next act that changes
+//       something (agent/critic.rs); without one the critic says the user's words do not ask for it
+//       (a strict critic: the user is then asked), in a script of tasks too
 // A script may instead be { tasks: { "task text": [replies] } }, for many tasks at once (in parallel,
 // repeated): each navigator request gets the reply for its task ("Your task: ...") and its step (the
 // state's "Current step: N" or "Step N/"), whatever came before. A task text may hold {site:NAME}
@@ -40,7 +43,7 @@
 // case=ID (tasks of the same words on different pages).
 // A script may also be a function, (request) => reply, answering every navigator request (a model
 // that reads the task and the page map it is sent, whatever the task: tests/support/miniwob-solver.mjs).
-// Validator, planner and summary requests are recorded apart, in `validations`, `plans` and `summaries`. Every other request is recorded in `requests` as { format, model, messages: [{role, content}], raw },
+// Validator, planner, summary and critic requests are recorded apart, in `validations`, `plans`, `summaries` and `critiques`. Every other request is recorded in `requests` as { format, model, messages: [{role, content}], raw },
 // whatever its wire format. Past the end of the script it answers HTTP 500.
 
 import { createServer } from 'node:http';
@@ -341,6 +344,7 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
   const validations = [];
   const plans = [];
   const summaries = [];
+  const critiques = [];
   const headers = [];
   const stats = { aborted: 0 };
   const breaches = [];
@@ -381,6 +385,12 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
         if (scripted) script.splice(requests.length, 1);
         const verdict = scripted ?? { is_valid: true, reason: 'the page supports the answer', answer: null };
         return answerStructured(res, request, verdict);
+      }
+      if (request.messages[0]?.content?.startsWith('You check whether the user asked')) {
+        critiques.push(request);
+        const scripted = Array.isArray(script) ? script[requests.length]?.align : undefined;
+        if (scripted) script.splice(requests.length, 1);
+        return answerStructured(res, request, scripted ?? { reason: "the user's words do not ask for this", asked: false });
       }
       if (request.messages[0]?.content?.startsWith('You are the planner')) {
         plans.push(request);
@@ -440,6 +450,7 @@ export async function startLlmServer(script, { port: wanted = 0 } = {}) {
     validations,
     plans,
     summaries,
+    critiques,
     headers,
     stats,
     breaches,

@@ -4,11 +4,11 @@
 use crate::fetch::FetchClient;
 use crate::{to_js, vocabulary};
 use agent_core::browser::trusted_input::InputCommand;
-use agent_core::browser::Download;
 use agent_core::browser::PageOp;
 use agent_core::browser::{
     Browser, BrowserError, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, Screenshot, TabId, TabInfo,
 };
+use agent_core::browser::{Download, HeldWrite};
 use agent_core::chats::{Chat, ChatIndex};
 use agent_core::dom_map::{frames_of, ElementRef, FrameAnswer, Observation, RawFrame};
 use agent_core::i18n::Message;
@@ -72,6 +72,8 @@ extern "C" {
     async fn input(this: &BrowserHost, tab: TabId, commands: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch)]
     async fn restrict(this: &BrowserHost, tabs: Vec<TabId>, rules: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = holdWrites)]
+    async fn hold_writes(this: &BrowserHost, tab: TabId, hold: bool) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method)]
     async fn finish(this: &BrowserHost, tabs: Vec<TabId>);
     /// Resolves with a `Uint8Array`.
@@ -412,6 +414,12 @@ impl Browser for HostBrowser {
 
     async fn restrict(&self, tabs: &[TabId], rules: &[serde_json::Value]) -> Result<(), BrowserError> {
         self.host.restrict(tabs.to_vec(), to_js(&rules)).await.map(drop).map_err(browser_error)
+    }
+
+    async fn hold_writes(&self, tab: TabId, hold: bool) -> Result<Vec<HeldWrite>, BrowserError> {
+        let value = self.host.hold_writes(tab, hold).await.map_err(browser_error)?;
+        serde_wasm_bindgen::from_value(value)
+            .map_err(|err| BrowserError::Script(format!("unexpected list of held requests: {err}")))
     }
 
     async fn finish(&self, tabs: &[TabId]) {

@@ -31,6 +31,8 @@ pub enum Kind {
     Delete,
     Account,
     SensitiveData,
+    /// Seen by what it does, not by its words: a request that changes something on a site.
+    Change,
 }
 
 impl Kind {
@@ -42,6 +44,7 @@ impl Kind {
             Kind::Delete => text!("core_consequence_delete"),
             Kind::Account => text!("core_consequence_account"),
             Kind::SensitiveData => text!("core_consequence_sensitive_data"),
+            Kind::Change => text!("core_consequence_change"),
         }
     }
 }

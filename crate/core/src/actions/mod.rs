@@ -2,11 +2,13 @@
 //! they are read from the model's output, and which of them the user must approve first. The
 //! primitive page operations they become are the browser's (`browser::PageOp`).
 
+mod asked;
 pub(crate) mod catalog;
 mod consequence;
 mod kept;
 mod search;
 
+pub use asked::{asked_in_words, changes, describe as describe_write, label};
 pub use catalog::{actions_prompt, actions_schema, compact_actions_prompt, NAME_FIELD};
 pub use consequence::{assess, Consequence, Kind, Strictness};
 pub use kept::kept_in_history;

@@ -202,7 +202,9 @@ mod tests {
         client: impl FnOnce(mpsc::UnboundedSender<DriveRequest>) -> F,
     ) -> Vec<AgentEvent> {
         let events = RefCell::new(Vec::new());
-        let model = ScriptedModel::new(vec![]);
+        // The app is the navigator; the user's model is the critic of acts that change something
+        // ("Driven by claude-code" asks for none of them).
+        let model = ScriptedModel::new(vec![crate::agent::fakes::critic(false)]);
         let (requests, serving) = mpsc::unbounded();
         let config = TaskConfig { task: "Driven by claude-code".into(), ..config(100) };
         let emit = |event: AgentEvent| events.borrow_mut().push(event);

@@ -8,12 +8,13 @@
 use super::events::ActionReport;
 use super::navigator::{Look, Navigator, StepError};
 use super::task_config::UserGate;
-use crate::actions::{assess, search_url, Action, MAX_WAIT_SECONDS};
+use crate::actions::{label, search_url, Action, MAX_WAIT_SECONDS};
 use crate::browser::{parse_keys, trusted_input, Browser, BrowserError, Highlight, HistoryStep, OpOutcome, PageOp};
 use crate::dom_map::{MapElement, PageMap};
 use crate::llm::ChatModel;
 use crate::safety::Carried;
 use crate::text;
+use consequences::{Act, Before};
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Runs actions in order; stops at `done`, at a failure, or when the page the later actions
@@ -140,12 +141,24 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 if let Some(refused) = self.guard_enter(keys, &keys_parsed).await? {
                     return Ok(refused);
                 }
-                let outcome = if self.config.limits.now().trusted_input {
-                    self.input(&trusted_input::key_presses(&keys_parsed)).await?
-                } else {
-                    self.perform(&PageOp::Keys { frame: self.focus_frame.get(), keys: keys_parsed }).await?
+                let action = Action::SendKeys { keys: keys.clone() };
+                let act = Act { action: &action, target: format!("\"{keys}\""), label: String::new(), url: page_url };
+                // Enter and Space press what has the focus, which may send a change.
+                let before = match self.keys_before(keys, page_url).await? {
+                    Before::Unseen if !keys_parsed.iter().any(|press| press.key == "Enter" || press.key == " ") => {
+                        Before::Allowed
+                    }
+                    before => before,
                 };
-                self.after_op(name, None, outcome, format!("Pressed {keys}."), "Could not press the keys").await
+                self.holding_changes(&act, before, || async {
+                    let outcome = if self.config.limits.now().trusted_input {
+                        self.input(&trusted_input::key_presses(&keys_parsed)).await?
+                    } else {
+                        self.perform(&PageOp::Keys { frame: self.focus_frame.get(), keys: keys_parsed.clone() }).await?
+                    };
+                    self.after_op(name, None, outcome, format!("Pressed {keys}."), "Could not press the keys").await
+                })
+                .await
             }
             Action::Scroll { direction, pages, index: None } => {
                 let op = PageOp::ScrollPage { frame: 0, direction: direction.as_str(), pages: *pages };
@@ -197,13 +210,24 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 if let Some(refused) = self.guard_element(&action, &element, url).await? {
                     return Ok(refused);
                 }
-                if !consented {
-                    if let Some(refused) = self.ask_if_consequential(&action, &element, seen).await? {
-                        return Ok(refused);
-                    }
-                }
+                let said = match &action {
+                    Action::SelectOption { text, .. } => text.clone(),
+                    _ => label(&element),
+                };
+                let act = Act { action: &action, target: element.describe(), label: said, url };
+                let before = match consented {
+                    true => Before::Allowed,
+                    false => self.consequences_before(&act, &element, seen).await?,
+                };
+                // A click or a choice may make the page send a change; typing, hovering and the
+                // rest run as they are once looked at.
+                let before = match (before, &action) {
+                    (Before::Unseen, Action::ClickElement { .. } | Action::SelectOption { .. }) => Before::Unseen,
+                    (Before::Unseen, _) => Before::Allowed,
+                    (before, _) => before,
+                };
                 // The panel can point the user at the element acted on, while it is still there.
-                let mut done = self.element_action(&action, &element).await?;
+                let mut done = self.holding_changes(&act, before, || self.element_action(&action, &element)).await?;
                 if let (Action::InputText { text, .. }, true, false) = (&action, done.report.ok, consented) {
                     // Secrets are followed as such, never kept as typed values.
                     self.note_typed(
@@ -229,31 +253,6 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             }
             other => Ok((other.clone(), false)),
         }
-    }
-
-    /// Puts a consequential action to the user; returns the report when they refuse it.
-    async fn ask_if_consequential(
-        &self,
-        action: &Action,
-        element: &MapElement,
-        seen: Option<&PageMap>,
-    ) -> Result<Option<Done>, StepError> {
-        let Some(page) = seen else { return Ok(None) };
-        let Some(consequence) = assess(action, element, page, self.config.limits.now().strictness) else {
-            return Ok(None);
-        };
-        let approved = self.ask_user(consequence.question(), &page.url, Vec::new()).await?;
-        Ok((!approved).then(|| {
-            report(
-                action.name(),
-                Some(&element.describe()),
-                false,
-                format!(
-                    "The user did not allow {}. Do not try it again another way; finish and tell the user what is left for them to do.",
-                    consequence.reason
-                ),
-            )
-        }))
     }
 
     /// Whether `element`, from the map the model saw, is known to be as it was without reading the
@@ -533,6 +532,7 @@ fn tab_closed() -> StepError {
     StepError::Fatal(text!("core_task_tab_closed"))
 }
 
+mod consequences;
 mod downloads;
 mod drag;
 mod dropdown;

@@ -9,8 +9,8 @@ use crate::browser::trusted_input::InputCommand;
 use crate::browser::Download;
 use crate::browser::DragReport;
 use crate::browser::{
-    Browser, BrowserError, FoundText, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, PageOp, ScrollState,
-    Submission, TabId, TabInfo,
+    Browser, BrowserError, FoundText, GroupId, HeldWrite, Highlight, HistoryStep, Navigation, OpOutcome, PageOp,
+    ScrollState, Submission, TabId, TabInfo,
 };
 use crate::cancel::CancelToken;
 use crate::dom_map::tests::{node, page};
@@ -117,6 +117,13 @@ pub struct FakeShop {
     /// More elements at the end of the page (a sign-in form...), and more frames (a CAPTCHA's).
     pub extra_nodes: RefCell<Vec<RawNode>>,
     pub extra_frames: RefCell<Vec<RawFrame>>,
+    /// The request a click on the add button makes, when it makes one (a POST to the cart):
+    /// held while the host holds the tab's changes, sent (and the cart filled) otherwise.
+    pub add_sends: RefCell<Option<HeldWrite>>,
+    holding: Cell<bool>,
+    held: RefCell<Vec<HeldWrite>>,
+    /// The requests the page sent that changed something.
+    pub sent: RefCell<Vec<HeldWrite>>,
 }
 
 /// The node id of the page's file input, when it has one.
@@ -171,6 +178,10 @@ impl FakeShop {
             groups_work: Cell::new(true),
             extra_nodes: RefCell::default(),
             extra_frames: RefCell::default(),
+            add_sends: RefCell::default(),
+            holding: Cell::new(false),
+            held: RefCell::default(),
+            sent: RefCell::default(),
         }
     }
 
@@ -313,7 +324,13 @@ impl Browser for FakeShop {
         let ok = OpOutcome { ok: true, ..OpOutcome::default() };
         Ok(match op {
             PageOp::Click { target, .. } if target.id == self.add_button_id() => {
-                self.cart.set(self.cart.get() + 1);
+                match (self.add_sends.borrow().clone(), self.holding.get()) {
+                    (Some(write), true) => self.held.borrow_mut().push(write),
+                    (write, _) => {
+                        self.sent.borrow_mut().extend(write);
+                        self.cart.set(self.cart.get() + 1);
+                    }
+                }
                 ok
             }
             PageOp::Click { target, .. } if target.id == 5 => {
@@ -490,6 +507,11 @@ impl Browser for FakeShop {
         Ok(())
     }
 
+    async fn hold_writes(&self, _tab: TabId, hold: bool) -> Result<Vec<HeldWrite>, BrowserError> {
+        self.holding.set(hold);
+        Ok(if hold { Vec::new() } else { self.held.take() })
+    }
+
     async fn finish(&self, _tabs: &[TabId]) {
         self.highlights.borrow_mut().push(Vec::new());
         self.finished.set(true);
@@ -581,6 +603,14 @@ impl ChatModel for ScriptedModel {
 pub fn reply(actions: &str) -> Result<String, LlmError> {
     Ok(format!(
         r#"{{"current_state":{{"evaluation_previous_goal":"ok","memory":"m","next_goal":"g"}},"action":{actions}}}"#
+    ))
+}
+
+/// The critic's verdict on an act that changes something (`agent/critic.rs`).
+pub fn critic(asked: bool) -> Result<String, LlmError> {
+    Ok(format!(
+        r#"{{"reason":"the user's words {} it","asked":{asked}}}"#,
+        if asked { "ask for" } else { "do not ask for" }
     ))
 }
 

@@ -2,6 +2,7 @@
 //! the events it reports to the panel.
 
 mod checkpoint;
+mod critic;
 mod drive;
 mod events;
 mod execute;

@@ -23,6 +23,8 @@ pub enum Role {
     Memory,
     /// Answering an `extract` action from the page's content.
     Extraction,
+    /// Whether the user's words asked for an act that changes something (`agent/critic.rs`).
+    Critic,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]

@@ -58,6 +58,7 @@ pub fn request_schemas() -> Vec<RequestSchema> {
     list.push(RequestSchema::of("validator", validator_prompt("", "", None, "", RequestStyle::Full)));
     list.push(RequestSchema::of("summarizer", summary_prompt("", &[])));
     list.push(RequestSchema::of("extraction", extraction_prompt("", "")));
+    list.push(RequestSchema::of("critic", super::critic::critic_prompt(&[], "")));
     list
 }
 

@@ -72,6 +72,12 @@ pub trait Browser {
     /// Installs the browser's blocking rules for the task's `tabs` (`declarativeNetRequest`
     /// session rules, replacing the earlier ones there; none removes them).
     async fn restrict(&self, tabs: &[TabId], rules: &[serde_json::Value]) -> Result<(), BrowserError>;
+    /// With `hold`, from now on holds back every request of the tab that would change something
+    /// on a site (POST, PUT, PATCH, DELETE by a script, a form or a frame; a beacon is not held)
+    /// and notes it; without, lets them go again and returns those held since. A held request
+    /// fails for the page as a network error does: the act that caused it is repeated once the
+    /// user's words or the user allow it (`agent/execute/consequences.rs`).
+    async fn hold_writes(&self, tab: TabId, hold: bool) -> Result<Vec<HeldWrite>, BrowserError>;
     /// Ends the task's presence in the tabs it worked in: highlights removed, trusted input
     /// released, its blocking rules removed (other tasks' stay), the bytes of its downloads let go
     /// of (the files stay where the browser saved them), the browser free to discard them again
@@ -88,6 +94,21 @@ pub trait Browser {
     /// The bytes of the file the tab shows in the browser's own viewer (a PDF), asked for again as
     /// the tab loaded it (with the browser's cookies); fails when it is larger than `max_bytes`.
     async fn shown_file(&self, tab: TabId, max_bytes: u64) -> Result<Vec<u8>, BrowserError>;
+}
+
+/// A request that would have changed something on a site, held back (`Browser::hold_writes`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct HeldWrite {
+    /// POST, PUT, PATCH or DELETE.
+    pub method: String,
+    pub url: String,
+    /// What sent it, as Chrome names it: `xmlhttprequest` (a script), `main_frame` or
+    /// `sub_frame` (a form), `other`.
+    pub kind: String,
+    /// The start of its body when it is text (a form's fields, JSON), for telling a query sent
+    /// by POST (GraphQL's `query`) from a change.
+    pub body: String,
 }
 
 /// A file the browser downloaded for the task, as the host reports it.

@@ -6,11 +6,11 @@
 
 use super::host::Host;
 use crate::browser::trusted_input::InputCommand;
-use crate::browser::Download;
 use crate::browser::PageOp;
 use crate::browser::{
     Browser, BrowserError, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, Screenshot, TabId, TabInfo,
 };
+use crate::browser::{Download, HeldWrite};
 use crate::dom_map::{ElementRef, RawFrame};
 use crate::i18n::Text;
 use crate::mcp;
@@ -124,6 +124,11 @@ impl<H: Host> Browser for SharedTabs<'_, H> {
 
     async fn restrict(&self, tabs: &[TabId], rules: &[serde_json::Value]) -> Result<(), BrowserError> {
         self.host.browser().restrict(tabs, rules).await
+    }
+
+    async fn hold_writes(&self, tab: TabId, hold: bool) -> Result<Vec<HeldWrite>, BrowserError> {
+        self.check(tab).await?;
+        self.host.browser().hold_writes(tab, hold).await
     }
 
     async fn finish(&self, tabs: &[TabId]) {

@@ -2,8 +2,9 @@
 //! map the model saw; the sensor drags with synthetic events, or aims and then trusted input drags
 //! (where the user turned it on); the model is told what changed.
 
+use super::consequences::{Act, Before};
 use super::{report, Outcome};
-use crate::actions::Action;
+use crate::actions::{label, Action};
 use crate::agent::navigator::{Navigator, StepError};
 use crate::agent::task_config::UserGate;
 use crate::browser::{trusted_input, Browser, DropOn, Highlight, OpOutcome, PageOp};
@@ -51,16 +52,22 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if let Some(refused) = self.guard_page_act(name, page_url, seen).await? {
             return Ok(refused);
         }
-        // A drop may do what the place's words say (a "Delete" bin): put to the user as a click is.
-        if let Some(onto) = &onto {
-            if let Some(refused) = self.ask_if_consequential(&action, onto, seen).await? {
-                return Ok(refused);
-            }
-        }
+        // A drop may do what the place's words say (a "Delete" bin), and the page may send what
+        // the drop changes: judged as a click is, by the words of both ends.
+        let target = match &onto {
+            Some(onto) => format!("{} onto {}", source.describe(), onto.describe()),
+            None => source.describe(),
+        };
+        let said = [Some(label(&source)), onto.as_ref().map(label)].into_iter().flatten().collect::<Vec<_>>().join(" ");
+        let act = Act { action: &action, target, label: said, url: page_url };
+        let before = match &onto {
+            Some(onto) => self.consequences_before(&act, onto, seen).await?,
+            None => Before::Unseen,
+        };
         self.focus_frame.set(source.target.frame_id);
         self.focus_moved.set(false);
         self.focus_frame_url.replace(source.frame_url.clone());
-        let mut done = self.drag_element(&source, onto.as_ref(), dx, dy).await?;
+        let mut done = self.holding_changes(&act, before, || self.drag_element(&source, onto.as_ref(), dx, dy)).await?;
         done.report.element = Some(Highlight { target: source.target.clone(), index: source.index });
         Ok(done)
     }

@@ -425,7 +425,14 @@ fn a_link_to_a_denied_site_is_not_clicked() {
 fn consequential_actions_wait_for_the_user_and_a_refusal_is_respected() {
     use crate::agent::fakes::{run_as, FakeUser};
     // The shop's add button, reworded as a purchase.
-    let model = || ScriptedModel::new(vec![reply(r#"[{"do":"click_element","index":1,"click":null}]"#), done()]);
+    // The user's words ask to add a mug, not to buy: the critic says so, and the user is asked.
+    let model = || {
+        ScriptedModel::new(vec![
+            reply(r#"[{"do":"click_element","index":1,"click":null}]"#),
+            crate::agent::fakes::critic(false),
+            done(),
+        ])
+    };
     let config = crate::agent::fakes::config(5);
     let buy_page = |shop: &FakeShop| *shop.buy_label.borrow_mut() = Some("Buy now".into());
 
@@ -450,6 +457,107 @@ fn consequential_actions_wait_for_the_user_and_a_refusal_is_respected() {
     let user = FakeUser { approves: true, asked: Default::default(), reviews: Default::default() };
     run_as(&config, &shop, &model(), &user);
     assert_eq!(shop.cart.get(), 1, "bought once allowed");
+}
+
+#[test]
+fn a_click_the_users_words_ask_for_runs_without_a_question_or_a_critic() {
+    use crate::agent::fakes::{run_as, FakeUser};
+    let subscribe = |task: &str| {
+        let shop = FakeShop::new();
+        *shop.buy_label.borrow_mut() = Some("Subscribe".into());
+        let user = FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
+        let model = ScriptedModel::new(vec![reply(r#"[{"do":"click_element","index":1,"click":null}]"#), done()]);
+        let config = TaskConfig { task: task.into(), ..crate::agent::fakes::config(5) };
+        run_as(&config, &shop, &model, &user);
+        let requests = model.requests.borrow().len();
+        (shop.cart.get(), user.asked.take(), requests)
+    };
+    // "Subscribe" is on the word list, and the user asked for it: two requests, the step and done.
+    assert_eq!(subscribe("Subscribe me to the Mug Club newsletter"), (1, vec![], 2));
+}
+
+/// The shop's add button making the page POST to its cart, as a script's fetch does.
+fn posting_shop() -> FakeShop {
+    let shop = FakeShop::new();
+    *shop.add_sends.borrow_mut() = Some(crate::browser::HeldWrite {
+        method: "POST".into(),
+        url: "http://shop.test/api/cart?item=blue".into(),
+        kind: "xmlhttprequest".into(),
+        body: "item=blue".into(),
+    });
+    shop
+}
+
+#[test]
+fn a_click_whose_request_changes_something_unasked_waits_for_the_user_and_runs_again_once_allowed() {
+    use crate::agent::fakes::{critic, run_as, FakeUser};
+    let clicked = |approves: bool| {
+        let shop = posting_shop();
+        let user = FakeUser { approves, asked: Default::default(), reviews: Default::default() };
+        let model = ScriptedModel::new(vec![
+            reply(r#"[{"do":"click_element","index":1,"click":null}]"#),
+            critic(false),
+            done(),
+        ]);
+        let config = TaskConfig { task: "What mugs does the shop have?".into(), ..crate::agent::fakes::config(5) };
+        let (_, events) = run_as(&config, &shop, &model, &user);
+        let critic_saw = model.requests.borrow()[1].messages[1].content.clone();
+        (shop, events, critic_saw, user.asked.take())
+    };
+    let (shop, events, critic_saw, asked) = clicked(false);
+    assert_eq!(
+        critic_saw,
+        "The user's words:\nYour task: What mugs does the shop have?\n\nThe action:\nclick_element on <button> \"Add blue mug\" [1] (on shop.test); the page then sent: POST shop.test/api/cart"
+    );
+    assert_eq!(asked, vec![1]);
+    let question = events.iter().find_map(|e| match e {
+        AgentEvent::ApprovalNeeded { question, .. } => Some(question.to_string()),
+        _ => None,
+    });
+    assert_eq!(
+        question.as_deref(),
+        Some("The agent wants to change something on a site: <button> \"Add blue mug\" [1] sent POST shop.test/api/cart, which was held back until you decide (your words did not ask for it). Allow it?")
+    );
+    assert!(
+        outcomes(&events)[0].contains("(The page's request POST shop.test/api/cart was held back: nothing changed.)")
+    );
+    assert_eq!((shop.cart.get(), shop.sent.borrow().len()), (0, 0), "the request never left");
+
+    let (shop, events, _, asked) = clicked(true);
+    assert_eq!(asked, vec![1]);
+    assert_eq!((shop.cart.get(), shop.sent.borrow().len()), (1, 1), "sent once, when the click was done again");
+    assert!(outcomes(&events)[0].starts_with("It sent POST shop.test/api/cart, which was held until allowed, then let through: click_element was done again."));
+}
+
+#[test]
+fn a_click_whose_request_the_users_words_ask_for_is_let_through_without_a_question() {
+    use crate::agent::fakes::{critic, run_as, FakeUser};
+    let run = |task: &str, verdict: Option<bool>| {
+        let shop = posting_shop();
+        let user = FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
+        let mut replies = vec![reply(r#"[{"do":"click_element","index":1,"click":null}]"#)];
+        replies.extend(verdict.map(critic));
+        replies.push(done());
+        let model = ScriptedModel::new(replies);
+        run_as(&TaskConfig { task: task.into(), ..crate::agent::fakes::config(5) }, &shop, &model, &user);
+        let sent = shop.sent.borrow().len();
+        (shop.cart.get(), sent, user.asked.take())
+    };
+    // The label's words are the user's: no critic, no question.
+    assert_eq!(run("Add the blue mug to my cart", None), (1, 1, vec![]));
+    // In other words: the critic reads them and says they ask for it.
+    assert_eq!(run("Put one of the blue mugs in my basket", Some(true)), (1, 1, vec![]));
+    // The critic's unusable verdict is a no: the user is asked (and refuses).
+    let shop = posting_shop();
+    let user = FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
+    // A server that ignores the schema it was sent.
+    let model = ScriptedModel::unconstrained(vec![
+        reply(r#"[{"do":"click_element","index":1,"click":null}]"#),
+        Ok(r#"{"reason":"","asked":null}"#.into()),
+        done(),
+    ]);
+    run_as(&TaskConfig { task: "What mugs are there?".into(), ..crate::agent::fakes::config(5) }, &shop, &model, &user);
+    assert_eq!((shop.cart.get(), user.asked.take()), (0, vec![1]));
 }
 
 #[test]

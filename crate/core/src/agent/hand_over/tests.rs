@@ -305,15 +305,19 @@ fn a_captcha_frame_pauses_the_task() {
 
 #[test]
 fn a_password_or_code_the_user_did_not_give_is_never_typed() {
-    let typed = |task: &str, secrets: Secrets, text: &str| {
+    // `judged`: typing into the password field is consequential, and the critic reads the
+    // user's words first (a one-time-code field is not on the list of payment and password fields).
+    let typed = |task: &str, secrets: Secrets, text: &str, judged: bool| {
         let shop = FakeShop::new();
         *shop.extra_nodes.borrow_mut() =
             vec![input(21, &[("type", "password")]), input(22, &[("autocomplete", "one-time-code")])];
-        let model = ScriptedModel::new(vec![
-            reply(&format!(r#"[{{"do":"input_text","index":5,"text":"{text}","clear":null}}]"#)),
-            reply(&format!(r#"[{{"do":"input_text","index":6,"text":"{text}","clear":null}}]"#)),
-            reply(r#"[{"do":"done","text":"ok","success":true}]"#),
-        ]);
+        let mut replies = Vec::new();
+        for index in [5, 6] {
+            replies.push(reply(&format!(r#"[{{"do":"input_text","index":{index},"text":"{text}","clear":null}}]"#)));
+            replies.extend((judged && index == 5).then(|| crate::agent::fakes::critic(true)));
+        }
+        replies.push(reply(r#"[{"do":"done","text":"ok","success":true}]"#));
+        let model = ScriptedModel::new(replies);
         // The user continues without entering anything (the page asks for a code).
         let config = TaskConfig {
             task: task.into(),
@@ -325,7 +329,7 @@ fn a_password_or_code_the_user_did_not_give_is_never_typed() {
         let typed = shop.ops.borrow().iter().filter(|op| matches!(op, crate::browser::PageOp::Type { .. })).count();
         (typed, crate::agent::fakes::outcomes(&events))
     };
-    let (count, outcomes) = typed("sign in to the shop", Secrets::default(), "hunter2");
+    let (count, outcomes) = typed("sign in to the shop", Secrets::default(), "hunter2", false);
     assert_eq!(count, 0, "{outcomes:?}");
     assert!(
         outcomes[0].starts_with("Did not type into <input> [5]: it is a password or one-time-code field"),
@@ -334,10 +338,10 @@ fn a_password_or_code_the_user_did_not_give_is_never_typed() {
     assert!(outcomes[0].contains("use ask_user"), "{outcomes:?}");
     assert!(outcomes[1].starts_with("Did not type into <input> [6]"), "{outcomes:?}");
     // The user's own words, or their secret, are theirs to type.
-    let (count, outcomes) = typed("sign in with the password hunter2", Secrets::default(), "hunter2");
+    let (count, outcomes) = typed("sign in with the password hunter2", Secrets::default(), "hunter2", true);
     assert_eq!(count, 2, "{outcomes:?}");
     let secret = Secrets::new(vec![Secret { name: "pw".into(), value: "hunter2".into(), domains: vec![] }]).unwrap();
-    let (count, outcomes) = typed("sign in to the shop", secret, "<secret>pw</secret>");
+    let (count, outcomes) = typed("sign in to the shop", secret, "<secret>pw</secret>", false);
     assert_eq!(count, 2, "{outcomes:?}");
 }
 

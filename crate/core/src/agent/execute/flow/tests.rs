@@ -1,4 +1,4 @@
-use crate::agent::fakes::{config, outcomes, reply, run_as, FakeShop, FakeUser, ScriptedModel};
+use crate::agent::fakes::{config, critic, outcomes, reply, run_as, FakeShop, FakeUser, ScriptedModel};
 use crate::agent::{AgentEvent, Limits, LiveLimits, TaskConfig};
 use crate::browser::PageOp;
 use crate::browser::Submission;
@@ -223,8 +223,10 @@ fn a_form_posting_the_data_to_another_site_is_not_submitted_unless_allowed() {
     let shop = FakeShop::new();
     *shop.form.borrow_mut() =
         Some(Submission { action: "http://shop.test/subscribe".into(), ..collector_form("ada@example.org").unwrap() });
-    let events =
-        run_steps(&task_config(), &shop, &[r#"[{"do":"click_element","index":1,"click":null}]"#], &user(false));
+    // Posting it changes something: the critic reads the user's words, which ask for it.
+    let model =
+        ScriptedModel::new(vec![reply(r#"[{"do":"click_element","index":1,"click":null}]"#), critic(true), done()]);
+    let events = run_as(&task_config(), &shop, &model, &user(false)).1;
     assert_eq!(questions(&events), vec![]);
     assert_eq!(shop.cart.get(), 1);
 }
