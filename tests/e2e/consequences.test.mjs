@@ -111,14 +111,21 @@ test('subscribing when the user asked to subscribe asks nothing; the newsletter 
   assert.equal(await page.textContent('#status'), 'Subscribed ada@example.org.');
 });
 
-test('dragging the card "Pay invoice #88" to Done when asked moves it and saves it, with no question', async () => {
+test('dragging the card "Pay invoice #88" to Done when asked: held, the critic finds it in the user\'s words, and done again it is saved once', async () => {
   const drag = (request) => {
     const map = request.messages.filter((m) => m.role === 'user').at(-1).content.split('\n');
-    const index = (text) => Number(map.find((l) => /\[\d+\]/.test(l) && l.includes(text)).match(/\[(\d+)\]/)[1]);
+    // An element's line in the map (a step's report names elements too).
+    const index = (text) => Number(map.find((l) => /^\t*\*?\[\d+\]/.test(l) && l.includes(text)).match(/\[(\d+)\]/)[1]);
     return { actions: [{ drag: { index: index('Pay invoice #88'), to: index('aria-label=Done'), dx: null, dy: null } }] };
   };
-  const { received, questions, page, seen } = await run('board.html', 'Move the card Pay invoice #88 to Done', [drag]);
+  // A card's words name a thing (a question names it too): the critic reads the act, and, as a
+  // real model would, finds it in the user's words.
+  const asked = { align: { reason: 'the user asked to move this card to Done', asked: true } };
+  const { received, questions, outcomes, page, critiques, seen } = await run('board.html', 'Move the card Pay invoice #88 to Done', [drag, asked, drag]);
   assert.deepEqual(questions, [], seen);
+  assert.equal(critiques.length, 1);
+  assert.match(critiques[0].messages.at(-1).content, /drag on <li> "Pay invoice #88" \[\d+\] onto <ul> "Done" \[\d+\] \(on 127\.0\.0\.1:\d+\); the page then sent: PATCH 127\.0\.0\.1:\d+\/api\/cards\/88/);
+  assert.match(outcomes[0], /held back, so nothing has changed yet, and the page was reloaded\. The user's words ask for it \(as the critic read them\): do the same act again now/, seen);
   assert.deepEqual(await page.evaluate('window.done.toArray()'), ['88'], seen);
   assert.deepEqual(received, ['/api/cards/88'], seen);
 });

@@ -105,8 +105,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     async fn run_action(&self, action: &Action, seen: Option<&PageMap>, latest: Option<PageMap>) -> Outcome {
         let name = action.name();
-        if matches!(action, Action::Scroll { index: None, .. } | Action::ScrollToText { .. } | Action::FindText { .. })
-        {
+        // Acts of no one element land on every frame of the page (a reload reloads them all).
+        if matches!(
+            action,
+            Action::Scroll { index: None, .. } | Action::ScrollToText { .. } | Action::FindText { .. } | Action::Reload
+        ) {
             let page_url = seen.map(|map| map.url.as_str()).unwrap_or_default();
             if let Some(refused) = self.guard_page_act(name, page_url, seen).await? {
                 return Ok(refused);
@@ -143,7 +146,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 }
                 let action = Action::SendKeys { keys: keys.clone() };
                 let key = format!("send_keys|{keys}|{page_url}");
-                let act = Act { action: &action, target: format!("\"{keys}\""), label: String::new(), url: page_url, key };
+                let act =
+                    Act { action: &action, target: format!("\"{keys}\""), label: String::new(), url: page_url, key };
                 // Any key may press what has the focus or be a page's shortcut ("#" deletes).
                 let before = self.keys_before(&act, keys).await?;
                 self.holding_changes(&act, before, || async {

@@ -106,8 +106,9 @@ pub struct HeldWrite {
     /// What sent it, as Chrome names it: `xmlhttprequest` (a script), `main_frame` or
     /// `sub_frame` (a form), `other`.
     pub kind: String,
-    /// The start of its body when it is text (a form's fields, JSON), for telling a query sent
-    /// by POST (GraphQL's `query`) from a change.
+    /// The start of its body when it is text (a form's fields, JSON) and the browser gives it
+    /// (Chrome gives none for PATCH), for telling a query sent by POST (GraphQL's `query`) from a
+    /// change, and for showing what it carries.
     pub body: String,
 }
 

@@ -148,7 +148,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         match before {
             Before::Refused(done) => return Ok(done),
             Before::Allowed => return perform().await,
-            Before::Unseen if asked_in_words(&self.conversation_texts().0, &act.label) => return perform().await,
+            Before::Unseen if self.take_allowed(act) || self.said_by_user(act) => return perform().await,
             Before::Unseen => {}
         }
         let tab = self.tab.get();
@@ -175,7 +175,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             // Only reads sent by POST were held: done again with them let through.
             let mut again = perform().await?;
             let outcome = &mut again.report.outcome;
-            *outcome = format!("(Its queries were held for a check, and it was done again with them let through.) {outcome}");
+            *outcome =
+                format!("(Its queries were held for a check, and it was done again with them let through.) {outcome}");
             return Ok(again);
         }
         let sent = changed.iter().map(|write| describe_sent(write)).collect::<Vec<_>>().join("; ");
@@ -210,6 +211,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         Ok(Done { page_left: true, ..report(name, Some(&act.target), allowed.is_some(), outcome) })
     }
 
+    /// Whether the user's words say what the act's element says: a button's or a link's label (a
+    /// verb and its object: "Subscribe", "Pay invoice #88"), an option's text. Not a slider's, a
+    /// field's or a dragged card's, whose words name a thing, which a question names too.
+    fn said_by_user(&self, act: &Act<'_>) -> bool {
+        matches!(act.action, Action::ClickElement { .. } | Action::SelectOption { .. })
+            && asked_in_words(&self.conversation_texts().0, &act.label)
+    }
+
     /// Whether the act was allowed once already (its change held, then allowed): it is then
     /// done once as it is.
     fn take_allowed(&self, act: &Act<'_>) -> bool {
@@ -233,10 +242,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         description: &str,
         by_words: bool,
     ) -> Result<Option<AllowedBy>, StepError> {
-        let (words, _) = self.conversation_texts();
-        if by_words && asked_in_words(&words, &act.label) {
+        if by_words && self.said_by_user(act) {
             return Ok(Some(AllowedBy::Words));
         }
+        let (words, _) = self.conversation_texts();
         if self.critic_says_asked(&words, description).await? {
             return Ok(Some(AllowedBy::Words));
         }

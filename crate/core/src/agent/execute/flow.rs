@@ -150,6 +150,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         self.guard_each(&everywhere_on(page_url, seen), name, Carried::Act, doing).await
     }
 
+    /// Checks an act on a whole tab (switching to it, closing it), which lands on its page's site.
+    pub(super) async fn guard_tab_act(&self, name: &str, url: &str) -> Result<Option<Done>, StepError> {
+        let doing = text!("core_doing_acting", name, url);
+        self.guard_flow(&Outbound { name, target: None, to: url, carried: Carried::Act, doing }).await
+    }
+
     /// Checks an act of no one element that lands on each of `lands`, as [`Self::guard_flow`].
     async fn guard_each(
         &self,

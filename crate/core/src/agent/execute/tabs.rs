@@ -109,6 +109,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if let Some(refusal) = refusal {
             return Ok(report(name, None, false, format!("Did not switch to tab {alias}: {refusal}.")));
         }
+        // The page shown hears it (when, and how often): an act on its site.
+        if let Some(refused) = self.guard_tab_act(name, &tab.url).await? {
+            return Ok(refused);
+        }
         Ok(match self.browser.switch_tab(tab.id).await {
             Ok(()) => {
                 self.adopt(tab.id).await?;
@@ -121,13 +125,18 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Closes the task's tab `alias`; never one of the user's others.
     pub(super) async fn close_tab(&self, name: &str, alias: TabAlias) -> Outcome {
         let tab = match self.tab_named(alias).await {
-            Ok((tab, true)) => tab.id,
+            Ok((tab, true)) => tab,
             Ok((_, false)) => {
                 let text = format!("Did not close tab {alias}: it is not one of the task's tabs.");
                 return Ok(report(name, None, false, text));
             }
             Err(problem) => return Ok(report(name, None, false, problem)),
         };
+        // The page closed hears it (when): an act on its site.
+        if let Some(refused) = self.guard_tab_act(name, &tab.url).await? {
+            return Ok(refused);
+        }
+        let tab = tab.id;
         // Never onto a page the model is not shown (the extension's own panel, the user's tabs).
         let (own, _) = self.own_tabs().await;
         let Some(next) = own.into_iter().find(|other| other.id != tab && !hidden_from_model(&other.url)) else {

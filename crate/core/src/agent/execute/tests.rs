@@ -528,7 +528,8 @@ fn a_click_whose_request_changes_something_unasked_waits_for_the_user_and_goes_t
 
     let (shop, events, _, asked) = clicked(true);
     assert_eq!(asked, vec![1], "the act allowed goes through once, unasked");
-    assert!(outcomes(&events)[0].ends_with("The user allowed it: do the same act again now, on the page as it is, and it will go through."));
+    assert!(outcomes(&events)[0]
+        .ends_with("The user allowed it: do the same act again now, on the page as it is, and it will go through."));
     assert_eq!((shop.cart.get(), shop.sent.borrow().len()), (1, 1), "sent once, when the model clicked again");
 }
 
@@ -556,7 +557,8 @@ fn a_click_whose_request_the_users_words_ask_for_is_let_through_without_a_questi
     let model = ScriptedModel::new(vec![click(), critic(true), click(), done()]);
     let config = TaskConfig { task: "Put one of the blue mugs in my basket".into(), ..crate::agent::fakes::config(5) };
     let (_, events) = run_as(&config, &shop, &model, &user);
-    assert!(outcomes(&events)[0].contains("The user's words ask for it (as the critic read them): do the same act again now"));
+    assert!(outcomes(&events)[0]
+        .contains("The user's words ask for it (as the critic read them): do the same act again now"));
     assert_eq!((shop.cart.get(), shop.sent.borrow().len(), user.asked.take()), (1, 1, vec![]));
     // The critic's unusable verdict is a no: the user is asked (and refuses).
     let shop = posting_shop();

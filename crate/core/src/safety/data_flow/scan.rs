@@ -217,7 +217,27 @@ fn scan(words: &[&str], numbers_wanted: Numbers) -> Vec<Piece> {
     codes(words, &mut found);
     names(words, &mut found);
     addresses(words, &mut found);
+    birth_dates(words, &mut found);
     found
+}
+
+/// A date after "born", "date of birth", "birthday" or "DOB": a date is no one's in general (an
+/// order's, a trip's), a date of birth is the user's.
+fn birth_dates(words: &[&str], found: &mut Vec<Piece>) {
+    for (i, word) in words.iter().enumerate() {
+        let cue = word.to_lowercase();
+        if !matches!(cue.trim_end_matches(['.', ',']), "born" | "birth" | "birthday" | "dob") {
+            continue;
+        }
+        let after = words[i + 1..].iter().take(4).skip_while(|w| !w.chars().any(|c| c.is_ascii_digit()));
+        let run: Vec<&str> = after.take(3).copied().collect();
+        let date = run.first().is_some_and(|first| looks_like_date(first))
+            || (run.len() == 3 && run.iter().any(|w| looks_like_year(w.trim_end_matches(['.', ',']))));
+        if date {
+            let text = if looks_like_date(run[0]) { run[0].to_string() } else { run.join(" ") };
+            push(found, Kind::Number, text.trim_end_matches(['.', ',']).to_string());
+        }
+    }
 }
 
 /// The text's words: split at spaces, quotes and brackets; web addresses and paths are left out
@@ -416,6 +436,9 @@ fn addresses(words: &[&str], found: &mut Vec<Piece>) {
         let Some(at) = street.iter().position(|w| STREET_WORDS.contains(&w.to_lowercase().as_str())) else { continue };
         if at >= 1 && street[..at].iter().all(|w| capitalized(w)) {
             push(found, Kind::Address, words[i..=i + at + 1].join(" "));
+        } else if at == 0 && street.get(1).is_some_and(|w| capitalized(w)) {
+            // The street word first, as French, Italian and Spanish write it: "12 Rue Lepic".
+            push(found, Kind::Address, words[i..=i + 2].join(" "));
         }
     }
 }

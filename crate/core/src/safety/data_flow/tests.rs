@@ -430,6 +430,13 @@ fn finds_the_user_s_details_in_text() {
     assert_eq!(found("Signed in as Grace Hopper"), vec![(Kind::Name, "Grace Hopper".into())]);
     assert_eq!(found("ship to 12 Main Street, Springfield"), vec![(Kind::Address, "12 Main Street".into())]);
     assert_eq!(found("we met at 221 Baker St yesterday"), vec![(Kind::Address, "221 Baker St".into())]);
+    assert_eq!(
+        found("delivered to my flat at 12 Rue Lepic, 75018 Paris"),
+        vec![(Kind::Address, "12 Rue Lepic".into())]
+    );
+    assert_eq!(found("my date of birth is 14/03/1990"), vec![(Kind::Number, "14/03/1990".into())]);
+    assert_eq!(found("I was born on 3 May 1990."), vec![(Kind::Number, "3 May 1990".into())]);
+    assert_eq!(found("the parcel sent on 14/03/2024 arrived"), vec![], "a date is no one's in general");
 }
 
 #[test]

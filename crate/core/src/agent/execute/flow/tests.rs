@@ -475,7 +475,9 @@ fn keys_after_tab_land_on_every_frame_of_the_page() {
 fn scrolling_the_page_lands_on_every_frame_that_watches_it() {
     let scroll = r#"[{"do":"scroll","direction":"down","pages":1,"index":null}]"#;
     let find = r#"[{"do":"scroll_to_text","text":"Reviews"}]"#;
-    for step in [scroll, find] {
+    // A reload reloads every frame: each hears when.
+    let reload = r#"[{"do":"reload"}]"#;
+    for step in [scroll, find, reload] {
         let shop = FakeShop::new();
         keyboard_frame_on(&shop);
         let events = run_steps(&task_config(), &shop, &[step], &user(false));
