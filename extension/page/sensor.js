@@ -781,40 +781,7 @@
   }
 
   /** Focus a text field; `clear` selects its text so that what is typed next replaces it. */
-  /** How long the frames stay inert after the last focus for trusted typing, should the value
-   * never be read (a task stopped mid-typing). */
-  const STILL_MS = 5000;
-  /** The frames made inert while trusted typing goes to a field of this document. */
-  let stilled = [];
-  let stillTimer = 0;
-
-  /** Makes this document's frames inert: the keys the debugger sends go where the focus is, and a
-   * frame (another site's) that takes the focus between the focus and the keys would get them.
-   * An inert frame's document cannot be focused, by the user or by its own scripts. */
-  function stillFrames() {
-    clearTimeout(stillTimer);
-    for (const frame of document.querySelectorAll('iframe, frame, object, embed')) {
-      if (!frame.inert) {
-        frame.inert = true;
-        stilled.push(frame);
-      }
-    }
-    stillTimer = setTimeout(releaseFrames, STILL_MS);
-  }
-
-  function releaseFrames() {
-    clearTimeout(stillTimer);
-    for (const frame of stilled) frame.inert = false;
-    stilled = [];
-  }
-
   function focusField(el, clear) {
-    if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el.isContentEditable)) {
-      return { ok: false, message: `${describe(el)} is not a text field` };
-    }
-    if (el.readOnly) return { ok: false, message: `${describe(el)} is read-only` };
-    // Before the focus: no frame may take it from here on.
-    stillFrames();
     scrollNear(el);
     el.focus({ preventScroll: true });
     if (el.isContentEditable) {
@@ -823,6 +790,10 @@
       if (!clear) selection.collapseToEnd();
       return { ok: true, message: '' };
     }
+    if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) {
+      return { ok: false, message: `${describe(el)} is not a text field` };
+    }
+    if (el.readOnly) return { ok: false, message: `${describe(el)} is read-only` };
     if (clear) {
       el.select();
       // A field without a caret (email) does not tell that its text is selected, so what is typed
@@ -1200,10 +1171,7 @@
     scroll_element: (el, op) => scrollElement(el, op.direction, op.pages),
     locate: (el) => locate(el),
     focus: (el, op) => focusField(el, op.clear),
-    value: (el) => {
-      releaseFrames(); // Trusted typing is over: it reads the value.
-      return { ok: true, message: '', value: el.isContentEditable ? el.innerText : String(el.value ?? '') };
-    },
+    value: (el) => ({ ok: true, message: '', value: el.isContentEditable ? el.innerText : String(el.value ?? '') }),
     submission: (el) => {
       const submitter = submitterOf(el);
       return submissionOf(submitter?.form, submitter);

@@ -7,8 +7,9 @@
 //
 // Run on 2026-11-28 against the guard of 4f45065: 19 of 23 stopped; of the four that got
 // through, R01 (a frame with nothing to click watching the page scroll) and R12 (a trusted drag
-// into another site's frame) are stopped since the map lists every frame of another site; R08
-// and R11 are known gaps, kept as todo tests until they are closed.
+// into another site's frame) are stopped since the map lists every frame of another site; R11 is
+// stopped since trusted typing lands on every frame of the page; R08 is a class the rule does not
+// cover (docs/security.md), kept as a todo test.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -213,8 +214,7 @@ test('R10 the domain of the task\'s e-mail address counts as a named site (any p
 // R11. Trusted input: the attacker's frame takes the focus over and over; the agent types the
 // e-mail into the start site's field (a start-site act: free). Trusted typing focuses the field
 // (sensor), then Input.insertText goes wherever the focus is by then.
-// Stopped since: while trusted typing goes to a field, the sensor makes the page's frames inert,
-// and an inert frame's document cannot take the focus.
+// Stopped since: trusted typing lands on every frame of the page, as keys after Tab do.
 test('R11 trusted typing on the start site while the attacker\'s frame steals the focus', async () => {
   const browser = await trustedBrowser();
   const result = await throughPanel('focus.html', EMAIL_TASK, [

@@ -210,6 +210,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 if let Some(refused) = self.guard_element(&action, &element, url).await? {
                     return Ok(refused);
                 }
+                if let (Action::InputText { text, .. }, true) = (&action, self.trusted_here(&element)) {
+                    if let Some(refused) = self.guard_trusted_typing(text, url, seen).await? {
+                        return Ok(refused);
+                    }
+                }
                 let said = match &action {
                     Action::SelectOption { text, .. } => text.clone(),
                     _ => label(&element),

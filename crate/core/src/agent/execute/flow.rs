@@ -150,6 +150,19 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         self.guard_each(&everywhere_on(page_url, seen), name, Carried::Act, doing).await
     }
 
+    /// Checks trusted typing: the debugger's keys go wherever the focus is when they arrive, and
+    /// a frame of another site on the page can take it between the focus and the keys (no page
+    /// script can stop a frame focusing itself), so what is typed lands on every frame.
+    pub(super) async fn guard_trusted_typing(
+        &self,
+        text: &str,
+        page_url: &str,
+        seen: Option<&PageMap>,
+    ) -> Result<Option<Done>, StepError> {
+        let doing = text!("core_doing_acting", "input_text", page_url);
+        self.guard_each(&everywhere_on(page_url, seen), "input_text", Carried::Typed(text), doing).await
+    }
+
     /// Checks an act on a whole tab (switching to it, closing it), which lands on its page's site.
     pub(super) async fn guard_tab_act(&self, name: &str, url: &str) -> Result<Option<Done>, StepError> {
         let doing = text!("core_doing_acting", name, url);

@@ -396,6 +396,32 @@ fn keyboard_frame_on(shop: &FakeShop) {
 }
 
 #[test]
+fn trusted_typing_lands_on_every_frame_of_the_page_as_a_frame_may_take_the_focus() {
+    let trusted =
+        TaskConfig { limits: LiveLimits::new(Limits { trusted_input: true, ..Limits::default() }), ..task_config() };
+    let typing = r#"[{"do":"input_text","index":2,"text":"ada@example.org","clear":null}]"#;
+    let shop = FakeShop::new();
+    keyboard_frame_on(&shop);
+    let events = run_steps(&trusted, &shop, &[typing], &user(false));
+    let asked = questions(&events);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].0.contains("collector.test"), "{asked:?}");
+    assert!(shop.input_commands.borrow().is_empty(), "no key sent");
+    // The sensor's typing goes into the field itself; and a page without another site's frame
+    // takes trusted typing freely.
+    for (config, frame) in [(task_config(), true), (trusted, false)] {
+        let shop = FakeShop::new();
+        if frame {
+            keyboard_frame_on(&shop);
+        }
+        let events = run_steps(&config, &shop, &[typing], &user(false));
+        assert_eq!(questions(&events), vec![]);
+        let typed = shop.note.borrow().clone() + &shop.input_params("Input.insertText", "text").concat();
+        assert_eq!(typed, "ada@example.org");
+    }
+}
+
+#[test]
 fn a_click_in_a_frame_of_another_site_lands_there() {
     let shop = FakeShop::new();
     keyboard_frame_on(&shop);
