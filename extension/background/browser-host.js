@@ -517,9 +517,14 @@ ruleChanges(async () => {
 }).catch(() => {});
 
 /** Methods of requests that change something on a site. */
-const WRITE_METHODS = ['post', 'put', 'patch', 'delete'];
+/** Methods of requests that change something on a site, as session rules name them: `other` is
+ * every method but the reading ones (WebDAV's MOVE, COPY, PROPPATCH...). */
+const WRITE_METHODS = ['post', 'put', 'patch', 'delete', 'other'];
+/** Methods that only read. */
+const READ_METHODS = ['get', 'head', 'options', 'connect'];
+const changes = (details) => !READ_METHODS.includes(details.method.toLowerCase());
 /** What may carry such a request: a script, a form (in the page or a frame), the rest. A beacon
- * (`ping`) is held only to the page's own host: to others they are the page's reports, left to
+ * (`ping`) is held only to the page's own site: to others they are the page's reports, left to
  * the firewall. */
 const WRITE_TYPES = ['xmlhttprequest', 'main_frame', 'sub_frame', 'other'];
 /** How much of a held request's text body is kept for the core to read. */
@@ -535,29 +540,43 @@ function bodyText(requestBody) {
   return bytes ? new TextDecoder().decode(bytes.slice(0, HELD_BODY_CHARS * 4)).slice(0, HELD_BODY_CHARS) : '';
 }
 
-/** Holds back tab `tabId`'s requests that would change something on a site (beacons: to `host`),
- * noting each (session rules above every other, and webRequest, which sees what they blocked). */
+/** A host's site, as far as holding needs it: its last two labels (`api.bank.test` and
+ * `www.bank.test` are `bank.test`'s); an IP address or a one-label host is itself. */
+function siteOfHost(host) {
+  if (/^[\d.]+$/.test(host) || host.includes(':')) return host;
+  return host.split('.').slice(-2).join('.');
+}
+
+/** Holds back tab `tabId`'s requests that would change something on a site, noting each (session
+ * rules above every other, and webRequest, which sees what they blocked): the tab's own, its
+ * beacons to the page's site (`host`'s), and those of that site's service workers (which belong
+ * to no tab). */
 async function holdWrites(tabId, host) {
   await releaseWrites(tabId);
+  const site = siteOfHost(host);
   const held = [];
   const bodies = new Map();
-  const filter = { urls: ['<all_urls>'], tabId, types: [...WRITE_TYPES, 'ping'] };
+  const ours = (details) => details.tabId === tabId || (details.tabId === -1 && siteOfHost(new URL(details.initiator ?? 'null:').hostname) === site);
+  const filter = { urls: ['<all_urls>'], types: [...WRITE_TYPES, 'ping'] };
   const onBefore = (details) => {
-    if (WRITE_METHODS.includes(details.method.toLowerCase())) bodies.set(details.requestId, bodyText(details.requestBody));
+    if (ours(details) && changes(details)) bodies.set(details.requestId, bodyText(details.requestBody));
   };
   const onError = (details) => {
-    if (details.error !== 'net::ERR_BLOCKED_BY_CLIENT' || !WRITE_METHODS.includes(details.method.toLowerCase())) return;
+    if (details.error !== 'net::ERR_BLOCKED_BY_CLIENT' || !ours(details) || !changes(details)) return;
     held.push({ method: details.method.toUpperCase(), url: details.url, kind: details.type, body: bodies.get(details.requestId) ?? '' });
   };
   chrome.webRequest.onBeforeRequest.addListener(onBefore, filter, ['requestBody']);
   chrome.webRequest.onErrorOccurred.addListener(onError, filter);
   const rules = await ruleChanges(async () => {
     const id = nextRuleId(await chrome.declarativeNetRequest.getSessionRules());
-    const condition = { tabIds: [tabId], requestMethods: WRITE_METHODS };
-    const addRules = [{ id, priority: HOLD_PRIORITY, action: { type: 'block' }, condition: { ...condition, resourceTypes: WRITE_TYPES } }];
-    if (host) addRules.push({ id: id + 1, priority: HOLD_PRIORITY, action: { type: 'block' }, condition: { ...condition, resourceTypes: ['ping'], requestDomains: [host] } });
+    const rule = (n, condition) => ({ id: id + n, priority: HOLD_PRIORITY, action: { type: 'block' }, condition: { requestMethods: WRITE_METHODS, ...condition } });
+    const addRules = [rule(0, { tabIds: [tabId], resourceTypes: WRITE_TYPES })];
+    if (site) {
+      addRules.push(rule(1, { tabIds: [tabId], resourceTypes: ['ping'], requestDomains: [site] }));
+      addRules.push(rule(2, { tabIds: [-1], initiatorDomains: [site], resourceTypes: [...WRITE_TYPES, 'ping'] }));
+    }
     await chrome.declarativeNetRequest.updateSessionRules({ addRules });
-    return addRules.map((rule) => rule.id);
+    return addRules.map((r) => r.id);
   });
   writeHolds.set(tabId, { rules, held, stop: () => {
     chrome.webRequest.onBeforeRequest.removeListener(onBefore);

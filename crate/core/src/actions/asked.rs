@@ -13,24 +13,30 @@ const FILLER: &[&str] = &[
 ];
 /// A label of more words than this is not a button's: the critic reads it instead.
 const MAX_LABEL_WORDS: usize = 6;
-/// Endings taken off a word before it is looked for in the user's words ("subscribing").
-const ENDINGS: &[&str] = &["ments", "ment", "ings", "ing", "ions", "ion", "ed", "es", "e", "s"];
+/// Words that turn a request around or make it a question: with one of them anywhere in the
+/// user's words, only the critic reads them ("Don't pay invoice 88 yet").
+const NOT_ASKING: &[&str] = &[
+    "not", "don't", "dont", "doesn't", "never", "no", "without", "avoid", "stop", "cancel", "instead", "unless", "if",
+    "whether", "what", "which", "who", "why", "how", "when", "where", "is", "are", "am", "do", "does", "did", "can",
+    "could", "should", "would", "will", "have", "has",
+];
 
-/// Whether the user's words ask for the act whose element says `label`: every word the label
-/// uses for what it does appears in them ("Subscribe" when the user asked to subscribe; "Pay
-/// invoice #88" when they asked to pay invoice 88). Only a clear yes: anything else goes to the
-/// critic, a model that reads the same two things (`agent/critic.rs`).
+/// Whether the user's words plainly ask for the act whose button says `label`: they ask nothing
+/// and deny nothing (no question, no "not"), and every word the label uses for what it does is
+/// one of theirs, as written ("Subscribe" when the user said "subscribe me"; "Pay invoice #88"
+/// when they said "pay invoice 88"). Only a clear yes: anything else goes to the critic, a model
+/// that reads the same two things (`agent/critic.rs`).
 pub fn asked_in_words(user_words: &[String], label: &str) -> bool {
-    let said: Vec<String> = user_words.iter().flat_map(|words| words_of(words)).collect();
-    let wanted: Vec<String> = words_of(label).into_iter().filter(|word| !FILLER.contains(&word.as_str())).collect();
-    if wanted.is_empty() || wanted.len() > MAX_LABEL_WORDS {
+    let said: Vec<String> = user_words
+        .iter()
+        .flat_map(|words| words.strip_prefix("Your task: ").unwrap_or(words).split_inclusive('?'))
+        .flat_map(|words| words_of(words).into_iter().chain(words.ends_with('?').then(|| "?".to_string())))
+        .collect();
+    if said.iter().any(|word| word == "?" || NOT_ASKING.contains(&word.as_str())) {
         return false;
     }
-    wanted.iter().all(|word| {
-        let stem = stem(word);
-        said.iter()
-            .any(|user| if word.chars().all(|c| c.is_ascii_digit()) { user == word } else { user.starts_with(stem) })
-    })
+    let wanted: Vec<String> = words_of(label).into_iter().filter(|word| !FILLER.contains(&word.as_str())).collect();
+    !wanted.is_empty() && wanted.len() <= MAX_LABEL_WORDS && wanted.iter().all(|word| said.contains(word))
 }
 
 /// What an element says it does: its accessible name, else its text, else its value or title.
@@ -42,12 +48,6 @@ pub fn label(element: &MapElement) -> String {
         .or_else(|| attr("value"))
         .or_else(|| attr("title"))
         .unwrap_or_default()
-}
-
-/// The requests among `held` that change something: all but queries sent by POST (a GraphQL
-/// `query`, which reads).
-pub fn changes(held: &[HeldWrite]) -> Vec<&HeldWrite> {
-    held.iter().filter(|write| !is_query(write)).collect()
 }
 
 /// A request in words for the user and the critic: `POST shop.test/api/cart` (no query string,
@@ -63,29 +63,9 @@ pub fn describe(write: &HeldWrite) -> String {
     format!("{} {address}", write.method)
 }
 
-/// A GraphQL read sent by POST: a JSON body whose `query` holds no mutation.
-fn is_query(write: &HeldWrite) -> bool {
-    let Ok(body) = serde_json::from_str::<serde_json::Value>(&write.body) else { return false };
-    let operations = match &body {
-        serde_json::Value::Array(batch) => batch.iter().collect(),
-        one => vec![one],
-    };
-    !operations.is_empty()
-        && operations.iter().all(|operation| {
-            operation.get("query").and_then(|query| query.as_str()).is_some_and(|query| {
-                let query = query.trim_start();
-                !query.contains("mutation") && !query.contains("subscription") && !query.is_empty()
-            })
-        })
-}
-
 fn words_of(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()).map(str::to_lowercase).collect()
-}
-
-/// `word` without its ending, never shorter than three letters.
-fn stem(word: &str) -> &str {
-    ENDINGS.iter().find_map(|ending| word.strip_suffix(ending).filter(|stem| stem.chars().count() >= 3)).unwrap_or(word)
+    let words = text.split(|c: char| !c.is_alphanumeric() && c != '\'').map(|word| word.trim_matches('\''));
+    words.filter(|word| !word.is_empty()).map(str::to_lowercase).collect()
 }
 
 #[cfg(test)]
@@ -99,7 +79,6 @@ mod tests {
     #[test]
     fn the_users_words_ask_for_a_button_that_says_what_they_asked() {
         assert!(asked("Subscribe me to the Mug Club newsletter", "Subscribe"));
-        assert!(asked("subscribing to the weekly letter, please", "Subscribe now"));
         assert!(asked("Pay my electricity bill", "Pay now"));
         assert!(asked("pay invoice 88", "Pay invoice #88"));
         assert!(asked("Move the card 'Pay invoice #88' to Done", "Pay invoice #88"));
@@ -107,12 +86,17 @@ mod tests {
     }
 
     #[test]
-    fn anything_less_than_every_word_is_not_asked() {
+    fn anything_less_than_every_word_plainly_asked_is_not() {
         assert!(!asked("Check my balance", "Transfer now"));
-        assert!(!asked("What is invoice #88's amount?", "Pay invoice #88"));
         assert!(!asked("pay invoice 87", "Pay invoice #88"));
         assert!(!asked("Sign me up for the newsletter", "Subscribe"));
+        assert!(!asked("subscribing to the weekly letter, please", "Subscribe"), "words as written");
+        assert!(!asked("List my recent transfers", "Transfer"));
         assert!(!asked("Read my mail", "Create rule"));
+        // A request turned around, or a question, is the critic's to read.
+        assert!(!asked("Don't pay invoice 88 yet", "Pay invoice #88"));
+        assert!(!asked("Am I on the Premium plan", "Premium"));
+        assert!(!asked("Premium plan: what does it cost? Subscribe me", "Subscribe"));
         // Words that say nothing are no answer; a sentence is not a button.
         assert!(!asked("now", "Now"));
         let sentence = "send the weekly sales report to the whole team by today";
@@ -122,17 +106,6 @@ mod tests {
 
     fn write(method: &str, url: &str, body: &str) -> HeldWrite {
         HeldWrite { method: method.into(), url: url.into(), kind: "xmlhttprequest".into(), body: body.into() }
-    }
-
-    #[test]
-    fn a_graphql_query_reads_and_a_mutation_changes() {
-        let query = write("POST", "https://shop.test/graphql", r#"{"query":"query Products { products { id } }"}"#);
-        let short = write("POST", "https://shop.test/graphql", r#"[{"query":"{ cart { id } }"}]"#);
-        let mutation = write("POST", "https://shop.test/graphql", r#"{"query":"mutation { transfer(amount: 50) }"}"#);
-        let form = write("POST", "https://bank.test/api/transfer", "to=bob&amount=50");
-        let delete = write("DELETE", "https://mail.test/api/rules/3", "");
-        let held = [query, short, mutation.clone(), form.clone(), delete.clone()];
-        assert_eq!(changes(&held), vec![&mutation, &form, &delete]);
     }
 
     #[test]

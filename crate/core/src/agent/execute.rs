@@ -225,10 +225,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     true => Before::Allowed,
                     false => self.consequences_before(&act, &element, seen).await?,
                 };
-                // A click, a choice, a hover or a number set may make the page send a change;
+                // A click, a choice, opening a list, a hover or a number set may make the page send a change;
                 // typing text (whose page may search as it goes) and the rest run as they are.
                 let may_change = match &action {
-                    Action::ClickElement { .. } | Action::SelectOption { .. } | Action::Hover { .. } => true,
+                    Action::ClickElement { .. }
+                    | Action::SelectOption { .. }
+                    | Action::GetDropdownOptions { .. }
+                    | Action::Hover { .. } => true,
                     Action::InputText { .. } => NumberControl::of(&element).is_some(),
                     _ => false,
                 };

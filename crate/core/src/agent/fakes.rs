@@ -122,6 +122,8 @@ pub struct FakeShop {
     pub add_sends: RefCell<Option<HeldWrite>>,
     holding: Cell<bool>,
     held: RefCell<Vec<HeldWrite>>,
+    /// The browser cannot hold the tab's changes back (its rules fail).
+    pub hold_fails: Cell<bool>,
     /// The requests the page sent that changed something.
     pub sent: RefCell<Vec<HeldWrite>>,
 }
@@ -181,6 +183,7 @@ impl FakeShop {
             add_sends: RefCell::default(),
             holding: Cell::new(false),
             held: RefCell::default(),
+            hold_fails: Cell::new(false),
             sent: RefCell::default(),
         }
     }
@@ -512,6 +515,9 @@ impl Browser for FakeShop {
     }
 
     async fn hold_writes(&self, _tab: TabId, hold: Option<&str>) -> Result<Vec<HeldWrite>, BrowserError> {
+        if hold.is_some() && self.hold_fails.get() {
+            return Err(BrowserError::Script("the session rules could not be written".into()));
+        }
         self.holding.set(hold.is_some());
         Ok(if hold.is_some() { Vec::new() } else { self.held.take() })
     }

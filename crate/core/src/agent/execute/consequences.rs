@@ -9,7 +9,7 @@
 //! dragged card already moved and send nothing).
 
 use super::{report, Done, Outcome};
-use crate::actions::{asked_in_words, assess, changes, describe_write, Action, Consequence, Kind, Strictness};
+use crate::actions::{asked_in_words, assess, describe_write, Action, Consequence, Kind, Strictness};
 use crate::agent::critic::{critic_prompt, parse_asked};
 use crate::agent::navigator::{Navigator, StepError};
 use crate::agent::record::Role;
@@ -154,15 +154,18 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let tab = self.tab.get();
         let host = url::Url::parse(act.url).ok().and_then(|url| url.host_str().map(str::to_string)).unwrap_or_default();
         if let Err(err) = self.browser.hold_writes(tab, Some(&host)).await {
-            return match err {
-                BrowserError::TabClosed => Err(StepError::Fatal(text!("core_task_tab_closed"))),
-                err => Ok(report(
-                    act.action.name(),
-                    Some(&act.target),
-                    false,
-                    format!("Not done: what it would change on the site could not be held back for a check ({err}). Try again."),
-                )),
-            };
+            // Fail closed: what cannot be checked waits for the user, who is told why.
+            if err == BrowserError::TabClosed {
+                return Err(StepError::Fatal(text!("core_task_tab_closed")));
+            }
+            let question = text!("core_question_unchecked_change", &act.target, err.to_string());
+            if self.ask_user(question.into(), act.url, Vec::new()).await? {
+                return perform().await;
+            }
+            let outcome = format!(
+                "Not done: what it would change on the site could not be held back for a check ({err}), and the user did not allow it unchecked. Finish and tell the user what is left for them to do."
+            );
+            return Ok(report(act.action.name(), Some(&act.target), false, outcome));
         }
         let first = perform().await;
         let held = self.browser.hold_writes(tab, None).await.unwrap_or_default();
@@ -170,16 +173,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if held.is_empty() {
             return Ok(first);
         }
-        let changed = changes(&held);
-        if changed.is_empty() {
-            // Only reads sent by POST were held: done again with them let through.
-            let mut again = perform().await?;
-            let outcome = &mut again.report.outcome;
-            *outcome =
-                format!("(Its queries were held for a check, and it was done again with them let through.) {outcome}");
-            return Ok(again);
-        }
-        let sent = changed.iter().map(|write| describe_sent(write)).collect::<Vec<_>>().join("; ");
+        // Held until the page is restored (below): what it sends as it reloads is held too.
+        let _ = self.browser.hold_writes(tab, Some(&host)).await;
+        // A query sent by POST (GraphQL's) is judged as any request: its body says what it is,
+        // and a page may call anything a query.
+        let sent = held.iter().map(describe_sent).collect::<Vec<_>>().join("; ");
         let description = format!("{}; the page then sent: {sent}", act.describe());
         let consequence = Consequence { kind: Kind::Change, reason: text!("core_reason_act_sent", &act.target, &sent) };
         let allowed = self.allowed(act, &consequence, &description, false).await?;
@@ -190,6 +188,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             false => HistoryStep::Reload,
         };
         let _ = self.browser.history(tab, restored).await;
+        let _ = self.browser.hold_writes(tab, None).await;
         let name = act.action.name();
         let outcome = match allowed {
             Some(by) => {
@@ -211,12 +210,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         Ok(Done { page_left: true, ..report(name, Some(&act.target), allowed.is_some(), outcome) })
     }
 
-    /// Whether the user's words say what the act's element says: a button's or a link's label (a
-    /// verb and its object: "Subscribe", "Pay invoice #88"), an option's text. Not a slider's, a
-    /// field's or a dragged card's, whose words name a thing, which a question names too.
+    /// Whether the user's words plainly say what the act's button says (a verb and its object:
+    /// "Subscribe", "Pay invoice #88"). Not an option's, a slider's, a field's or a dragged
+    /// card's, whose words name a thing, which a question names too.
     fn said_by_user(&self, act: &Act<'_>) -> bool {
-        matches!(act.action, Action::ClickElement { .. } | Action::SelectOption { .. })
-            && asked_in_words(&self.conversation_texts().0, &act.label)
+        matches!(act.action, Action::ClickElement { .. }) && asked_in_words(&self.conversation_texts().0, &act.label)
     }
 
     /// Whether the act was allowed once already (its change held, then allowed): it is then

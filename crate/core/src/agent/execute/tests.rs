@@ -534,6 +534,28 @@ fn a_click_whose_request_changes_something_unasked_waits_for_the_user_and_goes_t
 }
 
 #[test]
+fn a_click_whose_changes_cannot_be_held_waits_for_the_user_and_says_why() {
+    use crate::agent::fakes::{run_as, FakeUser};
+    for approves in [false, true] {
+        let shop = posting_shop();
+        shop.hold_fails.set(true);
+        let user = FakeUser { approves, asked: Default::default(), reviews: Default::default() };
+        let model = ScriptedModel::new(vec![reply(r#"[{"do":"click_element","index":1,"click":null}]"#), done()]);
+        let config = TaskConfig { task: "What mugs are there?".into(), ..crate::agent::fakes::config(5) };
+        let (_, events) = run_as(&config, &shop, &model, &user);
+        let question = events.iter().find_map(|e| match e {
+            AgentEvent::ApprovalNeeded { question, .. } => Some(question.to_string()),
+            _ => None,
+        });
+        assert_eq!(
+            question.as_deref(),
+            Some("The agent cannot check what <button> \"Add blue mug\" [1] would change on the site (the browser could not hold its requests back: the page could not be read: the session rules could not be written). Allow it unchecked?")
+        );
+        assert_eq!(shop.cart.get(), u32::from(approves), "clicked only once allowed");
+    }
+}
+
+#[test]
 fn a_click_whose_request_the_users_words_ask_for_is_let_through_without_a_question() {
     use crate::agent::fakes::{critic, run_as, FakeUser};
     let run = |task: &str, verdict: Option<bool>| {
