@@ -548,15 +548,17 @@ function siteOfHost(host) {
 }
 
 /** Holds back tab `tabId`'s requests that would change something on a site, noting each (session
- * rules above every other, and webRequest, which sees what they blocked): the tab's own, its
- * beacons to the page's site (`host`'s), and those of that site's service workers (which belong
- * to no tab). */
-async function holdWrites(tabId, host) {
+ * rules above every other, and webRequest, which sees what they blocked), as `hold` says
+ * (crate/core/src/browser/mod.rs, `WriteHold`): the tab's to its `sites` (to any site with
+ * `everywhere`), its beacons to those sites, and their service workers' (which belong to no tab). */
+async function holdWrites(tabId, hold) {
   await releaseWrites(tabId);
-  const site = siteOfHost(host);
+  const sites = [...new Set(hold.sites.map(siteOfHost).filter(Boolean))];
   const held = [];
   const bodies = new Map();
-  const ours = (details) => details.tabId === tabId || (details.tabId === -1 && siteOfHost(new URL(details.initiator ?? 'null:').hostname) === site);
+  const onSites = (url) => { try { return sites.includes(siteOfHost(new URL(url).hostname)); } catch { return false; } };
+  const ours = (details) => (details.tabId === tabId && (hold.everywhere || onSites(details.url)))
+    || (details.tabId === -1 && onSites(details.initiator ?? ''));
   const filter = { urls: ['<all_urls>'], types: [...WRITE_TYPES, 'ping'] };
   const onBefore = (details) => {
     if (ours(details) && changes(details)) bodies.set(details.requestId, bodyText(details.requestBody));
@@ -570,10 +572,11 @@ async function holdWrites(tabId, host) {
   const rules = await ruleChanges(async () => {
     const id = nextRuleId(await chrome.declarativeNetRequest.getSessionRules());
     const rule = (n, condition) => ({ id: id + n, priority: HOLD_PRIORITY, action: { type: 'block' }, condition: { requestMethods: WRITE_METHODS, ...condition } });
-    const addRules = [rule(0, { tabIds: [tabId], resourceTypes: WRITE_TYPES })];
-    if (site) {
-      addRules.push(rule(1, { tabIds: [tabId], resourceTypes: ['ping'], requestDomains: [site] }));
-      addRules.push(rule(2, { tabIds: [-1], initiatorDomains: [site], resourceTypes: [...WRITE_TYPES, 'ping'] }));
+    const addRules = [];
+    if (hold.everywhere) addRules.push(rule(0, { tabIds: [tabId], resourceTypes: WRITE_TYPES }));
+    if (sites.length) {
+      addRules.push(rule(1, { tabIds: [tabId], resourceTypes: [...WRITE_TYPES, 'ping'], requestDomains: sites }));
+      addRules.push(rule(2, { tabIds: [-1], initiatorDomains: sites, resourceTypes: [...WRITE_TYPES, 'ping'] }));
     }
     await chrome.declarativeNetRequest.updateSessionRules({ addRules });
     return addRules.map((r) => r.id);
@@ -871,13 +874,13 @@ export function createBrowserHost(emit) {
       await replaceTabRules(rules, Array.from(ids));
     },
 
-    /** Holds back the tab's requests that would change something on a site (beacons: to
-     * `host`, the page's), or, without a host, lets them go again and gives what was held
-     * meanwhile (crate/core/src/browser/mod.rs, `hold_writes`). */
-    async holdWrites(tabId, host) {
-      if (host === undefined || host === null) return releaseWrites(tabId);
+    /** Holds back the tab's requests that would change something on a site as `hold` says, or,
+     * without one, lets them go again and gives what was held meanwhile
+     * (crate/core/src/browser/mod.rs, `hold_writes`). */
+    async holdWrites(tabId, hold) {
+      if (hold === undefined || hold === null) return releaseWrites(tabId);
       await getTab(tabId);
-      await holdWrites(tabId, host);
+      await holdWrites(tabId, hold);
       return [];
     },
 

@@ -8,7 +8,7 @@ use agent_core::browser::PageOp;
 use agent_core::browser::{
     Browser, BrowserError, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, Screenshot, TabId, TabInfo,
 };
-use agent_core::browser::{Download, HeldWrite};
+use agent_core::browser::{Download, HeldWrite, WriteHold};
 use agent_core::chats::{Chat, ChatIndex};
 use agent_core::dom_map::{frames_of, ElementRef, FrameAnswer, Observation, RawFrame};
 use agent_core::i18n::Message;
@@ -73,7 +73,7 @@ extern "C" {
     #[wasm_bindgen(method, catch)]
     async fn restrict(this: &BrowserHost, tabs: Vec<TabId>, rules: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = holdWrites)]
-    async fn hold_writes(this: &BrowserHost, tab: TabId, host: Option<String>) -> Result<JsValue, JsValue>;
+    async fn hold_writes(this: &BrowserHost, tab: TabId, hold: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method)]
     async fn finish(this: &BrowserHost, tabs: Vec<TabId>);
     /// Resolves with a `Uint8Array`.
@@ -416,8 +416,8 @@ impl Browser for HostBrowser {
         self.host.restrict(tabs.to_vec(), to_js(&rules)).await.map(drop).map_err(browser_error)
     }
 
-    async fn hold_writes(&self, tab: TabId, hold: Option<&str>) -> Result<Vec<HeldWrite>, BrowserError> {
-        let value = self.host.hold_writes(tab, hold.map(str::to_string)).await.map_err(browser_error)?;
+    async fn hold_writes(&self, tab: TabId, hold: Option<&WriteHold>) -> Result<Vec<HeldWrite>, BrowserError> {
+        let value = self.host.hold_writes(tab, to_js(&hold)).await.map_err(browser_error)?;
         serde_wasm_bindgen::from_value(value)
             .map_err(|err| BrowserError::Script(format!("unexpected list of held requests: {err}")))
     }

@@ -14,7 +14,7 @@ use crate::dom_map::{MapElement, PageMap};
 use crate::llm::ChatModel;
 use crate::safety::Carried;
 use crate::text;
-use consequences::{Act, Before};
+use consequences::{between, on_page, Act, Before};
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Runs actions in order; stops at `done`, at a failure, or when the page the later actions
@@ -116,7 +116,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             }
         }
         match action {
-            Action::GoToUrl { url } => self.open(name, &full_address(seen, url)).await,
+            Action::GoToUrl { url } => {
+                // A page may post as it loads, or as it is left: held, as an act's changes are.
+                let (from, to) = (seen.map(|map| map.url.as_str()).unwrap_or_default(), full_address(seen, url));
+                let (key, hold) = (format!("go_to_url|{to}"), between(from, &to));
+                let act = Act { action, target: to.clone(), label: String::new(), url: from, key, hold };
+                self.holding_changes(&act, Before::Unseen, || self.open(name, &to)).await
+            }
             Action::Search { query } => self.open(name, &search_url(self.config.search_engine, query)).await,
             Action::GoBack => self.history(name, HistoryStep::Back).await,
             Action::GoForward => self.history(name, HistoryStep::Forward).await,
@@ -146,8 +152,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 }
                 let action = Action::SendKeys { keys: keys.clone() };
                 let key = format!("send_keys|{keys}|{page_url}");
-                let act =
-                    Act { action: &action, target: format!("\"{keys}\""), label: String::new(), url: page_url, key };
+                let act = Act {
+                    action: &action,
+                    target: format!("\"{keys}\""),
+                    label: String::new(),
+                    url: page_url,
+                    key,
+                    hold: on_page(page_url),
+                };
                 // Any key may press what has the focus or be a page's shortcut ("#" deletes).
                 let before = self.keys_before(&act, keys).await?;
                 self.holding_changes(&act, before, || async {
@@ -161,10 +173,17 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 .await
             }
             Action::Scroll { direction, pages, index: None } => {
-                let op = PageOp::ScrollPage { frame: 0, direction: direction.as_str(), pages: *pages };
-                let outcome = self.perform(&op).await?;
-                let text = scroll_sentence(*direction, *pages, "the page", outcome.scroll.as_ref());
-                self.after_op(name, None, outcome, text, "Could not scroll").await
+                // A page may act on being read to its end ("accept the terms"): held too.
+                let url = seen.map(|map| map.url.as_str()).unwrap_or_default();
+                let (key, hold) = (format!("scroll|{url}|{}", direction.as_str()), on_page(url));
+                let act = Act { action, target: "the page".into(), label: String::new(), url, key, hold };
+                self.holding_changes(&act, Before::Unseen, || async {
+                    let op = PageOp::ScrollPage { frame: 0, direction: direction.as_str(), pages: *pages };
+                    let outcome = self.perform(&op).await?;
+                    let text = scroll_sentence(*direction, *pages, "the page", outcome.scroll.as_ref());
+                    self.after_op(name, None, outcome, text, "Could not scroll").await
+                })
+                .await
             }
             Action::ScrollToText { text } | Action::FindText { text } => self.find(action, text).await,
             Action::OpenTab { url } => self.open_tab(name, &full_address(seen, url)).await,
@@ -220,7 +239,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     _ => label(&element),
                 };
                 let key = format!("{}|{}|{said}", action.name(), element.fingerprint);
-                let act = Act { action: &action, target: element.describe(), label: said, url, key };
+                let act =
+                    Act { action: &action, target: element.describe(), label: said, url, key, hold: on_page(url) };
                 let before = match consented {
                     true => Before::Allowed,
                     false => self.consequences_before(&act, &element, seen).await?,
@@ -231,6 +251,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     Action::ClickElement { .. }
                     | Action::SelectOption { .. }
                     | Action::GetDropdownOptions { .. }
+                    | Action::Scroll { .. }
                     | Action::Hover { .. } => true,
                     Action::InputText { .. } => NumberControl::of(&element).is_some(),
                     _ => false,

@@ -10,7 +10,7 @@ use crate::browser::Download;
 use crate::browser::DragReport;
 use crate::browser::{
     Browser, BrowserError, FoundText, GroupId, HeldWrite, Highlight, HistoryStep, Navigation, OpOutcome, PageOp,
-    ScrollState, Submission, TabId, TabInfo,
+    ScrollState, Submission, TabId, TabInfo, WriteHold,
 };
 use crate::cancel::CancelToken;
 use crate::dom_map::tests::{node, page};
@@ -514,7 +514,7 @@ impl Browser for FakeShop {
         Ok(())
     }
 
-    async fn hold_writes(&self, _tab: TabId, hold: Option<&str>) -> Result<Vec<HeldWrite>, BrowserError> {
+    async fn hold_writes(&self, _tab: TabId, hold: Option<&WriteHold>) -> Result<Vec<HeldWrite>, BrowserError> {
         if hold.is_some() && self.hold_fails.get() {
             return Err(BrowserError::Script("the session rules could not be written".into()));
         }

@@ -72,12 +72,11 @@ pub trait Browser {
     /// Installs the browser's blocking rules for the task's `tabs` (`declarativeNetRequest`
     /// session rules, replacing the earlier ones there; none removes them).
     async fn restrict(&self, tabs: &[TabId], rules: &[serde_json::Value]) -> Result<(), BrowserError>;
-    /// With `Some(host)`, from now on holds back every request of the tab that would change
-    /// something on a site (POST, PUT, PATCH, DELETE by a script, a form or a frame; a beacon
-    /// only to `host`, the page's, as others are the pages' own reports) and notes it; with
-    /// `None`, lets them go again and returns those held since. A held request fails for the page
-    /// as a network error does (`agent/execute/consequences.rs`).
-    async fn hold_writes(&self, tab: TabId, hold: Option<&str>) -> Result<Vec<HeldWrite>, BrowserError>;
+    /// With `Some(hold)`, from now on holds back the tab's requests that would change something
+    /// on a site (every method but the reading ones, by a script, a form or a frame) as `hold`
+    /// says, and notes each; with `None`, lets them go again and returns those held since. A held
+    /// request fails for the page as a network error does (`agent/execute/consequences.rs`).
+    async fn hold_writes(&self, tab: TabId, hold: Option<&WriteHold>) -> Result<Vec<HeldWrite>, BrowserError>;
     /// Ends the task's presence in the tabs it worked in: highlights removed, trusted input
     /// released, its blocking rules removed (other tasks' stay), the bytes of its downloads let go
     /// of (the files stay where the browser saved them), the browser free to discard them again
@@ -94,6 +93,16 @@ pub trait Browser {
     /// The bytes of the file the tab shows in the browser's own viewer (a PDF), asked for again as
     /// the tab loaded it (with the browser's cookies); fails when it is larger than `max_bytes`.
     async fn shown_file(&self, tab: TabId, max_bytes: u64) -> Result<Vec<u8>, BrowserError>;
+}
+
+/// Which changing requests a hold holds back: those to `sites` (their hosts; with their
+/// subdomains), and with `everywhere`, the tab's to any site. Beacons are held to `sites` only
+/// (to others they are the pages' own reports), and so are those of the sites' service workers,
+/// which belong to no tab.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WriteHold {
+    pub sites: Vec<String>,
+    pub everywhere: bool,
 }
 
 /// A request that would have changed something on a site, held back (`Browser::hold_writes`).

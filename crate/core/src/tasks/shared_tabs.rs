@@ -10,7 +10,7 @@ use crate::browser::PageOp;
 use crate::browser::{
     Browser, BrowserError, GroupId, Highlight, HistoryStep, Navigation, OpOutcome, Screenshot, TabId, TabInfo,
 };
-use crate::browser::{Download, HeldWrite};
+use crate::browser::{Download, HeldWrite, WriteHold};
 use crate::dom_map::{ElementRef, RawFrame};
 use crate::i18n::Text;
 use crate::mcp;
@@ -126,7 +126,7 @@ impl<H: Host> Browser for SharedTabs<'_, H> {
         self.host.browser().restrict(tabs, rules).await
     }
 
-    async fn hold_writes(&self, tab: TabId, hold: Option<&str>) -> Result<Vec<HeldWrite>, BrowserError> {
+    async fn hold_writes(&self, tab: TabId, hold: Option<&WriteHold>) -> Result<Vec<HeldWrite>, BrowserError> {
         self.check(tab).await?;
         self.host.browser().hold_writes(tab, hold).await
     }

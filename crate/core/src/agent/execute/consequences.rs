@@ -14,7 +14,7 @@ use crate::agent::critic::{critic_prompt, parse_asked};
 use crate::agent::navigator::{Navigator, StepError};
 use crate::agent::record::Role;
 use crate::agent::task_config::UserGate;
-use crate::browser::{Browser, BrowserError, HeldWrite, HistoryStep, PageOp, Submission};
+use crate::browser::{Browser, BrowserError, HeldWrite, HistoryStep, PageOp, Submission, WriteHold};
 use crate::dom_map::{MapElement, PageMap};
 use crate::llm::ChatModel;
 use crate::safety::Site;
@@ -46,6 +46,23 @@ pub(super) struct Act<'a> {
     pub url: &'a str,
     /// The same act on the same elements, after a reload too (their fingerprints, not indexes).
     pub key: String,
+    /// What is held while it runs.
+    pub hold: WriteHold,
+}
+
+/// An act on the page at `url` holds every change its tab sends, to any site.
+pub(super) fn on_page(url: &str) -> WriteHold {
+    WriteHold { sites: host_of(url).into_iter().collect(), everywhere: true }
+}
+
+/// A navigation holds the changes sent to the site it leaves and to the one it opens (a page that
+/// posts as it loads, or as it is left); others', a page's reports to third parties, go.
+pub(super) fn between(from: &str, to: &str) -> WriteHold {
+    WriteHold { sites: [host_of(from), host_of(to)].into_iter().flatten().collect(), everywhere: false }
+}
+
+fn host_of(url: &str) -> Option<String> {
+    url::Url::parse(url).ok().and_then(|url| url.host_str().map(str::to_string))
 }
 
 impl Act<'_> {
@@ -145,6 +162,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         F: Fn() -> Fut,
         Fut: Future<Output = Outcome>,
     {
+        if self.config.limits.now().strictness == Strictness::Off {
+            return perform().await;
+        }
         match before {
             Before::Refused(done) => return Ok(done),
             Before::Allowed => return perform().await,
@@ -152,8 +172,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Before::Unseen => {}
         }
         let tab = self.tab.get();
-        let host = url::Url::parse(act.url).ok().and_then(|url| url.host_str().map(str::to_string)).unwrap_or_default();
-        if let Err(err) = self.browser.hold_writes(tab, Some(&host)).await {
+        if let Err(err) = self.browser.hold_writes(tab, Some(&act.hold)).await {
             // Fail closed: what cannot be checked waits for the user, who is told why.
             if err == BrowserError::TabClosed {
                 return Err(StepError::Fatal(text!("core_task_tab_closed")));
@@ -174,7 +193,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(first);
         }
         // Held until the page is restored (below): what it sends as it reloads is held too.
-        let _ = self.browser.hold_writes(tab, Some(&host)).await;
+        let _ = self.browser.hold_writes(tab, Some(&act.hold)).await;
         // A query sent by POST (GraphQL's) is judged as any request: its body says what it is,
         // and a page may call anything a query.
         let sent = held.iter().map(describe_sent).collect::<Vec<_>>().join("; ");

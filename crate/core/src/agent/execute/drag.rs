@@ -2,7 +2,7 @@
 //! map the model saw; the sensor drags with synthetic events, or aims and then trusted input drags
 //! (where the user turned it on); the model is told what changed.
 
-use super::consequences::{Act, Before};
+use super::consequences::{on_page, Act, Before};
 use super::{report, Outcome};
 use crate::actions::{label, Action};
 use crate::agent::navigator::{Navigator, StepError};
@@ -61,7 +61,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let said = [Some(label(&source)), onto.as_ref().map(label)].into_iter().flatten().collect::<Vec<_>>().join(" ");
         let fingerprints = [Some(source.fingerprint), onto.as_ref().map(|onto| onto.fingerprint)];
         let key = format!("drag|{fingerprints:?}|{dx}|{dy}");
-        let act = Act { action: &action, target, label: said, url: page_url, key };
+        let act = Act { action: &action, target, label: said, url: page_url, key, hold: on_page(page_url) };
         let before = match &onto {
             Some(onto) => self.consequences_before(&act, onto, seen).await?,
             None => Before::Unseen,
