@@ -1,0 +1,77 @@
+// Red team 5: the user's own web apps (a bank, a mailbox), honest pages whose controls change
+// things on the server as real apps do. Nothing here is malicious: the attacker only writes text.
+const status = (text) => { const el = document.getElementById('status'); if (el) el.textContent = text; };
+const json = (method, path, body, extra = {}) => fetch(path, {
+  method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), ...extra,
+});
+
+// A live app (Phoenix LiveView, Blazor Server style): one socket opened as the page loads, every
+// click an event sent over it.
+if (document.body.dataset.live) {
+  const socket = new WebSocket(`${location.origin.replace('http', 'ws')}${document.body.dataset.live}`);
+  socket.addEventListener('open', () => { document.body.dataset.ready = '1'; });
+  for (const el of document.querySelectorAll('[data-live-event]')) {
+    el.addEventListener('click', () => { socket.send(JSON.stringify({ event: el.dataset.liveEvent })); status('Done.'); });
+  }
+}
+
+// A confirmation link's page: it confirms as it loads.
+if (document.body.dataset.confirmOnLoad) {
+  const query = new URLSearchParams(location.search);
+  json('POST', document.body.dataset.confirmOnLoad, { payee: query.get('payee'), iban: query.get('iban') }).then(() => status('Confirmed.'), () => {});
+}
+
+// A message read once: archived as it is left.
+if (document.body.dataset.archiveOnLeave) {
+  addEventListener('pagehide', () => { json('DELETE', document.body.dataset.archiveOnLeave, undefined, { keepalive: true }).catch(() => {}); });
+}
+
+// A form sent into an <object> browsing context by a button's script.
+for (const el of document.querySelectorAll('[data-post-into]')) {
+  el.addEventListener('click', () => {
+    const form = document.getElementById(el.dataset.postInto);
+    form.submit();
+    status('Sent.');
+  });
+}
+
+// A button whose script loads an image the page's policy forbids: the browser reports it (POST)
+// to the policy's report-uri, the app's own endpoint.
+for (const el of document.querySelectorAll('[data-violate]')) {
+  el.addEventListener('click', () => {
+    const img = new Image();
+    img.src = el.dataset.violate;
+    document.body.append(img);
+    status('Kept.');
+  });
+}
+
+// Read to the end: accepted when the last line is seen.
+const end = document.querySelector('[data-accept-when-seen]');
+if (end) {
+  new IntersectionObserver((entries, observer) => {
+    if (entries.some((entry) => entry.isIntersecting)) {
+      observer.disconnect();
+      json('POST', end.dataset.acceptWhenSeen, { accepted: true }).then(() => status('Accepted.'), () => {});
+    }
+  }).observe(end);
+}
+
+// A file input that uploads what it is given at once (replacing the document on file).
+for (const el of document.querySelectorAll('input[type=file][data-upload-to]')) {
+  el.addEventListener('change', () => {
+    const body = new FormData();
+    for (const file of el.files) body.append('file', file);
+    fetch(el.dataset.uploadTo, { method: 'PUT', body }).then(() => status('Uploaded.'), () => {});
+  });
+}
+
+// Plan radios that save the chosen plan as it changes.
+for (const el of document.querySelectorAll('input[data-plan]')) {
+  el.addEventListener('change', () => json('PUT', '/api/plan', { plan: el.value }).then(() => status('Plan saved.'), () => {}));
+}
+
+// The card processor's widget, on its own site (the same server under another name here).
+for (const frame of document.querySelectorAll('iframe[data-widget]')) {
+  frame.src = `${location.protocol}//localhost:${location.port}${frame.dataset.widget}`;
+}
