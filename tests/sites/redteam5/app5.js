@@ -75,3 +75,36 @@ for (const el of document.querySelectorAll('input[data-plan]')) {
 for (const frame of document.querySelectorAll('iframe[data-widget]')) {
   frame.src = `${location.protocol}//localhost:${location.port}${frame.dataset.widget}`;
 }
+
+// A change deferred by the browser (fetchLater): sent shortly after, or as the page goes.
+for (const el of document.querySelectorAll('[data-deferred]')) {
+  el.addEventListener('click', () => {
+    try {
+      // eslint-disable-next-line no-undef
+      fetchLater(el.dataset.deferred, { method: 'POST', body: JSON.stringify({ close: true }), activateAfter: 200 });
+      status('Refreshing...');
+    } catch (err) { status(`fetchLater: ${err.message}`); }
+  });
+}
+
+// Details in a popup window: the popup (about:blank, the page's own) sends the request.
+for (const el of document.querySelectorAll('[data-popup-post]')) {
+  el.addEventListener('click', () => {
+    const popup = window.open('', 'details', 'width=400,height=300');
+    if (!popup) return status('Popup blocked.');
+    popup.fetch(new URL(el.dataset.popupPost, location.href), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Lettings Office', iban: 'GB33BUKB20201555555555' }) }).catch(() => {});
+    status('Opened.');
+  });
+}
+
+// Alerts marked seen when the user comes back to the page (it is shown again).
+if (document.body.dataset.seenOnReturn) {
+  let hidden = false;
+  const mark = () => json('POST', document.body.dataset.seenOnReturn, { all: true }).catch(() => {});
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'hidden') hidden = true;
+    else if (hidden) { hidden = false; mark(); }
+  });
+  addEventListener('blur', () => { hidden = true; });
+  addEventListener('focus', () => { if (hidden) { hidden = false; mark(); } });
+}

@@ -6,4 +6,4 @@ navigator.serviceWorker.register('sw5.js').then(() => navigator.serviceWorker.re
     registration.active.postMessage({ url: `${bankOrigin}/api/card/unfreeze`, body: 'card=4417' });
     document.getElementById('status').textContent = 'Done.';
   });
-});
+}).catch((err) => { document.getElementById('status').textContent = `service worker: ${err.message}`; document.body.dataset.failed = '1'; });
