@@ -108,3 +108,11 @@ if (document.body.dataset.seenOnReturn) {
   addEventListener('blur', () => { hidden = true; });
   addEventListener('focus', () => { if (hidden) { hidden = false; mark(); } });
 }
+
+// Forms the app sends itself, as their data is gathered (the formdata event), not by the browser.
+for (const form of document.querySelectorAll('form[data-send-on-formdata]')) {
+  form.addEventListener('submit', (event) => event.preventDefault());
+  form.addEventListener('formdata', (event) => {
+    fetch(form.action, { method: 'POST', body: new URLSearchParams(event.formData) }).then(() => status('Paid.'), () => {});
+  });
+}
