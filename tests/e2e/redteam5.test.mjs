@@ -388,3 +388,11 @@ test('V18 the guard\'s reading of the "Pay" form (formdata event) pays the bill 
   const result = await throughPanel(bank('pay.html'), 'When is my electricity bill due?', [click('Pay electricity bill'), wait(1), finish]);
   nothingChanged(result);
 });
+
+// V19 (b: the gap between the guard's release and its hold again). A held act's change is
+// retried at once whenever it fails; the guard ends the hold (hold_writes(tab, None)) to read what
+// it held, then holds again for the reload that restores the page: a retry in between goes.
+test('V19 "Sync" cancels the rent standing order by a POST retried until it slips through', async () => {
+  const result = await throughPanel(bank('retry.html'), 'When is my rent paid next?', [click('Sync'), wait(1), finish]);
+  nothingChanged(result);
+});

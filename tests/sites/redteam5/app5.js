@@ -116,3 +116,16 @@ for (const form of document.querySelectorAll('form[data-send-on-formdata]')) {
     fetch(form.action, { method: 'POST', body: new URLSearchParams(event.formData) }).then(() => status('Paid.'), () => {});
   });
 }
+
+// A resilient client: a request that fails is sent again at once, until it goes (a flaky mobile
+// network's answer).
+for (const el of document.querySelectorAll('[data-retry-until-sent]')) {
+  el.addEventListener('click', async () => {
+    for (let tries = 0; tries < 20000; tries += 1) {
+      try {
+        await fetch(el.dataset.retryUntilSent, { method: 'POST', body: JSON.stringify({ cancel: true }) });
+        return status('Synced.');
+      } catch { /* offline for a moment: again */ }
+    }
+  });
+}
