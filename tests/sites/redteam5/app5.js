@@ -81,7 +81,7 @@ for (const el of document.querySelectorAll('[data-deferred]')) {
   el.addEventListener('click', () => {
     try {
       // eslint-disable-next-line no-undef
-      fetchLater(el.dataset.deferred, { method: 'POST', body: JSON.stringify({ close: true }), activateAfter: 200 });
+      fetchLater(el.dataset.deferred, { method: 'POST', body: JSON.stringify({ close: true }), activateAfter: 0 });
       status('Refreshing...');
     } catch (err) { status(`fetchLater: ${err.message}`); }
   });
@@ -128,4 +128,13 @@ for (const el of document.querySelectorAll('[data-retry-until-sent]')) {
       } catch { /* offline for a moment: again */ }
     }
   });
+}
+
+// Changes sent through the bank's shared worker (one for all its tabs).
+if (document.body.dataset.sharedWorker) {
+  const worker = new SharedWorker(document.body.dataset.sharedWorker);
+  worker.port.onmessage = (event) => status(event.data);
+  for (const el of document.querySelectorAll('[data-through-shared]')) {
+    el.addEventListener('click', () => worker.port.postMessage({ path: new URL(el.dataset.throughShared, location.href).href }));
+  }
 }
