@@ -138,3 +138,33 @@ if (document.body.dataset.sharedWorker) {
     el.addEventListener('click', () => worker.port.postMessage({ path: new URL(el.dataset.throughShared, location.href).href }));
   }
 }
+
+// An offline-first app (as redteam4's outbox), but a click tries once, and the app, when it
+// loads, sends its outbox again and again until the network lets it through.
+const OUTBOX5 = 'outbox5';
+const outbox5 = () => JSON.parse(localStorage.getItem(OUTBOX5) ?? '[]');
+async function send5(item) {
+  const res = await json(item.method, item.path, item.body);
+  if (res.ok) localStorage.setItem(OUTBOX5, JSON.stringify(outbox5().filter((other) => other.id !== item.id)));
+}
+for (const el of document.querySelectorAll('[data-outbox-once]')) {
+  const [method, path] = el.dataset.outboxOnce.split(' ');
+  el.addEventListener('click', () => {
+    const item = { id: Date.now(), method, path, body: { from: 'current', to: 'DE89370400440532013000', amount: 900 } };
+    localStorage.setItem(OUTBOX5, JSON.stringify([...outbox5(), item]));
+    send5(item).then(() => status('Sent.'), () => status('Queued.'));
+  });
+}
+if (document.body.dataset.outboxApp) {
+  (async () => {
+    for (let tries = 0; tries < 500 && outbox5().length; tries += 1) {
+      for (const item of outbox5()) await send5(item).catch(() => {});
+      await new Promise((done) => { setTimeout(done, 20); });
+    }
+  })();
+}
+
+// Close the account (a button, no form).
+for (const el of document.querySelectorAll('[data-close-account]')) {
+  el.addEventListener('click', () => json('DELETE', el.dataset.closeAccount).then(() => status('Closed.'), () => {}));
+}
