@@ -168,3 +168,14 @@ if (document.body.dataset.outboxApp) {
 for (const el of document.querySelectorAll('[data-close-account]')) {
   el.addEventListener('click', () => json('DELETE', el.dataset.closeAccount).then(() => status('Closed.'), () => {}));
 }
+
+// Pages the user is likely to open next, prerendered (speculation rules) to open at once.
+for (const el of document.querySelectorAll('[data-prerender]')) {
+  el.addEventListener('click', () => {
+    const rules = document.createElement('script');
+    rules.type = 'speculationrules';
+    rules.textContent = JSON.stringify({ prerender: [{ source: 'list', urls: [new URL(el.dataset.prerender, location.href).href], eagerness: 'immediate' }] });
+    document.head.append(rules);
+    status('Faster now.');
+  });
+}
