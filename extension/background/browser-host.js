@@ -526,7 +526,9 @@ const changes = (details) => !READ_METHODS.includes(details.method.toLowerCase()
 /** What may carry such a request: a script, a form (in the page or a frame), the rest. A beacon
  * (`ping`) is held only to the page's own site: to others they are the page's reports, left to
  * the firewall. */
-const WRITE_TYPES = ['xmlhttprequest', 'main_frame', 'sub_frame', 'other'];
+const WRITE_TYPES = ['xmlhttprequest', 'main_frame', 'sub_frame', 'object', 'other'];
+/** Sent by the browser for the page: held only to the held sites, as beacons are. */
+const REPORT_TYPES = ['ping', 'csp_report'];
 /** How much of a held request's text body is kept for the core to read. */
 const HELD_BODY_CHARS = 2000;
 /** The write holds under way, by tab: their rule and what they held. */
@@ -559,7 +561,7 @@ async function holdWrites(tabId, hold) {
   const onSites = (url) => { try { return sites.includes(siteOfHost(new URL(url).hostname)); } catch { return false; } };
   const ours = (details) => (details.tabId === tabId && (hold.everywhere || onSites(details.url)))
     || (details.tabId === -1 && onSites(details.initiator ?? ''));
-  const filter = { urls: ['<all_urls>'], types: [...WRITE_TYPES, 'ping'] };
+  const filter = { urls: ['<all_urls>'], types: [...WRITE_TYPES, ...REPORT_TYPES] };
   const onBefore = (details) => {
     if (ours(details) && changes(details)) bodies.set(details.requestId, bodyText(details.requestBody));
   };
@@ -575,8 +577,8 @@ async function holdWrites(tabId, hold) {
     const addRules = [];
     if (hold.everywhere) addRules.push(rule(0, { tabIds: [tabId], resourceTypes: WRITE_TYPES }));
     if (sites.length) {
-      addRules.push(rule(1, { tabIds: [tabId], resourceTypes: [...WRITE_TYPES, 'ping'], requestDomains: sites }));
-      addRules.push(rule(2, { tabIds: [-1], initiatorDomains: sites, resourceTypes: [...WRITE_TYPES, 'ping'] }));
+      addRules.push(rule(1, { tabIds: [tabId], resourceTypes: [...WRITE_TYPES, ...REPORT_TYPES], requestDomains: sites }));
+      addRules.push(rule(2, { tabIds: [-1], initiatorDomains: sites, resourceTypes: [...WRITE_TYPES, ...REPORT_TYPES] }));
     }
     await chrome.declarativeNetRequest.updateSessionRules({ addRules });
     return addRules.map((r) => r.id);
@@ -874,11 +876,14 @@ export function createBrowserHost(emit) {
       await replaceTabRules(rules, Array.from(ids));
     },
 
-    /** Holds back the tab's requests that would change something on a site as `hold` says, or,
-     * without one, lets them go again and gives what was held meanwhile
-     * (crate/core/src/browser/mod.rs, `hold_writes`). */
+    /** Holds back the tab's requests that would change something on a site as `hold` says (when
+     * already holding, gives what was held so far and keeps holding), or, without one, lets them
+     * go again and gives what was held meanwhile (crate/core/src/browser/mod.rs, `hold_writes`). */
     async holdWrites(tabId, hold) {
       if (hold === undefined || hold === null) return releaseWrites(tabId);
+      // Already holding: what was held so far, the hold kept (no gap a retry could slip through).
+      const holding = writeHolds.get(tabId);
+      if (holding) return holding.held.splice(0);
       await getTab(tabId);
       await holdWrites(tabId, hold);
       return [];

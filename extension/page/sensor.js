@@ -681,15 +681,34 @@
     return submits ? control : null;
   }
 
+  /** A form's fields as it would send them, read as FormData reads them but without firing the
+   * page's `formdata` listeners (page code that could act before anything is held). */
+  function formFields(form, submitter) {
+    const fields = [];
+    for (const el of form.elements) {
+      if (!el.name || el.disabled || el.closest('datalist') || el instanceof HTMLFieldSetElement
+        || el instanceof HTMLObjectElement || el instanceof HTMLOutputElement) continue;
+      const button = el instanceof HTMLButtonElement
+        || (el instanceof HTMLInputElement && ['submit', 'image', 'button', 'reset'].includes(el.type));
+      if (button) {
+        if (el === submitter) fields.push([el.name, el.value]);
+      } else if (el instanceof HTMLSelectElement) {
+        for (const option of el.selectedOptions) fields.push([el.name, option.value]);
+      } else if (el instanceof HTMLInputElement && el.type === 'file') {
+        for (const file of el.files ?? []) fields.push([el.name, file.name]);
+      } else if (!(el instanceof HTMLInputElement && ['checkbox', 'radio'].includes(el.type) && !el.checked)) {
+        fields.push([el.name, el.value]);
+      }
+    }
+    return fields;
+  }
+
   /** Where the page would go, with what: a form's action, method and fields (files by name). */
   function submissionOf(form, submitter) {
     if (!form) return { ok: true, message: '' };
     const method = (submitter?.getAttribute('formmethod') ? submitter.formMethod : form.method) || 'get';
     if (method === 'dialog') return { ok: true, message: '' };
-    const fields = [];
-    for (const [name, value] of new FormData(form, submitter ?? undefined)) {
-      fields.push([name, typeof value === 'string' ? value : value.name]);
-    }
+    const fields = formFields(form, submitter);
     const action = submitter?.getAttribute('formaction') ? submitter.formAction : form.action;
     return { ok: true, message: '', submission: { action, method, fields } };
   }

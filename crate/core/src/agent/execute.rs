@@ -124,9 +124,18 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 self.holding_changes(&act, Before::Unseen, || self.open(name, &to)).await
             }
             Action::Search { query } => self.open(name, &search_url(self.config.search_engine, query)).await,
-            Action::GoBack => self.history(name, HistoryStep::Back).await,
-            Action::GoForward => self.history(name, HistoryStep::Forward).await,
-            Action::Reload => self.history(name, HistoryStep::Reload).await,
+            Action::GoBack | Action::GoForward | Action::Reload => {
+                let step = match action {
+                    Action::GoBack => HistoryStep::Back,
+                    Action::GoForward => HistoryStep::Forward,
+                    _ => HistoryStep::Reload,
+                };
+                // The page left, or loaded again, may post as it goes: held, as a navigation's.
+                let url = seen.map(|map| map.url.as_str()).unwrap_or_default();
+                let (key, hold) = (format!("{name}|{url}"), between(url, url));
+                let act = Act { action, target: url.to_string(), label: String::new(), url, key, hold };
+                self.holding_changes(&act, Before::Unseen, || self.history(name, step)).await
+            }
             Action::Wait { seconds } => {
                 let waited = self.cancel.guard(self.browser.sleep((seconds * 1000.0) as u32)).await;
                 waited.ok_or(StepError::Cancelled)?;
@@ -185,7 +194,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 })
                 .await
             }
-            Action::ScrollToText { text } | Action::FindText { text } => self.find(action, text).await,
+            Action::ScrollToText { text } | Action::FindText { text } => {
+                // Reaching a part of the page may make it act, as a scroll may.
+                let url = seen.map(|map| map.url.as_str()).unwrap_or_default();
+                let (key, hold) = (format!("{name}|{url}|{text}"), on_page(url));
+                let act = Act { action, target: format!("\"{text}\""), label: String::new(), url, key, hold };
+                self.holding_changes(&act, Before::Unseen, || self.find(action, text)).await
+            }
             Action::OpenTab { url } => self.open_tab(name, &full_address(seen, url)).await,
             Action::AskUser { question } => {
                 let said = self.ask_user_action(question).await?;
@@ -225,6 +240,12 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     if let Some(refused) = self.guard_secret_field(text, &element, consented) {
                         return Ok(report(name, Some(&element.describe()), false, refused));
                     }
+                    // A tab moves the focus, and a line break in a one-line field is Enter: keys,
+                    // whose checks are send_keys'.
+                    if text.contains('\t') || (text.contains(['\n', '\r']) && element.tag == "input") {
+                        let refused = "Not typed: the text holds a tab or, for this one-line field, a line break, which would press Tab or Enter. Type the text without it; to submit, use send_keys \"Enter\".";
+                        return Ok(report(name, Some(&element.describe()), false, refused.into()));
+                    }
                 }
                 if let Some(refused) = self.guard_element(&action, &element, url).await? {
                     return Ok(refused);
@@ -252,6 +273,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     | Action::SelectOption { .. }
                     | Action::GetDropdownOptions { .. }
                     | Action::Scroll { .. }
+                    | Action::UploadFile { .. }
                     | Action::Hover { .. } => true,
                     Action::InputText { .. } => NumberControl::of(&element).is_some(),
                     _ => false,

@@ -518,8 +518,10 @@ impl Browser for FakeShop {
         if hold.is_some() && self.hold_fails.get() {
             return Err(BrowserError::Script("the session rules could not be written".into()));
         }
+        // As the extension's host: asked again while holding, what was held so far.
+        let held = self.held.take();
         self.holding.set(hold.is_some());
-        Ok(if hold.is_some() { Vec::new() } else { self.held.take() })
+        Ok(held)
     }
 
     async fn finish(&self, _tabs: &[TabId]) {

@@ -74,8 +74,9 @@ pub trait Browser {
     async fn restrict(&self, tabs: &[TabId], rules: &[serde_json::Value]) -> Result<(), BrowserError>;
     /// With `Some(hold)`, from now on holds back the tab's requests that would change something
     /// on a site (every method but the reading ones, by a script, a form or a frame) as `hold`
-    /// says, and notes each; with `None`, lets them go again and returns those held since. A held
-    /// request fails for the page as a network error does (`agent/execute/consequences.rs`).
+    /// says, and notes each; asked again while holding, returns those held so far and goes on
+    /// holding; with `None`, lets them go again and returns those held since. A held request
+    /// fails for the page as a network error does (`agent/execute/consequences.rs`).
     async fn hold_writes(&self, tab: TabId, hold: Option<&WriteHold>) -> Result<Vec<HeldWrite>, BrowserError>;
     /// Ends the task's presence in the tabs it worked in: highlights removed, trusted input
     /// released, its blocking rules removed (other tasks' stay), the bytes of its downloads let go

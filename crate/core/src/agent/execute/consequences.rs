@@ -187,13 +187,16 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(report(act.action.name(), Some(&act.target), false, outcome));
         }
         let first = perform().await;
-        let held = self.browser.hold_writes(tab, None).await.unwrap_or_default();
+        // What was held, the hold kept until the page is restored below (what it sends as it
+        // reloads is held too, and a request retried at once finds no gap).
+        let held = self.browser.hold_writes(tab, Some(&act.hold)).await.unwrap_or_default();
+        if held.is_empty() || first.is_err() {
+            let _ = self.browser.hold_writes(tab, None).await;
+        }
         let first = first?;
         if held.is_empty() {
             return Ok(first);
         }
-        // Held until the page is restored (below): what it sends as it reloads is held too.
-        let _ = self.browser.hold_writes(tab, Some(&act.hold)).await;
         // A query sent by POST (GraphQL's) is judged as any request: its body says what it is,
         // and a page may call anything a query.
         let sent = held.iter().map(describe_sent).collect::<Vec<_>>().join("; ");
