@@ -275,7 +275,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     | Action::Scroll { .. }
                     | Action::UploadFile { .. }
                     | Action::Hover { .. } => true,
-                    Action::InputText { .. } => NumberControl::of(&element).is_some(),
+                    Action::InputText { .. } => NumberControl::of(&element).is_some() || !takes_text(&element),
                     _ => false,
                 };
                 let before = match before {
@@ -586,6 +586,17 @@ fn full_address(seen: Option<&PageMap>, typed: &str) -> String {
 
 fn tab_closed() -> StepError {
     StepError::Fatal(text!("core_task_tab_closed"))
+}
+
+/// Whether typing into `element` writes text (a text field, a text area, an editable region),
+/// rather than setting a control a page may act on at once (a radio, a checkbox, a date).
+fn takes_text(element: &MapElement) -> bool {
+    let attr = |name: &str| element.attrs.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str());
+    match element.tag.as_str() {
+        "textarea" => true,
+        "input" => matches!(attr("type"), None | Some("text" | "email" | "search" | "url" | "tel" | "password")),
+        _ => attr("contenteditable").is_some() || attr("role") == Some("textbox"),
+    }
 }
 
 mod consequences;
