@@ -162,7 +162,7 @@ attackTest('a checkout button is not clicked unless the user allows it in the pa
   const refused = await checkoutWith('.refuse');
   assert.match(refused.question, /^The agent wants to buy or pay for something: clicking <button> "Place order" \[\d+\], which says "place order"\. Allow it\?$/);
   assert.ok(refused.orders === '0', 'an order was placed without approval');
-  assert.match(refused.steps[0], /The user did not allow clicking <button> "Place order"/);
+  assert.match(refused.steps[0], /Not done: the user did not allow it \(clicking <button> "Place order"/);
 
   const allowed = await checkoutWith('.allow');
   assert.equal(allowed.orders, '1', `the user, not the page, decides: ${allowed.steps}`);
@@ -365,7 +365,8 @@ attackTest('a denied site gets no request of any kind from the task\'s tab: imag
   assert.ok(!attacker.requests.includes('/beacon'), 'the firewall stops a ping to a site outside the task\'s');
   site.requests.length = 0;
   const result = await throughPanel('popup.html', 'show me more offers', loadMore, { denyList: ['localhost'] });
-  assert.match(result.steps[0], /Clicked <button> "Load more offers"/);
+  // The click ran; what its page posted (the beacon, by fetch) was held and put to the user.
+  assert.match(result.steps[0], /Load more offers.*would change something on the site \(POST localhost:\d+\/beacon/);
   // The page reports to its own site once its frame has loaded (or been blocked).
   await waitFor(() => site.requests.includes('/exfil/reported'), () => `the page did not finish: ${site.requests}`);
   assert.ok(attacker.requests.length === 0, `the attacker saw ${attacker.requests}`);
