@@ -13,26 +13,31 @@ const FILLER: &[&str] = &[
 ];
 /// A label of more words than this is not a button's: the critic reads it instead.
 const MAX_LABEL_WORDS: usize = 6;
-/// Words that turn a request around or make it a question: with one of them anywhere in the
-/// user's words, only the critic reads them ("Don't pay invoice 88 yet").
+/// Words that turn a request around or make it hang on something: with one of them anywhere in
+/// the user's words, only the critic reads them ("Don't pay invoice 88 yet").
 const NOT_ASKING: &[&str] = &[
-    "not", "don't", "dont", "doesn't", "never", "no", "without", "avoid", "stop", "cancel", "instead", "unless", "if",
-    "whether", "what", "which", "who", "why", "how", "when", "where", "is", "are", "am", "do", "does", "did", "can",
-    "could", "should", "would", "will", "have", "has",
+    "not", "don't", "dont", "doesn't", "never", "no", "without", "avoid", "stop", "cancel", "unless", "if", "whether",
+];
+/// Words a question starts with ("Am I on the Premium plan").
+const QUESTION_STARTS: &[&str] = &[
+    "what", "which", "who", "why", "how", "when", "where", "is", "are", "am", "do", "does", "did", "can", "could",
+    "should", "would", "will", "have", "has",
 ];
 
 /// Whether the user's words plainly ask for the act whose button says `label`: they ask nothing
-/// and deny nothing (no question, no "not"), and every word the label uses for what it does is
-/// one of theirs, as written ("Subscribe" when the user said "subscribe me"; "Pay invoice #88"
-/// when they said "pay invoice 88"). Only a clear yes: anything else goes to the critic, a model
-/// that reads the same two things (`agent/critic.rs`).
+/// and deny nothing (no question, no "not", no "if"), and every word the label uses for what it
+/// does is one of theirs, as written ("Subscribe" when the user said "subscribe me"; "Pay invoice
+/// #88" when they said "pay invoice 88"). Only a clear yes: anything else goes to the critic, a
+/// model that reads the same two things (`agent/critic.rs`).
 pub fn asked_in_words(user_words: &[String], label: &str) -> bool {
-    let said: Vec<String> = user_words
-        .iter()
-        .flat_map(|words| words.strip_prefix("Your task: ").unwrap_or(words).split_inclusive('?'))
-        .flat_map(|words| words_of(words).into_iter().chain(words.ends_with('?').then(|| "?".to_string())))
-        .collect();
-    if said.iter().any(|word| word == "?" || NOT_ASKING.contains(&word.as_str())) {
+    let texts = user_words.iter().map(|words| words.strip_prefix("Your task: ").unwrap_or(words));
+    let sentences: Vec<&str> = texts.flat_map(|text| text.split_inclusive(['.', '!', '?', ';', '\n'])).collect();
+    let question = |sentence: &&str| {
+        sentence.trim_end().ends_with('?')
+            || words_of(sentence).first().is_some_and(|first| QUESTION_STARTS.contains(&first.as_str()))
+    };
+    let said: Vec<String> = sentences.iter().flat_map(|sentence| words_of(sentence)).collect();
+    if sentences.iter().any(question) || said.iter().any(|word| NOT_ASKING.contains(&word.as_str())) {
         return false;
     }
     let wanted: Vec<String> = words_of(label).into_iter().filter(|word| !FILLER.contains(&word.as_str())).collect();
@@ -83,6 +88,8 @@ mod tests {
         assert!(asked("pay invoice 88", "Pay invoice #88"));
         assert!(asked("Move the card 'Pay invoice #88' to Done", "Pay invoice #88"));
         assert!(asked("Transfer $50 to Bob", "Transfer"));
+        // A statement may say "is" and "what".
+        assert!(asked("Pay invoice #88 with my bank; the e-mail about it is in this inbox", "Pay"));
     }
 
     #[test]
