@@ -125,7 +125,7 @@ test('the runner refuses consequential actions unless --approve is given', async
     const { stdout } = await runRunner(['--task', 'order it', '--url', `${site.origin}/attacks/checkout.html`, '--base-url', llm.baseUrl, '--model', 'm']);
     assert.match(stdout, /^Approval needed: The agent wants to buy or pay for something: clicking <button> "Place order"/m);
     assert.match(stdout, /^ {2}refused \(use --approve to allow\)$/m);
-    assert.match(stdout, /✗ click_element: The user did not allow clicking/);
+    assert.match(stdout, /✗ click_element: Not done: the user did not allow it \(clicking <button> "Place order"/);
   } finally {
     await llm.close();
   }
