@@ -273,7 +273,6 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     | Action::SelectOption { .. }
                     | Action::GetDropdownOptions { .. }
                     | Action::Scroll { .. }
-                    | Action::UploadFile { .. }
                     | Action::Hover { .. } => true,
                     Action::InputText { .. } => NumberControl::of(&element).is_some() || !takes_text(&element),
                     _ => false,
