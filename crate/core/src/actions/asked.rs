@@ -3,7 +3,6 @@
 //! whether the user's own words asked for the act. Only the user's words and the act's
 //! description are read here, never the page's text around it.
 
-use crate::browser::HeldWrite;
 use crate::dom_map::MapElement;
 
 /// Words of a button's label that say nothing of what it does.
@@ -55,17 +54,17 @@ pub fn label(element: &MapElement) -> String {
         .unwrap_or_default()
 }
 
-/// A request in words for the user and the critic: `POST shop.test/api/cart` (no query string,
+/// A request (its method and address) in words for the user and the critic: `POST shop.test/api/cart` (no query string,
 /// which may hold the user's data; the port when the address names one).
-pub fn describe(write: &HeldWrite) -> String {
-    let address = url::Url::parse(&write.url).ok().map_or_else(
-        || write.url.chars().take(80).collect(),
+pub fn describe(method: &str, address: &str) -> String {
+    let address = url::Url::parse(address).ok().map_or_else(
+        || address.chars().take(80).collect(),
         |url| match url.port() {
             Some(port) => format!("{}:{port}{}", url.host_str().unwrap_or_default(), url.path()),
             None => format!("{}{}", url.host_str().unwrap_or_default(), url.path()),
         },
     );
-    format!("{} {address}", write.method)
+    format!("{method} {address}")
 }
 
 fn words_of(text: &str) -> Vec<String> {
@@ -76,6 +75,7 @@ fn words_of(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::browser::HeldWrite;
 
     fn asked(task: &str, label: &str) -> bool {
         asked_in_words(&[format!("Your task: {task}")], label)
@@ -118,6 +118,6 @@ mod tests {
     #[test]
     fn a_request_is_described_without_its_query_string() {
         let sent = write("POST", "https://bank.test/api/transfer?to=ada@example.org", "");
-        assert_eq!(describe(&sent), "POST bank.test/api/transfer");
+        assert_eq!(describe(&sent.method, &sent.url), "POST bank.test/api/transfer");
     }
 }

@@ -9,7 +9,7 @@
 //! dragged card already moved and send nothing).
 
 use super::{report, Done, Outcome};
-use crate::actions::{asked_in_words, assess, describe_write, Action, Consequence, Kind, Strictness};
+use crate::actions::{asked_in_words, assess, describe_request, Action, Consequence, Kind, Strictness};
 use crate::agent::critic::{critic_prompt, parse_asked};
 use crate::agent::navigator::{Navigator, StepError};
 use crate::agent::record::Role;
@@ -126,9 +126,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         form: Option<Submission>,
     ) -> Result<Before, StepError> {
         let posted = form.as_ref().map(|form| {
-            let write = HeldWrite { method: "POST".into(), url: form.action.clone(), ..HeldWrite::default() };
             let fields = form.fields.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>();
-            format!("{} with {}", describe_write(&write), shown(&fields.join("&")))
+            format!("{} with {}", describe_request("POST", &form.action), shown(&fields.join("&")))
         });
         let consequence = match (said, &posted) {
             (Some(said), _) => said,
@@ -289,8 +288,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 /// A held request with the start of what it carries: `POST shop.test/api/cart {"item":"blue"}`.
 fn describe_sent(write: &HeldWrite) -> String {
     match write.body.trim() {
-        "" => describe_write(write),
-        body => format!("{} {}", describe_write(write), shown(body)),
+        "" => describe_request(&write.method, &write.url),
+        body => format!("{} {}", describe_request(&write.method, &write.url), shown(body)),
     }
 }
 
