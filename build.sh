@@ -169,13 +169,17 @@ run_tests() {
   cargo clippy --workspace --all-targets --quiet -- -D warnings
   say "Native tests (cargo test)"
   cargo test --workspace
-  say "The MCP host, for the end-to-end tests"
-  build_mcp_host
+  # Built unoptimised: it shares what `cargo test` just compiled, where a release build (LTO)
+  # would compile everything again, minutes on a 2-core machine.
+  say "The MCP host (debug), for the end-to-end tests"
+  cargo build -p agent-native-host
   say "Wasm tests in headless Chrome (wasm-pack test)"
   # --mode no-install: a version mismatch fails clearly instead of downloading a runner.
   CHROMEDRIVER="$(command -v chromedriver)" wasm-pack test --headless --chrome --mode no-install crate/wasm
   say "End-to-end tests in headless Chromium"
-  node --test --test-concurrency=1 tests/e2e/
+  # A test that hangs fails after 10 minutes, and a file whose tests are over exits even when
+  # something it opened is still listening, so a hang cannot stall the run.
+  node --test --test-concurrency=1 --test-timeout=600000 --test-force-exit tests/e2e/
 }
 
 # MiniWoB++'s task pages for `./build.sh eval --suite miniwob`: the PyPI wheel of the version

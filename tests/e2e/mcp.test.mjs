@@ -15,7 +15,7 @@ import { startLlmServer } from '../support/llm-server.mjs';
 import { startSiteServer } from '../support/site-server.mjs';
 import { SHOP_TASK, shopScript } from '../support/fixtures.mjs';
 
-const HOST = join(EXTENSION_DIR, 'target/release/rust-browser-agent-mcp');
+const HOST = join(EXTENSION_DIR, 'target/debug/rust-browser-agent-mcp');
 const TIMEOUT = 60_000;
 let runtimeDir;
 let configDir;
@@ -26,7 +26,7 @@ let llm;
 
 before(async () => {
   await access(HOST).catch(() => {
-    throw new Error(`${HOST} is missing: run ./build.sh install-mcp or ./build.sh test, which build it`);
+    throw new Error(`${HOST} is missing: run ./build.sh test or cargo build -p agent-native-host, which build it`);
   });
   // Short, so that the socket's path fits a Unix socket address.
   runtimeDir = await mkdtemp(join(tmpdir(), 'mcp-'));

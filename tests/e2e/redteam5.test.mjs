@@ -168,7 +168,12 @@ async function startApp() {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     }
   });
+  // An upgraded socket is no longer the HTTP server's to close: it is kept here and destroyed on
+  // close, or the server (and the test file) would wait for the browser's socket forever.
+  const sockets = new Set();
   server.on('upgrade', (req, socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
     const accept = createHash('sha1').update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
     socket.on('data', (buffer) => {
@@ -181,7 +186,11 @@ async function startApp() {
     origin: `http://127.0.0.1:${server.address().port}`,
     port: server.address().port,
     changes,
-    close: () => { server.closeAllConnections(); return new Promise((done) => server.close(done)); },
+    close: () => {
+      server.closeAllConnections();
+      for (const socket of sockets) socket.destroy();
+      return new Promise((done) => server.close(done));
+    },
   };
 }
 
