@@ -9,7 +9,9 @@ use super::events::ActionReport;
 use super::navigator::{Look, Navigator, StepError};
 use super::task_config::UserGate;
 use crate::actions::{label, search_url, Action, MAX_WAIT_SECONDS};
-use crate::browser::{parse_keys, trusted_input, Browser, BrowserError, Highlight, HistoryStep, OpOutcome, PageOp};
+use crate::browser::{
+    parse_keys, trusted_input, Browser, BrowserError, Highlight, HistoryStep, OpOutcome, PageOp, Submission,
+};
 use crate::dom_map::{MapElement, PageMap};
 use crate::llm::ChatModel;
 use crate::safety::Carried;
@@ -105,6 +107,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     async fn run_action(&self, action: &Action, seen: Option<&PageMap>, latest: Option<PageMap>) -> Outcome {
         let name = action.name();
+        self.probed_form.take();
         // Acts of no one element land on every frame of the page (a reload reloads them all).
         if matches!(
             action,
@@ -521,6 +524,19 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Err(BrowserError::TabClosed) => Err(tab_closed()),
             Err(err) => Ok(OpOutcome { ok: false, message: err.to_string(), ..OpOutcome::default() }),
         }
+    }
+
+    /// The form `op` (a click's or Enter's, `PageOp::Submission`) would submit, read from the
+    /// page once per action (`probed_form`).
+    async fn submission(&self, op: &PageOp) -> Result<Option<Submission>, StepError> {
+        if let Some((probed, form)) = self.probed_form.borrow().as_ref() {
+            if probed == op {
+                return Ok(form.clone());
+            }
+        }
+        let form = self.perform(op).await?.submission;
+        *self.probed_form.borrow_mut() = Some((op.clone(), form.clone()));
+        Ok(form)
     }
 
     /// The URL to open, if the user's site lists allow it and no page text that tried to instruct

@@ -120,6 +120,10 @@ pub struct FakeShop {
     /// The request a click on the add button makes, when it makes one (a POST to the cart):
     /// held while the host holds the tab's changes, sent (and the cart filled) otherwise.
     pub add_sends: RefCell<Option<HeldWrite>>,
+    /// Times the page, once reloaded, sends that request again (an outbox retried), one as each
+    /// moment passes (`sleep`); those left when the task ends are sent then (the page lives on).
+    pub resends: Cell<u32>,
+    reloaded: Cell<bool>,
     holding: Cell<bool>,
     held: RefCell<Vec<HeldWrite>>,
     /// The browser cannot hold the tab's changes back (its rules fail).
@@ -181,6 +185,8 @@ impl FakeShop {
             extra_nodes: RefCell::default(),
             extra_frames: RefCell::default(),
             add_sends: RefCell::default(),
+            resends: Cell::new(0),
+            reloaded: Cell::new(false),
             holding: Cell::new(false),
             held: RefCell::default(),
             hold_fails: Cell::new(false),
@@ -238,6 +244,18 @@ impl FakeShop {
 
     fn page_state(&self) -> (usize, u32) {
         (self.ops.borrow().len(), self.button_generation.get())
+    }
+
+    /// The add request, as the page sends it: held while the host holds, else sent (and the cart
+    /// filled).
+    fn send_add(&self) {
+        match (self.add_sends.borrow().clone(), self.holding.get()) {
+            (Some(write), true) => self.held.borrow_mut().push(write),
+            (write, _) => {
+                self.sent.borrow_mut().extend(write);
+                self.cart.set(self.cart.get() + 1);
+            }
+        }
     }
 
     fn add_button_id(&self) -> u32 {
@@ -311,6 +329,7 @@ impl Browser for FakeShop {
     }
 
     async fn history(&self, tab: TabId, step: HistoryStep) -> Result<Navigation, BrowserError> {
+        self.reloaded.set(step == HistoryStep::Reload);
         let to = match step {
             HistoryStep::Reload => self.url.borrow().clone(),
             _ => "http://shop.test/previous".into(),
@@ -331,13 +350,7 @@ impl Browser for FakeShop {
         let ok = OpOutcome { ok: true, ..OpOutcome::default() };
         Ok(match op {
             PageOp::Click { target, .. } if target.id == self.add_button_id() => {
-                match (self.add_sends.borrow().clone(), self.holding.get()) {
-                    (Some(write), true) => self.held.borrow_mut().push(write),
-                    (write, _) => {
-                        self.sent.borrow_mut().extend(write);
-                        self.cart.set(self.cart.get() + 1);
-                    }
-                }
+                self.send_add();
                 ok
             }
             PageOp::Click { target, .. } if target.id == 5 => {
@@ -482,6 +495,10 @@ impl Browser for FakeShop {
 
     async fn sleep(&self, milliseconds: u32) {
         self.slept_ms.set(self.slept_ms.get() + milliseconds);
+        if self.reloaded.get() && self.resends.get() > 0 {
+            self.resends.set(self.resends.get() - 1);
+            self.send_add();
+        }
     }
 
     /// A clock that moves 5 ms at every look, and by every sleep.
@@ -525,6 +542,10 @@ impl Browser for FakeShop {
     }
 
     async fn finish(&self, _tabs: &[TabId]) {
+        while self.reloaded.get() && self.resends.get() > 0 {
+            self.resends.set(self.resends.get() - 1);
+            self.send_add();
+        }
         self.highlights.borrow_mut().push(Vec::new());
         self.finished.set(true);
     }

@@ -13,7 +13,7 @@ use super::record::{redact_strings, Phase, Recorder, Role};
 use super::replay::Replayed;
 use super::task_config::{Models, Review, TaskConfig, UserGate};
 use super::validator::{parse_verdict, validator_prompt};
-use crate::browser::{Browser, BrowserError, Highlight, TabId};
+use crate::browser::{Browser, BrowserError, Highlight, PageOp, Submission, TabId};
 use crate::cancel::CancelToken;
 use crate::dom_map::{elements_in_scope, ElementRegistry, PageMap};
 use crate::files::TaskFiles;
@@ -137,6 +137,9 @@ pub(super) struct Navigator<'a, B, M, G> {
     /// Acts whose held change the user's words or the user allowed, to be done again once
     /// (`execute/consequences.rs`), by their key.
     pub(super) allowed_acts: RefCell<Vec<String>>,
+    /// The form the action being run would submit, as read for its first check: its checks
+    /// all ask before it touches the page, so the page is read once. Forgotten as each starts.
+    pub(super) probed_form: RefCell<Option<(PageOp, Option<Submission>)>>,
     /// Input and output tokens used so far.
     usage: Cell<(u64, u64)>,
     /// Notices the agent going round in circles.
@@ -204,6 +207,7 @@ impl<'a, B: Browser, M: ChatModel, G: UserGate> Navigator<'a, B, M, G> {
             page_scans: RefCell::default(),
             approvals: Cell::new(0),
             allowed_acts: RefCell::default(),
+            probed_form: RefCell::default(),
             usage: Cell::new((0, 0)),
             loop_guard: RefCell::default(),
             rejections: Cell::new(0),

@@ -14,7 +14,7 @@ use crate::agent::critic::{critic_prompt, parse_asked};
 use crate::agent::navigator::{Navigator, StepError};
 use crate::agent::record::Role;
 use crate::agent::task_config::UserGate;
-use crate::browser::{Browser, BrowserError, HeldWrite, HistoryStep, PageOp, Submission, WriteHold};
+use crate::browser::{Browser, BrowserError, HeldWrite, HistoryStep, PageOp, Submission, TabId, WriteHold};
 use crate::dom_map::{MapElement, PageMap};
 use crate::llm::ChatModel;
 use crate::safety::Site;
@@ -23,6 +23,10 @@ use std::future::Future;
 
 /// How much of a request's body or a form's fields the critic and the user are shown.
 const SHOWN_BODY_CHARS: usize = 160;
+/// How long the restored page must send nothing more for its hold to end, and how many such
+/// waits at most (a page that keeps sending is let go after them: docs/security.md).
+const QUIET_MS: u32 = 500;
+const QUIET_CHECKS: u32 = 8;
 
 /// What was found before an act.
 pub(super) enum Before {
@@ -209,6 +213,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             false => HistoryStep::Reload,
         };
         let _ = self.browser.history(tab, restored).await;
+        self.hold_until_quiet(tab, &act.hold).await;
         let _ = self.browser.hold_writes(tab, None).await;
         let name = act.action.name();
         let outcome = match allowed {
@@ -231,6 +236,19 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         Ok(Done { page_left: true, ..report(name, Some(&act.target), allowed.is_some(), outcome) })
     }
 
+    /// Keeps the hold while the restored page still sends what the act set going (an observer
+    /// that fires as the page comes back where it was scrolled to, a form sent again): ended once
+    /// a quiet moment passes with nothing more held, or after a bound. What it held is dropped.
+    async fn hold_until_quiet(&self, tab: TabId, hold: &WriteHold) {
+        for _ in 0..QUIET_CHECKS {
+            self.browser.sleep(QUIET_MS).await;
+            match self.browser.hold_writes(tab, Some(hold)).await {
+                Ok(held) if !held.is_empty() => continue,
+                _ => return,
+            }
+        }
+    }
+
     /// Whether the user's words plainly say what the act's button says (a verb and its object:
     /// "Subscribe", "Pay invoice #88"). Not an option's, a slider's, a field's or a dragged
     /// card's, whose words name a thing, which a question names too.
@@ -248,7 +266,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
     /// The form that `op` (a click's or Enter's) would submit, when it posts.
     async fn posted_form(&self, op: &PageOp) -> Result<Option<Submission>, StepError> {
-        let form = self.perform(op).await?.submission;
+        let form = self.submission(op).await?;
         Ok(form.filter(|form| form.method.eq_ignore_ascii_case("post")))
     }
 

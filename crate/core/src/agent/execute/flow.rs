@@ -202,7 +202,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         op: &PageOp,
         doing: Text,
     ) -> Result<Option<Done>, StepError> {
-        let Some(form) = self.perform(op).await?.submission else { return Ok(None) };
+        let Some(form) = self.submission(op).await? else { return Ok(None) };
         let doing = text!("core_doing_submitting", doing, &form.action);
         let carried = Carried::Form(&form.fields);
         self.guard_leaving(&Outbound { name, target, to: &form.action, carried, doing }).await

@@ -534,6 +534,31 @@ fn a_click_whose_request_changes_something_unasked_waits_for_the_user_and_goes_t
 }
 
 #[test]
+fn a_refused_change_the_reloaded_page_sends_again_stays_held_until_the_page_is_quiet() {
+    use crate::agent::fakes::{critic, run_as, FakeUser};
+    // The reloaded page sends the refused request again, three times as moments pass (its outbox,
+    // an observer firing at the restored scroll place): each is held while it keeps sending.
+    let shop = posting_shop();
+    shop.resends.set(3);
+    let user = FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
+    let click = reply(r#"[{"do":"click_element","index":1,"click":null}]"#);
+    let model = ScriptedModel::new(vec![click, critic(false), done()]);
+    let config = TaskConfig { task: "What mugs does the shop have?".into(), ..crate::agent::fakes::config(5) };
+    let (_, events) = run_as(&config, &shop, &model, &user);
+    assert!(outcomes(&events)[0].starts_with("Not done: click_element"), "{:?}", outcomes(&events));
+    assert_eq!((shop.resends.get(), shop.sent.borrow().len(), shop.cart.get()), (0, 0, 0), "nothing left the page");
+
+    // A page that never stops sending is let go after a bound (docs/security.md says so).
+    let shop = posting_shop();
+    shop.resends.set(100);
+    let user = FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
+    let click = reply(r#"[{"do":"click_element","index":1,"click":null}]"#);
+    let model = ScriptedModel::new(vec![click, critic(false), done()]);
+    run_as(&config, &shop, &model, &user);
+    assert!(shop.sent.borrow().len() > 80, "held for a bounded time only: {} sent", shop.sent.borrow().len());
+}
+
+#[test]
 fn a_click_whose_changes_cannot_be_held_waits_for_the_user_and_says_why() {
     use crate::agent::fakes::{run_as, FakeUser};
     for approves in [false, true] {

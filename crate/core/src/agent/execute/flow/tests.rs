@@ -229,6 +229,8 @@ fn a_form_posting_the_data_to_another_site_is_not_submitted_unless_allowed() {
     let events = run_as(&task_config(), &shop, &model, &user(false)).1;
     assert_eq!(questions(&events), vec![]);
     assert_eq!(shop.cart.get(), 1);
+    let probes = shop.ops.borrow().iter().filter(|op| matches!(op, PageOp::Submission { .. })).count();
+    assert_eq!(probes, 1, "the data-flow check and the consequence check read the form once between them");
 }
 
 #[test]
