@@ -422,24 +422,33 @@ async function createTabNextTo(tabId, url) {
  */
 async function createTabUnderRulesOf(tabId, url) {
   const existing = [-1, ...(await chrome.tabs.query({})).map((tab) => tab.id)];
+  const hold = writeHolds.get(tabId);
   const copyRules = (condition) => ruleChanges(async () => {
     const rules = await chrome.declarativeNetRequest.getSessionRules();
-    const own = rules.filter((rule) => rule.priority !== HOLD_PRIORITY && (rule.condition.tabIds ?? []).includes(tabId));
+    const own = rules.filter((rule) => (rule.condition.tabIds ?? []).includes(tabId));
     let next = nextRuleId(rules);
     const copies = own.map((rule) => {
       const { tabIds, ...rest } = rule.condition;
       return { ...rule, id: next++, condition: { ...rest, ...condition } };
     });
     await chrome.declarativeNetRequest.updateSessionRules({ addRules: copies });
-    return copies.map((rule) => rule.id);
+    return copies;
   });
+  if (hold) hold.opening = existing;
   const held = await copyRules({ excludedTabIds: existing });
   try {
     const id = await createTabNextTo(tabId, url);
-    if (held.length) await copyRules({ tabIds: [id] });
+    const copies = held.length ? await copyRules({ tabIds: [id] }) : [];
+    // A tab opened while this one's changes are held is held with it (what its page sends as it
+    // loads is the act's), and let go with it.
+    if (hold) {
+      hold.tabs.add(id);
+      hold.rules.push(...copies.filter((rule) => rule.priority === HOLD_PRIORITY).map((rule) => rule.id));
+    }
     return id;
   } finally {
-    if (held.length) await ruleChanges(() => chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: held }));
+    if (hold) hold.opening = null;
+    if (held.length) await ruleChanges(() => chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: held.map((rule) => rule.id) }));
   }
 }
 
@@ -516,7 +525,6 @@ ruleChanges(async () => {
   if (held.length) await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: held.map((rule) => rule.id) });
 }).catch(() => {});
 
-/** Methods of requests that change something on a site. */
 /** Methods of requests that change something on a site, as session rules name them: `other` is
  * every method but the reading ones (WebDAV's MOVE, COPY, PROPPATCH...). */
 const WRITE_METHODS = ['post', 'put', 'patch', 'delete', 'other'];
@@ -531,7 +539,8 @@ const WRITE_TYPES = ['xmlhttprequest', 'main_frame', 'sub_frame', 'object', 'oth
 const REPORT_TYPES = ['ping', 'csp_report'];
 /** How much of a held request's text body is kept for the core to read. */
 const HELD_BODY_CHARS = 2000;
-/** The write holds under way, by tab: their rule and what they held. */
+/** The write holds under way, by the tab held: their rules, the tabs they hold (that tab and
+ * those it opened meanwhile) and what they held. */
 const writeHolds = new Map();
 
 /** The start of a request's body as text (webRequest's `requestBody`): form fields or raw bytes. */
@@ -558,8 +567,13 @@ async function holdWrites(tabId, hold) {
   const sites = [...new Set(hold.sites.map(siteOfHost).filter(Boolean))];
   const held = [];
   const bodies = new Map();
+  // The tabs held: this one, and those it opens while held (`createTabUnderRulesOf`), which are
+  // any tab not in `opening` until their id is known.
+  const tabs = new Set([tabId]);
+  const entry = { tabs, opening: null };
+  const heldTab = (id) => tabs.has(id) || (entry.opening !== null && id !== -1 && !entry.opening.includes(id));
   const onSites = (url) => { try { return sites.includes(siteOfHost(new URL(url).hostname)); } catch { return false; } };
-  const ours = (details) => (details.tabId === tabId && (hold.everywhere || onSites(details.url)))
+  const ours = (details) => (heldTab(details.tabId) && (hold.everywhere || onSites(details.url)))
     || (details.tabId === -1 && onSites(details.initiator ?? ''));
   const filter = { urls: ['<all_urls>'], types: [...WRITE_TYPES, ...REPORT_TYPES] };
   const onBefore = (details) => {
@@ -583,10 +597,10 @@ async function holdWrites(tabId, hold) {
     await chrome.declarativeNetRequest.updateSessionRules({ addRules });
     return addRules.map((r) => r.id);
   });
-  writeHolds.set(tabId, { rules, held, stop: () => {
+  writeHolds.set(tabId, Object.assign(entry, { rules, held, stop: () => {
     chrome.webRequest.onBeforeRequest.removeListener(onBefore);
     chrome.webRequest.onErrorOccurred.removeListener(onError);
-  } });
+  } }));
 }
 
 /** Ends tab `tabId`'s write hold, if any; what it held. */

@@ -125,7 +125,7 @@ test('the panel runs the shop task on a strict-CSP page: the cart really changes
     assert.equal(await third.locator('.step-toggle').getAttribute('aria-expanded'), 'true');
     await third.locator('.show-element').click();
     await waitUntil(async () => (await overlays()) === 1);
-    await waitUntil(async () => (await overlays()) === 0, 6000);
+    await waitUntil(async () => (await overlays()) === 0);
 
     // The run's record, exported from the panel: every step, its URL, tokens and times.
     const [download] = await Promise.all([panel.waitForEvent('download'), panel.click('.export.json')]);

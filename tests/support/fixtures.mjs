@@ -76,8 +76,9 @@ export function runRunner(args, env = {}) {
   });
 }
 
-/** Resolves once `condition()` holds, checking every 50 ms; throws after `timeout` ms. */
-export async function waitUntil(condition, timeout = 5000) {
+/** Resolves once `condition()` holds, checking every 50 ms; throws after `timeout` ms (long
+ * enough for a 2-core machine running other tests beside). */
+export async function waitUntil(condition, timeout = 15_000) {
   const end = Date.now() + timeout;
   while (!(await condition())) {
     if (Date.now() > end) throw new Error('condition not met in time');

@@ -122,7 +122,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Action::GoToUrl { url } => {
                 // A page may post as it loads, or as it is left: held, as an act's changes are.
                 let (from, to) = (seen.map(|map| map.url.as_str()).unwrap_or_default(), full_address(seen, url));
-                let (key, hold) = (format!("go_to_url|{to}"), between(from, &to));
+                let (key, hold) =
+                    (format!("go_to_url|{to}"), between(from, &self.allowed_url(&to).unwrap_or_default()));
                 let act = Act { action, target: to.clone(), label: String::new(), url: from, key, hold };
                 self.holding_changes(&act, Before::Unseen, || self.open(name, &to)).await
             }
@@ -204,7 +205,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 let act = Act { action, target: format!("\"{text}\""), label: String::new(), url, key, hold };
                 self.holding_changes(&act, Before::Unseen, || self.find(action, text)).await
             }
-            Action::OpenTab { url } => self.open_tab(name, &full_address(seen, url)).await,
+            Action::OpenTab { url } => {
+                // The page opened may post as it loads: held, in the new tab, as a navigation's.
+                let (from, to) = (seen.map(|map| map.url.as_str()).unwrap_or_default(), full_address(seen, url));
+                let (key, hold) = (format!("open_tab|{to}"), between(from, &self.allowed_url(&to).unwrap_or_default()));
+                let act = Act { action, target: to.clone(), label: String::new(), url: from, key, hold };
+                self.holding_changes(&act, Before::Unseen, || self.open_tab(name, &to)).await
+            }
             Action::AskUser { question } => {
                 let said = self.ask_user_action(question).await?;
                 // The user may have changed the page: the step's other actions no longer apply.

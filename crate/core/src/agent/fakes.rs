@@ -123,6 +123,9 @@ pub struct FakeShop {
     /// Times the page, once reloaded, sends that request again (an outbox retried), one as each
     /// moment passes (`sleep`); those left when the task ends are sent then (the page lives on).
     pub resends: Cell<u32>,
+    /// The request a page opened in a new tab sends as it loads: held while the host holds the
+    /// tab that opened it, sent otherwise.
+    pub load_sends: RefCell<Option<HeldWrite>>,
     reloaded: Cell<bool>,
     holding: Cell<bool>,
     held: RefCell<Vec<HeldWrite>>,
@@ -186,6 +189,7 @@ impl FakeShop {
             extra_frames: RefCell::default(),
             add_sends: RefCell::default(),
             resends: Cell::new(0),
+            load_sends: RefCell::default(),
             reloaded: Cell::new(false),
             holding: Cell::new(false),
             held: RefCell::default(),
@@ -449,6 +453,10 @@ impl Browser for FakeShop {
         }
         self.tabs.borrow_mut().push(TabInfo { id, url: navigation.url.clone(), title: String::new(), group: None });
         self.current_tab.set(id);
+        match (self.load_sends.borrow().clone(), self.holding.get()) {
+            (Some(write), true) => self.held.borrow_mut().push(write),
+            (write, _) => self.sent.borrow_mut().extend(write),
+        }
         Ok((id, navigation))
     }
 

@@ -206,13 +206,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let description = format!("{}; the page then sent: {sent}", act.describe());
         let consequence = Consequence { kind: Kind::Change, reason: text!("core_reason_act_sent", &act.target, &sent) };
         let allowed = self.allowed(act, &consequence, &description, false).await?;
-        // Nothing changed on the site: the page is shown as it is (a page that moved a card or
-        // ticked a box before its request failed would show what did not happen).
-        let restored = match held.iter().any(|write| write.kind == "main_frame") {
-            true => HistoryStep::Back,
-            false => HistoryStep::Reload,
-        };
-        let _ = self.browser.history(tab, restored).await;
+        let closed_tab = self.show_unchanged(tab, &held).await?;
         self.hold_until_quiet(tab, &act.hold).await;
         let _ = self.browser.hold_writes(tab, None).await;
         let name = act.action.name();
@@ -223,17 +217,45 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     AllowedBy::Words => "The user's words ask for it (as the critic read them)",
                     AllowedBy::User => "The user allowed it",
                 };
+                let restored = if closed_tab { "the tab it opened was closed" } else { "the page was reloaded" };
                 format!(
-                    "{name} on {} would change something on the site: {sent}. It was held back, so nothing has changed yet, and the page was reloaded. {who}: do the same act again now, on the page as it is, and it will go through.",
+                    "{name} on {} would change something on the site: {sent}. It was held back, so nothing has changed yet, and {restored}. {who}: do the same act again now, on the page as it is, and it will go through.",
                     act.target
                 )
             }
-            None => format!(
-                "Not done: {name} on {} would change something on the site ({sent}); the user's words do not ask for it and the user did not allow it. It was held back, so nothing changed, and the page was reloaded to show it as it is. Do not try it again another way; finish and tell the user what is left for them to do.",
-                act.target
-            ),
+            None => {
+                let restored = if closed_tab {
+                    "the tab it opened was closed"
+                } else {
+                    "the page was reloaded to show it as it is"
+                };
+                format!(
+                    "Not done: {name} on {} would change something on the site ({sent}); the user's words do not ask for it and the user did not allow it. It was held back, so nothing changed, and {restored}. Do not try it again another way; finish and tell the user what is left for them to do.",
+                    act.target
+                )
+            }
         };
         Ok(Done { page_left: true, ..report(name, Some(&act.target), allowed.is_some(), outcome) })
+    }
+
+    /// Shows the task's tab `tab` as it is after a held act, whose changes are still held: a tab
+    /// the act opened (a link's, open_tab) is closed, and `tab` is the current one again (true);
+    /// else its page is taken back, or reloaded (a page that moved a card or ticked a box before
+    /// its request failed would show what did not happen).
+    async fn show_unchanged(&self, tab: TabId, held: &[HeldWrite]) -> Result<bool, StepError> {
+        let opened = self.tab.get();
+        if opened != tab {
+            let _ = self.browser.close_tab(opened).await;
+            self.adopt(tab).await?;
+            let _ = self.browser.switch_tab(tab).await;
+            return Ok(true);
+        }
+        let step = match held.iter().any(|write| write.kind == "main_frame") {
+            true => HistoryStep::Back,
+            false => HistoryStep::Reload,
+        };
+        let _ = self.browser.history(tab, step).await;
+        Ok(false)
     }
 
     /// Keeps the hold while the restored page still sends what the act set going (an observer

@@ -559,6 +559,40 @@ fn a_refused_change_the_reloaded_page_sends_again_stays_held_until_the_page_is_q
 }
 
 #[test]
+fn a_tab_whose_page_changes_something_as_it_loads_is_held_and_closed_unless_allowed() {
+    use crate::agent::fakes::{critic, run_as, FakeUser};
+    let open = || reply(r#"[{"do":"open_tab","url":"shop.test/confirm"}]"#);
+    let opened = |approves: bool| {
+        let shop = FakeShop::new();
+        *shop.load_sends.borrow_mut() = Some(crate::browser::HeldWrite {
+            method: "POST".into(),
+            url: "http://shop.test/api/subscribe".into(),
+            kind: "xmlhttprequest".into(),
+            body: "plan=premium".into(),
+        });
+        let user = FakeUser { approves, asked: Default::default(), reviews: Default::default() };
+        let again = if approves { vec![open()] } else { vec![] };
+        let model = ScriptedModel::new([vec![open(), critic(false)], again, vec![done()]].concat());
+        let config = TaskConfig { task: "What plans are there?".into(), ..crate::agent::fakes::config(5) };
+        let (_, events) = run_as(&config, &shop, &model, &user);
+        (shop, events)
+    };
+    let (shop, events) = opened(false);
+    assert_eq!(
+        outcomes(&events)[0],
+        "Not done: open_tab on shop.test/confirm would change something on the site (POST shop.test/api/subscribe plan=premium); the user's words do not ask for it and the user did not allow it. It was held back, so nothing changed, and the tab it opened was closed. Do not try it again another way; finish and tell the user what is left for them to do."
+    );
+    assert_eq!(shop.sent.borrow().len(), 0, "the page's request never left");
+    let tabs: Vec<crate::browser::TabId> = shop.tabs.borrow().iter().map(|tab| tab.id).collect();
+    assert_eq!((tabs, shop.current_tab.get()), (vec![1], 1), "the new tab closed, the task back in its tab");
+
+    let (shop, events) = opened(true);
+    assert!(outcomes(&events)[0]
+        .contains("and the tab it opened was closed. The user allowed it: do the same act again now"));
+    assert_eq!(shop.sent.borrow().len(), 1, "sent once, when the model opened it again");
+}
+
+#[test]
 fn a_click_whose_changes_cannot_be_held_waits_for_the_user_and_says_why() {
     use crate::agent::fakes::{run_as, FakeUser};
     for approves in [false, true] {
