@@ -106,9 +106,19 @@ install_vocabularies() {
 }
 
 build() {
+  ensure_build_tools
+  build_core
+}
+
+ensure_build_tools() {
   ensure_rust_tools
   ensure_npm_packages
   install_vocabularies
+}
+
+# The core for the extension: the release wasm, its bindings, then wasm-opt. Most of it runs on
+# one core (LTO in one codegen unit; wasm-opt from npm is binaryen compiled to wasm).
+build_core() {
   say "Building the core (release)"
   cargo build --release --target "$WASM_TARGET" -p agent-wasm
   if [ -f "$CORE_OUT/agent_wasm_bg.wasm" ] && [ "$CORE_OUT/agent_wasm_bg.wasm" -nt "$WASM_ARTIFACT" ]; then
@@ -162,8 +172,28 @@ then add the server to your app:
 EOF
 }
 
+# Runs a function in the background, its output kept in $TMPDIR/NAME.log; `finish_job NAME`
+# waits for it and shows that output.
+declare -A JOBS
+start_job() {
+  local name=$1
+  shift
+  ( "$@" ) > "$TMPDIR/$name.log" 2>&1 &
+  JOBS[$name]=$!
+}
+finish_job() {
+  local name=$1 status=0
+  wait "${JOBS[$name]}" || status=$?
+  cat "$TMPDIR/$name.log" >&2
+  [ "$status" = 0 ] || die "$name failed (exit $status; its output is above)"
+}
+
+# Every test. A 2-core machine is kept busy: the test tools install while the build tools do, and
+# the core (mostly one core's work) builds while the native tests use the other.
 run_tests() {
-  ensure_test_tools
+  start_job test-tools ensure_test_tools
+  ensure_build_tools
+  start_job core build_core
   say "Format and lints"
   cargo fmt --all -- --check
   cargo clippy --workspace --all-targets --quiet -- -D warnings
@@ -173,13 +203,16 @@ run_tests() {
   # would compile everything again, minutes on a 2-core machine.
   say "The MCP host (debug), for the end-to-end tests"
   cargo build -p agent-native-host
+  finish_job test-tools
+  finish_job core
   say "Wasm tests in headless Chrome (wasm-pack test)"
   # --mode no-install: a version mismatch fails clearly instead of downloading a runner.
   CHROMEDRIVER="$(command -v chromedriver)" wasm-pack test --headless --chrome --mode no-install crate/wasm
   say "End-to-end tests in headless Chromium"
-  # A test that hangs fails after 10 minutes, and a file whose tests are over exits even when
-  # something it opened is still listening, so a hang cannot stall the run.
-  node --test --test-concurrency=1 --test-timeout=600000 --test-force-exit tests/e2e/
+  # Two files at a time: much of a test is waiting for a page or a request. A test that hangs
+  # fails after 10 minutes, and a file whose tests are over exits even when something it opened
+  # is still listening, so a hang cannot stall the run.
+  node --test --test-concurrency=2 --test-timeout=600000 --test-force-exit tests/e2e/
 }
 
 # MiniWoB++'s task pages for `./build.sh eval --suite miniwob`: the PyPI wheel of the version
@@ -240,7 +273,7 @@ fi
 
 case "${1:-build}" in
   build) build ;;
-  test) build; run_tests ;;
+  test) run_tests ;;
   run) shift; build; ensure_chromium; exec node runner/cli.mjs "$@" ;;
   eval) shift; build; ensure_chromium; if wants_miniwob "$@"; then ensure_miniwob; fi; exec node runner/eval/cli.mjs "$@" ;;
   bench)
