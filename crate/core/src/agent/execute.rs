@@ -120,12 +120,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
         match action {
             Action::GoToUrl { url } => {
-                // A page may post as it loads, or as it is left: held, as an act's changes are.
-                let (from, to) = (seen.map(|map| map.url.as_str()).unwrap_or_default(), full_address(seen, url));
-                let (key, hold) =
-                    (format!("go_to_url|{to}"), between(from, &self.allowed_url(&to).unwrap_or_default()));
-                let act = Act { action, target: to.clone(), label: String::new(), url: from, key, hold };
-                self.holding_changes(&act, Before::Unseen, || self.open(name, &to)).await
+                let act = self.navigation(action, seen, url);
+                self.holding_changes(&act, Before::Unseen, || self.open(name, &act.target)).await
             }
             Action::Search { query } => self.open(name, &search_url(self.config.search_engine, query)).await,
             Action::GoBack | Action::GoForward | Action::Reload => {
@@ -206,11 +202,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 self.holding_changes(&act, Before::Unseen, || self.find(action, text)).await
             }
             Action::OpenTab { url } => {
-                // The page opened may post as it loads: held, in the new tab, as a navigation's.
-                let (from, to) = (seen.map(|map| map.url.as_str()).unwrap_or_default(), full_address(seen, url));
-                let (key, hold) = (format!("open_tab|{to}"), between(from, &self.allowed_url(&to).unwrap_or_default()));
-                let act = Act { action, target: to.clone(), label: String::new(), url: from, key, hold };
-                self.holding_changes(&act, Before::Unseen, || self.open_tab(name, &to)).await
+                let act = self.navigation(action, seen, url);
+                self.holding_changes(&act, Before::Unseen, || self.open_tab(name, &act.target)).await
             }
             Action::AskUser { question } => {
                 let said = self.ask_user_action(question).await?;
@@ -531,6 +524,15 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             Err(BrowserError::TabClosed) => Err(tab_closed()),
             Err(err) => Ok(OpOutcome { ok: false, message: err.to_string(), ..OpOutcome::default() }),
         }
+    }
+
+    /// Opening `typed` (go_to_url, open_tab, in the tab or a new one) from the page `seen`, as an
+    /// act: a page may post as it loads, or as it is left, so it holds the changes sent to the site
+    /// it leaves and to the one it opens, named by the address as it will be opened.
+    fn navigation<'s>(&self, action: &'s Action, seen: Option<&'s PageMap>, typed: &str) -> Act<'s> {
+        let (from, to) = (seen.map(|map| map.url.as_str()).unwrap_or_default(), full_address(seen, typed));
+        let hold = between(from, &self.allowed_url(&to).unwrap_or_default());
+        Act { action, key: format!("{}|{to}", action.name()), target: to, label: String::new(), url: from, hold }
     }
 
     /// The form `op` (a click's or Enter's, `PageOp::Submission`) would submit, read from the

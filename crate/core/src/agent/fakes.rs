@@ -250,16 +250,35 @@ impl FakeShop {
         (self.ops.borrow().len(), self.button_generation.get())
     }
 
-    /// The add request, as the page sends it: held while the host holds, else sent (and the cart
-    /// filled).
-    fn send_add(&self) {
-        match (self.add_sends.borrow().clone(), self.holding.get()) {
-            (Some(write), true) => self.held.borrow_mut().push(write),
+    /// A request the page sends (if any): held while the host holds, else sent; whether it went.
+    fn send(&self, write: Option<HeldWrite>) -> bool {
+        match (write, self.holding.get()) {
+            (Some(write), true) => {
+                self.held.borrow_mut().push(write);
+                false
+            }
             (write, _) => {
                 self.sent.borrow_mut().extend(write);
-                self.cart.set(self.cart.get() + 1);
+                true
             }
         }
+    }
+
+    /// The add button's work: its request sent as `send` does, the cart filled when it went.
+    fn send_add(&self) {
+        if self.send(self.add_sends.borrow().clone()) {
+            self.cart.set(self.cart.get() + 1);
+        }
+    }
+
+    /// The reloaded page sends the add request again, while it has resends left; whether it did.
+    fn resend(&self) -> bool {
+        let again = self.reloaded.get() && self.resends.get() > 0;
+        if again {
+            self.resends.set(self.resends.get() - 1);
+            self.send_add();
+        }
+        again
     }
 
     fn add_button_id(&self) -> u32 {
@@ -453,10 +472,7 @@ impl Browser for FakeShop {
         }
         self.tabs.borrow_mut().push(TabInfo { id, url: navigation.url.clone(), title: String::new(), group: None });
         self.current_tab.set(id);
-        match (self.load_sends.borrow().clone(), self.holding.get()) {
-            (Some(write), true) => self.held.borrow_mut().push(write),
-            (write, _) => self.sent.borrow_mut().extend(write),
-        }
+        self.send(self.load_sends.borrow().clone());
         Ok((id, navigation))
     }
 
@@ -503,10 +519,7 @@ impl Browser for FakeShop {
 
     async fn sleep(&self, milliseconds: u32) {
         self.slept_ms.set(self.slept_ms.get() + milliseconds);
-        if self.reloaded.get() && self.resends.get() > 0 {
-            self.resends.set(self.resends.get() - 1);
-            self.send_add();
-        }
+        self.resend();
     }
 
     /// A clock that moves 5 ms at every look, and by every sleep.
@@ -550,10 +563,7 @@ impl Browser for FakeShop {
     }
 
     async fn finish(&self, _tabs: &[TabId]) {
-        while self.reloaded.get() && self.resends.get() > 0 {
-            self.resends.set(self.resends.get() - 1);
-            self.send_add();
-        }
+        while self.resend() {}
         self.highlights.borrow_mut().push(Vec::new());
         self.finished.set(true);
     }

@@ -210,6 +210,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         self.hold_until_quiet(tab, &act.hold).await;
         let _ = self.browser.hold_writes(tab, None).await;
         let name = act.action.name();
+        let restored = match (closed_tab, allowed.is_some()) {
+            (true, _) => "the tab it opened was closed",
+            (false, true) => "the page was reloaded",
+            (false, false) => "the page was reloaded to show it as it is",
+        };
         let outcome = match allowed {
             Some(by) => {
                 self.allowed_acts.borrow_mut().push(act.key.clone());
@@ -217,23 +222,15 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     AllowedBy::Words => "The user's words ask for it (as the critic read them)",
                     AllowedBy::User => "The user allowed it",
                 };
-                let restored = if closed_tab { "the tab it opened was closed" } else { "the page was reloaded" };
                 format!(
                     "{name} on {} would change something on the site: {sent}. It was held back, so nothing has changed yet, and {restored}. {who}: do the same act again now, on the page as it is, and it will go through.",
                     act.target
                 )
             }
-            None => {
-                let restored = if closed_tab {
-                    "the tab it opened was closed"
-                } else {
-                    "the page was reloaded to show it as it is"
-                };
-                format!(
-                    "Not done: {name} on {} would change something on the site ({sent}); the user's words do not ask for it and the user did not allow it. It was held back, so nothing changed, and {restored}. Do not try it again another way; finish and tell the user what is left for them to do.",
-                    act.target
-                )
-            }
+            None => format!(
+                "Not done: {name} on {} would change something on the site ({sent}); the user's words do not ask for it and the user did not allow it. It was held back, so nothing changed, and {restored}. Do not try it again another way; finish and tell the user what is left for them to do.",
+                act.target
+            ),
         };
         Ok(Done { page_left: true, ..report(name, Some(&act.target), allowed.is_some(), outcome) })
     }
