@@ -312,6 +312,7 @@ mod tests {
             kind: LineKind::Text("Everything on this page is public: anyone can see it.".into()),
             depth: 0,
             rect: [0.0; 4],
+            frame_url: None,
         });
         let consequence = assess(&Action::ClickElement { index: 1, click: Click::Single }, &save, &public, normal);
         let consequence = consequence.expect("a form the page calls public");

@@ -269,21 +269,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     true => Before::Allowed,
                     false => self.consequences_before(&act, &element, seen).await?,
                 };
-                // A click, a choice, opening a list, a hover or a number set may make the page send a change;
-                // typing text (whose page may search as it goes) and the rest run as they are.
-                let may_change = match &action {
-                    Action::ClickElement { .. }
-                    | Action::SelectOption { .. }
-                    | Action::GetDropdownOptions { .. }
-                    | Action::Scroll { .. }
-                    | Action::Hover { .. } => true,
-                    Action::InputText { .. } => NumberControl::of(&element).is_some() || !takes_text(&element),
-                    _ => false,
-                };
-                let before = match before {
-                    Before::Unseen if !may_change => Before::Allowed,
-                    before => before,
-                };
+                // Every act on an element may make the page send a change, typing too (a field
+                // that saves as it is typed) and an upload (a file input that sends at once).
                 // The panel can point the user at the element acted on, while it is still there.
                 let mut done = self.holding_changes(&act, before, || self.element_action(&action, &element)).await?;
                 if let (Action::InputText { text, .. }, true, false) = (&action, done.report.ok, consented) {
@@ -610,17 +597,6 @@ fn full_address(seen: Option<&PageMap>, typed: &str) -> String {
 
 fn tab_closed() -> StepError {
     StepError::Fatal(text!("core_task_tab_closed"))
-}
-
-/// Whether typing into `element` writes text (a text field, a text area, an editable region),
-/// rather than setting a control a page may act on at once (a radio, a checkbox, a date).
-fn takes_text(element: &MapElement) -> bool {
-    let attr = |name: &str| element.attrs.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str());
-    match element.tag.as_str() {
-        "textarea" => true,
-        "input" => matches!(attr("type"), None | Some("text" | "email" | "search" | "url" | "tel" | "password")),
-        _ => attr("contenteditable").is_some() || attr("role") == Some("textbox"),
-    }
 }
 
 mod consequences;

@@ -126,6 +126,13 @@ pub struct FakeShop {
     /// The request a page opened in a new tab sends as it loads: held while the host holds the
     /// tab that opened it, sent otherwise.
     pub load_sends: RefCell<Option<HeldWrite>>,
+    /// The request typing into the note field or putting a file into the file input makes (a
+    /// field that saves itself as it is typed, an input that uploads at once): as `add_sends`.
+    pub field_sends: RefCell<Option<HeldWrite>>,
+    /// The request a page sends as its tab is closed (`pagehide`): as `add_sends`.
+    pub leave_sends: RefCell<Option<HeldWrite>>,
+    /// The note as the site has it (what a reload shows): as typed, once its save went.
+    saved_note: RefCell<String>,
     reloaded: Cell<bool>,
     holding: Cell<bool>,
     held: RefCell<Vec<HeldWrite>>,
@@ -190,6 +197,9 @@ impl FakeShop {
             add_sends: RefCell::default(),
             resends: Cell::new(0),
             load_sends: RefCell::default(),
+            field_sends: RefCell::default(),
+            saved_note: RefCell::default(),
+            leave_sends: RefCell::default(),
             reloaded: Cell::new(false),
             holding: Cell::new(false),
             held: RefCell::default(),
@@ -353,6 +363,9 @@ impl Browser for FakeShop {
 
     async fn history(&self, tab: TabId, step: HistoryStep) -> Result<Navigation, BrowserError> {
         self.reloaded.set(step == HistoryStep::Reload);
+        if step == HistoryStep::Reload {
+            self.note.replace(self.saved_note.borrow().clone());
+        }
         let to = match step {
             HistoryStep::Reload => self.url.borrow().clone(),
             _ => "http://shop.test/previous".into(),
@@ -403,11 +416,15 @@ impl Browser for FakeShop {
                     note.clear();
                 }
                 note.push_str(text);
+                if self.send(self.field_sends.borrow().clone()) {
+                    self.saved_note.replace(note.clone());
+                }
                 OpOutcome { value: Some(note.clone()), ..ok }
             }
             PageOp::Keys { .. } | PageOp::Hover { .. } | PageOp::Focus { .. } => ok,
             PageOp::Upload { target, files, .. } if target.id == FILE_INPUT_ID => {
                 let names: Vec<&str> = files.iter().map(|file| file.name.as_str()).collect();
+                self.send(self.field_sends.borrow().clone());
                 OpOutcome { value: Some(names.join(", ")), ..ok }
             }
             // Any other element takes a drop, as a page that cancels dragover there does.
@@ -482,6 +499,7 @@ impl Browser for FakeShop {
     }
 
     async fn close_tab(&self, tab: TabId) -> Result<(), BrowserError> {
+        self.send(self.leave_sends.borrow().clone());
         self.tabs.borrow_mut().retain(|t| t.id != tab);
         Ok(())
     }

@@ -133,6 +133,10 @@ pub struct MapLine {
     pub depth: usize,
     /// x, y, width, height.
     pub rect: [f64; 4],
+    /// For a text line, an address on the site of the frame it is shown in, when that is another
+    /// site than the page's (an element's is its own `frame_url`): what a frame of the user's
+    /// site shows is read on that site, whatever page frames it.
+    pub frame_url: Option<String>,
 }
 
 /// The indexed map of one page.
@@ -186,6 +190,7 @@ impl PageMap {
         let mut used = Vec::new();
         // The last text line, when it came from an inline element that the next one may continue.
         let mut open_line: Option<(usize, usize)> = None;
+        let mut frame_sites = FrameSites::new(stitched.top);
         for (i, placed) in nodes.iter().enumerate() {
             if !judged.shown[i] {
                 continue;
@@ -193,7 +198,12 @@ impl PageMap {
             if judged.interactive[i] {
                 depth[i] = judged.owner[i].map_or(0, |o| depth[o] + 1);
                 element_lines.push((i, lines.len()));
-                lines.push(MapLine { kind: LineKind::Text(String::new()), depth: depth[i], rect: placed.rect });
+                lines.push(MapLine {
+                    kind: LineKind::Text(String::new()),
+                    depth: depth[i],
+                    rect: placed.rect,
+                    frame_url: None,
+                });
                 open_line = None;
                 continue;
             }
@@ -215,7 +225,8 @@ impl PageMap {
                 continue;
             }
             // Inline pieces side by side on one row (spans in an unrecorded block) read as one line.
-            if let Some((line, _)) = open_line.filter(|&(_, p)| continues_row(&nodes[p], placed)) {
+            let same_doc = |p: usize| nodes[p].doc == placed.doc;
+            if let Some((line, _)) = open_line.filter(|&(_, p)| same_doc(p) && continues_row(&nodes[p], placed)) {
                 if let LineKind::Text(shown) = &mut lines[line].kind {
                     let joined = format!("{shown} {text}");
                     *shown = defuser.defuse(&truncate_words(&joined, MAX_LINE_CHARS));
@@ -228,12 +239,12 @@ impl PageMap {
                 kind: LineKind::Text(defuser.defuse(&truncate_words(&text, MAX_LINE_CHARS))),
                 depth: 0,
                 rect: placed.rect,
+                frame_url: frame_sites.of(placed).map(|site| site.url),
             });
         }
 
         // Controls that hold other controls are no icons.
         let mut links = Links::new(&stitched.top.url);
-        let mut frame_sites = FrameSites::new(stitched.top);
         let holders: HashSet<usize> =
             (0..nodes.len()).filter(|&i| judged.interactive[i]).filter_map(|i| judged.owner[i]).collect();
         let mut addresses: Vec<(usize, String)> = Vec::new();
@@ -314,11 +325,18 @@ impl PageMap {
     /// The words the page shows: its text lines, its elements' texts and the values of its fields
     /// (never where its links lead).
     pub fn texts(&self) -> impl Iterator<Item = &str> {
+        self.placed_texts().map(|(_, text)| text)
+    }
+
+    /// The words the page shows, each with the address of the frame of another site it is shown
+    /// in (`None`: the page's own).
+    pub fn placed_texts(&self) -> impl Iterator<Item = (Option<&str>, &str)> {
         self.lines.iter().flat_map(|line| match &line.kind {
-            LineKind::Text(text) => vec![text.as_str()],
+            LineKind::Text(text) => vec![(line.frame_url.as_deref(), text.as_str())],
             LineKind::Element(element) => {
                 let value = element.attrs.iter().find(|(name, _)| name == "value").map(|(_, value)| value.as_str());
-                std::iter::once(element.text.as_str()).chain(value).collect()
+                let frame = element.frame_url.as_deref();
+                std::iter::once(element.text.as_str()).chain(value).map(|text| (frame, text)).collect()
             }
         })
     }

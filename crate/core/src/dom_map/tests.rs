@@ -582,6 +582,27 @@ fn a_frame_is_of_its_origins_site_whatever_its_address() {
 }
 
 #[test]
+fn text_shown_in_a_frame_of_another_site_is_placed_on_that_site() {
+    // The partner's page frames the shop's account card: its text is the shop's, not the partner's.
+    let mut iframe = node(3, Some(0), "iframe", "");
+    iframe.frame_origin = Some([0.0, 100.0]);
+    let mut top = page(vec![node(1, None, "body", ""), node(2, Some(0), "span", "Deals from"), iframe]);
+    (top.url, top.origin) = ("https://partner.test/deals".into(), "https://partner.test".into());
+    let mut card = page(vec![node(1, None, "body", ""), node(2, Some(0), "span", "Signed in as ada@example.org")]);
+    card.doc = "doc-card".into();
+    card.host = "doc-1:3".into();
+    (card.url, card.origin) = ("https://shop.test/account/card".into(), "https://shop.test".into());
+    let frames = [RawFrame { frame_id: 0, page: Ok(top) }, RawFrame { frame_id: 7, page: Ok(card) }];
+    let map = PageMap::build(&frames, &mut ElementRegistry::new()).unwrap();
+    let placed: Vec<(Option<&str>, &str)> = map.placed_texts().collect();
+    assert_eq!(
+        placed,
+        [(None, "Deals from"), (Some("https://shop.test/account/card"), "Signed in as ada@example.org")],
+        "two lines, each on its own site, although both are inline"
+    );
+}
+
+#[test]
 fn a_frame_with_an_opaque_origin_and_no_address_of_its_own_is_of_an_unknown_site() {
     let map = map_with_frames(
         SHOP,

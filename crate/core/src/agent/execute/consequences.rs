@@ -87,6 +87,15 @@ enum AllowedBy {
     User,
 }
 
+impl AllowedBy {
+    fn says(self) -> &'static str {
+        match self {
+            AllowedBy::Words => "The user's words ask for it (as the critic read them)",
+            AllowedBy::User => "The user allowed it",
+        }
+    }
+}
+
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Looks at an act on `element` before it runs: what its words say, and the form it posts.
     pub(super) async fn consequences_before(
@@ -176,18 +185,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
         let tab = self.tab.get();
         if let Err(err) = self.browser.hold_writes(tab, Some(&act.hold)).await {
-            // Fail closed: what cannot be checked waits for the user, who is told why.
-            if err == BrowserError::TabClosed {
-                return Err(StepError::Fatal(text!("core_task_tab_closed")));
-            }
-            let question = text!("core_question_unchecked_change", &act.target, err.to_string());
-            if self.ask_user(question.into(), act.url, Vec::new()).await? {
-                return perform().await;
-            }
-            let outcome = format!(
-                "Not done: what it would change on the site could not be held back for a check ({err}), and the user did not allow it unchecked. Finish and tell the user what is left for them to do."
-            );
-            return Ok(report(act.action.name(), Some(&act.target), false, outcome));
+            return self.unheld(act, err, perform).await;
         }
         let first = perform().await;
         // What was held, the hold kept until the page is restored below (what it sends as it
@@ -218,13 +216,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let outcome = match allowed {
             Some(by) => {
                 self.allowed_acts.borrow_mut().push(act.key.clone());
-                let who = match by {
-                    AllowedBy::Words => "The user's words ask for it (as the critic read them)",
-                    AllowedBy::User => "The user allowed it",
-                };
                 format!(
-                    "{name} on {} would change something on the site: {sent}. It was held back, so nothing has changed yet, and {restored}. {who}: do the same act again now, on the page as it is, and it will go through.",
-                    act.target
+                    "{name} on {} would change something on the site: {sent}. It was held back, so nothing has changed yet, and {restored}. {}: do the same act again now, on the page as it is, and it will go through.",
+                    act.target,
+                    by.says()
                 )
             }
             None => format!(
@@ -233,6 +228,73 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             ),
         };
         Ok(Done { page_left: true, ..report(name, Some(&act.target), allowed.is_some(), outcome) })
+    }
+
+    /// An act whose changes could not be held (the browser's rules failed): fail closed, it waits
+    /// for the user, who is told why.
+    async fn unheld<F, Fut>(&self, act: &Act<'_>, err: BrowserError, perform: F) -> Outcome
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = Outcome>,
+    {
+        if err == BrowserError::TabClosed {
+            return Err(StepError::Fatal(text!("core_task_tab_closed")));
+        }
+        let question = text!("core_question_unchecked_change", &act.target, err.to_string());
+        if self.ask_user(question.into(), act.url, Vec::new()).await? {
+            return perform().await;
+        }
+        let outcome = format!(
+            "Not done: what it would change on the site could not be held back for a check ({err}), and the user did not allow it unchecked. Finish and tell the user what is left for them to do."
+        );
+        Ok(report(act.action.name(), Some(&act.target), false, outcome))
+    }
+
+    /// Closes tab `tab` (`close`) with what its page sends as it is left held back (a message
+    /// archived or deleted on `pagehide`), unless the user's words ask for closing it. A closed
+    /// page cannot be restored, so what it sent is dropped; allowed, the model is told to open the
+    /// page again and close it, which then goes through once.
+    pub(super) async fn closing_held<F, Fut>(&self, act: &Act<'_>, tab: TabId, close: F) -> Outcome
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = Outcome>,
+    {
+        if self.config.limits.now().strictness == Strictness::Off || self.take_allowed(act) {
+            return close().await;
+        }
+        if let Err(err) = self.browser.hold_writes(tab, Some(&act.hold)).await {
+            return self.unheld(act, err, close).await;
+        }
+        let closed = close().await;
+        // What the page sent as it went, the hold then let go (the tab is gone).
+        let held = self.browser.hold_writes(tab, Some(&act.hold)).await.unwrap_or_default();
+        let _ = self.browser.hold_writes(tab, None).await;
+        let closed = closed?;
+        if held.is_empty() || !closed.report.ok {
+            return Ok(closed);
+        }
+        let sent = held.iter().map(describe_sent).collect::<Vec<_>>().join("; ");
+        let description = format!("{}; its page then sent, as it was left: {sent}", act.describe());
+        let consequence = Consequence { kind: Kind::Change, reason: text!("core_reason_act_sent", &act.target, &sent) };
+        let allowed = self.allowed(act, &consequence, &description, false).await?;
+        let outcome = match allowed {
+            Some(by) => {
+                self.allowed_acts.borrow_mut().push(act.key.clone());
+                format!(
+                    "{} Its page sent, as it was left: {sent}. That was held back, so nothing has changed. {}: open {} again and close it, and it will go through.",
+                    closed.report.outcome,
+                    by.says(),
+                    act.url
+                )
+            }
+            None => format!(
+                "{} Its page sent, as it was left: {sent}; the user's words do not ask for it and the user did not allow it, so it was held back and nothing changed. Do not try it again another way.",
+                closed.report.outcome
+            ),
+        };
+        let mut done = closed;
+        done.report.outcome = outcome;
+        Ok(done)
     }
 
     /// Shows the task's tab `tab` as it is after a held act, whose changes are still held: a tab

@@ -205,8 +205,10 @@ mod tests {
     use crate::dom_map::{LineKind, MapLine};
 
     fn map(elements: Vec<MapElement>) -> PageMap {
-        let lines =
-            elements.into_iter().map(|e| MapLine { kind: LineKind::Element(e), depth: 0, rect: [0.0; 4] }).collect();
+        let lines = elements
+            .into_iter()
+            .map(|e| MapLine { kind: LineKind::Element(e), depth: 0, rect: [0.0; 4], frame_url: None })
+            .collect();
         PageMap {
             url: "http://shop.test/".into(),
             title: String::new(),

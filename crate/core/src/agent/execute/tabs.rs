@@ -1,12 +1,14 @@
 //! The tab actions: opening a tab (the model's, or one a link of the page asked for), switching
 //! to one of the task's tabs, and closing one.
 
+use super::consequences::{on_page, Act};
 use super::flow::Outbound;
 use super::navigation::{self, NewTab};
 use super::report::{left_page, report, said, said_after, Outcome};
+use crate::actions::Action;
 use crate::agent::navigator::{Navigator, StepError};
 use crate::agent::task_config::UserGate;
-use crate::browser::{Browser, TabInfo};
+use crate::browser::{Browser, TabId, TabInfo};
 use crate::llm::ChatModel;
 use crate::safety::{Carried, PolicyRefusal};
 use crate::tabs::{hidden_from_model, TabAlias};
@@ -136,13 +138,22 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if let Some(refused) = self.guard_tab_act(name, &tab.url).await? {
             return Ok(refused);
         }
-        let tab = tab.id;
         // Never onto a page the model is not shown (the extension's own panel, the user's tabs).
         let (own, _) = self.own_tabs().await;
-        let Some(next) = own.into_iter().find(|other| other.id != tab && !hidden_from_model(&other.url)) else {
+        let Some(next) = own.into_iter().find(|other| other.id != tab.id && !hidden_from_model(&other.url)) else {
             let text = "That is the task's only tab; open another before closing it.";
             return Ok(report(name, None, false, text.into()));
         };
+        // What its page sends as it is left is held, as any act's changes.
+        let action = Action::CloseTab { tab: alias };
+        let (target, key) = (format!("tab {alias}"), format!("{name}|{}", tab.url));
+        let act = Act { action: &action, target, label: String::new(), url: &tab.url, key, hold: on_page(&tab.url) };
+        self.closing_held(&act, tab.id, || self.close_and_move_on(name, alias, tab.id, &next)).await
+    }
+
+    /// Closes the task's tab `tab` (`alias` to the model), moving the task to `next` if it was the
+    /// current one.
+    async fn close_and_move_on(&self, name: &str, alias: TabAlias, tab: TabId, next: &TabInfo) -> Outcome {
         if let Err(err) = self.browser.close_tab(tab).await {
             return Ok(report(name, None, false, format!("Could not close tab {alias}: {err}.")));
         }

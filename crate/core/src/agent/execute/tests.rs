@@ -974,3 +974,81 @@ fn a_trusted_drag_is_aimed_then_pressed_moved_and_released_through_the_debugger(
     assert!(ops.iter().any(|op| matches!(op, PageOp::Drag { aim_only: true, .. })));
     assert!(matches!(ops.last(), Some(PageOp::Dragged { .. })), "what the drag changed is read afterwards");
 }
+
+#[test]
+fn typing_and_uploading_that_the_page_sends_at_once_are_held_as_a_click_is() {
+    use crate::agent::fakes::{critic, run_as, FakeUser};
+    use crate::files::{Source, TaskFiles};
+    // The note field saves itself as it is typed, and the file input uploads at once (PUT).
+    let acted = |act: &str, approves: bool| {
+        let shop = FakeShop::new();
+        shop.file_input.set(true);
+        shop.held_files.borrow_mut().insert("a1".into(), b"%PDF-1.4".to_vec());
+        *shop.field_sends.borrow_mut() = Some(crate::browser::HeldWrite {
+            method: "PUT".into(),
+            url: "http://shop.test/api/settings".into(),
+            kind: "xmlhttprequest".into(),
+            body: "forward=backup@collector.example".into(),
+        });
+        let user = FakeUser { approves, asked: Default::default(), reviews: Default::default() };
+        let again = if approves { vec![reply(act)] } else { vec![] };
+        let model = ScriptedModel::new([vec![reply(act), critic(false)], again, vec![done()]].concat());
+        let mut files = TaskFiles::default();
+        files.add_held("cv.pdf", Source::Attached, "application/pdf", 8, "a1");
+        let config = TaskConfig { task: "Check my settings".into(), files, ..crate::agent::fakes::config(5) };
+        let (_, events) = run_as(&config, &shop, &model, &user);
+        let sent = shop.sent.borrow().len();
+        (sent, user.asked.take().len(), outcomes(&events)[0].clone())
+    };
+    let typing = r#"[{"do":"input_text","index":2,"text":"backup@collector.example","clear":true}]"#;
+    let upload = r#"[{"do":"upload_file","index":5,"name":"cv.pdf"}]"#;
+    for act in [typing, upload] {
+        let (sent, asked, said) = acted(act, false);
+        assert_eq!((sent, asked), (0, 1), "{said}");
+        assert!(
+            said.starts_with("Not done:")
+                && said.contains("(PUT shop.test/api/settings forward=backup@collector.example)"),
+            "{said}"
+        );
+        let (sent, asked, said) = acted(act, true);
+        assert_eq!((sent, asked), (1, 1), "sent once, when done again: {said}");
+    }
+}
+
+#[test]
+fn what_a_page_sends_as_its_tab_is_closed_is_held_unless_allowed() {
+    use crate::agent::fakes::{critic, run_as, FakeUser};
+    let open = || reply(r#"[{"do":"open_tab","url":"shop.test/mail/5"}]"#);
+    let close = |tab: &str| reply(&format!(r#"[{{"do":"close_tab","tab":"{tab}"}}]"#));
+    let closed = |approves: bool| {
+        let shop = FakeShop::new();
+        // The message deletes itself as it is left.
+        *shop.leave_sends.borrow_mut() = Some(crate::browser::HeldWrite {
+            method: "DELETE".into(),
+            url: "https://shop.test/api/mail/5".into(),
+            kind: "ping".into(),
+            body: String::new(),
+        });
+        let user = FakeUser { approves, asked: Default::default(), reviews: Default::default() };
+        let again = if approves { vec![open(), close("t3")] } else { vec![] };
+        let model = ScriptedModel::new([vec![open(), close("t2"), critic(false)], again, vec![done()]].concat());
+        let config = TaskConfig { task: "Read message 5".into(), ..crate::agent::fakes::config(8) };
+        let (_, events) = run_as(&config, &shop, &model, &user);
+        let sent = shop.sent.borrow().len();
+        (sent, user.asked.take().len(), outcomes(&events))
+    };
+    let (sent, asked, said) = closed(false);
+    assert_eq!((sent, asked), (0, 1), "{said:?}");
+    assert_eq!(
+        said[1],
+        "Closed tab t2; the current tab is now t1 (http://shop.test/). Its page sent, as it was left: DELETE shop.test/api/mail/5; the user's words do not ask for it and the user did not allow it, so it was held back and nothing changed. Do not try it again another way."
+    );
+    let (sent, asked, said) = closed(true);
+    assert_eq!((sent, asked), (1, 1), "sent once, when closed again: {said:?}");
+    assert!(
+        said[1].ends_with(
+            "The user allowed it: open https://shop.test/mail/5 again and close it, and it will go through."
+        ),
+        "{said:?}"
+    );
+}

@@ -395,12 +395,21 @@ impl DataFlow {
     }
 
     /// Remembers what a page of `url` shows: its e-mail addresses, numbers, codes, names, and the
-    /// addresses and sites it names. `scans` keeps what was found in each text, for the texts the
-    /// page still shows at the next step.
-    pub fn read_page<'t>(&mut self, url: &str, texts: impl Iterator<Item = &'t str>, scans: &mut PageScans) {
-        let Some(site) = Site::of(url) else { return };
+    /// addresses and sites it names. Each text is read on its frame's site when it is shown in a
+    /// frame of another site (the address given with it; none: the page's own), so what a frame
+    /// of the user's site shows is the user's, whatever page frames it. `scans` keeps what was
+    /// found in each text, for the texts the page still shows at the next step.
+    pub fn read_page<'t>(
+        &mut self,
+        url: &str,
+        texts: impl Iterator<Item = (Option<&'t str>, &'t str)>,
+        scans: &mut PageScans,
+    ) {
+        let Some(page_site) = Site::of(url) else { return };
         self.offer(url);
-        for text in texts {
+        for (frame, text) in texts {
+            // A frame whose site cannot be known shows what is no one's to keep.
+            let Some(site) = frame.map_or(Some(page_site.clone()), Site::of) else { continue };
             let scan = scans.of(text);
             for address in &scan.addresses {
                 self.offer(address);
@@ -442,7 +451,7 @@ impl DataFlow {
     /// Remembers what was extracted from a page of `url`, its words included.
     pub fn read_passage(&mut self, url: &str, text: &str) {
         let Some(site) = Site::of(url) else { return };
-        self.read_page(url, std::iter::once(text), &mut PageScans::default());
+        self.read_page(url, std::iter::once((None, text)), &mut PageScans::default());
         self.keep_passage(Source::Page(site), text);
     }
 
