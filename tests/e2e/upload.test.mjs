@@ -144,10 +144,11 @@ test('a file dropped on Ant Design\'s drag-and-drop upload is sent by the librar
   // Some megabytes of every byte value: the file crosses the port, the core, the worker's store and
   // the page whole.
   const portfolio = Buffer.concat([CV, Buffer.from(Array.from({ length: 3 * 1024 * 1024 }, (_, i) => (i * 7919) % 256))]);
-  const llm = await startLlmServer([
-    { next_goal: 'Drop the portfolio', actions: [{ upload_file: { target: 'Drop your portfolio here', name: 'portfolio.pdf' } }] },
-    done('Uploaded the portfolio'),
-  ]);
+  // The library sends the file as it is dropped: held, the critic reads the user's words (as a real
+  // model would, it finds the upload there), and the drop done again goes through.
+  const drop = { next_goal: 'Drop the portfolio', actions: [{ upload_file: { target: 'Drop your portfolio here', name: 'portfolio.pdf' } }] };
+  const asked = { align: { reason: 'the user asked to upload their portfolio', asked: true } };
+  const llm = await startLlmServer([drop, asked, drop, done('Uploaded the portfolio')]);
   try {
     await useModel(llm);
     const target = await openTarget(agent, `${site.origin}/widgets/upload.html`);
@@ -158,8 +159,10 @@ test('a file dropped on Ant Design\'s drag-and-drop upload is sent by the librar
     const end = await runTask(panel, { request: { type: 'start_task', task: 'upload my portfolio', files }, tabId: target.tabId, onEvent: (e) => events.push(e) });
     const outcomes = events.filter((e) => e.type === 'step').flatMap((e) => e.actions.map((a) => a.outcome));
     assert.equal(end.type, 'result', outcomes.join('\n'));
+    assert.match(outcomes[0], /would change something on the site: POST 127\.0\.0\.1:\d+\/widgets\/upload [^]*held back, so nothing has changed yet, and the page was reloaded\. The user's words ask for it \(as the critic read them\)/);
+    assert.equal(llm.critiques.length, 1);
     // Dropped: the page took the drop (it cancelled dragover), not a file input's choice.
-    assert.match(outcomes[0], /^Dropped "portfolio\.pdf" onto <span> "Drop your portfolio here, or click to choose it" \[\d+\]\.$/);
+    assert.match(outcomes[1], /^Dropped "portfolio\.pdf" onto <span> "Drop your portfolio here, or click to choose it" \[\d+\]\.$/);
     // The library took the drop and sent the file: it reports it done, and the server has it.
     await waitUntil(async () => (await target.page.locator('#uploaded').textContent()) === 'portfolio.pdf: done', 10_000);
     assert.equal(received.length, 1);
