@@ -67,6 +67,37 @@ pub fn describe(method: &str, address: &str) -> String {
     format!("{method} {address}")
 }
 
+/// What a request's body carries, in words for the user and the critic: a multipart form's
+/// fields as `name=value`, a file as its name (`document=portfolio.pdf (a file)`), rather than
+/// its boundaries and headers; any other body as it is.
+pub fn describe_body(body: &str) -> String {
+    let Some(boundary) = body.lines().next().filter(|line| line.starts_with("--") && line.len() > 2) else {
+        return body.to_string();
+    };
+    let fields: Vec<String> = body
+        .split(boundary.trim_end())
+        .filter_map(|part| {
+            let (head, content) = part.split_once("\r\n\r\n").or_else(|| part.split_once("\n\n"))?;
+            let disposition =
+                head.lines().find(|line| line.to_ascii_lowercase().starts_with("content-disposition:"))?;
+            let name = quoted_param(disposition, "name")?;
+            Some(match quoted_param(disposition, "filename") {
+                Some(file) => format!("{name}={file} (a file)"),
+                None => format!("{name}={}", content.lines().next().unwrap_or_default()),
+            })
+        })
+        .collect();
+    match fields.is_empty() {
+        true => body.to_string(),
+        false => fields.join("&"),
+    }
+}
+
+/// The value of `param="..."` in a header line.
+fn quoted_param<'h>(header: &'h str, param: &str) -> Option<&'h str> {
+    header.split(';').map(str::trim).find_map(|pair| pair.strip_prefix(param)?.strip_prefix("=\"")?.strip_suffix('"'))
+}
+
 fn words_of(text: &str) -> Vec<String> {
     let words = text.split(|c: char| !c.is_alphanumeric() && c != '\'').map(|word| word.trim_matches('\''));
     words.filter(|word| !word.is_empty()).map(str::to_lowercase).collect()
@@ -79,6 +110,14 @@ mod tests {
 
     fn asked(task: &str, label: &str) -> bool {
         asked_in_words(&[format!("Your task: {task}")], label)
+    }
+
+    #[test]
+    fn a_multipart_body_is_told_by_its_fields_and_file_names() {
+        let body = "------WebKitFormBoundaryVA1M\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nMy CV\r\n------WebKitFormBoundaryVA1M\r\nContent-Disposition: form-data; name=\"document\"; filename=\"portfolio.pdf\"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4 binary";
+        assert_eq!(describe_body(body), "title=My CV&document=portfolio.pdf (a file)");
+        assert_eq!(describe_body("item=blue"), "item=blue");
+        assert_eq!(describe_body("--\nnot a form"), "--\nnot a form");
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod consequence;
 mod kept;
 mod search;
 
-pub use asked::{asked_in_words, describe as describe_request, label};
+pub use asked::{asked_in_words, describe as describe_request, describe_body, label};
 pub use catalog::{actions_prompt, actions_schema, compact_actions_prompt, NAME_FIELD};
 pub use consequence::{assess, Consequence, Kind, Strictness};
 pub use kept::kept_in_history;

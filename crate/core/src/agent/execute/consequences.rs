@@ -9,7 +9,7 @@
 //! dragged card already moved and send nothing).
 
 use super::{report, Done, Outcome};
-use crate::actions::{asked_in_words, assess, describe_request, Action, Consequence, Kind, Strictness};
+use crate::actions::{asked_in_words, assess, describe_body, describe_request, Action, Consequence, Kind, Strictness};
 use crate::agent::critic::{critic_prompt, parse_asked};
 use crate::agent::navigator::{Navigator, StepError};
 use crate::agent::record::Role;
@@ -388,7 +388,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 fn describe_sent(write: &HeldWrite) -> String {
     match write.body.trim() {
         "" => describe_request(&write.method, &write.url),
-        body => format!("{} {}", describe_request(&write.method, &write.url), shown(body)),
+        body => format!("{} {}", describe_request(&write.method, &write.url), shown(&describe_body(body))),
     }
 }
 
