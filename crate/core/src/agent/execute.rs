@@ -123,7 +123,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 let act = self.navigation(action, seen, url);
                 self.holding_changes(&act, Before::Unseen, || self.open(name, &act.target)).await
             }
-            Action::Search { query } => self.open(name, &search_url(self.config.search_engine, query)).await,
+            Action::Search { query } => {
+                // The page left may send a change as it goes: held, as any navigation's.
+                let act = self.navigation(action, seen, &search_url(self.config.search_engine, query));
+                self.holding_changes(&act, Before::Unseen, || self.open(name, &act.target)).await
+            }
             Action::GoBack | Action::GoForward | Action::Reload => {
                 let step = match action {
                     Action::GoBack => HistoryStep::Back,
