@@ -215,7 +215,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 Ok(Done { page_left: true, ..report(name, None, true, said) })
             }
             Action::SwitchTab { tab } => self.switch_tab(name, *tab).await,
-            Action::CloseTab { tab } => self.close_tab(name, *tab).await,
+            Action::CloseTab { tab } => self.close_tab(action, *tab).await,
             Action::Extract { query } => self.extract(query).await,
             Action::WriteFile { name: file, text } => self.write_file(name, file, text, false),
             Action::AppendFile { name: file, text } => self.write_file(name, file, text, true),

@@ -200,10 +200,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
         // A query sent by POST (GraphQL's) is judged as any request: its body says what it is,
         // and a page may call anything a query.
-        let sent = held.iter().map(describe_sent).collect::<Vec<_>>().join("; ");
-        let description = format!("{}; the page then sent: {sent}", act.describe());
-        let consequence = Consequence { kind: Kind::Change, reason: text!("core_reason_act_sent", &act.target, &sent) };
-        let allowed = self.allowed(act, &consequence, &description, false).await?;
+        let (sent, allowed) = self.judge_held(act, &held, "the page then sent").await?;
         let closed_tab = self.show_unchanged(tab, &held).await?;
         self.hold_until_quiet(tab, &act.hold).await;
         let _ = self.browser.hold_writes(tab, None).await;
@@ -215,7 +212,6 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         };
         let outcome = match allowed {
             Some(by) => {
-                self.allowed_acts.borrow_mut().push(act.key.clone());
                 format!(
                     "{name} on {} would change something on the site: {sent}. It was held back, so nothing has changed yet, and {restored}. {}: do the same act again now, on the page as it is, and it will go through.",
                     act.target,
@@ -273,13 +269,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if held.is_empty() || !closed.report.ok {
             return Ok(closed);
         }
-        let sent = held.iter().map(describe_sent).collect::<Vec<_>>().join("; ");
-        let description = format!("{}; its page then sent, as it was left: {sent}", act.describe());
-        let consequence = Consequence { kind: Kind::Change, reason: text!("core_reason_act_sent", &act.target, &sent) };
-        let allowed = self.allowed(act, &consequence, &description, false).await?;
+        let (sent, allowed) = self.judge_held(act, &held, "its page then sent, as it was left").await?;
         let outcome = match allowed {
             Some(by) => {
-                self.allowed_acts.borrow_mut().push(act.key.clone());
                 format!(
                     "{} Its page sent, as it was left: {sent}. That was held back, so nothing has changed. {}: open {} again and close it, and it will go through.",
                     closed.report.outcome,
@@ -295,6 +287,26 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let mut done = closed;
         done.report.outcome = outcome;
         Ok(done)
+    }
+
+    /// Judges the changes `held` while `act` ran (`then` says when the page sent them): what they
+    /// were, in words, and who allowed the act, if anyone (the critic, reading the user's words
+    /// and the act with them, else the user, asked). An allowed act goes through once when done
+    /// again.
+    async fn judge_held(
+        &self,
+        act: &Act<'_>,
+        held: &[HeldWrite],
+        then: &str,
+    ) -> Result<(String, Option<AllowedBy>), StepError> {
+        let sent = held.iter().map(describe_sent).collect::<Vec<_>>().join("; ");
+        let description = format!("{}; {then}: {sent}", act.describe());
+        let consequence = Consequence { kind: Kind::Change, reason: text!("core_reason_act_sent", &act.target, &sent) };
+        let allowed = self.allowed(act, &consequence, &description, false).await?;
+        if allowed.is_some() {
+            self.allowed_acts.borrow_mut().push(act.key.clone());
+        }
+        Ok((sent, allowed))
     }
 
     /// Shows the task's tab `tab` as it is after a held act, whose changes are still held: a tab

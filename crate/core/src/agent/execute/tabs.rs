@@ -124,8 +124,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         })
     }
 
-    /// Closes the task's tab `alias`; never one of the user's others.
-    pub(super) async fn close_tab(&self, name: &str, alias: TabAlias) -> Outcome {
+    /// Closes the task's tab `alias` (`action`, the model's close_tab); never one of the user's
+    /// others.
+    pub(super) async fn close_tab(&self, action: &Action, alias: TabAlias) -> Outcome {
+        let name = action.name();
         let tab = match self.tab_named(alias).await {
             Ok((tab, true)) => tab,
             Ok((_, false)) => {
@@ -145,9 +147,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             return Ok(report(name, None, false, text.into()));
         };
         // What its page sends as it is left is held, as any act's changes.
-        let action = Action::CloseTab { tab: alias };
         let (target, key) = (format!("tab {alias}"), format!("{name}|{}", tab.url));
-        let act = Act { action: &action, target, label: String::new(), url: &tab.url, key, hold: on_page(&tab.url) };
+        let act = Act { action, target, label: String::new(), url: &tab.url, key, hold: on_page(&tab.url) };
         self.closing_held(&act, tab.id, || self.close_and_move_on(name, alias, tab.id, &next)).await
     }
 

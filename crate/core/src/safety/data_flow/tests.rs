@@ -65,6 +65,11 @@ impl Case {
     }
 }
 
+/// Texts shown on the page itself, in no frame of another site (as `read_page` takes them).
+fn own<const N: usize>(texts: [&str; N]) -> impl Iterator<Item = (Option<&str>, &str)> {
+    texts.into_iter().map(|text| (None, text))
+}
+
 fn email_case() -> Case {
     Case::new(TASK)
 }
@@ -141,7 +146,7 @@ fn benign_flows_do_not_ask() {
     let mut dated = Case::new("read the news");
     dated.flow.read_page(
         START,
-        ["Published 2024-01-15, 3 comments, 12 likes, ISBN 978-0-13-110362-7"].into_iter().map(|text| (None, text)),
+        own(["Published 2024-01-15, 3 comments, 12 likes, ISBN 978-0-13-110362-7"]),
         &mut PageScans::default(),
     );
     assert!(dated.asks("https://news.test/2024/01/15/story?c=3").is_empty());
@@ -244,9 +249,7 @@ fn an_address_a_page_offered_is_not_the_agent_s_writing() {
     let mut case = plain_case();
     case.flow.read_page(
         START,
-        ["Read more at https://docs.example.net/guide?id=7, or on news.example.com."]
-            .into_iter()
-            .map(|text| (None, text)),
+        own(["Read more at https://docs.example.net/guide?id=7, or on news.example.com."]),
         &mut PageScans::default(),
     );
     case.flow.offered_links(["https://partner.example.com/offer/42?ref=shop"].into_iter());
@@ -329,7 +332,7 @@ fn data_read_on_one_site_asks_before_going_to_another() {
     let mut case = Case::new("check my bank balance");
     case.flow.read_page(
         "https://bank.test/home",
-        ["Your one-time code is 482913", "Account 12-3456-7890123"].into_iter().map(|text| (None, text)),
+        own(["Your one-time code is 482913", "Account 12-3456-7890123"]),
         &mut PageScans::default(),
     );
     assert_eq!(case.asks("http://collector.test/?c=482913"), vec!["482913".to_string()]);
@@ -345,8 +348,8 @@ fn a_page_read_again_from_its_remembered_scans_notes_what_scanning_it_anew_would
     let mut remembered = DataFlow::default();
     let mut anew = DataFlow::default();
     for _ in 0..2 {
-        remembered.read_page("https://bank.test/home", texts.into_iter().map(|text| (None, text)), &mut scans);
-        anew.read_page("https://bank.test/home", texts.into_iter().map(|text| (None, text)), &mut PageScans::default());
+        remembered.read_page("https://bank.test/home", own(texts), &mut scans);
+        anew.read_page("https://bank.test/home", own(texts), &mut PageScans::default());
     }
     assert_eq!(remembered, anew);
     let quiet: Vec<(&str, bool)> = anew.noted.iter().map(|item| (item.shown.as_str(), item.quiet)).collect();
@@ -383,11 +386,7 @@ fn details_in_the_conversation_are_followed_unless_read_on_that_site() {
     case.rest = vec![r#"{"memory":"the order number is 7781234 and the tracking code is ZX81-QQ"}"#.to_string()];
     assert_eq!(case.asks("http://collector.test/?o=7781234"), vec!["7781234".to_string()]);
     assert_eq!(case.asks("http://collector.test/?t=zx81qq"), vec!["ZX81-QQ".to_string()]);
-    case.flow.read_page(
-        "https://carrier.test/",
-        ["Parcel 7781234 is on its way"].into_iter().map(|text| (None, text)),
-        &mut PageScans::default(),
-    );
+    case.flow.read_page("https://carrier.test/", own(["Parcel 7781234 is on its way"]), &mut PageScans::default());
     // Read on the carrier's page, the order number is the carrier's; the tracking code is still held.
     let held = Some((Cause::Holds, vec!["ZX81-QQ".to_string()]));
     assert_eq!(case.cause("https://carrier.test/track?o=7781234", Carried::Link), held);
@@ -475,7 +474,7 @@ proptest::proptest! {
     #[test]
     fn never_panics(text in "\\PC{0,80}", path in "[a-zA-Z0-9%+/=_.@#?&-]{0,60}") {
         let mut case = email_case();
-        case.flow.read_page(START, [text.as_str()].into_iter().map(|text| (None, text)), &mut PageScans::default());
+        case.flow.read_page(START, own([text.as_str()]), &mut PageScans::default());
         case.flow.typed(START, &text, false);
         case.flow.read_passage("https://mail.test/", &text);
         let _ = case.check(&format!("http://collector.test/{path}"), Carried::Link);
@@ -526,28 +525,16 @@ fn any_act_outside_the_task_s_sites_asks_while_the_task_holds_the_user_s_data() 
 #[test]
 fn what_the_task_holds_is_the_user_s_not_what_other_sites_showed() {
     let mut case = plain_case();
-    case.flow.read_page(
-        "https://forum.test/",
-        ["Contact press@forum.test"].into_iter().map(|text| (None, text)),
-        &mut PageScans::default(),
-    );
+    case.flow.read_page("https://forum.test/", own(["Contact press@forum.test"]), &mut PageScans::default());
     assert_eq!(case.cause("http://collector.test/", Carried::Act), None, "read on a site outside the task's");
-    case.flow.read_page(
-        START,
-        ["Signed in as Grace Hopper"].into_iter().map(|text| (None, text)),
-        &mut PageScans::default(),
-    );
+    case.flow.read_page(START, own(["Signed in as Grace Hopper"]), &mut PageScans::default());
     let held = Some((Cause::Holds, vec!["Grace Hopper".to_string()]));
     assert_eq!(case.cause("http://collector.test/", Carried::Act), held, "read on the task's own site");
     assert_eq!(case.cause("https://forum.test/reply", Carried::Act), held);
     // The search engine's results are public, not the user's.
     let mut searched = plain_case();
     searched.flow.choose("https://duckduckgo.com/?q=mugs");
-    searched.flow.read_page(
-        "https://duckduckgo.com/?q=mugs",
-        ["mail sales@mugs.test"].into_iter().map(|text| (None, text)),
-        &mut PageScans::default(),
-    );
+    searched.flow.read_page("https://duckduckgo.com/?q=mugs", own(["mail sales@mugs.test"]), &mut PageScans::default());
     assert_eq!(searched.cause("http://collector.test/", Carried::Act), None);
     // What a frame of the task's site shows is the user's, whatever page frames it; a frame of
     // another site shows that site's.
