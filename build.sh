@@ -199,10 +199,12 @@ run_tests() {
   cargo clippy --workspace --all-targets --quiet -- -D warnings
   say "Native tests (cargo test)"
   cargo test --workspace
-  # Built unoptimised: it shares what `cargo test` just compiled, where a release build (LTO)
-  # would compile everything again, minutes on a 2-core machine.
-  say "The MCP host (debug), for the end-to-end tests"
-  cargo build -p agent-native-host
+  # Built unoptimised and for the whole workspace, examples included, so that it shares what
+  # `cargo test --workspace` just compiled (same profile, same features): seconds, where a release
+  # build (LTO) or a build of one package (other features) compiles everything again, minutes on a
+  # 2-core machine. The examples are the core's request schemas, which grammar.test.mjs reads.
+  say "The MCP host and the core's examples (debug), for the end-to-end tests"
+  cargo build --workspace --bins --examples
   finish_job test-tools
   finish_job core
   say "Wasm tests in headless Chrome (wasm-pack test)"

@@ -1,5 +1,5 @@
 // A real constrained decoder on every reply schema the core sends: each schema, as the core lists
-// it (cargo run -p agent-core --example request_schemas), is compiled with llama.cpp's own
+// it (the example request_schemas, see request-schemas.mjs), is compiled with llama.cpp's own
 // JSON-schema-to-grammar (the converter of llama.cpp's server and of Ollama) and loaded by
 // llama.cpp's grammar parser; llama.cpp's grammar engine (the sampler's code-point check, no model
 // needed) then judges replies: every choice the schema leaves must be writable (a single plain
