@@ -318,14 +318,15 @@ async function settle(tabId, quietMs = QUIET_MS) {
   if (outcome === 'navigating' || tab.status === 'loading') await waitForLoad(tabId, false);
 }
 
-/** Notes tabs opened from `tabId` (a link with target=_blank, window.open) until stopped. */
+/** Notes tabs opened from `tabId` (a link with target=_blank, window.open) until stopped: by the
+ * navigation that names its source, as a tab's opener may be another (the active tab). */
 function watchOpenedTabs(tabId) {
   const opened = [];
-  const onCreated = (tab) => {
-    if (tab.openerTabId === tabId) opened.push(tab.id);
+  const onTarget = (details) => {
+    if (details.sourceTabId === tabId && !opened.includes(details.tabId)) opened.push(details.tabId);
   };
-  chrome.tabs.onCreated.addListener(onCreated);
-  return { first: () => opened[0], stop: () => chrome.tabs.onCreated.removeListener(onCreated) };
+  chrome.webNavigation.onCreatedNavigationTarget.addListener(onTarget);
+  return { first: () => opened[0], stop: () => chrome.webNavigation.onCreatedNavigationTarget.removeListener(onTarget) };
 }
 
 /**
@@ -422,7 +423,6 @@ async function createTabNextTo(tabId, url) {
  */
 async function createTabUnderRulesOf(tabId, url) {
   const existing = [-1, ...(await chrome.tabs.query({})).map((tab) => tab.id)];
-  const hold = writeHolds.get(tabId);
   const copyRules = (condition) => ruleChanges(async () => {
     const rules = await chrome.declarativeNetRequest.getSessionRules();
     const own = rules.filter((rule) => (rule.condition.tabIds ?? []).includes(tabId));
@@ -434,20 +434,14 @@ async function createTabUnderRulesOf(tabId, url) {
     await chrome.declarativeNetRequest.updateSessionRules({ addRules: copies });
     return copies;
   });
-  if (hold) hold.opening = existing;
   const held = await copyRules({ excludedTabIds: existing });
   try {
     const id = await createTabNextTo(tabId, url);
-    const copies = held.length ? await copyRules({ tabIds: [id] }) : [];
-    // A tab opened while this one's changes are held is held with it (what its page sends as it
-    // loads is the act's), and let go with it.
-    if (hold) {
-      hold.tabs.add(id);
-      hold.rules.push(...copies.filter((rule) => rule.priority === HOLD_PRIORITY).map((rule) => rule.id));
-    }
+    if (held.length) await copyRules({ tabIds: [id] });
+    // The tab is this task's: another task's hold lets it go.
+    await Promise.all([...writeHolds].filter(([held]) => held !== tabId).map(([, hold]) => hold.letGo(id)));
     return id;
   } finally {
-    if (hold) hold.opening = null;
     if (held.length) await ruleChanges(() => chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: held.map((rule) => rule.id) }));
   }
 }
@@ -530,13 +524,16 @@ ruleChanges(async () => {
 const WRITE_METHODS = ['post', 'put', 'patch', 'delete', 'other'];
 /** Methods that only read. */
 const READ_METHODS = ['get', 'head', 'options', 'connect'];
-const changes = (details) => !READ_METHODS.includes(details.method.toLowerCase());
-/** What may carry such a request: a script, a form (in the page or a frame), the rest. A beacon
- * (`ping`) is held only to the page's own site: to others they are the page's reports, left to
- * the firewall. */
-const WRITE_TYPES = ['xmlhttprequest', 'main_frame', 'sub_frame', 'object', 'other'];
-/** Sent by the browser for the page: held only to the held sites, as beacons are. */
-const REPORT_TYPES = ['ping', 'csp_report'];
+/** A socket is opened by a GET, but what it then sends no rule can see: opening one is held as a
+ * change is. */
+const changes = (details) => details.type === 'websocket' || !READ_METHODS.includes(details.method.toLowerCase());
+/** What may carry such a request: a script, a form (in the page or a frame), a beacon
+ * (`navigator.sendBeacon`, a link's `ping`), the rest. */
+const WRITE_TYPES = ['xmlhttprequest', 'main_frame', 'sub_frame', 'object', 'ping', 'other'];
+/** Sent by the browser for the page: held only to the held sites. */
+const REPORT_TYPES = ['csp_report'];
+/** Opened by an act: held wherever it goes, as everything an act sends (`hold.everywhere`). */
+const SOCKET_TYPES = ['websocket'];
 /** How much of a held request's text body is kept for the core to read. */
 const HELD_BODY_CHARS = 2000;
 /** The write holds under way, by the tab held: their rules, the tabs they hold (that tab and
@@ -567,15 +564,16 @@ async function holdWrites(tabId, hold) {
   const sites = [...new Set(hold.sites.map(siteOfHost).filter(Boolean))];
   const held = [];
   const bodies = new Map();
-  // The tabs held: this one, and those it opens while held (`createTabUnderRulesOf`), which are
-  // any tab not in `opening` until their id is known.
-  const tabs = new Set([tabId]);
-  const entry = { tabs, opening: null };
-  const heldTab = (id) => tabs.has(id) || (entry.opening !== null && id !== -1 && !entry.opening.includes(id));
+  // The tabs held: this one and every tab opened while it is held (a popup its page opens with
+  // window.open, a tab the core opens), from their first request: the rules name the tabs NOT
+  // held, those open before (and requests of no tab, held by the sites' rule below). A tab
+  // another task opens, or a page of a tab not held opens, is let go as soon as it is known.
+  const others = new Set((await chrome.tabs.query({})).map((tab) => tab.id).filter((id) => id !== tabId));
+  const heldTab = (id) => id !== -1 && !others.has(id);
   const onSites = (url) => { try { return sites.includes(siteOfHost(new URL(url).hostname)); } catch { return false; } };
   const ours = (details) => (heldTab(details.tabId) && (hold.everywhere || onSites(details.url)))
     || (details.tabId === -1 && onSites(details.initiator ?? ''));
-  const filter = { urls: ['<all_urls>'], types: [...WRITE_TYPES, ...REPORT_TYPES] };
+  const filter = { urls: ['<all_urls>'], types: [...WRITE_TYPES, ...REPORT_TYPES, ...SOCKET_TYPES] };
   const onBefore = (details) => {
     if (ours(details) && changes(details)) bodies.set(details.requestId, bodyText(details.requestBody));
   };
@@ -585,21 +583,37 @@ async function holdWrites(tabId, hold) {
   };
   chrome.webRequest.onBeforeRequest.addListener(onBefore, filter, ['requestBody']);
   chrome.webRequest.onErrorOccurred.addListener(onError, filter);
-  const rules = await ruleChanges(async () => {
+  // The rules' conditions on tabs: every tab but those not held.
+  const tabsHeld = () => ({ excludedTabIds: [-1, ...others] });
+  const rule = (id, condition) => ({ id, priority: HOLD_PRIORITY, action: { type: 'block' }, condition });
+  const writes = { requestMethods: WRITE_METHODS };
+  const conditions = [
+    hold.everywhere && { ...writes, resourceTypes: WRITE_TYPES },
+    hold.everywhere && { resourceTypes: SOCKET_TYPES },
+    sites.length && { ...writes, resourceTypes: [...WRITE_TYPES, ...REPORT_TYPES], requestDomains: sites },
+  ].filter(Boolean);
+  const entry = { rules: [], held };
+  const writeRules = async () => {
     const id = nextRuleId(await chrome.declarativeNetRequest.getSessionRules());
-    const rule = (n, condition) => ({ id: id + n, priority: HOLD_PRIORITY, action: { type: 'block' }, condition: { requestMethods: WRITE_METHODS, ...condition } });
-    const addRules = [];
-    if (hold.everywhere) addRules.push(rule(0, { tabIds: [tabId], resourceTypes: WRITE_TYPES }));
-    if (sites.length) {
-      addRules.push(rule(1, { tabIds: [tabId], resourceTypes: [...WRITE_TYPES, ...REPORT_TYPES], requestDomains: sites }));
-      addRules.push(rule(2, { tabIds: [-1], initiatorDomains: sites, resourceTypes: [...WRITE_TYPES, ...REPORT_TYPES] }));
-    }
-    await chrome.declarativeNetRequest.updateSessionRules({ addRules });
-    return addRules.map((r) => r.id);
-  });
-  writeHolds.set(tabId, Object.assign(entry, { rules, held, stop: () => {
+    const rules = conditions.map((condition, n) => rule(id + n, { ...condition, ...tabsHeld() }));
+    if (sites.length) rules.push(rule(id + rules.length, { ...writes, tabIds: [-1], initiatorDomains: sites, resourceTypes: [...WRITE_TYPES, ...REPORT_TYPES] }));
+    await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: entry.rules, addRules: rules });
+    entry.rules = rules.map((r) => r.id);
+  };
+  // A tab a tab not held opens (a link of another task's page) is not held.
+  const letGo = (id) => {
+    others.add(id);
+    return ruleChanges(() => writeHolds.get(tabId) === entry && writeRules());
+  };
+  const onTarget = (details) => {
+    if (others.has(details.sourceTabId)) letGo(details.tabId).catch(() => {});
+  };
+  chrome.webNavigation.onCreatedNavigationTarget.addListener(onTarget);
+  await ruleChanges(writeRules);
+  writeHolds.set(tabId, Object.assign(entry, { letGo, stop: () => {
     chrome.webRequest.onBeforeRequest.removeListener(onBefore);
     chrome.webRequest.onErrorOccurred.removeListener(onError);
+    chrome.webNavigation.onCreatedNavigationTarget.removeListener(onTarget);
   } }));
 }
 

@@ -108,10 +108,17 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     async fn run_action(&self, action: &Action, seen: Option<&PageMap>, latest: Option<PageMap>) -> Outcome {
         let name = action.name();
         self.probed_form.take();
-        // Acts of no one element land on every frame of the page (a reload reloads them all).
+        // Acts that move the whole page land on every frame of it: a reload reloads them all, back
+        // and forward may move inside a frame's own history, and a scroll by an element that
+        // cannot scroll scrolls the page.
         if matches!(
             action,
-            Action::Scroll { index: None, .. } | Action::ScrollToText { .. } | Action::FindText { .. } | Action::Reload
+            Action::Scroll { .. }
+                | Action::ScrollToText { .. }
+                | Action::FindText { .. }
+                | Action::Reload
+                | Action::GoBack
+                | Action::GoForward
         ) {
             let page_url = seen.map(|map| map.url.as_str()).unwrap_or_default();
             if let Some(refused) = self.guard_page_act(name, page_url, seen).await? {
@@ -269,8 +276,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 let key = format!("{}|{}|{said}", action.name(), element.fingerprint);
                 let act =
                     Act { action: &action, target: element.describe(), label: said, url, key, hold: on_page(url) };
+                // A secret typed on its own site needs no approval to be typed, but the user's
+                // consent to type it is no consent to what the page then sends (a PIN box that
+                // approves a payment once it is full): that is held as any act's.
                 let before = match consented {
-                    true => Before::Allowed,
+                    true => Before::Unseen,
                     false => self.consequences_before(&act, &element, seen).await?,
                 };
                 // Every act on an element may make the page send a change, typing too (a field

@@ -123,8 +123,8 @@ pub struct FakeShop {
     /// Times the page, once reloaded, sends that request again (an outbox retried), one as each
     /// moment passes (`sleep`); those left when the task ends are sent then (the page lives on).
     pub resends: Cell<u32>,
-    /// The request a page opened in a new tab sends as it loads: held while the host holds the
-    /// tab that opened it, sent otherwise.
+    /// The request a page sends as it loads, in a new tab or the task's: held while the host
+    /// holds the tab, sent otherwise.
     pub load_sends: RefCell<Option<HeldWrite>>,
     /// The request typing into the note field or putting a file into the file input makes (a
     /// field that saves itself as it is typed, an input that uploads at once): as `add_sends`.
@@ -353,6 +353,9 @@ impl Browser for FakeShop {
         if shows != Shows::Same {
             *self.url.borrow_mut() = navigation.url.clone();
             self.error_page.set(shows == Shows::ErrorPage);
+            if shows != Shows::ErrorPage {
+                self.send(self.load_sends.borrow().clone());
+            }
             // The tab's address is the page's, or the one its error page is for.
             for info in self.tabs.borrow_mut().iter_mut().filter(|info| info.id == tab) {
                 info.url = navigation.url.clone();

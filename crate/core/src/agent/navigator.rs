@@ -397,7 +397,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             self.recorder.borrow_mut().url(&map.url);
             self.warn_about(&map.warnings);
             let mut flow = self.data_flow.borrow_mut();
-            flow.read_page(&map.url, map.placed_texts(), &mut self.page_scans.borrow_mut());
+            flow.read_page(&map.url, map.shown_texts(), &mut self.page_scans.borrow_mut());
             flow.offered_links(map.elements().filter_map(|element| element.link.as_deref()));
         }
         // What the task holds may have changed what its tabs may load.

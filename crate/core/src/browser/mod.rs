@@ -96,10 +96,10 @@ pub trait Browser {
     async fn shown_file(&self, tab: TabId, max_bytes: u64) -> Result<Vec<u8>, BrowserError>;
 }
 
-/// Which changing requests a hold holds back: those to `sites` (their hosts; with their
-/// subdomains), and with `everywhere`, the tab's to any site. Beacons are held to `sites` only
-/// (to others they are the pages' own reports), and so are those of the sites' service workers,
-/// which belong to no tab.
+/// Which changing requests a hold holds back, those of the tab and of every tab opened while it
+/// holds (a popup its page opens): those to `sites` (their hosts; with their subdomains), and
+/// with `everywhere`, those to any site, beacons and sockets opened included. The sites' service
+/// workers' too, which belong to no tab.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WriteHold {
     pub sites: Vec<String>,
@@ -114,7 +114,7 @@ pub struct HeldWrite {
     pub method: String,
     pub url: String,
     /// What sent it, as Chrome names it: `xmlhttprequest` (a script), `main_frame` or
-    /// `sub_frame` (a form), `other`.
+    /// `sub_frame` (a form), `ping` (a beacon), `websocket` (a socket opened: its GET), `other`.
     pub kind: String,
     /// The start of its body when it is text (a form's fields, JSON) and the browser gives it
     /// (Chrome gives none for PATCH), for telling a query sent by POST (GraphQL's `query`) from a

@@ -102,6 +102,12 @@ pub struct MapElement {
 }
 
 impl MapElement {
+    /// Whether `other` is in the same document (frame) as this element: an act on one lands
+    /// where the other is.
+    pub fn same_document(&self, other: &MapElement) -> bool {
+        (self.target.frame_id, &self.target.doc) == (other.target.frame_id, &other.target.doc)
+    }
+
     /// A short human description such as `<button> "Add to cart" [5]`, for step reports. An
     /// accessible name is preferred to the text, as it is often the more specific of the two.
     pub fn describe(&self) -> String {
@@ -339,6 +345,21 @@ impl PageMap {
                 std::iter::once(element.text.as_str()).chain(value).map(|text| (frame, text)).collect()
             }
         })
+    }
+
+    /// Everything of the page the model is shown, each with its frame as [`Self::placed_texts`]:
+    /// those, the page's title (a webmail's names the account), and the words its elements'
+    /// attributes show (a button's label, a field's placeholder), but not where links lead.
+    pub fn shown_texts(&self) -> impl Iterator<Item = (Option<&str>, &str)> {
+        let attributes = self.elements().flat_map(|element| {
+            let frame = element.frame_url.as_deref();
+            element
+                .attrs
+                .iter()
+                .filter(|(name, _)| !matches!(name.as_str(), "href" | "src" | "value"))
+                .map(move |(_, value)| (frame, value.as_str()))
+        });
+        std::iter::once((None, self.title.as_str())).chain(self.placed_texts()).chain(attributes)
     }
 
     pub fn element(&self, index: u32) -> Option<&MapElement> {

@@ -299,7 +299,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         held: &[HeldWrite],
         then: &str,
     ) -> Result<(String, Option<AllowedBy>), StepError> {
+        // A secret the page sends (a PIN typed with the user's consent) is named, never shown.
         let sent = held.iter().map(describe_sent).collect::<Vec<_>>().join("; ");
+        let sent = self.config.limits.now().secrets.redact(&sent);
         let description = format!("{}; {then}: {sent}", act.describe());
         let consequence = Consequence { kind: Kind::Change, reason: text!("core_reason_act_sent", &act.target, &sent) };
         let allowed = self.allowed(act, &consequence, &description, false).await?;
@@ -398,6 +400,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
 
 /// A held request with the start of what it carries: `POST shop.test/api/cart {"item":"blue"}`.
 fn describe_sent(write: &HeldWrite) -> String {
+    if write.kind == "websocket" {
+        let to = describe_request("", &write.url);
+        return format!("a socket opened to{to}, over which it would send what no check can see");
+    }
     match write.body.trim() {
         "" => describe_request(&write.method, &write.url),
         body => format!("{} {}", describe_request(&write.method, &write.url), shown(&describe_body(body))),

@@ -158,10 +158,12 @@ fn has_attr(element: &MapElement, name: &str, value: &str) -> bool {
     element.attrs.iter().any(|(k, v)| k == name && v == value)
 }
 
-/// The options of a custom dropdown `control` that the map `now` shows.
+/// The options of a custom dropdown `control` that the map `now` shows, in its own document: a
+/// list opens where its control is, and a click on another frame's option lands on that frame's
+/// site, which was not judged.
 fn options_in(now: &PageMap, control: &MapElement) -> Vec<MapElement> {
     now.elements()
-        .filter(|e| e.index != control.index)
+        .filter(|e| e.index != control.index && e.same_document(control))
         .filter(|e| e.tag == "option" || e.attrs.iter().any(|(k, v)| k == "role" && OPTION_ROLES.contains(&v.as_str())))
         .cloned()
         .collect()
@@ -243,6 +245,20 @@ mod tests {
         // A single list, or one that closed: the usual check.
         let single = map(vec![button.clone(), option(3, "Bug", true), option(4, "Urgent", true)]);
         assert!(multiple_choice(&single, &button, &before[1], "Urgent").is_none());
+    }
+
+    #[test]
+    fn a_list_s_options_are_those_of_its_control_s_own_document() {
+        let button = element(1, "button", "Notify me", &[("expanded", "true")]);
+        let mut framed = option(3, "a", false);
+        framed.target.frame_id = 7;
+        let own = option(2, "Daily", false);
+        let found = options_in(&map(vec![button.clone(), own, framed]), &button);
+        assert_eq!(
+            found.iter().map(|o| o.index).collect::<Vec<_>>(),
+            vec![2],
+            "another frame's option is not the list's"
+        );
     }
 
     #[test]

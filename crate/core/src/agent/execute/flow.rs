@@ -6,11 +6,12 @@
 //! approval; a secret outside its sites is never sent; where no site can be known, the act
 //! waits. The site plan (a setting) then shows or asks about sites outside the task's plan.
 
+use super::consequences::{between, Act, Before};
 use super::{report, Done};
 use crate::actions::{search_url, Action};
 use crate::agent::navigator::{Navigator, StepError};
 use crate::agent::task_config::UserGate;
-use crate::browser::{Browser, KeyPress, PageOp};
+use crate::browser::{Browser, BrowserError, KeyPress, PageOp};
 use crate::dom_map::{MapElement, PageMap};
 use crate::files::Source as FileSource;
 use crate::i18n::{Arg, Text};
@@ -93,7 +94,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 
     /// Checks the characters `presses` would type into the focused field (of the page at
-    /// `page_url`, or of the frame of another site it is in), as typing is. Tab moves the focus,
+    /// `page_url`, or of the frame of another site it is in), as typing is; trusted keys land on
+    /// every frame `seen` shows, as trusted typing does. Tab moves the focus,
     /// into any frame of the page: keys after it, in these keys or later ones until an element is
     /// acted on, land on every frame `seen` shows; and Enter or Space there would press whatever
     /// has the focus, which no check can see, so they are refused (a click names its element).
@@ -113,7 +115,10 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let carried = if typed.trim().is_empty() { Carried::Act } else { Carried::Typed(&typed) };
         let tab_at = presses.iter().position(|press| press.key == "Tab");
         let moved = self.focus_moved.get();
-        let lands = if moved || tab_at.is_some() {
+        // Trusted keys go wherever the focus is when they arrive, which a frame can take (as
+        // trusted typing, `guard_trusted_typing`).
+        let trusted = self.config.limits.now().trusted_input;
+        let lands = if moved || tab_at.is_some() || trusted {
             everywhere_on(page_url, seen)
         } else {
             std::iter::once(self.focus_frame_url.borrow().clone().unwrap_or_else(|| page_url.to_string())).collect()
@@ -254,9 +259,26 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             self.stopped_hops.borrow_mut().push((url.to_string(), said.clone()));
             return Ok(Some(Err(said)));
         }
-        Ok(Some(match self.browser.navigate(self.tab.get(), url).await {
-            Ok(_) => Ok(()),
-            Err(err) => Err(format!("The page went on to {url} by itself, which could not be opened: {err}.")),
+        // Loaded as the agent's own navigation is: what the page sends as it loads is held.
+        let action = Action::GoToUrl { url: url.to_string() };
+        let key = format!("{}|{url}", action.name());
+        let act =
+            Act { action: &action, target: url.to_string(), label: String::new(), url, key, hold: between(url, url) };
+        let loaded = self
+            .holding_changes(&act, Before::Unseen, || async {
+                Ok(match self.browser.navigate(self.tab.get(), url).await {
+                    Ok(_) => report("navigation", Some(url), true, String::new()),
+                    Err(BrowserError::TabClosed) => return Err(StepError::Fatal(text!("core_task_tab_closed"))),
+                    Err(err) => report("navigation", Some(url), false, err.to_string()),
+                })
+            })
+            .await?;
+        let said = loaded.report.outcome;
+        Ok(Some(match (loaded.page_left, loaded.report.ok) {
+            // What it sent was held, and judged: the model is told.
+            (true, _) => Err(format!("The page went on to {url} by itself: {said}")),
+            (false, true) => Ok(()),
+            (false, false) => Err(format!("The page went on to {url} by itself, which could not be opened: {said}.")),
         }))
     }
 

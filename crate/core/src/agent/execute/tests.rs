@@ -1016,6 +1016,33 @@ fn typing_and_uploading_that_the_page_sends_at_once_are_held_as_a_click_is() {
 }
 
 #[test]
+fn a_secret_typed_with_the_user_s_consent_holds_what_the_page_then_sends_and_names_it_only() {
+    use crate::agent::fakes::{critic, run_as, FakeUser};
+    use crate::safety::{Secret, Secrets};
+    // The PIN box approves a payment once it holds the PIN (POST); the PIN may be typed here.
+    let shop = FakeShop::new();
+    *shop.field_sends.borrow_mut() = Some(crate::browser::HeldWrite {
+        method: "POST".into(),
+        url: "http://shop.test/api/payments/7/approve".into(),
+        kind: "xmlhttprequest".into(),
+        body: "pin=9876".into(),
+    });
+    let secret = Secret { name: "pin".into(), value: "9876".into(), domains: vec!["shop.test".into()] };
+    let limits = Limits { secrets: Secrets::new(vec![secret]).unwrap(), ..Limits::default() };
+    let config = TaskConfig { task: "What is my balance? Use my PIN".into(), ..limited(limits) };
+    let user = FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
+    let typing = r#"[{"do":"input_text","index":2,"text":"<secret>pin</secret>","clear":true}]"#;
+    let model = ScriptedModel::new(vec![reply(typing), critic(false), done()]);
+    let (_, events) = run_as(&config, &shop, &model, &user);
+    assert_eq!((shop.sent.borrow().len(), user.asked.take().len()), (0, 1), "held, asked once");
+    let said = &outcomes(&events)[0];
+    assert!(said.contains("pin=<secret>pin</secret>") && !said.contains("9876"), "{said}");
+    let shown =
+        model.requests.borrow().iter().flat_map(|r| r.messages.iter().map(|m| m.content.clone())).collect::<String>();
+    assert!(!shown.contains("9876"), "no model is shown the PIN");
+}
+
+#[test]
 fn what_a_page_sends_as_its_tab_is_closed_is_held_unless_allowed() {
     use crate::agent::fakes::{critic, run_as, FakeUser};
     let open = || reply(r#"[{"do":"open_tab","url":"shop.test/mail/5"}]"#);

@@ -289,12 +289,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     pub(super) async fn take_out_chosen(&self, element: &MapElement, wanted: &str) -> Result<Option<Done>, StepError> {
         let name = "select_option";
         let Ok(now) = self.observe(Look::Peek).await? else { return Ok(None) };
-        let Some(remove) = now.elements().find(|e| is_remover_of(e, wanted)) else { return Ok(None) };
+        // Only the control's own document's: a click elsewhere lands on a site not judged.
+        let removes = |e: &&MapElement| e.same_document(element) && is_remover_of(e, wanted);
+        let Some(remove) = now.elements().find(removes) else { return Ok(None) };
         let target = element.describe();
         let op = PageOp::Click { target: remove.target.clone(), tag: remove.tag.clone(), click: Click::Single };
         let outcome = self.perform(&op).await?;
         let gone = match self.observe(Look::Peek).await? {
-            Ok(after) => !after.elements().any(|e| is_remover_of(e, wanted)),
+            Ok(after) => !after.elements().any(|e| removes(&e)),
             Err(_) => false,
         };
         let wanted = wanted.trim();

@@ -154,6 +154,10 @@ struct Item {
     /// wrote down came from.
     #[serde(default)]
     quiet: bool,
+    /// Read in a frame of another site, the site of the page that showed it: what a page of the
+    /// user's shows is theirs, whoever's frame shows it (their account widget on another host).
+    #[serde(default)]
+    shown_on: Option<Site>,
 }
 
 impl Item {
@@ -164,7 +168,14 @@ impl Item {
             Kind::Value => MIN_TYPED_CHARS,
             _ => MIN_KEY_CHARS,
         };
-        (key.chars().count() >= min).then(|| Item { kind, shown: shown.trim().to_string(), key, source, quiet: false })
+        (key.chars().count() >= min).then(|| Item {
+            kind,
+            shown: shown.trim().to_string(),
+            key,
+            source,
+            quiet: false,
+            shown_on: None,
+        })
     }
 }
 
@@ -397,8 +408,11 @@ impl DataFlow {
     /// Remembers what a page of `url` shows: its e-mail addresses, numbers, codes, names, and the
     /// addresses and sites it names. Each text is read on its frame's site when it is shown in a
     /// frame of another site (the address given with it; none: the page's own), so what a frame
-    /// of the user's site shows is the user's, whatever page frames it. `scans` keeps what was
-    /// found in each text, for the texts the page still shows at the next step.
+    /// of the user's site shows is the user's, whatever page frames it, and it may go back there;
+    /// and what a page of the user's shows in any frame is theirs too. A frame with no site of its
+    /// own (a sandboxed `srcdoc`, a `data:` frame) shows what its page wrote into it: the page's.
+    /// `scans` keeps what was found in each text, for the texts the page still shows at the next
+    /// step.
     pub fn read_page<'t>(
         &mut self,
         url: &str,
@@ -408,8 +422,8 @@ impl DataFlow {
         let Some(page_site) = Site::of(url) else { return };
         self.offer(url);
         for (frame, text) in texts {
-            // A frame whose site cannot be known shows what is no one's to keep.
-            let Some(site) = frame.map_or(Some(page_site.clone()), Site::of) else { continue };
+            let site = frame.and_then(Site::of).unwrap_or_else(|| page_site.clone());
+            let shown_on = (site != page_site).then(|| page_site.clone());
             let scan = scans.of(text);
             for address in &scan.addresses {
                 self.offer(address);
@@ -419,9 +433,8 @@ impl DataFlow {
             }
             for (piece, followed) in &scan.pieces {
                 let quiet = !followed;
-                self.note(
-                    Item::new(piece.kind, &piece.text, Source::Page(site.clone())).map(|item| Item { quiet, ..item }),
-                );
+                let item = Item::new(piece.kind, &piece.text, Source::Page(site.clone()));
+                self.note(item.map(|item| Item { quiet, shown_on: shown_on.clone(), ..item }));
             }
         }
     }
@@ -472,6 +485,8 @@ impl DataFlow {
         }
     }
 
+    /// Notes `item`; when full, the oldest item of the source that gave the most goes, so that a
+    /// page (or a frame) that shows a flood of made-up data pushes out only its own.
     fn note(&mut self, item: Option<Item>) {
         let Some(item) = item else { return };
         if let Some(noted) = self.noted.iter_mut().find(|noted| noted.key == item.key && noted.source == item.source) {
@@ -479,7 +494,11 @@ impl DataFlow {
             return;
         }
         if self.noted.len() >= MAX_NOTED {
-            self.noted.remove(0);
+            let from = |source: &Source| self.noted.iter().filter(|noted| noted.source == *source).count();
+            let largest = self.noted.iter().max_by_key(|noted| from(&noted.source)).map(|noted| noted.source.clone());
+            if let Some(at) = self.noted.iter().position(|noted| Some(&noted.source) == largest.as_ref()) {
+                self.noted.remove(at);
+            }
         }
         self.noted.push(item);
     }
@@ -597,6 +616,7 @@ impl DataFlow {
                     key: String::new(),
                     source,
                     quiet: false,
+                    shown_on: None,
                 });
             }
         }
@@ -604,23 +624,28 @@ impl DataFlow {
     }
 
     /// The user's data the task holds that `site` has not had already: what their tasks say,
-    /// what the agent typed, noted or read on the task's own sites (the search engine's results
-    /// aside), the secrets the task used, the files they attached. Data read on a site outside
-    /// the task's sites is that site's, not the user's.
+    /// what the agent typed, noted or read on the task's own sites, in any frame of their pages
+    /// (the search engine's results aside), the secrets the task used, the files they attached.
+    /// Data read on a page of a site outside the task's sites is that site's, not the user's.
     fn held(&self, conversation: &Conversation, site: &Site) -> Vec<Found> {
         let text_of_conversation = || conversation.tasks.iter().chain(conversation.rest).map(String::as_str);
+        let on_users_page = |item: &Item| match &item.source {
+            Source::Page(from) => [Some(from), item.shown_on.as_ref()]
+                .into_iter()
+                .flatten()
+                .any(|site| self.is_site_chosen(conversation, site)),
+            _ => false,
+        };
         let read_outside = |key: &str| {
-            self.noted.iter().any(|noted| {
-                noted.key == key
-                    && matches!(&noted.source, Source::Page(from) if !self.is_site_chosen(conversation, from))
-            })
+            self.noted
+                .iter()
+                .any(|noted| noted.key == key && matches!(noted.source, Source::Page(_)) && !on_users_page(noted))
         };
         let users = |item: &Item| match &item.source {
             Source::Task | Source::Typed(_) | Source::Agent | Source::Attached => true,
             Source::Conversation => !read_outside(&item.key),
             Source::Page(from) => {
-                self.is_site_chosen(conversation, from)
-                    && !conversation.search.as_ref().is_some_and(|s| s.site() == from)
+                on_users_page(item) && !conversation.search.as_ref().is_some_and(|s| s.site() == from)
             }
             Source::Secret(name) => {
                 let placeholder = format!("<secret>{name}</secret>");

@@ -536,8 +536,9 @@ fn what_the_task_holds_is_the_user_s_not_what_other_sites_showed() {
     searched.flow.choose("https://duckduckgo.com/?q=mugs");
     searched.flow.read_page("https://duckduckgo.com/?q=mugs", own(["mail sales@mugs.test"]), &mut PageScans::default());
     assert_eq!(searched.cause("http://collector.test/", Carried::Act), None);
-    // What a frame of the task's site shows is the user's, whatever page frames it; a frame of
-    // another site shows that site's.
+    // What a frame of the task's site shows is the user's, whatever page frames it; what a
+    // frame of another site shows on a page of the user's is the user's too (their account
+    // widget served from another host), yet it may go back to the frame's site.
     let mut framed = plain_case();
     let texts = [
         (Some("https://collector.test/ad"), "Win a mug, write to win@collector.test"),
@@ -547,7 +548,33 @@ fn what_the_task_holds_is_the_user_s_not_what_other_sites_showed() {
     assert_eq!(framed.cause("http://collector.test/", Carried::Act), held, "the task's site framed by another");
     let mut framed = plain_case();
     framed.flow.read_page(START, texts[..1].iter().copied(), &mut PageScans::default());
-    assert_eq!(framed.cause("http://collector.test/", Carried::Act), None, "another site framed by the task's");
+    assert_eq!(framed.cause("http://collector.test/", Carried::Act), None, "back to the frame's own site");
+    assert_eq!(
+        framed.cause("http://third.test/", Carried::Act),
+        Some((Cause::Holds, vec!["win@collector.test".to_string()])),
+        "another site's frame on the user's page"
+    );
+    // A frame with no site of its own (a sandboxed message, a data: frame) shows what its page
+    // wrote into it: the page's.
+    for frame in ["about:srcdoc", "data:text/html,<p>hi</p>"] {
+        let mut opaque = plain_case();
+        let texts = [(Some(frame), "Your new account number: 4011 2299 7311")];
+        opaque.flow.read_page(START, texts.into_iter(), &mut PageScans::default());
+        let held = opaque.cause("http://collector.test/", Carried::Act);
+        assert!(matches!(held, Some((Cause::Holds, _))), "{frame}: {held:?}");
+    }
+}
+
+#[test]
+fn a_flood_of_made_up_data_pushes_out_only_its_own() {
+    let mut case = plain_case();
+    case.flow.read_page(START, own(["Signed in as ada.lovelace@private.example"]), &mut PageScans::default());
+    let wall: Vec<String> = (0..480).map(|n| format!("reader{n}@wall.example")).collect();
+    let texts = wall.iter().map(|text| (Some("https://collector.test/wall"), text.as_str()));
+    case.flow.read_page(START, texts, &mut PageScans::default());
+    assert!(matches!(case.cause("http://third.test/", Carried::Act), Some((Cause::Holds, _))));
+    assert_eq!(case.flow.noted.len(), MAX_NOTED);
+    assert_eq!(case.flow.noted[0].shown, "ada.lovelace@private.example", "the page's own item stays");
 }
 
 #[test]

@@ -397,18 +397,28 @@ fn keyboard_frame_on(shop: &FakeShop) {
     shop.extra_frames.borrow_mut().push(RawFrame { frame_id: 3, page: Ok(keyboard) });
 }
 
-#[test]
-fn trusted_typing_lands_on_every_frame_of_the_page_as_a_frame_may_take_the_focus() {
-    let trusted =
-        TaskConfig { limits: LiveLimits::new(Limits { trusted_input: true, ..Limits::default() }), ..task_config() };
-    let typing = r#"[{"do":"input_text","index":2,"text":"ada@example.org","clear":null}]"#;
+/// The task's config with trusted input.
+fn trusted_config() -> TaskConfig {
+    TaskConfig { limits: LiveLimits::new(Limits { trusted_input: true, ..Limits::default() }), ..task_config() }
+}
+
+/// `step`, on the shop with the keyboard frame, asks once about the frame's site, the user
+/// refuses, and no trusted key is sent.
+fn asks_about_the_frame_and_sends_no_key(config: &TaskConfig, step: &str) {
     let shop = FakeShop::new();
     keyboard_frame_on(&shop);
-    let events = run_steps(&trusted, &shop, &[typing], &user(false));
+    let events = run_steps(config, &shop, &[step], &user(false));
     let asked = questions(&events);
-    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked.len(), 1, "{step}: {asked:?}");
     assert!(asked[0].0.contains("collector.test"), "{asked:?}");
-    assert!(shop.input_commands.borrow().is_empty(), "no key sent");
+    assert!(shop.input_commands.borrow().is_empty(), "{step}: no key sent");
+}
+
+#[test]
+fn trusted_typing_lands_on_every_frame_of_the_page_as_a_frame_may_take_the_focus() {
+    let trusted = trusted_config();
+    let typing = r#"[{"do":"input_text","index":2,"text":"ada@example.org","clear":null}]"#;
+    asks_about_the_frame_and_sends_no_key(&trusted, typing);
     // The sensor's typing goes into the field itself; and a page without another site's frame
     // takes trusted typing freely.
     for (config, frame) in [(task_config(), true), (trusted, false)] {
@@ -473,6 +483,34 @@ fn a_redirect_the_firewall_stopped_is_judged_as_the_agent_s_own_navigation() {
 }
 
 #[test]
+fn a_page_the_firewall_stopped_and_the_core_passed_loads_with_what_it_sends_held() {
+    use crate::agent::fakes::Served;
+    // The start site's link hops to another site (free: the task holds nothing), whose page
+    // confirms a payee as it loads.
+    let shop = FakeShop::new();
+    shop.network
+        .borrow_mut()
+        .insert("http://shop.test/out".into(), Served::Redirect("http://bank.test/confirm".into()));
+    *shop.load_sends.borrow_mut() = Some(crate::browser::HeldWrite {
+        method: "POST".into(),
+        url: "http://bank.test/api/payees".into(),
+        kind: "xmlhttprequest".into(),
+        body: "payee=Lettings".into(),
+    });
+    let open = reply(r#"[{"do":"go_to_url","url":"http://shop.test/out"}]"#);
+    let model = ScriptedModel::new(vec![open, critic(false), done()]);
+    let asker = user(false);
+    let (_, events) = run_as(&plain_config(), &shop, &model, &asker);
+    assert_eq!(shop.sent.borrow().len(), 0, "nothing sent");
+    assert_eq!(questions(&events).len(), 1, "the user was asked once");
+    let told = model.state(2);
+    assert!(
+        told.contains("The page went on to http://bank.test/confirm by itself: Not done: go_to_url on http://bank.test/confirm would change something on the site (POST bank.test/api/payees payee=Lettings)"),
+        "{told}"
+    );
+}
+
+#[test]
 fn keys_after_tab_land_on_every_frame_of_the_page() {
     let tab_in = r#"[{"do":"send_keys","keys":"Tab 7"}]"#;
     let shop = FakeShop::new();
@@ -492,20 +530,26 @@ fn keys_after_tab_land_on_every_frame_of_the_page() {
     keyboard_frame_on(&shop);
     let events = run_steps(&task_config(), &shop, &steps, &user(false));
     assert_eq!(questions(&events).len(), 1, "{:?}", questions(&events));
-    // Without Tab, keys stay in the focused field of the page.
+    // Without Tab, keys stay in the focused field of the page; unless they are trusted, which go
+    // wherever the focus is when they arrive, and a frame can take it.
+    let seven = r#"[{"do":"send_keys","keys":"7"}]"#;
     let shop = FakeShop::new();
     keyboard_frame_on(&shop);
-    let events = run_steps(&task_config(), &shop, &[r#"[{"do":"send_keys","keys":"7"}]"#], &user(false));
+    let events = run_steps(&task_config(), &shop, &[seven], &user(false));
     assert_eq!(questions(&events), vec![]);
+    asks_about_the_frame_and_sends_no_key(&trusted_config(), seven);
 }
 
 #[test]
 fn scrolling_the_page_lands_on_every_frame_that_watches_it() {
     let scroll = r#"[{"do":"scroll","direction":"down","pages":1,"index":null}]"#;
     let find = r#"[{"do":"scroll_to_text","text":"Reviews"}]"#;
-    // A reload reloads every frame: each hears when.
+    // A reload reloads every frame: each hears when. Back and forward may move inside a frame's
+    // own history, and a scroll by an element that cannot scroll scrolls the page.
     let reload = r#"[{"do":"reload"}]"#;
-    for step in [scroll, find, reload] {
+    let (back, forward) = (r#"[{"do":"go_back"}]"#, r#"[{"do":"go_forward"}]"#);
+    let by_link = r#"[{"do":"scroll","direction":"down","pages":1,"index":4}]"#;
+    for step in [scroll, find, reload, back, forward, by_link] {
         let shop = FakeShop::new();
         keyboard_frame_on(&shop);
         let events = run_steps(&task_config(), &shop, &[step], &user(false));
@@ -513,9 +557,14 @@ fn scrolling_the_page_lands_on_every_frame_that_watches_it() {
         assert_eq!(asked.len(), 1, "{step}: {asked:?}");
         assert!(asked[0].0.contains("collector.test"), "{asked:?}");
         assert!(
-            !shop.ops.borrow().iter().any(|op| matches!(op, PageOp::ScrollPage { .. } | PageOp::Find { .. })),
+            !shop
+                .ops
+                .borrow()
+                .iter()
+                .any(|op| matches!(op, PageOp::ScrollPage { .. } | PageOp::ScrollElement { .. } | PageOp::Find { .. })),
             "{step}"
         );
+        assert_eq!(*shop.url.borrow(), "http://shop.test/", "{step}");
     }
     // A frame with nothing to act on watches the scroll all the same.
     let shop = FakeShop::new();
