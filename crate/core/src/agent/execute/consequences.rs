@@ -17,7 +17,7 @@ use crate::agent::task_config::UserGate;
 use crate::browser::{Browser, BrowserError, HeldWrite, HistoryStep, PageOp, Submission, TabId, WriteHold};
 use crate::dom_map::{MapElement, PageMap};
 use crate::llm::ChatModel;
-use crate::safety::Site;
+use crate::safety::{neutralize, Site};
 use crate::text;
 use std::future::Future;
 
@@ -386,8 +386,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 
     /// The critic's verdict: whether the user's words ask for the act described. An unusable or
-    /// failed verdict is a no (the user is then asked).
+    /// failed verdict is a no (the user is then asked), and so is an act whose page-made words
+    /// (its element's label, what it sends) address an AI: the page would be arguing its own case
+    /// to the critic, which never hears it.
     async fn critic_says_asked(&self, words: &[String], description: &str) -> Result<bool, StepError> {
+        if neutralize(description).1.is_some() {
+            return Ok(false);
+        }
         let prompt = critic_prompt(words, description);
         let budget = &self.config.budgets.validator;
         match self.complete_within(Role::Critic, self.models.validator, budget, prompt, false).await {
