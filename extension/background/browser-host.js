@@ -596,7 +596,11 @@ async function holdWrites(tabId, hold) {
   const writeRules = async () => {
     const id = nextRuleId(await chrome.declarativeNetRequest.getSessionRules());
     const rules = conditions.map((condition, n) => rule(id + n, { ...condition, ...tabsHeld() }));
-    if (sites.length) rules.push(rule(id + rules.length, { ...writes, tabIds: [-1], initiatorDomains: sites, resourceTypes: [...WRITE_TYPES, ...REPORT_TYPES] }));
+    // The sites' workers (which belong to no tab): their writes, and, in a hold of everything,
+    // the sockets they open (a shared worker's).
+    const workers = rule(id + rules.length, { ...writes, tabIds: [-1], initiatorDomains: sites, resourceTypes: [...WRITE_TYPES, ...REPORT_TYPES] });
+    if (sites.length) rules.push(workers);
+    if (sites.length && hold.everywhere) rules.push(rule(id + rules.length, { tabIds: [-1], initiatorDomains: sites, resourceTypes: SOCKET_TYPES }));
     await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: entry.rules, addRules: rules });
     entry.rules = rules.map((r) => r.id);
   };
@@ -758,6 +762,13 @@ export function createBrowserHost(emit) {
       const byFrame = Map.groupBy(marks, (mark) => mark.frame);
       await Promise.all([...byFrame].map(([frameId, items]) =>
         inFrame(tabId, frameId, 'highlight', [items])));
+    },
+
+    /** The address of every frame of the tab's page, as the browser knows them (a frame that
+     * never answers the sensor, or keeps it out, too). */
+    async frameUrls(tabId) {
+      await getTab(tabId);
+      return ((await chrome.webNavigation.getAllFrames({ tabId })) ?? []).map((frame) => frame.url);
     },
 
     /** Whether the element is as the page was last read, for acting on it (see the sensor's `untouched`). */

@@ -37,6 +37,8 @@ extern "C" {
     async fn observe(this: &BrowserHost, tab: TabId) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = elementUnchanged)]
     async fn element_unchanged(this: &BrowserHost, tab: TabId, element: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = frameUrls)]
+    async fn frame_urls(this: &BrowserHost, tab: TabId) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch)]
     async fn navigate(this: &BrowserHost, tab: TabId, url: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch)]
@@ -330,6 +332,12 @@ impl Browser for HostBrowser {
     async fn element_unchanged(&self, tab: TabId, element: &ElementRef) -> Result<bool, BrowserError> {
         let value = self.host.element_unchanged(tab, to_js(element)).await.map_err(browser_error)?;
         Ok(value.as_bool() == Some(true))
+    }
+
+    async fn frame_urls(&self, tab: TabId) -> Result<Vec<String>, BrowserError> {
+        let value = self.host.frame_urls(tab).await.map_err(browser_error)?;
+        serde_wasm_bindgen::from_value(value)
+            .map_err(|err| BrowserError::Script(format!("unexpected frame list: {err}")))
     }
 
     async fn navigate(&self, tab: TabId, url: &str) -> Result<Navigation, BrowserError> {

@@ -16,7 +16,7 @@ use crate::dom_map::{MapElement, PageMap};
 use crate::llm::ChatModel;
 use crate::safety::Carried;
 use crate::text;
-use consequences::{between, on_page, Act, Before};
+use consequences::{on_page, Act, Before};
 
 impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// Runs actions in order; stops at `done`, at a failure, or when the page the later actions
@@ -143,7 +143,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 };
                 // The page left, or loaded again, may post as it goes: held, as a navigation's.
                 let url = seen.map(|map| map.url.as_str()).unwrap_or_default();
-                let (key, hold) = (format!("{name}|{url}"), between(url, url));
+                let (key, hold) = (format!("{name}|{url}"), self.between(url, url));
                 let act = Act { action, target: url.to_string(), label: String::new(), url, key, hold };
                 self.holding_changes(&act, Before::Unseen, || self.history(name, step)).await
             }
@@ -239,6 +239,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     Ok(element) => element,
                     Err(problem) => return Ok(report(name, None, false, problem)),
                 };
+                // An element out of view is scrolled to first: the act moves the whole page, which
+                // every frame on it sees, as a scroll does.
+                let page_url = seen.map(|map| map.url.as_str()).unwrap_or_default();
+                if !seen.is_some_and(|map| map.in_view(&element)) {
+                    if let Some(refused) = self.guard_page_act(name, page_url, seen).await? {
+                        return Ok(refused);
+                    }
+                }
                 self.focus_frame.set(element.target.frame_id);
                 self.focus_moved.set(false);
                 self.focus_frame_url.replace(element.frame_url.clone());
@@ -532,7 +540,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     /// it leaves and to the one it opens, named by the address as it will be opened.
     fn navigation<'s>(&self, action: &'s Action, seen: Option<&'s PageMap>, typed: &str) -> Act<'s> {
         let (from, to) = (seen.map(|map| map.url.as_str()).unwrap_or_default(), full_address(seen, typed));
-        let hold = between(from, &self.allowed_url(&to).unwrap_or_default());
+        let opened = self.allowed_url(&to).unwrap_or_default();
+        self.data_flow.borrow_mut().opening(&opened);
+        let hold = self.between(from, &opened);
         Act { action, key: format!("{}|{to}", action.name()), target: to, label: String::new(), url: from, hold }
     }
 

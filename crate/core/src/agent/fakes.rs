@@ -117,6 +117,10 @@ pub struct FakeShop {
     /// More elements at the end of the page (a sign-in form...), and more frames (a CAPTCHA's).
     pub extra_nodes: RefCell<Vec<RawNode>>,
     pub extra_frames: RefCell<Vec<RawFrame>>,
+    /// Frames the browser knows that the sensor never reads (one that hangs, or keeps it out).
+    pub unread_frames: RefCell<Vec<String>>,
+    /// The size of the tab's viewport, when a test sets one.
+    pub viewport: Cell<Option<(f64, f64)>>,
     /// The request a click on the add button makes, when it makes one (a POST to the cart):
     /// held while the host holds the tab's changes, sent (and the cart filled) otherwise.
     pub add_sends: RefCell<Option<HeldWrite>>,
@@ -194,6 +198,8 @@ impl FakeShop {
             groups_work: Cell::new(true),
             extra_nodes: RefCell::default(),
             extra_frames: RefCell::default(),
+            unread_frames: RefCell::default(),
+            viewport: Cell::default(),
             add_sends: RefCell::default(),
             resends: Cell::new(0),
             load_sends: RefCell::default(),
@@ -339,12 +345,26 @@ impl Browser for FakeShop {
         nodes.extend(self.extra_nodes.borrow().iter().cloned());
         let mut raw = page(nodes);
         raw.url = self.url.borrow().clone();
+        if let Some(size) = self.viewport.get() {
+            (raw.viewport.width, raw.viewport.height) = size;
+        }
         let frames = std::iter::once(RawFrame { frame_id: 0, page: Ok(raw) });
         Ok(frames.chain(self.extra_frames.borrow().iter().cloned()).collect())
     }
 
     async fn element_unchanged(&self, _tab: TabId, _element: &ElementRef) -> Result<bool, BrowserError> {
         Ok(self.tracks_changes.get() && self.page_state() == self.read_at.get())
+    }
+
+    async fn frame_urls(&self, _tab: TabId) -> Result<Vec<String>, BrowserError> {
+        let read = self
+            .extra_frames
+            .borrow()
+            .iter()
+            .filter_map(|frame| Some(frame.page.as_ref().ok()?.url.clone()))
+            .collect::<Vec<_>>();
+        let top = std::iter::once(self.url.borrow().clone());
+        Ok(top.chain(read).chain(self.unread_frames.borrow().iter().cloned()).collect())
     }
 
     async fn navigate(&self, tab: TabId, url: &str) -> Result<Navigation, BrowserError> {

@@ -284,11 +284,16 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         }
     }
 
-    /// The site the user starts the task on (or shares with an app) is one they chose.
+    /// The site the user starts the task on (or shares with an app) is one they chose; a
+    /// search engine's results page is in the task's sites as that page only, never its whole
+    /// site, where anyone can publish a form.
     pub(super) async fn choose_start_site(&self) {
         let tabs = self.browser.tabs(self.tab.get()).await.unwrap_or_default();
         if let Some(tab) = tabs.iter().find(|tab| tab.id == self.tab.get()) {
-            self.data_flow.borrow_mut().choose(&tab.url);
+            let results = url::Url::parse(&tab.url).is_ok_and(|url| self.search_page().is_some_and(|s| s.holds(&url)));
+            if !results {
+                self.data_flow.borrow_mut().choose(&tab.url);
+            }
         }
     }
 
@@ -408,7 +413,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 .collect();
             let _ = self.browser.highlight(self.tab.get(), &marks).await; // Cosmetic; never fails a step.
         }
-        Ok((page, self.listed_tabs().await))
+        let tabs = self.listed_tabs().await;
+        // The model reads every listed tab's title and address too: each is read on its page's
+        // site (a webmail's title names its account).
+        for tab in &tabs {
+            let texts = [(None, tab.title.as_str())].into_iter();
+            self.data_flow.borrow_mut().read_page(&tab.url, texts, &mut PageScans::default());
+        }
+        Ok((page, tabs))
     }
 
     /// The task's tabs, by the names the model knows them by: never the user's others.
@@ -467,6 +479,11 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         self.recorder.borrow_mut().phase(Phase::Actions, self.browser.now_ms() - started);
         let failure = reports.iter().find(|report| !report.ok).map(|report| Arg::from(&report.outcome));
         let mut results: Vec<String> = reports.iter().map(result_line).collect();
+        // What the actions told the model (text found on the page, an extract) stays held after
+        // the history that carries it is summarized away.
+        for result in &results {
+            self.data_flow.borrow_mut().told(result);
+        }
         // What the actions before a `done` did (its own report is the claim, said already).
         let before_done = results.len() - usize::from(finished.is_some());
         let actions_taken = output.actions.iter().map(|a| a.to_json().to_string()).collect::<Vec<_>>().join(",");
@@ -514,6 +531,9 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let images = match self.wants_screenshot() {
             true => match self.browser.screenshot(self.tab.get()).await {
                 Ok(shot) if self.config.vision => {
+                    if let Some(url) = self.tab_url().await {
+                        self.data_flow.borrow_mut().saw_picture(&url);
+                    }
                     *self.thumbnail.borrow_mut() = shot.thumbnail;
                     self.keep_film_shot(&shot.image);
                     vec![shot.image]

@@ -34,6 +34,9 @@ pub trait Browser {
     /// nothing in it or about it changed, still shown and not covered (the rest of the page may
     /// have changed). False when unsure; far cheaper than `observe` on a large page.
     async fn element_unchanged(&self, tab: TabId, element: &ElementRef) -> Result<bool, BrowserError>;
+    /// The address of every frame of the tab's page as the browser knows it, the frames that do
+    /// not answer the sensor (or keep it out) included: where an act on the whole page lands.
+    async fn frame_urls(&self, tab: TabId) -> Result<Vec<String>, BrowserError>;
     /// Loads `url` in the tab and waits for it to finish loading (bounded), or for the navigation
     /// to end without a page (a download); reports what came of it.
     async fn navigate(&self, tab: TabId, url: &str) -> Result<Navigation, BrowserError>;

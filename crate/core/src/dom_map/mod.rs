@@ -348,22 +348,28 @@ impl PageMap {
     }
 
     /// Everything of the page the model is shown, each with its frame as [`Self::placed_texts`]:
-    /// those, the page's title (a webmail's names the account), and the words its elements'
-    /// attributes show (a button's label, a field's placeholder), but not where links lead.
+    /// those, the page's address and title (a webmail's name the account), and its elements'
+    /// attributes (a button's label, a field's placeholder, a `mailto:` link's address).
     pub fn shown_texts(&self) -> impl Iterator<Item = (Option<&str>, &str)> {
         let attributes = self.elements().flat_map(|element| {
             let frame = element.frame_url.as_deref();
-            element
-                .attrs
-                .iter()
-                .filter(|(name, _)| !matches!(name.as_str(), "href" | "src" | "value"))
-                .map(move |(_, value)| (frame, value.as_str()))
+            // The value is among the placed texts already.
+            element.attrs.iter().filter(|(name, _)| name != "value").map(move |(_, value)| (frame, value.as_str()))
         });
-        std::iter::once((None, self.title.as_str())).chain(self.placed_texts()).chain(attributes)
+        let page = [(None, self.url.as_str()), (None, self.title.as_str())];
+        page.into_iter().chain(self.placed_texts()).chain(attributes)
     }
 
     pub fn element(&self, index: u32) -> Option<&MapElement> {
         self.elements().find(|element| element.index == index)
+    }
+
+    /// Whether `element` was wholly in view when the page was read (a viewport of unknown size
+    /// counts as holding it): one out of view is scrolled to before it is acted on.
+    pub fn in_view(&self, element: &MapElement) -> bool {
+        let Viewport { width, height, .. } = self.viewport;
+        let [x, y, w, h] = element.rect;
+        width <= 0.0 || height <= 0.0 || (x >= 0.0 && y >= 0.0 && x + w <= width && y + h <= height)
     }
 
     /// The full address the model means when it types a link's address as this map shows it

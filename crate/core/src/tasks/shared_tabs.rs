@@ -41,6 +41,11 @@ impl<H: Host> Browser for SharedTabs<'_, H> {
         self.host.browser().element_unchanged(tab, element).await
     }
 
+    async fn frame_urls(&self, tab: TabId) -> Result<Vec<String>, BrowserError> {
+        self.check(tab).await?;
+        self.host.browser().frame_urls(tab).await
+    }
+
     async fn navigate(&self, tab: TabId, url: &str) -> Result<Navigation, BrowserError> {
         self.check(tab).await?;
         self.host.browser().navigate(tab, url).await

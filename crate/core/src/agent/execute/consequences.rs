@@ -59,10 +59,21 @@ pub(super) fn on_page(url: &str) -> WriteHold {
     WriteHold { sites: host_of(url).into_iter().collect(), everywhere: true }
 }
 
-/// A navigation holds the changes sent to the site it leaves and to the one it opens (a page that
-/// posts as it loads, or as it is left); others', a page's reports to third parties, go.
-pub(super) fn between(from: &str, to: &str) -> WriteHold {
-    WriteHold { sites: [host_of(from), host_of(to)].into_iter().flatten().collect(), everywhere: false }
+impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
+    /// A navigation holds the changes sent to the site it leaves, to the one it opens, and to
+    /// every site of the task, where the firewall lets its pages go on to by themselves (a page
+    /// that posts as it loads, or as it is left, or sends the tab on to another of the task's
+    /// sites that does); others', a page's reports to third parties, go.
+    pub(super) fn between(&self, from: &str, to: &str) -> WriteHold {
+        let task_sites = self.firewall().sites.into_iter().map(|site| site.host().to_string());
+        let mut sites: Vec<String> = Vec::new();
+        for host in [host_of(from), host_of(to)].into_iter().flatten().chain(task_sites) {
+            if !sites.contains(&host) {
+                sites.push(host);
+            }
+        }
+        WriteHold { sites, everywhere: false }
+    }
 }
 
 fn host_of(url: &str) -> Option<String> {

@@ -6,7 +6,7 @@
 //! approval; a secret outside its sites is never sent; where no site can be known, the act
 //! waits. The site plan (a setting) then shows or asks about sites outside the task's plan.
 
-use super::consequences::{between, Act, Before};
+use super::consequences::{Act, Before};
 use super::{report, Done};
 use crate::actions::{search_url, Action};
 use crate::agent::navigator::{Navigator, StepError};
@@ -119,7 +119,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         // trusted typing, `guard_trusted_typing`).
         let trusted = self.config.limits.now().trusted_input;
         let lands = if moved || tab_at.is_some() || trusted {
-            everywhere_on(page_url, seen)
+            self.everywhere_on(page_url, seen).await
         } else {
             std::iter::once(self.focus_frame_url.borrow().clone().unwrap_or_else(|| page_url.to_string())).collect()
         };
@@ -152,7 +152,17 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         seen: Option<&PageMap>,
     ) -> Result<Option<Done>, StepError> {
         let doing = text!("core_doing_acting", name, page_url);
-        self.guard_each(&everywhere_on(page_url, seen), name, Carried::Act, doing).await
+        self.guard_each(&self.everywhere_on(page_url, seen).await, name, Carried::Act, doing).await
+    }
+
+    /// The page at `page_url` and every frame on it: those `seen` shows, and those the browser
+    /// knows by an address of their own (a frame that never answers the sensor, or keeps it out,
+    /// is a frame all the same; one without, `about:blank`, is its creator's, listed already).
+    async fn everywhere_on(&self, page_url: &str, seen: Option<&PageMap>) -> BTreeSet<String> {
+        let known = self.browser.frame_urls(self.tab.get()).await.unwrap_or_default();
+        let known = known.into_iter().filter(|url| url.starts_with("http://") || url.starts_with("https://"));
+        let shown = seen.into_iter().flat_map(|map| map.frames.iter().cloned());
+        std::iter::once(page_url.to_string()).chain(shown).chain(known).collect()
     }
 
     /// Checks trusted typing: the debugger's keys go wherever the focus is when they arrive, and
@@ -165,7 +175,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         seen: Option<&PageMap>,
     ) -> Result<Option<Done>, StepError> {
         let doing = text!("core_doing_acting", "input_text", page_url);
-        self.guard_each(&everywhere_on(page_url, seen), "input_text", Carried::Typed(text), doing).await
+        self.guard_each(&self.everywhere_on(page_url, seen).await, "input_text", Carried::Typed(text), doing).await
     }
 
     /// Checks an act on a whole tab (switching to it, closing it), which lands on its page's site.
@@ -262,8 +272,14 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         // Loaded as the agent's own navigation is: what the page sends as it loads is held.
         let action = Action::GoToUrl { url: url.to_string() };
         let key = format!("{}|{url}", action.name());
-        let act =
-            Act { action: &action, target: url.to_string(), label: String::new(), url, key, hold: between(url, url) };
+        let act = Act {
+            action: &action,
+            target: url.to_string(),
+            label: String::new(),
+            url,
+            key,
+            hold: self.between(url, url),
+        };
         let loaded = self
             .holding_changes(&act, Before::Unseen, || async {
                 Ok(match self.browser.navigate(self.tab.get(), url).await {
@@ -306,7 +322,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     }
 
     /// The results page of the search engine of the settings.
-    fn search_page(&self) -> Option<SearchPage> {
+    pub(in crate::agent) fn search_page(&self) -> Option<SearchPage> {
         SearchPage::of(&search_url(self.config.search_engine, ""))
     }
 
@@ -425,13 +441,6 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
     pub(super) fn note_typed(&self, element: &MapElement, page_url: &str, text: &str) {
         self.data_flow.borrow_mut().typed(page_url, text, is_search_field(element));
     }
-}
-
-/// The page at `page_url` and every frame of another site on it as `seen`: where an act on the
-/// whole page (a scroll, the pointer crossing it), or keys after the focus moved, may land.
-fn everywhere_on(page_url: &str, seen: Option<&PageMap>) -> BTreeSet<String> {
-    let frames = seen.into_iter().flat_map(|map| map.frames.iter().cloned());
-    std::iter::once(page_url.to_string()).chain(frames).collect()
 }
 
 /// A search or filter box: what is typed there is a query, not the user's details.

@@ -80,6 +80,8 @@ pub enum Kind {
     Written,
     /// A file the user attached to the task (its bytes are the user's, whatever they hold).
     File,
+    /// A screenshot of a page the model was shown: what it holds no check can read.
+    Picture,
 }
 
 impl Kind {
@@ -95,6 +97,7 @@ impl Kind {
             Kind::Secret => text!("core_data_secret"),
             Kind::Written => text!("core_data_written"),
             Kind::File => text!("core_data_file"),
+            Kind::Picture => text!("core_data_picture"),
         }
     }
 }
@@ -348,6 +351,9 @@ pub struct DataFlow {
     /// Sites outside the task's sites the core let the task reach while it held nothing of the
     /// user's: their pages may load in its tabs until it does.
     reached: Vec<Site>,
+    /// Addresses the agent opened itself (their hashes): what their parameters say is its own
+    /// writing, not what a page showed.
+    opened: Vec<u64>,
 }
 
 impl DataFlow {
@@ -421,21 +427,59 @@ impl DataFlow {
     ) {
         let Some(page_site) = Site::of(url) else { return };
         self.offer(url);
+        // The page's own address, as the model reads it: its parameters decoded (`?account=`),
+        // unless the agent wrote that address itself.
+        let address: Vec<String> = url::Url::parse(url)
+            .ok()
+            .filter(|parsed| !self.opened.contains(&address_hash(parsed)))
+            .map(|parsed| parsed.query_pairs().map(|(_, value)| value.into_owned()).collect())
+            .unwrap_or_default();
         for (frame, text) in texts {
-            let site = frame.and_then(Site::of).unwrap_or_else(|| page_site.clone());
-            let shown_on = (site != page_site).then(|| page_site.clone());
-            let scan = scans.of(text);
-            for address in &scan.addresses {
-                self.offer(address);
-            }
-            for (host, port) in &scan.sites {
-                self.know(Site::new(host, *port));
-            }
-            for (piece, followed) in &scan.pieces {
-                let quiet = !followed;
-                let item = Item::new(piece.kind, &piece.text, Source::Page(site.clone()));
-                self.note(item.map(|item| Item { quiet, shown_on: shown_on.clone(), ..item }));
-            }
+            self.read_text(&page_site, frame, text, scans);
+        }
+        for value in &address {
+            self.read_text(&page_site, None, value, scans);
+        }
+    }
+
+    /// Remembers what `text`, shown on a page of `page_site` in `frame` (none: the page's
+    /// own), holds; see [`Self::read_page`].
+    fn read_text(&mut self, page_site: &Site, frame: Option<&str>, text: &str, scans: &mut PageScans) {
+        let site = frame.and_then(Site::of).unwrap_or_else(|| page_site.clone());
+        let shown_on = (site != *page_site).then(|| page_site.clone());
+        let scan = scans.of(text);
+        for address in &scan.addresses {
+            self.offer(address);
+        }
+        for (host, port) in &scan.sites {
+            self.know(Site::new(host, *port));
+        }
+        for (piece, followed) in &scan.pieces {
+            let quiet = !followed;
+            let item = Item::new(piece.kind, &piece.text, Source::Page(site.clone()));
+            self.note(item.map(|item| Item { quiet, shown_on: shown_on.clone(), ..item }));
+        }
+    }
+
+    /// Remembers the details an action's result told the model (text a search of the page found,
+    /// what it read): held as the conversation's are, after the conversation is summarized too.
+    pub fn told(&mut self, result: &str) {
+        for piece in scan::page_pieces(result) {
+            self.note(Item::new(piece.kind, &piece.text, Source::Conversation));
+        }
+    }
+
+    /// Remembers that the model was shown a screenshot of the page at `url`: what a picture holds
+    /// cannot be read, so a picture of a page of the user's makes the task hold it.
+    pub fn saw_picture(&mut self, url: &str) {
+        let Some(site) = Site::of(url) else { return };
+        self.note(Item::new(Kind::Picture, &format!("a screenshot of {site}"), Source::Page(site)));
+    }
+
+    /// Remembers an address the agent opens itself.
+    pub fn opening(&mut self, url: &str) {
+        if let Ok(parsed) = url::Url::parse(url) {
+            keep_last(&mut self.opened, address_hash(&parsed), MAX_OFFERED);
         }
     }
 
@@ -485,8 +529,9 @@ impl DataFlow {
         }
     }
 
-    /// Notes `item`; when full, the oldest item of the source that gave the most goes, so that a
-    /// page (or a frame) that shows a flood of made-up data pushes out only its own.
+    /// Notes `item`; when full, the oldest quiet item goes (it is not followed), else the oldest
+    /// of the source that gave the most, so that a page (or a frame) that shows a flood of
+    /// made-up data pushes out only its own.
     fn note(&mut self, item: Option<Item>) {
         let Some(item) = item else { return };
         if let Some(noted) = self.noted.iter_mut().find(|noted| noted.key == item.key && noted.source == item.source) {
@@ -496,7 +541,9 @@ impl DataFlow {
         if self.noted.len() >= MAX_NOTED {
             let from = |source: &Source| self.noted.iter().filter(|noted| noted.source == *source).count();
             let largest = self.noted.iter().max_by_key(|noted| from(&noted.source)).map(|noted| noted.source.clone());
-            if let Some(at) = self.noted.iter().position(|noted| Some(&noted.source) == largest.as_ref()) {
+            let quiet = self.noted.iter().position(|noted| noted.quiet);
+            let oldest_of_largest = || self.noted.iter().position(|noted| Some(&noted.source) == largest.as_ref());
+            if let Some(at) = quiet.or_else(oldest_of_largest) {
                 self.noted.remove(at);
             }
         }

@@ -566,6 +566,29 @@ fn what_the_task_holds_is_the_user_s_not_what_other_sites_showed() {
 }
 
 #[test]
+fn a_page_s_address_is_read_as_the_model_reads_it_its_parameters_decoded() {
+    let mut case = plain_case();
+    let inbox = "https://shop.test/mail/inbox?account=ada.lovelace%40private.example";
+    case.flow.read_page(inbox, own(["Inbox"]), &mut PageScans::default());
+    assert_eq!(
+        case.cause("http://collector.test/", Carried::Act),
+        Some((Cause::Holds, vec!["ada.lovelace@private.example".to_string()]))
+    );
+}
+
+#[test]
+fn a_screenshot_of_the_user_s_page_makes_the_task_hold_it_one_of_another_site_does_not() {
+    let mut case = plain_case();
+    case.flow.saw_picture("https://forum.test/thread");
+    assert_eq!(case.cause("http://collector.test/", Carried::Act), None, "another site's page");
+    case.flow.saw_picture(START);
+    let Some((Cause::Holds, held)) = case.cause("http://collector.test/", Carried::Act) else {
+        panic!("holds nothing")
+    };
+    assert_eq!(held, ["a screenshot of shop.test"]);
+}
+
+#[test]
 fn a_flood_of_made_up_data_pushes_out_only_its_own() {
     let mut case = plain_case();
     case.flow.read_page(START, own(["Signed in as ada.lovelace@private.example"]), &mut PageScans::default());

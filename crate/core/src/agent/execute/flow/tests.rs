@@ -434,6 +434,31 @@ fn trusted_typing_lands_on_every_frame_of_the_page_as_a_frame_may_take_the_focus
 }
 
 #[test]
+fn an_act_on_an_element_out_of_view_scrolls_the_page_so_it_lands_on_every_frame() {
+    // A page 720 px high with the keyboard frame in view and a "Terms" button far below.
+    let clicked = |text: &str| {
+        let shop = FakeShop::new();
+        keyboard_frame_on(&shop);
+        shop.viewport.set(Some((1280.0, 720.0)));
+        let mut far = crate::dom_map::tests::node(40, Some(0), "button", "Terms");
+        far.rect = [0.0, 2000.0, 80.0, 20.0];
+        shop.extra_nodes.borrow_mut().push(far);
+        let frames = futures::executor::block_on(crate::browser::Browser::observe(&shop, 1)).unwrap();
+        let map = crate::dom_map::PageMap::build(&frames, &mut crate::dom_map::ElementRegistry::new()).unwrap();
+        let index = map.elements().find(|element| element.text == text).map(|element| element.index).unwrap();
+        let press = format!(r#"[{{"do":"click_element","index":{index},"click":null}}]"#);
+        let events = run_steps(&task_config(), &shop, &[&press], &user(false));
+        (questions(&events), clicks(&shop))
+    };
+    // In view: the click lands on the shop alone.
+    assert_eq!(clicked("Add blue mug"), (vec![], 1));
+    // Out of view: scrolled to first, which the frame sees.
+    let (asked, pressed) = clicked("Terms");
+    assert_eq!((asked.len(), pressed), (1, 0), "{asked:?}");
+    assert!(asked[0].0.contains("collector.test"), "{asked:?}");
+}
+
+#[test]
 fn a_click_in_a_frame_of_another_site_lands_there() {
     let shop = FakeShop::new();
     keyboard_frame_on(&shop);
@@ -577,8 +602,17 @@ fn scrolling_the_page_lands_on_every_frame_that_watches_it() {
     }
     let events = run_steps(&task_config(), &shop, &[scroll], &user(false));
     assert_eq!(questions(&events).len(), 1, "{:?}", questions(&events));
-    // A page without another site's frame scrolls freely.
+    // A frame the sensor never reads (it hangs, or keeps the sensor out) is known to the browser.
     let shop = FakeShop::new();
+    shop.unread_frames.borrow_mut().extend(["http://collector.test/ad".to_string(), "about:blank".to_string()]);
+    let events = run_steps(&task_config(), &shop, &[scroll], &user(false));
+    let asked = questions(&events);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].0.contains("collector.test"), "{asked:?}");
+    // A page without another site's frame scrolls freely, one with a frame of no address of its
+    // own (its creator's) too.
+    let shop = FakeShop::new();
+    shop.unread_frames.borrow_mut().push("about:blank".to_string());
     let events = run_steps(&task_config(), &shop, &[scroll], &user(false));
     assert_eq!(questions(&events), vec![]);
 }
