@@ -144,7 +144,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 // The page left, or loaded again, may post as it goes: held, as a navigation's.
                 let url = seen.map(|map| map.url.as_str()).unwrap_or_default();
                 let (key, hold) = (format!("{name}|{url}"), self.between(url, url));
-                let act = Act { action, target: url.to_string(), label: String::new(), url, key, hold };
+                let act = Act { action, target: url.to_string(), label: String::new(), url, lands: url, key, hold };
                 self.holding_changes(&act, Before::Unseen, || self.history(name, step)).await
             }
             Action::Wait { seconds } => {
@@ -177,6 +177,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     target: format!("\"{keys}\""),
                     label: String::new(),
                     url: page_url,
+                    lands: page_url,
                     key,
                     hold: on_page(page_url),
                 };
@@ -196,7 +197,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 // A page may act on being read to its end ("accept the terms"): held too.
                 let url = seen.map(|map| map.url.as_str()).unwrap_or_default();
                 let (key, hold) = (format!("scroll|{url}|{}", direction.as_str()), on_page(url));
-                let act = Act { action, target: "the page".into(), label: String::new(), url, key, hold };
+                let act = Act { action, target: "the page".into(), label: String::new(), url, lands: url, key, hold };
                 self.holding_changes(&act, Before::Unseen, || async {
                     let op = PageOp::ScrollPage { frame: 0, direction: direction.as_str(), pages: *pages };
                     let outcome = self.perform(&op).await?;
@@ -209,7 +210,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                 // Reaching a part of the page may make it act, as a scroll may.
                 let url = seen.map(|map| map.url.as_str()).unwrap_or_default();
                 let (key, hold) = (format!("{name}|{url}|{text}"), on_page(url));
-                let act = Act { action, target: format!("\"{text}\""), label: String::new(), url, key, hold };
+                let act =
+                    Act { action, target: format!("\"{text}\""), label: String::new(), url, lands: url, key, hold };
                 self.holding_changes(&act, Before::Unseen, || self.find(action, text)).await
             }
             Action::OpenTab { url } => {
@@ -282,8 +284,15 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
                     _ => label(&element),
                 };
                 let key = format!("{}|{}|{said}", action.name(), element.fingerprint);
-                let act =
-                    Act { action: &action, target: element.describe(), label: said, url, key, hold: on_page(url) };
+                let act = Act {
+                    action: &action,
+                    target: element.describe(),
+                    label: said,
+                    url,
+                    lands: element.link.as_deref().unwrap_or(url),
+                    key,
+                    hold: on_page(url),
+                };
                 // A secret typed on its own site needs no approval to be typed, but the user's
                 // consent to type it is no consent to what the page then sends (a PIN box that
                 // approves a payment once it is full): that is held as any act's.
@@ -543,7 +552,15 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let opened = self.allowed_url(&to).unwrap_or_default();
         self.data_flow.borrow_mut().opening(&opened);
         let hold = self.between(from, &opened);
-        Act { action, key: format!("{}|{to}", action.name()), target: to, label: String::new(), url: from, hold }
+        Act {
+            action,
+            key: format!("{}|{to}", action.name()),
+            target: to,
+            label: String::new(),
+            url: from,
+            lands: from,
+            hold,
+        }
     }
 
     /// The form `op` (a click's or Enter's, `PageOp::Submission`) would submit, read from the

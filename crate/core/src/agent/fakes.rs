@@ -138,7 +138,8 @@ pub struct FakeShop {
     /// The note as the site has it (what a reload shows): as typed, once its save went.
     saved_note: RefCell<String>,
     reloaded: Cell<bool>,
-    holding: Cell<bool>,
+    /// The hold in force, as the extension's rules take it.
+    holding: RefCell<Option<WriteHold>>,
     held: RefCell<Vec<HeldWrite>>,
     /// The browser cannot hold the tab's changes back (its rules fail).
     pub hold_fails: Cell<bool>,
@@ -207,7 +208,7 @@ impl FakeShop {
             saved_note: RefCell::default(),
             leave_sends: RefCell::default(),
             reloaded: Cell::new(false),
-            holding: Cell::new(false),
+            holding: RefCell::default(),
             held: RefCell::default(),
             hold_fails: Cell::new(false),
             sent: RefCell::default(),
@@ -268,12 +269,21 @@ impl FakeShop {
 
     /// A request the page sends (if any): held while the host holds, else sent; whether it went.
     fn send(&self, write: Option<HeldWrite>) -> bool {
-        match (write, self.holding.get()) {
-            (Some(write), true) => {
+        let held = |write: &HeldWrite| {
+            let host = url::Url::parse(&write.url).ok().and_then(|url| url.host_str().map(str::to_string));
+            self.holding.borrow().as_ref().is_some_and(|hold| {
+                hold.everywhere
+                    || host.is_some_and(|host| {
+                        hold.sites.iter().any(|site| host == *site || host.ends_with(&format!(".{site}")))
+                    })
+            })
+        };
+        match write {
+            Some(write) if held(&write) => {
                 self.held.borrow_mut().push(write);
                 false
             }
-            (write, _) => {
+            write => {
                 self.sent.borrow_mut().extend(write);
                 true
             }
@@ -599,7 +609,7 @@ impl Browser for FakeShop {
         }
         // As the extension's host: asked again while holding, what was held so far.
         let held = self.held.take();
-        self.holding.set(hold.is_some());
+        self.holding.replace(hold.cloned());
         Ok(held)
     }
 

@@ -30,9 +30,13 @@ const QUIET_CHECKS: u32 = 8;
 
 /// What was found before an act.
 pub(super) enum Before {
-    /// It runs as it is, nothing held: it has no consequence that could be seen before it, or
-    /// the user's words or the user allowed the one it has.
+    /// It runs as it is, nothing held: allowed already as it was held (its changes seen), or
+    /// nothing is judged.
     Allowed,
+    /// The user's words, the critic or the user allowed the change seen before it, on the page's
+    /// site: it runs with what it sends to the task's other sites held (a page it opens that
+    /// changes something on another of the user's sites was never allowed).
+    AllowedHere,
     /// Nothing seen before it: it runs with its changes held.
     Unseen,
     /// The user refused it: the report.
@@ -48,6 +52,9 @@ pub(super) struct Act<'a> {
     pub label: String,
     /// The page's address.
     pub url: &'a str,
+    /// Where the act's own change is made: the page, or where the link it follows leads (what
+    /// the user's words allow there is not allowed on the sites it passes on to).
+    pub lands: &'a str,
     /// The same act on the same elements, after a reload too (their fingerprints, not indexes).
     pub key: String,
     /// What is held while it runs.
@@ -168,7 +175,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         // What everyone may read is judged with what it says, which a label cannot tell.
         let by_words = consequence.kind != Kind::Publish;
         match self.allowed(act, &consequence, &description, by_words).await? {
-            Some(_) => Ok(Before::Allowed),
+            Some(_) => Ok(Before::AllowedHere),
             None => Ok(act.refused(format!(
                 "Not done: the user did not allow it ({}). Do not try it again another way; finish and tell the user what is left for them to do.",
                 consequence.reason
@@ -188,20 +195,25 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         if self.config.limits.now().strictness == Strictness::Off {
             return perform().await;
         }
-        match before {
+        let hold = match before {
             Before::Refused(done) => return Ok(done),
             Before::Allowed => return perform().await,
-            Before::Unseen if self.take_allowed(act) || self.said_by_user(act) => return perform().await,
-            Before::Unseen => {}
+            Before::Unseen if self.take_allowed(act) => return perform().await,
+            Before::Unseen if self.said_by_user(act) => self.elsewhere(act),
+            Before::AllowedHere => self.elsewhere(act),
+            Before::Unseen => act.hold.clone(),
+        };
+        if hold.sites.is_empty() && !hold.everywhere {
+            return perform().await;
         }
         let tab = self.tab.get();
-        if let Err(err) = self.browser.hold_writes(tab, Some(&act.hold)).await {
+        if let Err(err) = self.browser.hold_writes(tab, Some(&hold)).await {
             return self.unheld(act, err, perform).await;
         }
         let first = perform().await;
         // What was held, the hold kept until the page is restored below (what it sends as it
         // reloads is held too, and a request retried at once finds no gap).
-        let held = self.browser.hold_writes(tab, Some(&act.hold)).await.unwrap_or_default();
+        let held = self.browser.hold_writes(tab, Some(&hold)).await.unwrap_or_default();
         if held.is_empty() || first.is_err() {
             let _ = self.browser.hold_writes(tab, None).await;
         }
@@ -213,7 +225,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         // and a page may call anything a query.
         let (sent, allowed) = self.judge_held(act, &held, "the page then sent").await?;
         let closed_tab = self.show_unchanged(tab, &held).await?;
-        self.hold_until_quiet(tab, &act.hold).await;
+        self.hold_until_quiet(tab, &hold).await;
         let _ = self.browser.hold_writes(tab, None).await;
         let name = act.action.name();
         let restored = match (closed_tab, allowed.is_some()) {
@@ -235,6 +247,20 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             ),
         };
         Ok(Done { page_left: true, ..report(name, Some(&act.target), allowed.is_some(), outcome) })
+    }
+
+    /// What an act allowed where it lands holds: what it sends to the task's other sites.
+    fn elsewhere(&self, act: &Act<'_>) -> WriteHold {
+        let here = Site::of(act.lands);
+        let elsewhere =
+            self.firewall().sites.into_iter().filter(|site| !here.as_ref().is_some_and(|here| here.same_as(site)));
+        let mut sites: Vec<String> = Vec::new();
+        for host in elsewhere.map(|site| site.host().to_string()) {
+            if !sites.contains(&host) {
+                sites.push(host);
+            }
+        }
+        WriteHold { sites, everywhere: false }
     }
 
     /// An act whose changes could not be held (the browser's rules failed): fail closed, it waits

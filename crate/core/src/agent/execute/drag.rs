@@ -61,7 +61,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         let said = [Some(label(&source)), onto.as_ref().map(label)].into_iter().flatten().collect::<Vec<_>>().join(" ");
         let fingerprints = [Some(source.fingerprint), onto.as_ref().map(|onto| onto.fingerprint)];
         let key = format!("drag|{fingerprints:?}|{dx}|{dy}");
-        let act = Act { action: &action, target, label: said, url: page_url, key, hold: on_page(page_url) };
+        let act =
+            Act { action: &action, target, label: said, url: page_url, lands: page_url, key, hold: on_page(page_url) };
         let before = match &onto {
             Some(onto) => self.consequences_before(&act, onto, seen).await?,
             None => Before::Unseen,

@@ -277,6 +277,7 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
             target: url.to_string(),
             label: String::new(),
             url,
+            lands: url,
             key,
             hold: self.between(url, url),
         };

@@ -148,7 +148,8 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         };
         // What its page sends as it is left is held, as any act's changes.
         let (target, key) = (format!("tab {alias}"), format!("{name}|{}", tab.url));
-        let act = Act { action, target, label: String::new(), url: &tab.url, key, hold: on_page(&tab.url) };
+        let act =
+            Act { action, target, label: String::new(), url: &tab.url, lands: &tab.url, key, hold: on_page(&tab.url) };
         self.closing_held(&act, tab.id, || self.close_and_move_on(name, alias, tab.id, &next)).await
     }
 

@@ -489,6 +489,28 @@ fn posting_shop() -> FakeShop {
 }
 
 #[test]
+fn an_act_the_user_s_words_ask_for_changes_its_own_site_unheld_and_another_of_theirs_only_if_allowed() {
+    use crate::agent::fakes::{critic, run_as, FakeUser};
+    let task = "Add blue mug to my cart; my mail is on mail.test";
+    let click = || reply(r#"[{"do":"click_element","index":1,"click":null}]"#);
+    let clicked = |to: &str, script: Vec<Result<String, LlmError>>| {
+        let shop = posting_shop();
+        shop.add_sends.borrow_mut().as_mut().unwrap().url = to.into();
+        let user = FakeUser { approves: false, asked: Default::default(), reviews: Default::default() };
+        let model = ScriptedModel::new(script);
+        let config = TaskConfig { task: task.into(), ..crate::agent::fakes::config(5) };
+        run_as(&config, &shop, &model, &user);
+        let (sent, asked, requests) =
+            (shop.sent.borrow().len(), user.asked.take().len(), model.requests.borrow().len());
+        (sent, asked, requests)
+    };
+    // Its own site's change goes: no critic, no question.
+    assert_eq!(clicked("http://shop.test/api/cart", vec![click(), done()]), (1, 0, 2));
+    // A change on another of the user's sites, which the words did not ask for, is held.
+    assert_eq!(clicked("http://mail.test/api/forward", vec![click(), critic(false), done()]), (0, 1, 3));
+}
+
+#[test]
 fn an_act_whose_page_made_words_address_an_ai_is_put_to_the_user_not_to_the_critic() {
     use crate::agent::fakes::{run_as, FakeUser};
     let shop = posting_shop();
