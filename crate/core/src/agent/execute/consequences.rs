@@ -66,21 +66,15 @@ pub(super) fn on_page(url: &str) -> WriteHold {
     WriteHold { sites: host_of(url).into_iter().collect(), everywhere: true }
 }
 
-impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
-    /// A navigation holds the changes sent to the site it leaves, to the one it opens, and to
-    /// every site of the task, where the firewall lets its pages go on to by themselves (a page
-    /// that posts as it loads, or as it is left, or sends the tab on to another of the task's
-    /// sites that does); others', a page's reports to third parties, go.
-    pub(super) fn between(&self, from: &str, to: &str) -> WriteHold {
-        let task_sites = self.firewall().sites.into_iter().map(|site| site.host().to_string());
-        let mut sites: Vec<String> = Vec::new();
-        for host in [host_of(from), host_of(to)].into_iter().flatten().chain(task_sites) {
-            if !sites.contains(&host) {
-                sites.push(host);
-            }
+/// A hold of the changes sent to `hosts` (each once), not to any site.
+fn holding_sites(hosts: impl Iterator<Item = String>) -> WriteHold {
+    let mut sites: Vec<String> = Vec::new();
+    for host in hosts {
+        if !sites.contains(&host) {
+            sites.push(host);
         }
-        WriteHold { sites, everywhere: false }
     }
+    WriteHold { sites, everywhere: false }
 }
 
 fn host_of(url: &str) -> Option<String> {
@@ -249,18 +243,21 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         Ok(Done { page_left: true, ..report(name, Some(&act.target), allowed.is_some(), outcome) })
     }
 
+    /// A navigation holds the changes sent to the site it leaves, to the one it opens, and to
+    /// every site of the task, where the firewall lets its pages go on to by themselves (a page
+    /// that posts as it loads, or as it is left, or sends the tab on to another of the task's
+    /// sites that does); others', a page's reports to third parties, go.
+    pub(super) fn between(&self, from: &str, to: &str) -> WriteHold {
+        let task_sites = self.firewall().sites.into_iter().map(|site| site.host().to_string());
+        holding_sites([host_of(from), host_of(to)].into_iter().flatten().chain(task_sites))
+    }
+
     /// What an act allowed where it lands holds: what it sends to the task's other sites.
     fn elsewhere(&self, act: &Act<'_>) -> WriteHold {
         let here = Site::of(act.lands);
         let elsewhere =
             self.firewall().sites.into_iter().filter(|site| !here.as_ref().is_some_and(|here| here.same_as(site)));
-        let mut sites: Vec<String> = Vec::new();
-        for host in elsewhere.map(|site| site.host().to_string()) {
-            if !sites.contains(&host) {
-                sites.push(host);
-            }
-        }
-        WriteHold { sites, everywhere: false }
+        holding_sites(elsewhere.map(|site| site.host().to_string()))
     }
 
     /// An act whose changes could not be held (the browser's rules failed): fail closed, it waits
