@@ -77,6 +77,16 @@ fn holding_sites(hosts: impl Iterator<Item = String>) -> WriteHold {
     WriteHold { sites, everywhere: false }
 }
 
+/// A host as the browser's hold rules name it (browser-host.js `siteOfHost`): its last two labels
+/// (`api.bank.test` is `bank.test`), an IP address itself.
+fn held_as(host: &str) -> String {
+    if host.contains(':') || host.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return host.to_string();
+    }
+    let labels: Vec<&str> = host.split('.').collect();
+    labels[labels.len().saturating_sub(2)..].join(".")
+}
+
 fn host_of(url: &str) -> Option<String> {
     url::Url::parse(url).ok().and_then(|url| url.host_str().map(str::to_string))
 }
@@ -252,12 +262,13 @@ impl<B: Browser, M: ChatModel, G: UserGate> Navigator<'_, B, M, G> {
         holding_sites([host_of(from), host_of(to)].into_iter().flatten().chain(task_sites))
     }
 
-    /// What an act allowed where it lands holds: what it sends to the task's other sites.
+    /// What an act allowed where it lands holds: what it sends to the task's other sites. The
+    /// browser's rules name a host by its last two labels and no port (`holdWrites`), so a task
+    /// site named as the landing one is would hold the act's own change: it is left out.
     fn elsewhere(&self, act: &Act<'_>) -> WriteHold {
-        let here = Site::of(act.lands);
-        let elsewhere =
-            self.firewall().sites.into_iter().filter(|site| !here.as_ref().is_some_and(|here| here.same_as(site)));
-        holding_sites(elsewhere.map(|site| site.host().to_string()))
+        let here = host_of(act.lands).map(|host| held_as(&host));
+        let hosts = self.firewall().sites.into_iter().map(|site| site.host().to_string());
+        holding_sites(hosts.filter(|host| Some(held_as(host)) != here))
     }
 
     /// An act whose changes could not be held (the browser's rules failed): fail closed, it waits
